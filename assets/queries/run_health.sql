@@ -1,0 +1,16 @@
+-- Integrity of each run, per method and workload: records, failed and unverified batches, broken
+-- steps and the first error seen. A run is trustworthy when every count but `records` is zero.
+SELECT
+  run_id,
+  method,
+  method_variant,
+  workload,
+  count(*) AS records,
+  count_if(status = 'failed') AS failed,
+  count_if(status = 'ok' AND NOT verified) AS unverified,
+  count_if(contains(flags, 'step-failed')) AS in_failed_steps,
+  count_if(status = 'unsupported') AS unsupported,
+  min(error_sample) AS first_error
+FROM results
+GROUP BY run_id, method, method_variant, workload
+ORDER BY run_id, method, method_variant, workload

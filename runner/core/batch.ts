@@ -1,0 +1,103 @@
+import { errorSummary } from './errors';
+import { LatencyHistogram, LatencySummary, nowNs } from './stats';
+
+/** What a workload reports for one operation batch; the runner adds run, host and method facts. */
+export interface Measurement {
+  operation: string;
+  objectSizeBytes: number | null;
+  status: 'ok' | 'failed' | 'unsupported' | 'not-applicable';
+  supported: boolean;
+  verified: boolean;
+  ops: number;
+  ok: number;
+  failed: number;
+  bytes: number;
+  durationMs: number;
+  latency: LatencySummary | null;
+  errorSample: string | null;
+  /** False for operations that move no payload (list, head, delete): their throughput is null. */
+  movesPayload: boolean;
+}
+
+/**
+ * Times a batch of operations one by one, as seed 000 timed "10 files per size": each operation's
+ * latency goes into an HdrHistogram; the batch duration is the sum of operation times in
+ * sequential mode (so untimed verification between operations does not count) or the wall time
+ * from start() to finish() in concurrent mode.
+ */
+export class Batch {
+  private readonly histogram = new LatencyHistogram();
+  private activeNs = 0n;
+  private wallStart: bigint | null = null;
+  private ok = 0;
+  private failed = 0;
+  private bytes = 0;
+  private firstError: string | null = null;
+  private verification: boolean | null = null;
+
+  constructor(
+    readonly operation: string,
+    readonly objectSizeBytes: number | null,
+    private readonly mode: 'sequential' | 'concurrent' = 'sequential',
+    private readonly movesPayload = true,
+  ) {}
+
+  start(): void {
+    this.wallStart ??= nowNs();
+  }
+
+  /**
+   * Runs one timed operation. `fn` returns the payload bytes it moved. A failure is counted and
+   * its first message kept; it is not thrown, so one failed object does not hide the others.
+   * Returns the operation's result, or undefined when it failed.
+   */
+  async op<T>(fn: () => Promise<T>, bytesOf: (r: T) => number = () => 0): Promise<T | undefined> {
+    this.start();
+    const t0 = nowNs();
+    try {
+      const result = await fn();
+      const dt = nowNs() - t0;
+      this.activeNs += dt;
+      this.histogram.recordNs(Number(dt));
+      this.ok++;
+      this.bytes += bytesOf(result);
+      return result;
+    } catch (err) {
+      this.activeNs += nowNs() - t0;
+      this.fail(err);
+      return undefined;
+    }
+  }
+
+  /** Counts a failure found outside a timed operation (for example a checksum mismatch). */
+  fail(err: unknown): void {
+    this.failed++;
+    this.firstError ??= errorSummary(err);
+  }
+
+  /** Records the outcome of checking the data; any false makes the batch unverified. */
+  verify(passed: boolean, problem?: string): void {
+    this.verification = (this.verification ?? true) && passed;
+    if (!passed) this.firstError ??= problem ?? 'verification failed';
+  }
+
+  finish(): Measurement {
+    const durationNs = this.mode === 'concurrent' && this.wallStart !== null ? nowNs() - this.wallStart : this.activeNs;
+    const verified = this.verification === true && this.failed === 0;
+    return {
+      operation: this.operation,
+      objectSizeBytes: this.objectSizeBytes,
+      status: this.failed === 0 && this.verification !== false ? 'ok' : 'failed',
+      supported: true,
+      verified,
+      ops: this.ok + this.failed,
+      ok: this.ok,
+      failed: this.failed,
+      bytes: this.bytes,
+      durationMs: Number(durationNs) / 1e6,
+      latency: this.histogram.summary(),
+      errorSample: this.firstError,
+      movesPayload: this.movesPayload,
+    };
+  }
+}

@@ -1,0 +1,44 @@
+/* Generated from assets/schema/matrix.schema.json by scripts/gen-types.mjs. Do not edit: run `npm run gen`. */
+
+export type MethodSpec = string | MethodSelection;
+
+/**
+ * A benchmark matrix: methods x workloads x parameters x repetitions. The input of `s3ab run --matrix FILE` and of a state machine execution; the profiles in assets/profiles/ are matrices too. Method and workload names, and each workload's parameters, are checked against the runner's registries (see `s3ab list`).
+ */
+export interface Matrix {
+  $schema?: string;
+  /**
+   * Name of the matrix, recorded with the run.
+   */
+  name?: string;
+  description?: string;
+  /**
+   * How often every method x workload step is repeated.
+   */
+  repetitions?: number;
+  /**
+   * Methods to benchmark: a name, or an object naming a variant and option overrides.
+   *
+   * @minItems 1
+   */
+  methods: MethodSpec[];
+  /**
+   * Workloads to run, by name, each with its parameters (an empty object takes the workload's defaults).
+   */
+  workloads: {
+    [k: string]: {};
+  };
+}
+export interface MethodSelection {
+  name: string;
+  /**
+   * Named option set of the method.
+   */
+  variant?: string;
+  /**
+   * Overrides of the variant's options.
+   */
+  options?: {
+    [k: string]: string | number | boolean;
+  };
+}

@@ -1,0 +1,146 @@
+import Ajv, { ErrorObject } from 'ajv';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import matrixSchema from '../../assets/schema/matrix.schema.json';
+import { METHODS, findMethod } from '../methods';
+import { WORKLOADS, findWorkload } from '../workloads';
+import { UserError } from './errors';
+import type { Matrix, MethodSpec } from './matrix.generated';
+import type { Options } from './method';
+import { projectRoot } from './paths';
+
+export type { Matrix };
+
+/** One method with its variant and final options. */
+export interface MethodChoice {
+  name: string;
+  variant: string;
+  options: Options;
+}
+
+/** A matrix after validation: defaults applied, names resolved. */
+export interface ResolvedMatrix {
+  name: string;
+  repetitions: number;
+  methods: MethodChoice[];
+  workloads: { name: string; params: Record<string, unknown> }[];
+}
+
+/** One unit of work: a method running a workload once. */
+export interface Step {
+  index: number;
+  method: MethodChoice;
+  workload: { name: string; params: Record<string, unknown> };
+  repetition: number;
+}
+
+const ajv = new Ajv({ allErrors: true, useDefaults: true, strict: false });
+const validateMatrixShape = ajv.compile(matrixSchema);
+
+function profilesDir(): string {
+  return join(projectRoot(), 'assets', 'profiles');
+}
+
+export function profileNames(): string[] {
+  const dir = profilesDir();
+  return existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith('.json')).map((f) => basename(f, '.json')).sort() : [];
+}
+
+export function loadProfile(name: string): unknown {
+  const names = profileNames();
+  if (!names.includes(name)) {
+    throw new UserError(`unknown profile "${name}"`, `use one of: ${names.join(', ')} (or --matrix FILE)`);
+  }
+  return JSON.parse(readFileSync(join(profilesDir(), `${name}.json`), 'utf8'));
+}
+
+export function loadMatrixFile(path: string): unknown {
+  if (!existsSync(path)) throw new UserError(`matrix file ${path} does not exist`, 'check the path given to --matrix');
+  try {
+    return JSON.parse(readFileSync(path, 'utf8'));
+  } catch (err) {
+    throw new UserError(`matrix file ${path} is not valid JSON: ${(err as Error).message}`, 'fix the JSON syntax (a validator such as `jq . FILE` shows where)');
+  }
+}
+
+function describeAjvError(where: string, e: ErrorObject): string {
+  const field = `${where}${e.instancePath.replace(/\//g, '.')}`;
+  switch (e.keyword) {
+    case 'additionalProperties':
+      return `${field || where} has an unknown field "${(e.params as { additionalProperty: string }).additionalProperty}"`;
+    case 'enum':
+      return `${field} must be one of ${(e.params as { allowedValues: unknown[] }).allowedValues.join(', ')}`;
+    default:
+      return `${field || where} ${e.message}`;
+  }
+}
+
+/**
+ * Validates a matrix before anything is created: its shape against assets/schema/matrix.schema.json,
+ * method and workload names against the registries, each workload's parameters against its own
+ * schema, and each method's variant and options. Errors name the field and the valid values.
+ */
+export function resolveMatrix(input: unknown, source: string): ResolvedMatrix {
+  const bad = (problem: string, fix: string) => new UserError(`${source}: ${problem}`, fix);
+  const data = structuredClone(input) as Matrix;
+  if (!validateMatrixShape(data)) {
+    const first = validateMatrixShape.errors!.find((e) => e.keyword !== 'oneOf') ?? validateMatrixShape.errors![0];
+    throw bad(describeAjvError('matrix', first), 'see assets/schema/matrix.schema.json and the profiles in assets/profiles/ for the format');
+  }
+  const methods = data.methods.map((spec: MethodSpec, i): MethodChoice => {
+    const sel = typeof spec === 'string' ? { name: spec } : spec;
+    const def = findMethod(sel.name);
+    if (!def) throw bad(`methods[${i}] "${sel.name}" is not a method`, `use one of: ${METHODS.map((m) => m.name).join(', ')}`);
+    const variant = sel.variant ?? 'default';
+    const base = def.variants[variant];
+    if (!base) throw bad(`methods[${i}] ${def.name} has no variant "${variant}"`, `use one of: ${Object.keys(def.variants).join(', ')}`);
+    for (const key of Object.keys(sel.options ?? {})) {
+      if (!(key in base)) throw bad(`methods[${i}] ${def.name} has no option "${key}"`, `its options are: ${Object.keys(base).join(', ')}`);
+    }
+    return { name: def.name, variant, options: { ...base, ...sel.options } };
+  });
+  const workloads = Object.entries(data.workloads).map(([name, params]) => {
+    const def = findWorkload(name);
+    if (!def) throw bad(`workloads.${name} is not a workload`, `use one of: ${WORKLOADS.map((w) => w.name).join(', ')}`);
+    const validate = ajv.compile(def.paramsSchema);
+    const withDefaults = structuredClone(params ?? {}) as Record<string, unknown>;
+    if (!validate(withDefaults)) {
+      const e = validate.errors!.find((x) => x.keyword !== 'oneOf') ?? validate.errors![0];
+      const props = Object.keys((def.paramsSchema as { properties?: object }).properties ?? {});
+      throw bad(describeAjvError(`workloads.${name}`, e), `parameters of ${name}: ${props.join(', ')} (see \`s3ab list\`)`);
+    }
+    return { name, params: withDefaults };
+  });
+  return { name: data.name ?? source, repetitions: data.repetitions ?? 3, methods, workloads };
+}
+
+/** Steps in run order: per workload, per repetition, every method in turn, so slow drift hits all methods alike. */
+export function expandSteps(m: ResolvedMatrix): Step[] {
+  const steps: Step[] = [];
+  for (const workload of m.workloads) {
+    for (let repetition = 1; repetition <= m.repetitions; repetition++) {
+      for (const method of m.methods) steps.push({ index: steps.length + 1, method, workload, repetition });
+    }
+  }
+  return steps;
+}
+
+/** Applies the CLI's --methods, --workloads and --repetitions to a raw matrix before validation. */
+export function applyOverrides(raw: unknown, o: { methods?: string[]; workloads?: string[]; repetitions?: number }): unknown {
+  if (!raw || typeof raw !== 'object') return raw;
+  const m = structuredClone(raw) as Matrix;
+  if (o.methods?.length) {
+    m.methods = o.methods.map((name) => {
+      const [base, variant] = name.split(':');
+      const existing = (m.methods ?? []).find((s) => (typeof s === 'string' ? s : s.name) === base && (!variant || (typeof s !== 'string' && s.variant === variant)));
+      if (existing && !variant) return existing;
+      return variant ? { name: base, variant } : base;
+    });
+  }
+  if (o.workloads?.length) {
+    const current = (m.workloads ?? {}) as Record<string, object>;
+    m.workloads = Object.fromEntries(o.workloads.map((name) => [name, current[name] ?? {}]));
+  }
+  if (o.repetitions !== undefined) m.repetitions = o.repetitions;
+  return m;
+}

@@ -1,0 +1,71 @@
+import type { StoreTarget } from '../endpoint/target';
+
+export type OptionValue = string | number | boolean;
+export type Options = Record<string, OptionValue>;
+
+/** Whether a method can run on this host, and its client version when it can. */
+export interface Availability {
+  available: boolean;
+  version?: string;
+  /** Why not, and how to fix it, when unavailable. */
+  reason?: string;
+}
+
+export interface ListedObject {
+  /** Key relative to the listed prefix. */
+  key: string;
+  size: number;
+}
+
+/**
+ * Something the data came back as: the bytes were consumed as they arrived (`s3-api`) or landed in
+ * a file (`aws-cli`). `digest()` gives their SHA-256 (computed while streaming where possible);
+ * `discard()` frees what is left.
+ */
+export interface Fetched {
+  bytes: number;
+  digest(): Promise<string>;
+  discard(): Promise<void>;
+}
+
+/**
+ * One opened method: the operations every storage workload is written against.
+ * Object methods implement it on the S3 API; mount methods implement it on POSIX paths.
+ * Keys are relative to the bucket.
+ */
+export interface StorageSession {
+  /** Client version and the options in force, recorded in every result. */
+  readonly version: string;
+  readonly options: Options;
+  put(key: string, file: { path: string; size: number }): Promise<void>;
+  get(key: string): Promise<Fetched>;
+  /** Every object under `prefix` (which ends with '/'), with its size: the metadata of each entry. */
+  list(prefix: string): Promise<ListedObject[]>;
+  head(key: string): Promise<{ size: number }>;
+  delete(key: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface OpenContext {
+  target: StoreTarget;
+  options: Options;
+  /** A private local directory for the session's temporary files, removed after the step. */
+  scratchDir: string;
+  signal: AbortSignal;
+}
+
+/**
+ * An access method: how storage is reached. Each lives in its own file under runner/methods/ and
+ * is listed in runner/methods/index.ts.
+ */
+export interface MethodDefinition {
+  readonly name: string;
+  /** 'object' methods speak the S3 API; 'mount' methods expose the bucket as a file system. */
+  readonly kind: 'object' | 'mount';
+  readonly summary: string;
+  /** Named option sets; 'default' is the method's best-practice configuration. */
+  readonly variants: Readonly<Record<string, Options>>;
+  /** Is it installed and usable here? Never throws. */
+  probe(): Promise<Availability>;
+  open(ctx: OpenContext): Promise<StorageSession>;
+}

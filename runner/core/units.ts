@@ -1,0 +1,42 @@
+/** Sizes in matrices: a byte count, or a number with a unit. KB/MB/GB are decimal, KiB/MiB/GiB binary. */
+const UNITS: Record<string, number> = {
+  B: 1,
+  KB: 1e3, MB: 1e6, GB: 1e9,
+  KIB: 1024, MIB: 1024 ** 2, GIB: 1024 ** 3,
+  K: 1024, M: 1024 ** 2, G: 1024 ** 3,
+};
+
+export function parseSize(value: string | number): number {
+  if (typeof value === 'number') {
+    if (Number.isInteger(value) && value >= 0) return value;
+    throw new Error(`size ${value} is not a whole number of bytes`);
+  }
+  const m = /^\s*(\d+(?:\.\d+)?)\s*([a-zA-Z]*)\s*$/.exec(value);
+  const unit = m ? (m[2] || 'B').toUpperCase() : '';
+  if (!m || !(unit in UNITS)) {
+    throw new Error(`"${value}" is not a size: write bytes or a number with B, KB, MB, GB, KiB, MiB or GiB`);
+  }
+  return Math.round(Number(m[1]) * UNITS[unit]);
+}
+
+/** Short human label: 1 KiB, 100 KiB, 1 MiB, 1.5 GiB, or decimal units when the size is a round decimal one. */
+export function formatSize(bytes: number): string {
+  if (bytes < 1000) return `${bytes} B`;
+  const binary: [number, string][] = [[1024 ** 3, 'GiB'], [1024 ** 2, 'MiB'], [1024, 'KiB']];
+  const decimal: [number, string][] = [[1e9, 'GB'], [1e6, 'MB'], [1e3, 'KB']];
+  for (const table of [binary, decimal]) {
+    for (const [unit, name] of table) {
+      if (bytes >= unit && bytes % unit === 0) return `${bytes / unit} ${name}`;
+    }
+  }
+  for (const [unit, name] of binary) if (bytes >= unit) return `${(bytes / unit).toFixed(1)} ${name}`;
+  return `${bytes} B`;
+}
+
+export function formatDuration(ms: number): string {
+  if (ms < 1) return `${(ms * 1000).toFixed(0)} µs`;
+  if (ms < 1000) return `${ms.toFixed(ms < 10 ? 2 : 0)} ms`;
+  const s = ms / 1000;
+  if (s < 120) return `${s.toFixed(1)} s`;
+  return `${Math.floor(s / 60)} min ${Math.round(s % 60)} s`;
+}

@@ -1,0 +1,158 @@
+import { CreateBucketCommand, ListBucketsCommand, S3Client } from '@aws-sdk/client-s3';
+import { ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdtemp, mkdir, rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { onCleanup } from '../core/cleanup';
+import { UserError } from '../core/errors';
+import { projectRoot, which } from '../core/paths';
+import { makeS3Client } from './s3-client';
+import type { StoreTarget } from './target';
+
+/** The pinned server that `npm run setup` installs into .tools/bin. */
+export const VERSITYGW_VERSION = 'v1.8.0';
+const BUCKET = 's3ab-bench';
+const READY_TIMEOUT_MS = 15_000;
+
+export interface EmbeddedEndpoint {
+  target: StoreTarget;
+  /** Resolves when the server exits for any reason; `stopping` tells whether we asked it to. */
+  exited: Promise<{ code: number | null; signal: string | null; stopping: boolean; logTail: string }>;
+  pid: number;
+  stop(): Promise<void>;
+}
+
+/** Where versitygw is: $S3AB_VERSITYGW, the project's .tools/bin, or PATH. */
+export function findVersitygw(): { path: string; version: string } | null {
+  const candidates = [
+    process.env.S3AB_VERSITYGW,
+    join(projectRoot(), '.tools', 'bin', 'versitygw'),
+    ...which('versitygw'),
+  ].filter((p): p is string => !!p && existsSync(p));
+  if (!candidates.length) return null;
+  const path = candidates[0];
+  const versionFile = `${path}.version`;
+  const version = existsSync(versionFile) ? readFileSync(versionFile, 'utf8').trim() : 'unknown version';
+  return { path, version };
+}
+
+async function freeLoopbackPort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+/**
+ * Starts versitygw (posix backend with a versioning directory) on a free loopback port with fresh
+ * random credentials and a temporary data directory; creates the benchmark bucket. The server and
+ * its directory are removed by stop(), which is also registered as a cleanup step.
+ */
+export async function startEmbeddedEndpoint(log: (msg: string) => void = () => {}): Promise<EmbeddedEndpoint> {
+  const binary = findVersitygw();
+  if (!binary) {
+    throw new UserError(
+      'the embedded S3 server (versitygw) is not installed on this host',
+      'run `npm run setup` (it installs versitygw with `go install`), set S3AB_VERSITYGW=/path/to/versitygw, or name an endpoint with --endpoint URL --bucket NAME',
+    );
+  }
+  const dir = await mkdtemp(join(tmpdir(), 's3ab-versitygw-'));
+  const removeDir = onCleanup('embedded server data', () => rm(dir, { recursive: true, force: true }));
+  await mkdir(join(dir, 'data'));
+  await mkdir(join(dir, 'versions'));
+  const credentials = { accessKeyId: `s3ab${randomBytes(8).toString('hex')}`, secretAccessKey: randomBytes(24).toString('base64url') };
+
+  let lastError: Error | null = null;
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const port = await freeLoopbackPort();
+    const url = `http://127.0.0.1:${port}`;
+    const child = spawn(
+      binary.path,
+      ['--access', credentials.accessKeyId, '--secret', credentials.secretAccessKey, '--port', `127.0.0.1:${port}`, '--quiet',
+        'posix', '--versioning-dir', join(dir, 'versions'), join(dir, 'data')],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let logTail = '';
+    const keep = (chunk: Buffer) => { logTail = (logTail + chunk.toString()).slice(-4000); };
+    child.stdout!.on('data', keep);
+    child.stderr!.on('data', keep);
+    let stopping = false;
+    const exited = new Promise<{ code: number | null; signal: string | null; stopping: boolean; logTail: string }>((resolve) => {
+      child.once('exit', (code, signal) => resolve({ code, signal, stopping, logTail }));
+      child.once('error', (err) => { keep(Buffer.from(String(err))); resolve({ code: null, signal: null, stopping, logTail }); });
+    });
+    const stop = async () => {
+      stopping = true;
+      await stopChild(child, exited);
+    };
+    const unregisterStop = onCleanup(`embedded server (pid ${child.pid})`, stop);
+
+    const target: StoreTarget = {
+      kind: 'embedded', endpointUrl: url, region: 'us-east-1', bucket: BUCKET, credentials,
+      forcePathStyle: true, server: `versitygw ${binary.version}`,
+    };
+    const client = makeS3Client(target, { maxSockets: 2 });
+    try {
+      await waitUntilReady(client, exited);
+      await client.send(new CreateBucketCommand({ Bucket: BUCKET }));
+      client.destroy();
+      log(`embedded versitygw ${binary.version} ready at ${url} (pid ${child.pid})`);
+      return {
+        target, exited, pid: child.pid!,
+        stop: async () => {
+          unregisterStop();
+          await stop();
+          removeDir();
+          await rm(dir, { recursive: true, force: true });
+        },
+      };
+    } catch (err) {
+      client.destroy();
+      unregisterStop();
+      await stop();
+      lastError = err as Error;
+      const result = await exited;
+      // A lost race for the port: try another one.
+      if (/address already in use/i.test(result.logTail)) continue;
+      break;
+    }
+  }
+  removeDir();
+  await rm(dir, { recursive: true, force: true });
+  throw new UserError(
+    `the embedded S3 server did not start: ${lastError?.message ?? 'unknown error'}`,
+    `run \`${binary.path} --version\` to check the binary, or reinstall it with \`npm run setup\``,
+  );
+}
+
+async function waitUntilReady(client: S3Client, exited: Promise<{ code: number | null; logTail: string }>): Promise<void> {
+  const deadline = Date.now() + READY_TIMEOUT_MS;
+  let gone: { code: number | null; logTail: string } | null = null;
+  void exited.then((r) => { gone = r; });
+  for (let delay = 20; ; delay = Math.min(delay * 2, 250)) {
+    if (gone) throw new Error(`versitygw exited with code ${(gone as { code: number | null }).code}: ${(gone as { logTail: string }).logTail.trim().split('\n').pop()}`);
+    try {
+      await client.send(new ListBucketsCommand({}));
+      return;
+    } catch (err) {
+      if (Date.now() > deadline) throw new Error(`not ready after ${READY_TIMEOUT_MS / 1000} s: ${(err as Error).message}`);
+    }
+    await new Promise((r) => setTimeout(r, delay));
+  }
+}
+
+/** SIGTERM, then SIGKILL after 3 s; resolves when the process is gone. */
+export async function stopChild(child: ChildProcess, exited: Promise<unknown>): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 3_000);
+  await exited;
+  clearTimeout(timer);
+}

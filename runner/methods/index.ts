@@ -1,0 +1,13 @@
+import type { MethodDefinition } from '../core/method';
+import { awsCli } from './aws-cli';
+import { s3Api } from './s3-api';
+
+/**
+ * Every access method the runner knows. To add one: write runner/methods/NAME.ts exporting a
+ * MethodDefinition and list it here; `s3ab list`, matrix validation and the report pick it up.
+ */
+export const METHODS: readonly MethodDefinition[] = [s3Api, awsCli];
+
+export function findMethod(name: string): MethodDefinition | undefined {
+  return METHODS.find((m) => m.name === name);
+}

@@ -1,0 +1,77 @@
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import resultSchema from '../../assets/schema/result.schema.json';
+import { projectRoot } from '../core/paths';
+
+type JsonSchema = { type?: string | string[]; properties?: Record<string, JsonSchema>; additionalProperties?: boolean | JsonSchema; items?: JsonSchema };
+
+/** DuckDB type of a JSON Schema node (the same mapping the Glue columns use, in DuckDB spelling). */
+export function duckType(s: JsonSchema): string {
+  const type = (Array.isArray(s.type) ? s.type.find((t) => t !== 'null') : s.type) ?? 'string';
+  switch (type) {
+    case 'string': return 'VARCHAR';
+    case 'integer': return 'BIGINT';
+    case 'number': return 'DOUBLE';
+    case 'boolean': return 'BOOLEAN';
+    case 'array': return `${duckType(s.items ?? {})}[]`;
+    case 'object':
+      if (s.properties) return `STRUCT(${Object.entries(s.properties).map(([k, v]) => `"${k}" ${duckType(v)}`).join(', ')})`;
+      return 'MAP(VARCHAR, VARCHAR)';
+    default: throw new Error(`no DuckDB type for JSON Schema type ${type}`);
+  }
+}
+
+/** The `columns` argument of read_json, generated from assets/schema/result.schema.json. */
+export function duckColumns(): string {
+  const props = (resultSchema as JsonSchema).properties!;
+  return `{${Object.entries(props).map(([k, v]) => `'${k}': '${duckType(v)}'`).join(', ')}}`;
+}
+
+export interface NamedQuery {
+  name: string;
+  description: string;
+  sql: string;
+}
+
+/** The SQL files of assets/queries/ (Athena/Trino dialect), with their leading comment as description. */
+export function namedQueries(): NamedQuery[] {
+  const dir = join(projectRoot(), 'assets', 'queries');
+  return readdirSync(dir).filter((f) => f.endsWith('.sql')).sort().map((f) => {
+    const sql = readFileSync(join(dir, f), 'utf8');
+    const description = sql.split('\n').filter((l) => l.startsWith('--')).map((l) => l.replace(/^--\s?/, '')).join(' ');
+    return { name: f.replace(/\.sql$/, ''), description, sql };
+  });
+}
+
+/** Counts of lines that could not be read as records, by file (kept out of the view). */
+export interface OpenedResults {
+  connection: DuckDBConnection;
+  close(): void;
+}
+
+/**
+ * Opens a results folder in an in-memory DuckDB: a view `results` with the schema's columns over
+ * DIR/dt=*\/*.jsonl (optionally one run only), and `approx_percentile` shimmed so the Athena SQL
+ * files run unchanged.
+ */
+export async function openResults(dir: string, runId?: string): Promise<OpenedResults> {
+  if (!existsSync(dir)) throw new Error(`no results folder at ${dir}`);
+  // Loaded lazily: the native DuckDB binding is only needed by `report`.
+  const { DuckDBInstance } = await import('@duckdb/node-api');
+  const instance = await DuckDBInstance.create(':memory:');
+  const connection = await instance.connect();
+  await connection.run('CREATE MACRO approx_percentile(x, p) AS quantile_cont(x, p)');
+  const glob = join(dir, 'dt=*', '*.jsonl').replace(/'/g, "''");
+  const filter = runId ? `WHERE run_id = '${runId.replace(/'/g, "''")}'` : '';
+  await connection.run(
+    `CREATE VIEW results AS SELECT * FROM read_json('${glob}', format = 'newline_delimited', hive_partitioning = true, ` +
+    `ignore_errors = true, columns = ${duckColumns()}) ${filter}`,
+  );
+  return { connection, close: () => { connection.closeSync(); instance.closeSync(); } };
+}
+
+export async function query(connection: DuckDBConnection, sql: string): Promise<Record<string, unknown>[]> {
+  const reader = await connection.runAndReadAll(sql);
+  return reader.getRowObjectsJS() as Record<string, unknown>[];
+}

@@ -1,0 +1,260 @@
+import { HeadBucketCommand, S3Client } from '@aws-sdk/client-s3';
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { Batch, type Measurement } from './core/batch';
+import { Interrupted, onCleanup } from './core/cleanup';
+import { UserError, errorSummary } from './core/errors';
+import { hostFacts } from './core/host';
+import { applyOverrides, expandSteps, loadMatrixFile, loadProfile, resolveMatrix, type ResolvedMatrix, type Step } from './core/matrix';
+import type { StorageSession } from './core/method';
+import { Progress } from './core/progress';
+import { formatDuration } from './core/units';
+import type { Fixture } from './core/workload';
+import { startEmbeddedEndpoint, type EmbeddedEndpoint } from './endpoint/embedded';
+import { isUnreachable, preflight } from './endpoint/preflight';
+import { ReferenceStore } from './endpoint/reference';
+import { makeS3Client } from './endpoint/s3-client';
+import type { StoreTarget } from './endpoint/target';
+import { findMethod } from './methods';
+import { findWorkload } from './workloads';
+import { stringMap, toRecord, type ResultRecord, type StepFacts } from './results/record';
+import { ResultsWriter, type RunManifest } from './results/writer';
+
+export interface RunOptions {
+  profile?: string;
+  matrixFile?: string;
+  methods?: string[];
+  workloads?: string[];
+  repetitions?: number;
+  resultsDir: string;
+  endpoint?: string;
+  bucket?: string;
+  region?: string;
+  /** No progress output (tests). */
+  quiet?: boolean;
+  /** Called with the embedded endpoint once it runs (tests use it to inject faults). */
+  onEndpoint?: (e: EmbeddedEndpoint) => void;
+  signal?: AbortSignal;
+}
+
+export interface RunOutcome {
+  manifest: RunManifest;
+  resultsDir: string;
+  files: string[];
+}
+
+/** The endpoint or the run went away; the run stops at once. */
+class RunAborted extends Error {}
+
+export function newRunId(now = new Date()): string {
+  return `${now.toISOString().replace(/[-:]/g, '').slice(0, 15)}Z-${randomBytes(3).toString('hex')}`;
+}
+
+/** Loads and validates the matrix the options name (profile, file, overrides). Throws UserError. */
+export function matrixFor(opts: Pick<RunOptions, 'profile' | 'matrixFile' | 'methods' | 'workloads' | 'repetitions'>): ResolvedMatrix {
+  if (opts.profile && opts.matrixFile) throw new UserError('--profile and --matrix were both given', 'use one of them');
+  const source = opts.matrixFile ?? `profile ${opts.profile ?? 'quick'}`;
+  const raw = opts.matrixFile ? loadMatrixFile(opts.matrixFile) : loadProfile(opts.profile ?? 'quick');
+  return resolveMatrix(applyOverrides(raw, opts), source);
+}
+
+/**
+ * Runs a matrix: validates everything first (matrix, methods present on this host, endpoint,
+ * credentials, bucket), then runs every step, writing each step's records as it ends. Whatever
+ * happens, the benchmark objects are deleted and the embedded server stopped.
+ */
+export async function runBenchmark(opts: RunOptions): Promise<RunOutcome> {
+  const matrix = matrixFor(opts);
+  const steps = expandSteps(matrix);
+  for (const choice of matrix.methods) {
+    const availability = await findMethod(choice.name)!.probe();
+    if (!availability.available) {
+      const others = matrix.methods.filter((m) => m.name !== choice.name).map((m) => m.name);
+      throw new UserError(`method "${choice.name}" is not available on this host: ${availability.reason}`,
+        others.length ? `install it, or leave it out with --methods ${[...new Set(others)].join(',')}` : 'install it (see `s3ab list`)');
+    }
+  }
+  if (opts.endpoint && !opts.bucket) throw new UserError('--endpoint needs --bucket', 'name an existing bucket at that endpoint with --bucket NAME');
+  if (opts.bucket && !opts.endpoint) throw new UserError('--bucket needs --endpoint', 'give the endpoint URL with --endpoint URL');
+  if (opts.endpoint && !/^https?:\/\/[^/]+/.test(opts.endpoint)) {
+    throw new UserError(`--endpoint "${opts.endpoint}" is not a URL`, 'write it as http://HOST:PORT or https://HOST');
+  }
+
+  const progress = new Progress(steps.length, process.stdout, opts.quiet);
+  const abort = new AbortController();
+  const onOuterAbort = () => abort.abort(opts.signal!.reason);
+  opts.signal?.addEventListener('abort', onOuterAbort, { once: true });
+  const runId = newRunId();
+  const prefix = `s3ab/${runId}/`;
+
+  let embedded: EmbeddedEndpoint | null = null;
+  let client: S3Client | null = null;
+  let reference: ReferenceStore | null = null;
+  let writer: ResultsWriter | null = null;
+  const files: string[] = [];
+  try {
+    let target: StoreTarget;
+    if (opts.endpoint) {
+      target = {
+        kind: 'custom', endpointUrl: opts.endpoint, region: opts.region ?? process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION ?? 'us-east-1',
+        bucket: opts.bucket!, forcePathStyle: true, server: null,
+      };
+    } else {
+      progress.log('starting the embedded S3 endpoint (versitygw)');
+      embedded = await startEmbeddedEndpoint((m) => progress.log(m));
+      opts.onEndpoint?.(embedded);
+      target = embedded.target;
+      void embedded.exited.then((r) => {
+        if (!r.stopping) {
+          const last = r.logTail.trim().split('\n').pop() ?? '';
+          abort.abort(new RunAborted(`the embedded S3 server (versitygw) exited mid-run (code ${r.code}, signal ${r.signal})${last ? `: ${last}` : ''}`));
+        }
+      });
+    }
+    client = makeS3Client(target, { maxSockets: 32 });
+    reference = new ReferenceStore(client, target.bucket);
+    await preflight(client, target, prefix);
+    const removeRunObjects = onCleanup('benchmark objects', async () => {
+      if (!embedded) await reference!.deletePrefix(prefix);
+    });
+
+    // Everything is valid: from here on the run writes results.
+    const host = hostFacts();
+    const endpointFacts: ResultRecord['endpoint'] = { kind: target.kind, url: target.endpointUrl ?? null, server: target.server };
+    writer = new ResultsWriter(resolve(opts.resultsDir), {
+      run_id: runId, status: 'running', started_at: new Date().toISOString(), ended_at: null, matrix: matrix.name,
+      steps_total: steps.length, steps_done: 0, steps_failed: 0, problem: null, endpoint: endpointFacts,
+    });
+    await writer.open();
+    progress.log(`run ${runId}: ${steps.length} steps (${matrix.methods.length} methods × ${matrix.workloads.length} workloads × ${matrix.repetitions} repetitions), results in ${writer.partitionDir}`);
+
+    const fixtures = await writeFixtures(matrix, reference, prefix, progress, abort.signal);
+
+    for (const step of steps) {
+      if (abort.signal.aborted) break;
+      const label = `${step.method.name}${step.method.variant === 'default' ? '' : `:${step.method.variant}`} ${step.workload.name} rep ${step.repetition}`;
+      progress.step(step.index, label);
+      const started = Date.now();
+      const records = await runStep(step, { target, host, endpointFacts, runId, prefix, reference, fixtures, progress, signal: abort.signal });
+      if (records.some((r) => r.status === 'failed')) writer.manifest.steps_failed++;
+      writer.manifest.steps_done++;
+      files.push(await writer.writeStep(step.index, step.method.name, step.workload.name, records));
+      const failed = records.filter((r) => r.status === 'failed');
+      progress.stepDone(step.index, failed.length ? `FAILED: ${failed[0].error_sample}` : `ok in ${formatDuration(Date.now() - started)}`);
+      if (failed.length && !abort.signal.aborted && !embedded) {
+        // A failure against a named endpoint: is the endpoint still there?
+        try {
+          await client.send(new HeadBucketCommand({ Bucket: target.bucket }));
+        } catch (err) {
+          if (isUnreachable(err)) abort.abort(new RunAborted(`the endpoint ${target.endpointUrl} went away mid-run: ${errorSummary(err)}`));
+        }
+      }
+    }
+    progress.stop();
+    const reason = abort.signal.reason as Error | undefined;
+    writer.manifest.status = reason instanceof Interrupted ? 'interrupted' : reason || writer.manifest.steps_failed ? 'failed' : 'complete';
+    writer.manifest.problem = reason ? reason.message : writer.manifest.steps_failed ? `${writer.manifest.steps_failed} of ${steps.length} steps failed` : null;
+    if (writer.manifest.steps_done < steps.length && !writer.manifest.problem) writer.manifest.problem = 'not every step ran';
+    removeRunObjects();
+    if (!embedded) await reference.deletePrefix(prefix).catch(() => {});
+  } catch (err) {
+    progress.stop();
+    if (writer) {
+      writer.manifest.status = abort.signal.reason instanceof Interrupted ? 'interrupted' : 'failed';
+      writer.manifest.problem = errorSummary(abort.signal.reason ?? err);
+    } else {
+      throw err;
+    }
+  } finally {
+    opts.signal?.removeEventListener('abort', onOuterAbort);
+    client?.destroy();
+    if (embedded) await embedded.stop();
+    if (writer) {
+      writer.manifest.ended_at = new Date().toISOString();
+      await writer.saveManifest();
+    }
+  }
+  return { manifest: writer!.manifest, resultsDir: writer!.root, files };
+}
+
+async function writeFixtures(matrix: ResolvedMatrix, reference: ReferenceStore, prefix: string, progress: Progress, signal: AbortSignal): Promise<Map<string, Fixture>> {
+  const fixtures = new Map<string, Fixture>();
+  for (const w of matrix.workloads) {
+    const spec = findWorkload(w.name)!.fixture?.(w.params as never);
+    if (!spec || fixtures.has(spec.id)) continue;
+    if (signal.aborted) break;
+    const started = Date.now();
+    progress.log(`writing fixture ${spec.id} (${spec.count} objects)`);
+    const fixture = await reference.writeFixture(spec, `${prefix}fixtures/${spec.id}/`, 16, (done) => progress.note(`fixture ${done}/${spec.count}`));
+    progress.log(`fixture ${spec.id} written in ${formatDuration(Date.now() - started)}`);
+    fixtures.set(spec.id, fixture);
+  }
+  return fixtures;
+}
+
+interface StepEnv {
+  target: StoreTarget;
+  host: ResultRecord['host'];
+  endpointFacts: ResultRecord['endpoint'];
+  runId: string;
+  prefix: string;
+  reference: ReferenceStore;
+  fixtures: Map<string, Fixture>;
+  progress: Progress;
+  signal: AbortSignal;
+}
+
+/** Runs one step; never throws: a broken step becomes a failed record with the cause. */
+async function runStep(step: Step, env: StepEnv): Promise<ResultRecord[]> {
+  const method = findMethod(step.method.name)!;
+  const workload = findWorkload(step.workload.name)!;
+  const scratchDir = await mkdtemp(join(tmpdir(), `s3ab-step${step.index}-`));
+  const removeScratch = onCleanup(`scratch ${scratchDir}`, () => rm(scratchDir, { recursive: true, force: true }));
+  const stepPrefix = `${env.prefix}steps/${String(step.index).padStart(3, '0')}/`;
+  const measurements: Measurement[] = [];
+  let session: StorageSession | null = null;
+  let facts: StepFacts = {
+    run_id: env.runId, host: env.host, endpoint: env.endpointFacts,
+    method: method.name, method_variant: step.method.variant, method_version: 'unknown', method_options: stringMap(step.method.options),
+    workload: workload.name, workload_params: workload.describe(step.workload.params), step: step.index,
+    cache: 'none', repetition: step.repetition,
+  };
+  let failure: unknown = null;
+  try {
+    session = await method.open({ target: env.target, options: step.method.options, scratchDir, signal: env.signal });
+    facts = { ...facts, method_version: session.version, method_options: stringMap(session.options) };
+    const spec = workload.fixture?.(step.workload.params);
+    await workload.run({
+      params: step.workload.params,
+      session,
+      prefix: stepPrefix,
+      fixture: spec ? env.fixtures.get(spec.id) ?? null : null,
+      scratchDir,
+      dataSeed: `${env.runId}/${step.index}`,
+      signal: env.signal,
+      record: (m) => measurements.push(m),
+      progress: (note) => env.progress.note(note),
+      reference: { list: (p) => env.reference.list(p) },
+    });
+    if (env.signal.aborted) failure = env.signal.reason;
+  } catch (err) {
+    failure = env.signal.aborted ? env.signal.reason : err;
+  } finally {
+    await session?.close().catch(() => {});
+    removeScratch();
+    await rm(scratchDir, { recursive: true, force: true });
+    await env.reference.deletePrefix(stepPrefix).catch(() => {});
+  }
+  const records = measurements.map((m) => toRecord(facts, m));
+  if (failure) {
+    const broken = new Batch('step', null, 'sequential', false);
+    broken.fail(failure);
+    const m = broken.finish();
+    const flags: ResultRecord['flags'] = failure instanceof Interrupted ? ['step-failed', 'interrupted'] : ['step-failed'];
+    records.push(toRecord(facts, m, flags));
+    for (const r of records) if (!r.flags.includes('step-failed')) r.flags.push('step-failed');
+  }
+  return records;
+}

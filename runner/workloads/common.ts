@@ -1,0 +1,40 @@
+import type { Measurement } from '../core/batch';
+import { parseSize } from '../core/units';
+import type { WorkloadContext } from '../core/workload';
+import { Batch } from '../core/batch';
+
+/** JSON Schema of a size parameter: bytes, or a string such as "100KiB" or "1MB". */
+export const SIZE_SCHEMA = { oneOf: [{ type: 'integer', minimum: 0 }, { type: 'string', pattern: '^\\s*\\d+(\\.\\d+)?\\s*([KMG]i?B?|B)?\\s*$' }] };
+
+export const sizeOf = parseSize;
+
+/** Reads objects 0..count-1 of the fixture with up to `concurrency` in flight, verifying each SHA-256. */
+export async function readFixture<P>(ctx: WorkloadContext<P>, operation: string, count: number, concurrency: number, includeDigest: boolean): Promise<Measurement> {
+  const fixture = ctx.fixture!;
+  const batch = new Batch(operation, fixture.spec.size, concurrency > 1 ? 'concurrent' : 'sequential');
+  let next = 0;
+  const worker = async () => {
+    while (next < count && !ctx.signal.aborted) {
+      const i = next++;
+      const key = fixture.prefix + fixture.spec.keyOf(i);
+      let digest: string | undefined;
+      const fetched = await batch.op(
+        async () => {
+          const f = await ctx.session.get(key);
+          if (includeDigest) digest = await f.digest();
+          return f;
+        },
+        (f) => f.bytes,
+      );
+      if (!fetched) continue;
+      digest ??= await fetched.digest();
+      await fetched.discard();
+      const expected = fixture.digestOf(i);
+      batch.verify(digest === expected && fetched.bytes === fixture.spec.size,
+        `${key}: read ${fetched.bytes} bytes with SHA-256 ${digest.slice(0, 12)}…, expected ${fixture.spec.size} bytes ${expected.slice(0, 12)}…`);
+    }
+  };
+  batch.start();
+  await Promise.all(Array.from({ length: Math.max(1, concurrency) }, worker));
+  return batch.finish();
+}

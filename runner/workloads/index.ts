@@ -1,0 +1,16 @@
+import type { WorkloadDefinition } from '../core/workload';
+import { dirWalk } from './dir-walk';
+import { largeRead } from './large-read';
+import { objects } from './objects';
+import { smallReads } from './small-reads';
+
+/**
+ * Every workload the runner knows. To add one: write runner/workloads/NAME.ts exporting a
+ * WorkloadDefinition and list it here; `s3ab list`, matrix validation and the report pick it up.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export const WORKLOADS: readonly WorkloadDefinition<any>[] = [objects, dirWalk, largeRead, smallReads];
+
+export function findWorkload(name: string): WorkloadDefinition<unknown> | undefined {
+  return WORKLOADS.find((w) => w.name === name);
+}

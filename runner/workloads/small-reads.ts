@@ -1,0 +1,35 @@
+import { formatSize } from '../core/units';
+import type { WorkloadDefinition } from '../core/workload';
+import { SIZE_SCHEMA, readFixture, sizeOf } from './common';
+
+interface SmallReadsParams {
+  files: number;
+  size: string | number;
+  concurrency: number;
+}
+
+/** Seed 001's small-file reads: read N small objects, each verified by SHA-256. */
+export const smallReads: WorkloadDefinition<SmallReadsParams> = {
+  name: 'small-reads',
+  summary: 'read N small objects, each checked by SHA-256 (seed 001)',
+  seed: '001-s3files-lambda-before-after-and-ec2-three-way',
+  paramsSchema: {
+    type: 'object',
+    additionalProperties: false,
+    properties: {
+      files: { type: 'integer', minimum: 1, maximum: 1_000_000, default: 1000 },
+      size: { ...SIZE_SCHEMA, default: '8KiB' },
+      concurrency: { type: 'integer', minimum: 1, maximum: 256, default: 1 },
+    },
+  },
+  describe: (p) => ({ files: String(p.files), size: formatSize(sizeOf(p.size)), concurrency: String(p.concurrency) }),
+  fixture: (p) => ({
+    id: `small-reads-${p.files}x${sizeOf(p.size)}`,
+    count: p.files,
+    size: sizeOf(p.size),
+    keyOf: (i) => `small-${String(i).padStart(6, '0')}.txt`,
+  }),
+  async run(ctx) {
+    ctx.record(await readFixture(ctx, 'read', ctx.params.files, ctx.params.concurrency, false));
+  },
+};

@@ -1,0 +1,38 @@
+#!/usr/bin/env node
+// Bundles the runner into one file, dist/s3ab.js: the same bundle runs locally and on EC2 under SSM.
+// `--if-stale` skips the build when no source is newer than the bundle.
+import { build } from 'esbuild';
+import { existsSync, statSync, readdirSync } from 'node:fs';
+import { join, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const out = join(root, 'dist', 's3ab.js');
+
+function newest(dir) {
+  let t = 0;
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const p = join(dir, e.name);
+    t = Math.max(t, e.isDirectory() ? newest(p) : statSync(p).mtimeMs);
+  }
+  return t;
+}
+
+if (process.argv.includes('--if-stale') && existsSync(out)) {
+  const sources = Math.max(newest(join(root, 'runner')), newest(join(root, 'assets')), statSync(join(root, 'package-lock.json')).mtimeMs);
+  if (statSync(out).mtimeMs >= sources) process.exit(0);
+}
+await build({
+  entryPoints: [join(root, 'runner', 'cli.ts')],
+  outfile: out,
+  bundle: true,
+  platform: 'node',
+  target: 'node20',
+  format: 'cjs',
+  sourcemap: 'linked',
+  banner: { js: '#!/usr/bin/env node' },
+  // Native binding: loaded only by `s3ab report`, from node_modules.
+  external: ['@duckdb/node-api'],
+  logLevel: 'warning',
+  legalComments: 'none',
+});
