@@ -16,6 +16,9 @@ const positiveInt = (v: string) => {
   return n;
 };
 
+// The SDK warns on Node 20 about its releases from 2027 on; the lockfile pins this one.
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+
 export function buildCli(): Command {
   const program = new Command('s3ab')
     .description('s3-access-bench: benchmark the ways programs reach S3 (S3 API, AWS CLI, FUSE mounts, ...) with verified data')

@@ -1,5 +1,6 @@
 import { HeadBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { randomBytes } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -84,6 +85,8 @@ export async function runBenchmark(opts: RunOptions): Promise<RunOutcome> {
 
   const progress = new Progress(steps.length, process.stdout, opts.quiet);
   const abort = new AbortController();
+  // Every in-flight request listens on the run's signal.
+  setMaxListeners(1000, abort.signal);
   const onOuterAbort = () => abort.abort(opts.signal!.reason);
   opts.signal?.addEventListener('abort', onOuterAbort, { once: true });
   const runId = newRunId();
@@ -125,7 +128,7 @@ export async function runBenchmark(opts: RunOptions): Promise<RunOutcome> {
     const endpointFacts: ResultRecord['endpoint'] = { kind: target.kind, url: target.endpointUrl ?? null, server: target.server };
     writer = new ResultsWriter(resolve(opts.resultsDir), {
       run_id: runId, status: 'running', started_at: new Date().toISOString(), ended_at: null, matrix: matrix.name,
-      steps_total: steps.length, steps_done: 0, steps_failed: 0, problem: null, endpoint: endpointFacts,
+      steps_total: steps.length, steps_done: 0, steps_failed: 0, problem: null, endpoint: endpointFacts, peak_rss_bytes: null,
     });
     await writer.open();
     progress.log(`run ${runId}: ${steps.length} steps (${matrix.methods.length} methods × ${matrix.workloads.length} workloads × ${matrix.repetitions} repetitions), results in ${writer.partitionDir}`);
@@ -173,6 +176,7 @@ export async function runBenchmark(opts: RunOptions): Promise<RunOutcome> {
     if (embedded) await embedded.stop();
     if (writer) {
       writer.manifest.ended_at = new Date().toISOString();
+      writer.manifest.peak_rss_bytes = process.resourceUsage().maxRSS * 1024;
       await writer.saveManifest();
     }
   }

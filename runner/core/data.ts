@@ -1,5 +1,5 @@
 import { createCipheriv, createHash } from 'node:crypto';
-import { createWriteStream } from 'node:fs';
+import { createReadStream, createWriteStream } from 'node:fs';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 
@@ -54,5 +54,12 @@ export async function writePatternFile(path: string, seed: string, size: number)
 export async function patternDigest(seed: string, size: number): Promise<string> {
   const hash = createHash('sha256');
   for await (const chunk of patternStream(seed, size)) hash.update(chunk as Buffer);
+  return hash.digest('hex');
+}
+
+/** SHA-256 of a file, streamed. */
+export async function fileDigest(path: string): Promise<string> {
+  const hash = createHash('sha256');
+  for await (const chunk of createReadStream(path, { highWaterMark: CHUNK })) hash.update(chunk as Buffer);
   return hash.digest('hex');
 }

@@ -1,19 +1,18 @@
 import { execFile, spawn } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
 import { rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { fileDigest } from '../core/data';
 import { which } from '../core/paths';
 import type { Availability, Fetched, ListedObject, MethodDefinition, OpenContext, Options, StorageSession } from '../core/method';
 
 const execFileAsync = promisify(execFile);
 
-/** Finds an AWS CLI v2 (seed 000 used v2; v1 behaves differently). $S3AB_AWS_CLI wins. */
+/** Finds an AWS CLI v2 (seed 000 used v2; v1 behaves differently). $S3AB_AWS_CLI, when set, is the only candidate. */
 async function findCli(): Promise<{ path: string; version: string } | { error: string }> {
-  const candidates = [process.env.S3AB_AWS_CLI, ...which('aws'), '/usr/bin/aws', '/usr/local/bin/aws'].filter(
-    (p, i, all): p is string => !!p && all.indexOf(p) === i,
-  );
+  const candidates = process.env.S3AB_AWS_CLI
+    ? [process.env.S3AB_AWS_CLI]
+    : [...which('aws'), '/usr/bin/aws', '/usr/local/bin/aws'].filter((p, i, all) => all.indexOf(p) === i);
   const v1: string[] = [];
   for (const path of candidates) {
     try {
@@ -29,7 +28,9 @@ async function findCli(): Promise<{ path: string; version: string } | { error: s
   return {
     error: v1.length
       ? `only AWS CLI v1 found (${v1.join('; ')}); install v2: \`apt-get install awscli\` on Debian 12, or set S3AB_AWS_CLI`
-      : 'AWS CLI v2 is not installed: `apt-get install awscli` (Debian 12) or `npm run setup`, or set S3AB_AWS_CLI=/path/to/aws',
+      : process.env.S3AB_AWS_CLI
+        ? `S3AB_AWS_CLI=${process.env.S3AB_AWS_CLI} is not an AWS CLI v2: point it at one, or unset it`
+        : 'AWS CLI v2 is not installed: `apt-get install awscli` (Debian 12) or `npm run setup`, or set S3AB_AWS_CLI=/path/to/aws',
   };
 }
 
@@ -126,11 +127,7 @@ class AwsCliSession implements StorageSession {
     const { size } = await stat(path);
     return {
       bytes: size,
-      digest: async () => {
-        const hash = createHash('sha256');
-        for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
-        return hash.digest('hex');
-      },
+      digest: () => fileDigest(path),
       discard: () => rm(path, { force: true }),
     };
   }

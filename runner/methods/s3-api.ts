@@ -1,10 +1,11 @@
 import {
-  DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client,
+  DeleteObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client,
 } from '@aws-sdk/client-s3';
-import { Upload } from '@aws-sdk/lib-storage';
-import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import type { Readable } from 'node:stream';
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileDigest } from '../core/data';
+import { multipartUpload, PartBuffers, rangedDownload, type TransferSettings } from './s3-transfer';
 import { makeS3Client } from '../endpoint/s3-client';
 import type { Fetched, ListedObject, MethodDefinition, OpenContext, Options, StorageSession } from '../core/method';
 import { parseSize } from '../core/units';
@@ -12,8 +13,8 @@ import { parseSize } from '../core/units';
 import sdkPackage from '@aws-sdk/client-s3/package.json';
 
 /**
- * The AWS SDK for JavaScript v3 at its best practice: multipart upload (lib-storage) and parallel
- * ranged GETs for objects above the part size, over a keep-alive connection pool.
+ * The AWS SDK for JavaScript v3 at its best practice: parallel multipart upload and parallel ranged
+ * GETs for objects above the part size, over a keep-alive connection pool (see s3-transfer.ts).
  */
 export const s3Api: MethodDefinition = {
   name: 's3-api',
@@ -39,6 +40,8 @@ class S3ApiSession implements StorageSession {
   private readonly bucket: string;
   private readonly partSize: number;
   private readonly concurrency: number;
+  private seq = 0;
+  private readonly partBuffers: PartBuffers;
 
   constructor(private readonly ctx: OpenContext) {
     this.partSize = parseSize(String(ctx.options.part_size));
@@ -48,84 +51,27 @@ class S3ApiSession implements StorageSession {
     const checksums = ctx.options.checksums === 'WHEN_REQUIRED' ? 'WHEN_REQUIRED' : 'WHEN_SUPPORTED';
     this.client = makeS3Client(ctx.target, { maxSockets: this.concurrency * 2, checksums });
     this.bucket = ctx.target.bucket;
+    this.partBuffers = new PartBuffers(this.partSize);
     this.options = { ...ctx.options, multipart_threshold: String(ctx.options.part_size), keep_alive: true, max_sockets: this.concurrency * 2 };
   }
 
-  async put(key: string, file: { path: string; size: number }): Promise<void> {
-    const abortSignal = this.ctx.signal;
-    if (file.size <= this.partSize) {
-      await this.client.send(
-        new PutObjectCommand({ Bucket: this.bucket, Key: key, Body: createReadStream(file.path), ContentLength: file.size }),
-        { abortSignal },
-      );
-      return;
-    }
-    const upload = new Upload({
-      client: this.client,
-      params: { Bucket: this.bucket, Key: key, Body: createReadStream(file.path, { highWaterMark: 1024 * 1024 }) },
-      partSize: this.partSize,
-      queueSize: this.concurrency,
-      leavePartsOnError: false,
-    });
-    const onAbort = () => void upload.abort();
-    abortSignal.addEventListener('abort', onAbort, { once: true });
-    try {
-      await upload.done();
-    } finally {
-      abortSignal.removeEventListener('abort', onAbort);
-    }
+  private get transfer(): TransferSettings {
+    return { client: this.client, bucket: this.bucket, partSize: this.partSize, concurrency: this.concurrency, signal: this.ctx.signal };
   }
 
-  /**
-   * Parallel ranged GETs: the first part tells the size; further parts run `concurrency` at a time
-   * and are hashed in order, so at most `concurrency` parts are held in memory.
-   */
+  async put(key: string, file: { path: string; size: number }): Promise<void> {
+    if (file.size > this.partSize) return multipartUpload(this.transfer, this.partBuffers, key, file.path, file.size);
+    await this.client.send(
+      new PutObjectCommand({ Bucket: this.bucket, Key: key, Body: createReadStream(file.path), ContentLength: file.size }),
+      { abortSignal: this.ctx.signal },
+    );
+  }
+
+  /** Parallel ranged GETs into a scratch file, as s5cmd and the AWS CLI download; hashed afterwards. */
   async get(key: string): Promise<Fetched> {
-    const hash = createHash('sha256');
-    const abortSignal = this.ctx.signal;
-    const fetchRange = async (start: number, end: number) => {
-      const res = await this.client.send(
-        new GetObjectCommand({ Bucket: this.bucket, Key: key, Range: `bytes=${start}-${end}` }),
-        { abortSignal },
-      );
-      return res;
-    };
-    let first;
-    try {
-      first = await fetchRange(0, this.partSize - 1);
-    } catch (err) {
-      // An empty object has no byte 0: ranged GET answers 416.
-      if ((err as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode !== 416) throw err;
-      first = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: key }), { abortSignal });
-    }
-    const total = totalSize(first.ContentRange, first.ContentLength);
-    let bytes = 0;
-    for await (const chunk of first.Body as Readable) {
-      hash.update(chunk as Buffer);
-      bytes += (chunk as Buffer).length;
-    }
-    const starts: number[] = [];
-    for (let s = this.partSize; s < total; s += this.partSize) starts.push(s);
-    const inFlight: Promise<Uint8Array>[] = [];
-    let next = 0;
-    const launch = () => {
-      const s = starts[next++];
-      inFlight.push(fetchRange(s, Math.min(s + this.partSize, total) - 1).then((r) => r.Body!.transformToByteArray()));
-    };
-    while (next < starts.length && inFlight.length < this.concurrency) launch();
-    try {
-      while (inFlight.length) {
-        const part = await inFlight.shift()!;
-        hash.update(part);
-        bytes += part.length;
-        if (next < starts.length) launch();
-      }
-    } catch (err) {
-      await Promise.allSettled(inFlight);
-      throw err;
-    }
-    const digest = hash.digest('hex');
-    return { bytes, digest: async () => digest, discard: async () => {} };
+    const path = join(this.ctx.scratchDir, `download-${this.seq++}`);
+    const bytes = await rangedDownload(this.transfer, key, path);
+    return { bytes, digest: () => fileDigest(path), discard: () => rm(path, { force: true }) };
   }
 
   async list(prefix: string): Promise<ListedObject[]> {
@@ -154,9 +100,4 @@ class S3ApiSession implements StorageSession {
   async close(): Promise<void> {
     this.client.destroy();
   }
-}
-
-function totalSize(contentRange: string | undefined, contentLength: number | undefined): number {
-  const m = contentRange ? /\/(\d+)$/.exec(contentRange) : null;
-  return m ? Number(m[1]) : (contentLength ?? 0);
 }

@@ -2,6 +2,7 @@ import Table from 'cli-table3';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { UserError } from '../core/errors';
+import { METHODS } from '../methods';
 import { formatSize } from '../core/units';
 import type { RunManifest } from '../results/writer';
 import { namedQueries, openResults, query } from './results-db';
@@ -36,6 +37,12 @@ function ratio(a: unknown, b: unknown): string {
 
 const methodLabel = (r: Row) => (r.method_variant === 'default' ? String(r.method) : `${r.method}:${r.method_variant}`);
 
+/** Methods in registry order (S3 API first), variants after their default. */
+function orderedMethods(rows: Row[]): string[] {
+  const rank = (r: Row) => METHODS.findIndex((m) => m.name === r.method) * 1000 + (r.method_variant === 'default' ? 0 : 1);
+  return [...new Map([...rows].sort((a, b) => rank(a) - rank(b)).map((r) => [methodLabel(r), r])).keys()];
+}
+
 /**
  * Prints the summary of one run (default: the newest) in seed 000's shape: per operation a table of
  * object sizes × methods with batch time (min–median–max), IOPS, MiB/s and the ratio between
@@ -68,7 +75,7 @@ export async function printSummary(dir: string, runId: string | undefined, out: 
 }
 
 function printObjects(rows: Row[], out: (line: string) => void): void {
-  const methods = [...new Set(rows.map(methodLabel))];
+  const methods = orderedMethods(rows);
   const operations = ['upload', 'list', 'head', 'download', 'delete'].filter((op) => rows.some((r) => r.operation === op));
   const perBatch = Number(rows[0].objects_per_batch);
   out('');

@@ -1,0 +1,79 @@
+import { UserError } from '../../runner/core/errors';
+import { applyOverrides, expandSteps, loadProfile, profileNames, resolveMatrix } from '../../runner/core/matrix';
+import { parseSize, formatSize } from '../../runner/core/units';
+
+function problemOf(fn: () => unknown): string {
+  try {
+    fn();
+  } catch (err) {
+    expect(err).toBeInstanceOf(UserError);
+    return `${(err as UserError).problem} | ${(err as UserError).fix}`;
+  }
+  throw new Error('expected a UserError');
+}
+
+describe('matrix validation', () => {
+  test('every profile is a valid matrix covering every method and workload it names', () => {
+    expect(profileNames()).toEqual(expect.arrayContaining(['quick', 'seed', 'full']));
+    for (const name of profileNames()) {
+      const m = resolveMatrix(loadProfile(name), name);
+      expect(m.methods.length).toBeGreaterThan(0);
+      expect(expandSteps(m)).toHaveLength(m.methods.length * m.workloads.length * m.repetitions);
+    }
+  });
+
+  test('the seed profile carries the seeds\' parameters', () => {
+    const m = resolveMatrix(loadProfile('seed'), 'seed');
+    const params = Object.fromEntries(m.workloads.map((w) => [w.name, w.params]));
+    expect(params.objects).toEqual({ sizes: ['1KiB', '100KiB', '1MiB', '10MiB', '100MiB'], files: 10 });
+    expect(params['dir-walk']).toMatchObject({ objects: 10000 });
+    expect(params['large-read']).toMatchObject({ files: 5, size: '1GiB' });
+    expect(params['small-reads']).toMatchObject({ files: 1000 });
+  });
+
+  test('defaults are filled in from each workload\'s parameter schema', () => {
+    const m = resolveMatrix({ methods: ['s3-api'], workloads: { 'small-reads': {} } }, 'test');
+    expect(m.repetitions).toBe(3);
+    expect(m.workloads[0].params).toEqual({ files: 1000, size: '8KiB', concurrency: 1 });
+    expect(m.methods[0]).toMatchObject({ name: 's3-api', variant: 'default', options: { part_size: '8MiB', concurrency: 10 } });
+  });
+
+  test.each([
+    [{ methods: ['s3fs-typo'], workloads: { objects: {} } }, /methods\[0\] "s3fs-typo" is not a method.*use one of: s3-api, aws-cli/],
+    [{ methods: ['s3-api'], workloads: { walk: {} } }, /workloads\.walk is not a workload.*objects, dir-walk, large-read, small-reads/],
+    [{ methods: ['s3-api'], workloads: { objects: { files: 0 } } }, /workloads\.objects\.files must be >= 1/],
+    [{ methods: ['s3-api'], workloads: { objects: { sizes: ['ten'] } } }, /workloads\.objects\.sizes\.0/],
+    [{ methods: ['s3-api'], workloads: { objects: { count: 3 } } }, /unknown field "count".*parameters of objects: sizes, files/],
+    [{ methods: [{ name: 's3-api', variant: 'fast' }], workloads: { objects: {} } }, /no variant "fast".*default, single-stream/],
+    [{ methods: [{ name: 's3-api', options: { threads: 4 } }], workloads: { objects: {} } }, /no option "threads".*part_size, concurrency, checksums/],
+    [{ methods: [], workloads: { objects: {} } }, /matrix\.methods must NOT have fewer than 1 items/],
+    [{ methods: ['s3-api'], workloads: {}, repetitions: 0 }, /matrix\.repetitions must be >= 1/],
+    [{ methods: ['s3-api'], workloads: { objects: {} }, extra: true }, /unknown field "extra"/],
+    [[1, 2], /matrix must be object/],
+  ])('rejects %j naming the field and the valid values', (input, message) => {
+    expect(problemOf(() => resolveMatrix(input, 'm.json'))).toMatch(message);
+  });
+
+  test('CLI overrides select methods, variants, workloads and repetitions', () => {
+    const raw = loadProfile('quick');
+    const m = resolveMatrix(applyOverrides(raw, { methods: ['s3-api:single-stream'], workloads: ['objects'], repetitions: 1 }), 'quick');
+    expect(m.methods).toEqual([expect.objectContaining({ name: 's3-api', variant: 'single-stream' })]);
+    expect(m.workloads.map((w) => w.name)).toEqual(['objects']);
+    // The profile's own parameters are kept for the chosen workload.
+    expect(m.workloads[0].params).toMatchObject({ files: 2 });
+    expect(m.repetitions).toBe(1);
+  });
+});
+
+describe('sizes', () => {
+  test.each([
+    ['1KiB', 1024], ['100 KiB', 102400], ['1MB', 1_000_000], ['1GiB', 1024 ** 3], ['512', 512], [4096, 4096], ['1.5MiB', 1572864],
+  ])('parses %p', (text, bytes) => expect(parseSize(text)).toBe(bytes));
+  test.each(['ten', '1 XB', '-1', ''])('rejects %p', (text) => expect(() => parseSize(text)).toThrow(/is not a size/));
+  test('formats', () => {
+    expect(formatSize(1024)).toBe('1 KiB');
+    expect(formatSize(100 * 1024)).toBe('100 KiB');
+    expect(formatSize(1_000_000)).toBe('1 MB');
+    expect(formatSize(1024 ** 3)).toBe('1 GiB');
+  });
+});

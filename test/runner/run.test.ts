@@ -1,0 +1,141 @@
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadProfile, resolveMatrix } from '../../runner/core/matrix';
+import { recordErrors, type ResultRecord } from '../../runner/results/record';
+import { runBenchmark } from '../../runner/run';
+import { printSummary } from '../../runner/report/summary';
+import { namedQueries, openResults, query } from '../../runner/report/results-db';
+import { alive } from '../helpers/cli';
+
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
+
+function readRecords(dir: string): ResultRecord[] {
+  const out: ResultRecord[] = [];
+  for (const part of readdirSync(dir).filter((d) => d.startsWith('dt='))) {
+    for (const f of readdirSync(join(dir, part))) {
+      expect(f).toMatch(/\.jsonl$/); // no leftover temporary files
+      for (const line of readFileSync(join(dir, part, f), 'utf8').trim().split('\n')) out.push(JSON.parse(line));
+    }
+  }
+  return out;
+}
+
+describe('a quick run against the embedded versitygw', () => {
+  const dir = mkdtempSync(join(tmpdir(), 's3ab-test-results-'));
+  let records: ResultRecord[] = [];
+  let serverPid = 0;
+  let runId = '';
+
+  beforeAll(async () => {
+    const outcome = await runBenchmark({ profile: 'quick', repetitions: 1, resultsDir: dir, quiet: true, onEndpoint: (e) => (serverPid = e.pid) });
+    expect(outcome.manifest.problem).toBeNull();
+    expect(outcome.manifest.status).toBe('complete');
+    runId = outcome.manifest.run_id;
+    records = readRecords(dir);
+  }, 300_000);
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  test('every record matches the result schema', () => {
+    expect(records.length).toBeGreaterThan(20);
+    for (const r of records) expect(recordErrors(r)).toEqual([]);
+  });
+
+  test('every method × workload of the profile produced verified measurements', () => {
+    const quick = resolveMatrix(loadProfile('quick'), 'quick');
+    for (const m of quick.methods) {
+      for (const w of quick.workloads) {
+        const mine = records.filter((r) => r.method === m.name && r.workload === w.name);
+        expect(mine.length).toBeGreaterThan(0);
+        for (const r of mine) {
+          expect({ method: r.method, workload: r.workload, op: r.operation, status: r.status, verified: r.verified, error: r.error_sample })
+            .toEqual({ method: r.method, workload: r.workload, op: r.operation, status: 'ok', verified: true, error: null });
+        }
+      }
+    }
+  });
+
+  test('records carry what makes them comparable', () => {
+    const upload = records.find((r) => r.method === 's3-api' && r.operation === 'upload' && r.object_size_bytes === 16 * 1024 * 1024)!;
+    expect(upload.method_options).toMatchObject({ part_size: '8MiB', concurrency: '10', keep_alive: 'true' });
+    expect(upload.method_version).toMatch(/^aws-sdk-js-v3 3\./);
+    expect(upload.endpoint).toMatchObject({ kind: 'embedded', server: expect.stringMatching(/^versitygw v1\.8\.0/) });
+    expect(upload.host.vcpus).toBeGreaterThan(0);
+    expect(upload.ops).toBe(2);
+    expect(upload.bytes).toBe(2 * 16 * 1024 * 1024);
+    expect(upload.throughput_mib_s).toBeGreaterThan(0);
+    expect(upload.latency_us!.p99).toBeGreaterThanOrEqual(upload.latency_us!.p50);
+    const cli = records.find((r) => r.method === 'aws-cli' && r.operation === 'head')!;
+    expect(cli.method_version).toMatch(/^aws-cli 2\./);
+    expect(cli.throughput_mib_s).toBeNull();
+    // The CLI pays a process start per operation: far slower per head than the SDK.
+    const sdkHead = records.find((r) => r.method === 's3-api' && r.operation === 'head' && r.object_size_bytes === cli.object_size_bytes)!;
+    expect(cli.latency_us!.mean).toBeGreaterThan(sdkHead.latency_us!.mean * 5);
+    const walk = records.find((r) => r.workload === 'dir-walk' && r.method === 's3-api')!;
+    expect(walk.ops).toBe(1000);
+  });
+
+  test('the embedded server is gone and its data removed after the run', () => {
+    expect(serverPid).toBeGreaterThan(0);
+    expect(alive(serverPid)).toBe(false);
+  });
+
+  test('the Athena SQL files run on DuckDB over the results folder', async () => {
+    const db = await openResults(dir, runId);
+    try {
+      for (const q of namedQueries()) {
+        const rows = await query(db.connection, q.sql);
+        expect(rows.length).toBeGreaterThan(0);
+      }
+      const bySize = await query(db.connection, namedQueries().find((q) => q.name === 'objects_by_size')!.sql);
+      const row = bySize.find((r) => r.method === 's3-api' && r.operation === 'download' && Number(r.object_size_bytes) === 1024)!;
+      expect(Number(row.repetitions)).toBe(1);
+      expect(Number(row.batch_ms_min)).toBeLessThanOrEqual(Number(row.batch_ms_max));
+    } finally {
+      db.close();
+    }
+  });
+
+  test('the summary prints seed-000 tables with ratios and the integrity line', async () => {
+    const lines: string[] = [];
+    const manifest = await printSummary(dir, undefined, (l) => lines.push(l));
+    const text = lines.join('\n');
+    expect(manifest.run_id).toBe(runId);
+    expect(text).toContain('COMPLETE');
+    for (const op of ['UPLOAD', 'LIST', 'HEAD', 'DOWNLOAD', 'DELETE']) expect(text).toContain(op);
+    expect(text).toContain('s3-api vs aws-cli');
+    expect(text).toMatch(/16 MiB/);
+    expect(text).toMatch(/dir-walk/);
+    expect(text).toMatch(/integrity: all \d+ measurements verified/);
+  });
+});
+
+describe('faults', () => {
+  test('the embedded server killed mid-run: the step fails clearly, the run is marked failed, nothing is left running', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 's3ab-test-kill-'));
+    let pid = 0;
+    const outcome = await runBenchmark({
+      matrixFile: undefined, profile: 'quick', methods: ['s3-api'], workloads: ['objects', 'small-reads'], repetitions: 3,
+      resultsDir: dir, quiet: true,
+      onEndpoint: (e) => {
+        pid = e.pid;
+        // Kill it once the first step is under way.
+        setTimeout(() => process.kill(e.pid, 'SIGKILL'), 300);
+      },
+    });
+    expect(outcome.manifest.status).toBe('failed');
+    expect(outcome.manifest.problem).toMatch(/embedded S3 server \(versitygw\) exited mid-run/);
+    expect(outcome.manifest.steps_done).toBeLessThan(outcome.manifest.steps_total);
+    expect(alive(pid)).toBe(false);
+    const records = readRecords(dir);
+    const broken = records.filter((r) => r.flags.includes('step-failed'));
+    expect(broken.length).toBeGreaterThan(0);
+    expect(broken.some((r) => r.operation === 'step' && r.status === 'failed' && /exited mid-run/.test(r.error_sample ?? ''))).toBe(true);
+    // The summary says the run is incomplete.
+    const lines: string[] = [];
+    await printSummary(dir, undefined, (l) => lines.push(l));
+    expect(lines.join('\n')).toMatch(/FAILED — results incomplete/);
+    expect(existsSync(join(dir, '_runs'))).toBe(true);
+    rmSync(dir, { recursive: true, force: true });
+  }, 120_000);
+});
