@@ -69,6 +69,12 @@ export function matrixFor(opts: Pick<RunOptions, 'profile' | 'matrixFile' | 'met
 export async function runBenchmark(opts: RunOptions): Promise<RunOutcome> {
   const matrix = matrixFor(opts);
   const steps = expandSteps(matrix);
+  if (opts.endpoint && !opts.bucket) throw new UserError('--endpoint needs --bucket', 'name an existing bucket at that endpoint with --bucket NAME');
+  if (opts.bucket && !opts.endpoint) throw new UserError('--bucket needs --endpoint', 'give the endpoint URL with --endpoint URL');
+  if (opts.endpoint && !/^https?:\/\/[^/]+/.test(opts.endpoint)) {
+    throw new UserError(`--endpoint "${opts.endpoint}" is not a URL`, 'write it as http://HOST:PORT or https://HOST');
+  }
+
   for (const choice of matrix.methods) {
     const availability = await findMethod(choice.name)!.probe();
     if (!availability.available) {
@@ -77,12 +83,6 @@ export async function runBenchmark(opts: RunOptions): Promise<RunOutcome> {
         others.length ? `install it, or leave it out with --methods ${[...new Set(others)].join(',')}` : 'install it (see `s3ab list`)');
     }
   }
-  if (opts.endpoint && !opts.bucket) throw new UserError('--endpoint needs --bucket', 'name an existing bucket at that endpoint with --bucket NAME');
-  if (opts.bucket && !opts.endpoint) throw new UserError('--bucket needs --endpoint', 'give the endpoint URL with --endpoint URL');
-  if (opts.endpoint && !/^https?:\/\/[^/]+/.test(opts.endpoint)) {
-    throw new UserError(`--endpoint "${opts.endpoint}" is not a URL`, 'write it as http://HOST:PORT or https://HOST');
-  }
-
   const progress = new Progress(steps.length, process.stdout, opts.quiet);
   const abort = new AbortController();
   // Every in-flight request listens on the run's signal.

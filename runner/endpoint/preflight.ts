@@ -1,4 +1,4 @@
-import { DeleteObjectCommand, HeadBucketCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { DeleteObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { UserError, errorSummary } from '../core/errors';
 import type { StoreTarget } from './target';
 
@@ -20,7 +20,9 @@ export function isUnreachable(err: unknown): boolean {
 export async function preflight(client: S3Client, target: StoreTarget, prefix: string): Promise<void> {
   const where = target.endpointUrl ?? `AWS S3 (${target.region})`;
   try {
-    await client.send(new HeadBucketCommand({ Bucket: target.bucket }));
+    // ListObjectsV2, not HeadBucket: a HEAD answer has no body, so a refused key and a missing
+    // bucket can look alike (versitygw answers both with 404).
+    await client.send(new ListObjectsV2Command({ Bucket: target.bucket, Prefix: prefix, MaxKeys: 1 }));
     const key = `${prefix}preflight`;
     await client.send(new PutObjectCommand({ Bucket: target.bucket, Key: key, Body: 'ok' }));
     await client.send(new DeleteObjectCommand({ Bucket: target.bucket, Key: key }));
@@ -39,13 +41,14 @@ export function explain(err: unknown, target: StoreTarget, where: string): UserE
   if (name === 'CredentialsProviderError' || /Could not load credentials/i.test(String((err as Error)?.message))) {
     return new UserError(`no AWS credentials found for ${where}`, 'set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_PROFILE, for this endpoint');
   }
-  if (status === 403 || /InvalidAccessKeyId|SignatureDoesNotMatch|AccessDenied/.test(name)) {
+  const refusedKey = /InvalidAccessKeyId|SignatureDoesNotMatch|AccessDenied|UserNotFound|InvalidToken|ExpiredToken/.test(name);
+  if (refusedKey || (status === 403 && name !== 'NoSuchBucket')) {
     return new UserError(
       `the endpoint ${where} refused the credentials for bucket "${target.bucket}" (${name || 'HTTP 403'})`,
       'check AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY (or AWS_PROFILE) and that they may read, write and delete objects in this bucket',
     );
   }
-  if (status === 404 || name === 'NotFound' || name === 'NoSuchBucket') {
+  if (name === 'NoSuchBucket' || (status === 404 && name === 'NotFound')) {
     return new UserError(`bucket "${target.bucket}" does not exist at ${where}`, 'create it first, or name an existing bucket with --bucket');
   }
   if (status === 301 || name === 'PermanentRedirect') {
