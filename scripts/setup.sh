@@ -17,10 +17,14 @@ APT_PACKAGES=(awscli)
 # npm packages: reinstall when the lockfile changed since the last install.
 if [[ ! -f node_modules/.package-lock.json || package-lock.json -nt node_modules/.package-lock.json ]]; then
   say "installing npm packages"
-  npm ci --no-audit --no-fund --loglevel=error >&2 || {
-    say "npm ci failed; retrying with npm install (lockfile written on another platform)"
+  log=$(mktemp)
+  if ! npm ci --no-audit --no-fund --loglevel=error >"$log" 2>&1; then
+    # A lockfile written on one platform can lack other platforms' optional binaries
+    # (@swc/core-*, @duckdb/node-bindings-*), which npm ci refuses; npm install resolves them.
+    say "npm ci refused the lockfile ($(grep -m1 -o 'Missing: [^ ]*' "$log" || echo 'see npm ci'))...; using npm install"
     npm install --no-audit --no-fund --loglevel=error >&2
-  }
+  fi
+  rm -f "$log"
   touch node_modules/.package-lock.json
 fi
 

@@ -1,0 +1,149 @@
+/* Generated from assets/schema/result.schema.json by scripts/gen-types.mjs. Do not edit: run `npm run gen`. */
+
+/**
+ * One measurement of s3-access-bench: one JSON line in results/dt=YYYY-MM-DD/*.jsonl. Single source for the TypeScript types (runner/results/record.generated.ts), the Glue table columns and the DuckDB reader. Bump schema_version on every change: minor for added fields, major for renamed or removed ones.
+ */
+export interface ResultRecord {
+  /**
+   * Version of this schema.
+   */
+  schema_version: '1.0.0';
+  /**
+   * One benchmark run: UTC start time and a random suffix.
+   */
+  run_id: string;
+  /**
+   * When the measurement ended (UTC, ISO 8601).
+   */
+  recorded_at: string;
+  /**
+   * Facts about the machine that ran the measurement.
+   */
+  host: {
+    hostname: string;
+    /**
+     * EC2 instance type, or 'local'.
+     */
+    instance_type: string;
+    vcpus: number;
+    memory_bytes: number;
+    kernel: string;
+    os: string;
+    region: string | null;
+    availability_zone: string | null;
+    /**
+     * Most the link to the store can carry; results above it were served from a cache. Null where unknown.
+     */
+    link_limit_mib_s: number | null;
+    /**
+     * How link_limit_mib_s was found (measured loopback, instance type table, ...).
+     */
+    link_limit_source: string | null;
+  };
+  /**
+   * The S3 endpoint under test.
+   */
+  endpoint: {
+    kind: 'embedded' | 'custom' | 'aws';
+    /**
+     * Endpoint URL; null for the AWS default.
+     */
+    url: string | null;
+    /**
+     * Server software and version where known (e.g. versitygw v1.8.0).
+     */
+    server: string | null;
+  };
+  /**
+   * Access method (s3-api, aws-cli, ...).
+   */
+  method: string;
+  /**
+   * Named option set of the method ('default' when it has one).
+   */
+  method_variant: string;
+  /**
+   * Version of the client software.
+   */
+  method_version: string;
+  /**
+   * Every option that shapes the method's behaviour, as strings.
+   */
+  method_options: {
+    [k: string]: string;
+  };
+  workload: string;
+  /**
+   * The workload's parameters, as strings.
+   */
+  workload_params: {
+    [k: string]: string;
+  };
+  /**
+   * Step number within the run (1-based).
+   */
+  step: number;
+  /**
+   * What was measured (upload, list, head, download, delete, read, walk, ...).
+   */
+  operation: string;
+  /**
+   * Size of each object or file the operation handled, where all are the same size.
+   */
+  object_size_bytes: number | null;
+  /**
+   * Cache state: 'none' for methods without a client cache.
+   */
+  cache: 'cold' | 'warm' | 'none';
+  repetition: number;
+  /**
+   * ok: every operation succeeded and verified; failed: at least one failed or the step broke; unsupported: the method refuses the operation.
+   */
+  status: 'ok' | 'failed' | 'unsupported' | 'not-applicable';
+  /**
+   * Whether the method supports the operation at all.
+   */
+  supported: boolean;
+  /**
+   * Whether the data read or written was checked (checksums, sizes, listings) and matched.
+   */
+  verified: boolean;
+  /**
+   * Operations attempted.
+   */
+  ops: number;
+  ok: number;
+  failed: number;
+  /**
+   * Payload bytes moved by the successful operations.
+   */
+  bytes: number;
+  /**
+   * Wall time of the whole batch of operations.
+   */
+  duration_ms: number;
+  /**
+   * bytes / duration in MiB/s; null when the operation moves no payload.
+   */
+  throughput_mib_s: number | null;
+  ops_per_s: number | null;
+  /**
+   * Per-operation latency from an HdrHistogram (microseconds); null when not measured per operation.
+   */
+  latency_us: {
+    min: number;
+    mean: number;
+    p50: number;
+    p95: number;
+    p99: number;
+    max: number;
+  } | null;
+  /**
+   * First error seen, if any.
+   */
+  error_sample: string | null;
+  /**
+   * Plausibility and integrity flags.
+   */
+  flags: ('served-from-cache' | 'step-failed' | 'interrupted')[];
+}

@@ -1,0 +1,65 @@
+import Ajv from 'ajv';
+import addFormats from 'ajv-formats';
+import resultSchema from '../../assets/schema/result.schema.json';
+import type { Measurement } from '../core/batch';
+import type { ResultRecord } from './record.generated';
+
+export type { ResultRecord };
+export const SCHEMA_VERSION: ResultRecord['schema_version'] = '1.0.0';
+
+const ajv = new Ajv({ allErrors: true, strict: false });
+addFormats(ajv);
+const validateRecord = ajv.compile<ResultRecord>(resultSchema);
+
+/** Schema errors of a record, as readable strings; empty when valid. */
+export function recordErrors(record: unknown): string[] {
+  if (validateRecord(record)) return [];
+  return validateRecord.errors!.map((e) => `${e.instancePath || '/'} ${e.message}`);
+}
+
+/** The fields every record of one step shares. */
+export type StepFacts = Pick<ResultRecord,
+  'run_id' | 'host' | 'endpoint' | 'method' | 'method_variant' | 'method_version' | 'method_options' |
+  'workload' | 'workload_params' | 'step' | 'cache' | 'repetition'>;
+
+const MIB = 1024 * 1024;
+
+/** Builds a record from a workload's measurement; derives rates and plausibility flags. */
+export function toRecord(facts: StepFacts, m: Measurement, extraFlags: ResultRecord['flags'] = []): ResultRecord {
+  const seconds = m.durationMs / 1000;
+  const throughput = m.movesPayload && seconds > 0 ? m.bytes / MIB / seconds : null;
+  const flags = [...extraFlags];
+  const limit = facts.host.link_limit_mib_s;
+  // Faster than the link can carry: the data came from a cache, not the store.
+  if (throughput !== null && limit !== null && throughput > limit) flags.push('served-from-cache');
+  return {
+    schema_version: SCHEMA_VERSION,
+    ...facts,
+    recorded_at: new Date().toISOString(),
+    operation: m.operation,
+    object_size_bytes: m.objectSizeBytes,
+    status: m.status,
+    supported: m.supported,
+    verified: m.verified,
+    ops: m.ops,
+    ok: m.ok,
+    failed: m.failed,
+    bytes: m.bytes,
+    duration_ms: round(m.durationMs, 3),
+    throughput_mib_s: throughput === null ? null : round(throughput, 3),
+    ops_per_s: seconds > 0 ? round(m.ok / seconds, 3) : null,
+    latency_us: m.latency,
+    error_sample: m.errorSample,
+    flags,
+  };
+}
+
+function round(x: number, digits: number): number {
+  const f = 10 ** digits;
+  return Math.round(x * f) / f;
+}
+
+/** Options and parameters are recorded as string maps (Glue: map<string,string>). */
+export function stringMap(o: Record<string, unknown>): Record<string, string> {
+  return Object.fromEntries(Object.entries(o).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]));
+}

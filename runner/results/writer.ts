@@ -1,0 +1,61 @@
+import { mkdir, rename, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { recordErrors, type ResultRecord } from './record';
+
+export interface RunManifest {
+  run_id: string;
+  status: 'running' | 'complete' | 'failed' | 'interrupted';
+  started_at: string;
+  ended_at: string | null;
+  matrix: string;
+  steps_total: number;
+  steps_done: number;
+  steps_failed: number;
+  /** Why the run did not complete. */
+  problem: string | null;
+  endpoint: ResultRecord['endpoint'] | null;
+  /** Peak resident memory of the runner process, in bytes. */
+  peak_rss_bytes: number | null;
+}
+
+/**
+ * Writes results in a Hive-style layout Athena reads unchanged (partition `dt`):
+ *   DIR/dt=YYYY-MM-DD/RUNID--sNNN--METHOD--WORKLOAD.jsonl   one file per step, one record per line
+ *   DIR/_runs/RUNID.json                                      the run manifest (status, counts)
+ * Step files appear atomically (written as a dot-file, then renamed; Athena skips dot-files), and
+ * every record is checked against the schema before it is written.
+ */
+export class ResultsWriter {
+  readonly partitionDir: string;
+  private readonly manifestPath: string;
+
+  constructor(readonly root: string, readonly manifest: RunManifest) {
+    this.partitionDir = join(root, `dt=${manifest.started_at.slice(0, 10)}`);
+    this.manifestPath = join(root, '_runs', `${manifest.run_id}.json`);
+  }
+
+  async open(): Promise<void> {
+    await mkdir(this.partitionDir, { recursive: true });
+    await mkdir(join(this.root, '_runs'), { recursive: true });
+    await this.saveManifest();
+  }
+
+  async writeStep(step: number, method: string, workload: string, records: ResultRecord[]): Promise<string> {
+    for (const r of records) {
+      const errors = recordErrors(r);
+      if (errors.length) throw new Error(`internal error: a ${workload} record does not match the result schema: ${errors.join('; ')}`);
+    }
+    const name = `${this.manifest.run_id}--s${String(step).padStart(3, '0')}--${method}--${workload}.jsonl`;
+    const tmp = join(this.partitionDir, `.${name}.tmp`);
+    await writeFile(tmp, records.map((r) => JSON.stringify(r)).join('\n') + '\n');
+    const path = join(this.partitionDir, name);
+    await rename(tmp, path);
+    return path;
+  }
+
+  async saveManifest(): Promise<void> {
+    const tmp = `${this.manifestPath}.tmp`;
+    await writeFile(tmp, JSON.stringify(this.manifest, null, 2) + '\n');
+    await rename(tmp, this.manifestPath);
+  }
+}
