@@ -17,6 +17,8 @@ export interface Measurement {
   errorSample: string | null;
   /** False for operations that move no payload (list, head, delete): their throughput is null. */
   movesPayload: boolean;
+  /** A measured propagation delay (semantics probes), when the measurement is one. */
+  delayMs?: number | null;
 }
 
 /**

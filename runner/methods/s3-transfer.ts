@@ -2,6 +2,7 @@ import {
   AbortMultipartUploadCommand, CompleteMultipartUploadCommand, CompletedPart, CreateMultipartUploadCommand,
   GetObjectCommand, S3Client, UploadPartCommand,
 } from '@aws-sdk/client-s3';
+import { writev } from 'node:fs';
 import { open } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 
@@ -13,7 +14,6 @@ import type { Readable } from 'node:stream';
  * its own part at its own file offset, so memory stays at concurrency × part size at most.
  */
 
-const WRITE_BATCH = 1024 * 1024;
 
 export interface TransferSettings {
   client: S3Client;
@@ -117,28 +117,7 @@ export async function rangedDownload(s: TransferSettings, key: string, path: str
         new GetObjectCommand({ Bucket: bucket, Key: key, Range: end === null ? undefined : `bytes=${start}-${end}` }),
         { abortSignal: signal },
       );
-      // Chunks are gathered into writes of WRITE_BATCH bytes; one write is in flight while the
-      // next batch fills, so the socket keeps flowing (a write per 64 KiB chunk halved throughput).
-      let position = start;
-      let batch: Buffer[] = [];
-      let batchBytes = 0;
-      let pending: Promise<unknown> = Promise.resolve();
-      const flush = async () => {
-        await pending;
-        const at = position;
-        const buffers = batch;
-        position += batchBytes;
-        batch = [];
-        batchBytes = 0;
-        pending = file.writev(buffers, at);
-      };
-      for await (const chunk of res.Body as Readable) {
-        batch.push(chunk as Buffer);
-        batchBytes += (chunk as Buffer).length;
-        if (batchBytes >= WRITE_BATCH) await flush();
-      }
-      if (batchBytes) await flush();
-      await pending;
+      const position = await writeAt(file.fd, res.Body as Readable, start);
       return { res, bytes: position - start };
     };
     let first;
@@ -163,4 +142,55 @@ export async function rangedDownload(s: TransferSettings, key: string, path: str
   } finally {
     await file.close();
   }
+}
+
+const WRITE_BATCH = 1024 * 1024;
+
+/**
+ * Writes a response body into `fd` from `start`: socket chunks (≤ 64 KiB) are gathered into
+ * positional writev calls of about 1 MiB, a few in flight, the socket paused when they pile up.
+ * Data events and callbacks rather than `for await` and a write per chunk: on this 2-core machine
+ * those cost more than half of GET throughput. Resolves with the position after the last byte.
+ */
+function writeAt(fd: number, body: Readable, start: number): Promise<number> {
+  return new Promise((resolve, reject) => {
+    let position = start;
+    let batch: Buffer[] = [];
+    let batchBytes = 0;
+    let inFlight = 0;
+    let ended = false;
+    let failed = false;
+    const fail = (err: Error) => {
+      if (failed) return;
+      failed = true;
+      body.destroy();
+      reject(err);
+    };
+    const flush = () => {
+      const at = position;
+      position += batchBytes;
+      const buffers = batch;
+      batch = [];
+      batchBytes = 0;
+      inFlight++;
+      if (inFlight >= 4) body.pause();
+      writev(fd, buffers, at, (err) => {
+        inFlight--;
+        if (err) return fail(err);
+        if (!ended && body.isPaused()) body.resume();
+        if (ended && inFlight === 0 && !failed) resolve(position);
+      });
+    };
+    body.on('data', (chunk: Buffer) => {
+      batch.push(chunk);
+      batchBytes += chunk.length;
+      if (batchBytes >= WRITE_BATCH) flush();
+    });
+    body.once('end', () => {
+      ended = true;
+      if (batchBytes) flush();
+      else if (inFlight === 0 && !failed) resolve(position);
+    });
+    body.once('error', fail);
+  });
 }

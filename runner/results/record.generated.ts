@@ -7,7 +7,7 @@ export interface ResultRecord {
   /**
    * Version of this schema.
    */
-  schema_version: '1.0.0';
+  schema_version: '1.1.0';
   /**
    * One benchmark run: UTC start time and a random suffix.
    */
@@ -92,9 +92,9 @@ export interface ResultRecord {
    */
   object_size_bytes: number | null;
   /**
-   * Cache state: 'none' for methods without a client cache.
+   * Cache state: 'cold' from a fresh mount with kernel and client caches dropped; 'warm' repeated on the same mount; 'warm-disk'/'warm-memory' where a client's disk and memory caches are told apart; 'none' for methods without a client cache.
    */
-  cache: 'cold' | 'warm' | 'none';
+  cache: 'cold' | 'warm' | 'warm-disk' | 'warm-memory' | 'none';
   repetition: number;
   /**
    * ok: every operation succeeded and verified; failed: at least one failed or the step broke; unsupported: the method refuses the operation.
@@ -138,6 +138,10 @@ export interface ResultRecord {
     p99: number;
     max: number;
   } | null;
+  /**
+   * A measured delay that is not an operation latency: how long a change made through one path took to become visible through another (semantics probes' propagation delays). Null elsewhere.
+   */
+  delay_ms: number | null;
   /**
    * First error seen, if any.
    */

@@ -5,7 +5,7 @@ import type { Measurement } from '../core/batch';
 import type { ResultRecord } from './record.generated';
 
 export type { ResultRecord };
-export const SCHEMA_VERSION: ResultRecord['schema_version'] = '1.0.0';
+export const SCHEMA_VERSION: ResultRecord['schema_version'] = '1.1.0';
 
 const ajv = new Ajv({ allErrors: true, strict: false });
 addFormats(ajv);
@@ -49,6 +49,7 @@ export function toRecord(facts: StepFacts, m: Measurement, extraFlags: ResultRec
     throughput_mib_s: throughput === null ? null : round(throughput, 3),
     ops_per_s: seconds > 0 ? round(m.ok / seconds, 3) : null,
     latency_us: m.latency,
+    delay_ms: m.delayMs === undefined || m.delayMs === null ? null : round(m.delayMs, 3),
     error_sample: m.errorSample,
     flags,
   };

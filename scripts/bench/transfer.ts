@@ -6,8 +6,9 @@
  *   npm run bench:transfer [-- --size 1GiB --reps 3]
  *
  * Targets (issue 2): s3-api within 10% of s5cmd for 1 GiB PUT and GET; runner peak RSS < 400 MB.
- * s3-api runs as a user runs it: `node dist/s3ab.js run` against the endpoint; its numbers come
- * from the result records and its peak memory from the run manifest.
+ * All three upload the same file and download into the same folder, in an order rotated per
+ * repetition; s3-api is the runner's own session code (runner/methods/s3-api.ts). The peak memory
+ * comes from a real `s3ab run` (objects workload, one 1 GiB object), read from its run manifest.
  */
 import Table from 'cli-table3';
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -15,11 +16,13 @@ import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { writePatternFile } from '../../runner/core/data';
+import { fileDigest, writePatternFile } from '../../runner/core/data';
+import { s3Api } from '../../runner/methods/s3-api';
+import { setMaxListeners } from 'node:events';
+import type { Fetched } from '../../runner/core/method';
 import { cleanupAll } from '../../runner/core/cleanup';
 import { formatSize, parseSize } from '../../runner/core/units';
 import { startEmbeddedEndpoint } from '../../runner/endpoint/embedded';
-import { createHash } from 'node:crypto';
 
 const root = join(__dirname, '..', '..');
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
@@ -52,8 +55,10 @@ function timed(cmd: string, args: string[], env: NodeJS.ProcessEnv): number {
   return ms;
 }
 
-function sha256File(path: string): string {
-  return createHash('sha256').update(readFileSync(path)).digest('hex');
+async function timeAsync(fn: () => Promise<unknown>): Promise<number> {
+  const t0 = process.hrtime.bigint();
+  await fn();
+  return Number(process.hrtime.bigint() - t0) / 1e6;
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -81,40 +86,57 @@ async function main() {
     let peakRss = 0;
     const mibs = (ms: number) => size / MIB / (ms / 1000);
 
+    const scratch = mkdtempSync(join(work, 'scratch-'));
+    const signal = new AbortController().signal;
+    setMaxListeners(1000, signal);
+    const session = await s3Api.open({ target: t, options: s3Api.variants.default, scratchDir: scratch, signal });
+    type Got = { ms: number; digest: () => Promise<string>; discard: () => Promise<void> };
+    const fileGot = (ms: number, out: string): Got => ({ ms, digest: () => fileDigest(out), discard: async () => rmSync(out) });
+    const contestants: Record<string, { put: (k: string) => Promise<number>; get: (k: string, out: string) => Promise<Got> }> = {
+      // The runner's own s3-api session (runner/methods/s3-api.ts), timed around put/get only.
+      's3-api': {
+        put: async (k) => timeAsync(() => session.put(k, { path: src, size })),
+        get: async (k) => {
+          let fetched: Fetched | undefined;
+          const ms = await timeAsync(async () => { fetched = await session.get(k); });
+          return { ms, digest: () => fetched!.digest(), discard: () => fetched!.discard() };
+        },
+      },
+      s5cmd: {
+        put: async (k) => timed(s5cmd, ['--endpoint-url', url, 'cp', src, `s3://${t.bucket}/${k}`], env),
+        get: async (k, out) => fileGot(timed(s5cmd, ['--endpoint-url', url, 'cp', `s3://${t.bucket}/${k}`, out], env), out),
+      },
+      'aws-cli': {
+        put: async (k) => timed(aws, ['--endpoint-url', url, 's3', 'cp', src, `s3://${t.bucket}/${k}`, '--no-progress'], env),
+        get: async (k, out) => fileGot(timed(aws, ['--endpoint-url', url, 's3', 'cp', `s3://${t.bucket}/${k}`, out, '--no-progress'], env), out),
+      },
+    };
+    const names = Object.keys(contestants);
     for (let rep = 1; rep <= reps; rep++) {
-      console.log(`repetition ${rep}/${reps}: s3-api (s3ab run), s5cmd, aws-cli — ${formatSize(size)} each way`);
-      // s3-api through the runner itself.
-      const resultsDir = join(work, `results-${rep}`);
-      const run = spawnSync('node', [join(root, 'dist', 's3ab.js'), 'run', '--matrix', matrix, '--endpoint', url, '--bucket', t.bucket,
-        '--region', t.region, '--results', resultsDir, '--quiet'], { env, encoding: 'utf8' });
-      if (run.status !== 0) throw new Error(`s3ab run failed (${run.status}): ${run.stderr}`);
-      const partition = readdirSync(resultsDir).find((d) => d.startsWith('dt='))!;
-      for (const f of readdirSync(join(resultsDir, partition))) {
-        for (const line of readFileSync(join(resultsDir, partition, f), 'utf8').trim().split('\n')) {
-          const r = JSON.parse(line);
-          if (!r.verified) throw new Error(`s3-api ${r.operation} not verified: ${r.error_sample}`);
-          if (r.operation === 'upload') results['s3-api'].put.push(r.throughput_mib_s);
-          if (r.operation === 'download') results['s3-api'].get.push(r.throughput_mib_s);
-        }
-      }
-      const manifest = JSON.parse(readFileSync(join(resultsDir, '_runs', readdirSync(join(resultsDir, '_runs'))[0]), 'utf8'));
-      peakRss = Math.max(peakRss, manifest.peak_rss_bytes);
-
-      for (const [name, put, get] of [
-        ['s5cmd', (k: string) => [s5cmd, ['--endpoint-url', url, 'cp', src, `s3://${t.bucket}/${k}`]], (k: string, out: string) => [s5cmd, ['--endpoint-url', url, 'cp', `s3://${t.bucket}/${k}`, out]]],
-        ['aws-cli', (k: string) => [aws, ['--endpoint-url', url, 's3', 'cp', src, `s3://${t.bucket}/${k}`, '--no-progress']], (k: string, out: string) => [aws, ['--endpoint-url', url, 's3', 'cp', `s3://${t.bucket}/${k}`, out, '--no-progress']]],
-      ] as const) {
+      // Rotate the order so no contestant always runs first (page-cache and allocation effects).
+      const order = names.map((_, i) => names[(i + rep - 1) % names.length]);
+      console.log(`repetition ${rep}/${reps}: ${order.join(', ')} — ${formatSize(size)} each way`);
+      for (const name of order) {
         const key = `bench/${name}-${rep}.bin`;
-        const out = join(work, `${name}-${rep}.out`);
-        const [pc, pa] = put(key);
-        results[name].put.push(mibs(timed(pc as string, pa as string[], env)));
-        const [gc, ga] = get(key, out);
-        results[name].get.push(mibs(timed(gc as string, ga as string[], env)));
-        if (sha256File(out) !== digest) throw new Error(`${name} downloaded data does not match`);
-        rmSync(out);
-        timed(s5cmd, ['--endpoint-url', url, 'rm', `s3://${t.bucket}/${key}`], env);
+        const out = join(scratch, `${name}-${rep}.out`);
+        results[name].put.push(mibs(await contestants[name].put(key)));
+        const got = await contestants[name].get(key, out);
+        results[name].get.push(mibs(got.ms));
+        if ((await got.digest()) !== digest) throw new Error(`${name} downloaded data does not match`);
+        await got.discard();
+        await session.delete(key);
       }
     }
+    await session.close();
+
+    // The runner's peak memory while it moves 1 GiB each way, as a user runs it.
+    console.log('memory: s3ab run, objects workload, one 1 GiB object, s3-api');
+    const resultsDir = join(work, 'results');
+    const run = spawnSync('node', [join(root, 'dist', 's3ab.js'), 'run', '--matrix', matrix, '--endpoint', url, '--bucket', t.bucket,
+      '--region', t.region, '--results', resultsDir, '--quiet'], { env, encoding: 'utf8' });
+    if (run.status !== 0) throw new Error(`s3ab run failed (${run.status}): ${run.stderr}`);
+    const manifest = JSON.parse(readFileSync(join(resultsDir, '_runs', readdirSync(join(resultsDir, '_runs'))[0]), 'utf8'));
+    peakRss = manifest.peak_rss_bytes;
 
     const table = new Table({ head: ['method', 'version', 'PUT MiB/s median (min–max)', 'GET MiB/s median (min–max)', 'PUT vs s5cmd', 'GET vs s5cmd'], style: { head: [], border: [] } });
     const fmt = (xs: number[]) => `${median(xs).toFixed(0)} (${Math.min(...xs).toFixed(0)}–${Math.max(...xs).toFixed(0)})`;
