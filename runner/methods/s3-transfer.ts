@@ -2,7 +2,7 @@ import {
   AbortMultipartUploadCommand, CompleteMultipartUploadCommand, CompletedPart, CreateMultipartUploadCommand,
   GetObjectCommand, S3Client, UploadPartCommand,
 } from '@aws-sdk/client-s3';
-import { writev } from 'node:fs';
+import { writeSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 
@@ -144,53 +144,28 @@ export async function rangedDownload(s: TransferSettings, key: string, path: str
   }
 }
 
-const WRITE_BATCH = 1024 * 1024;
-
 /**
- * Writes a response body into `fd` from `start`: socket chunks (≤ 64 KiB) are gathered into
- * positional writev calls of about 1 MiB, a few in flight, the socket paused when they pile up.
- * Data events and callbacks rather than `for await` and a write per chunk: on this 2-core machine
- * those cost more than half of GET throughput. Resolves with the position after the last byte.
+ * Writes a response body into `fd` from `start`, each socket chunk with a positional writeSync as it
+ * arrives. Measured here against batching chunks into async writev calls and against copying them
+ * into pooled buffers: the synchronous write used the least CPU per GiB (about half), because each
+ * chunk dies young instead of being kept alive across an async write and promoted to the old
+ * generation (whose mark-compacts cost a quarter of the time). Resolves with the position after
+ * the last byte.
  */
 function writeAt(fd: number, body: Readable, start: number): Promise<number> {
   return new Promise((resolve, reject) => {
     let position = start;
-    let batch: Buffer[] = [];
-    let batchBytes = 0;
-    let inFlight = 0;
-    let ended = false;
-    let failed = false;
-    const fail = (err: Error) => {
-      if (failed) return;
-      failed = true;
-      body.destroy();
-      reject(err);
-    };
-    const flush = () => {
-      const at = position;
-      position += batchBytes;
-      const buffers = batch;
-      batch = [];
-      batchBytes = 0;
-      inFlight++;
-      if (inFlight >= 4) body.pause();
-      writev(fd, buffers, at, (err) => {
-        inFlight--;
-        if (err) return fail(err);
-        if (!ended && body.isPaused()) body.resume();
-        if (ended && inFlight === 0 && !failed) resolve(position);
-      });
-    };
     body.on('data', (chunk: Buffer) => {
-      batch.push(chunk);
-      batchBytes += chunk.length;
-      if (batchBytes >= WRITE_BATCH) flush();
+      try {
+        let done = 0;
+        while (done < chunk.length) done += writeSync(fd, chunk, done, chunk.length - done, position + done);
+        position += chunk.length;
+      } catch (err) {
+        body.destroy();
+        reject(err);
+      }
     });
-    body.once('end', () => {
-      ended = true;
-      if (batchBytes) flush();
-      else if (inFlight === 0 && !failed) resolve(position);
-    });
-    body.once('error', fail);
+    body.once('end', () => resolve(position));
+    body.once('error', reject);
   });
 }
