@@ -89,7 +89,7 @@ export class ResultsCatalog extends Construct {
         },
       },
     });
-    this.table.addDependency(this.database);
+    this.table.addResourceDependency(this.database);
 
     this.workGroup = new athena.CfnWorkGroup(this, 'WorkGroup', {
       name: `${Stack.of(this).stackName}-results`,
@@ -115,7 +115,7 @@ export class ResultsCatalog extends Construct {
         workGroup: this.workGroup.ref,
         queryString: f.sql,
       });
-      query.addDependency(this.table);
+      query.addResourceDependency(this.table);
       return { name: f.name, query, sql: f.sql };
     });
   }

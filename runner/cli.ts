@@ -7,6 +7,7 @@ import { expandSteps, loadProfile, profileNames, resolveMatrix } from './core/ma
 import { METHODS } from './methods';
 import { printSummary } from './report/summary';
 import { runBenchmark } from './run';
+import { runOneStep } from './step';
 import { WORKLOADS } from './workloads';
 
 const list = (v: string) => v.split(',').map((s) => s.trim()).filter(Boolean);
@@ -63,6 +64,34 @@ Exit codes: 0 complete, 1 a step failed (results marked incomplete), 2 bad input
       if (outcome.manifest.status === 'interrupted') process.exitCode = ExitCode.interrupted;
       else if (outcome.manifest.status !== 'complete') {
         process.stderr.write(`s3ab: run ${outcome.manifest.status}: ${outcome.manifest.problem}\n`);
+        process.exitCode = ExitCode.runFailed;
+      }
+    });
+
+  program
+    .command('step')
+    .description('run one step of a matrix and upload its records to s3://BUCKET/PREFIX (what the AWS pipeline runs on each runner through SSM)')
+    .requiredOption('-m, --matrix <file>', 'matrix JSON file of the execution')
+    .requiredOption('--step <n>', 'step number, 1-based, in run order (see `s3ab list`)', positiveInt)
+    .requiredOption('--run-id <id>', 'run id shared by every runner of the execution')
+    .requiredOption('--results <s3url>', 'where the records go: s3://BUCKET/PREFIX (PREFIX/dt=DAY/*.jsonl)')
+    .requiredOption('--bucket <name>', 'bucket the benchmark reads and writes (under s3ab/RUNID/RUNNER/)')
+    .option('--runner-id <id>', 'this runner\'s name in prefixes and file names (default: S3AB_RUNNER_ID)')
+    .option('--endpoint <url>', 'S3-compatible endpoint (default: AWS S3 in --region)')
+    .option('--region <region>', 'region (default: AWS_REGION)')
+    .addOption(new Option('--quiet', 'no progress output').hideHelp())
+    .action(async (o) => {
+      const abort = new AbortController();
+      installSignalHandlers(abort);
+      const outcome = await runOneStep({
+        matrixFile: o.matrix, step: o.step, runId: o.runId, runnerId: o.runnerId ?? process.env.S3AB_RUNNER_ID, results: o.results,
+        bucket: o.bucket, endpoint: o.endpoint, region: o.region, quiet: o.quiet, signal: abort.signal,
+      });
+      const m = outcome.run.manifest;
+      process.stdout.write(`s3ab step: run ${m.run_id} step ${o.step} ${m.status}: ${outcome.records} records uploaded\n${outcome.uploaded.map((u) => `  ${u}`).join('\n')}\n`);
+      if (m.status === 'interrupted') process.exitCode = ExitCode.interrupted;
+      else if (m.status !== 'complete') {
+        process.stderr.write(`s3ab step: step ${o.step} ${m.status}: ${m.problem}\n`);
         process.exitCode = ExitCode.runFailed;
       }
     });

@@ -1,7 +1,7 @@
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { cpus, hostname, release } from 'node:os';
 import type { Measurement } from '../../runner/core/batch';
-import { recordErrors, stringMap, toRecord, type ResultRecord, type StepFacts } from '../../runner/results/record';
+import { recordErrors, runDay, stringMap, toRecord, type ResultRecord, type StepFacts } from '../../runner/results/record';
 import { RESULTS_LAYOUT } from '../../lib/results-layout';
 
 /** Host facts of a Lambda execution environment (its memory size is its "instance type"). */
@@ -19,11 +19,6 @@ export function lambdaHost(): ResultRecord['host'] {
     link_limit_mib_s: null,
     link_limit_source: null,
   };
-}
-
-/** The UTC day of a run id (20261122T101500Z-ab12cd → 2026-11-22): every file of a run lands in one `dt=` partition. */
-export function runDay(runId: string): string {
-  return `${runId.slice(0, 4)}-${runId.slice(4, 6)}-${runId.slice(6, 8)}`;
 }
 
 export function buildRecords(facts: StepFacts, measurements: Measurement[]): ResultRecord[] {
