@@ -7,6 +7,7 @@ import { Construct } from 'constructs';
 import { BenchFunction } from './bench-function';
 import type { DataStorage } from './data-storage';
 import { acknowledge } from './nag';
+import { DOCS_PREFIX, MOUNT_PATH } from './document-prefixes';
 import { RESULTS_LAYOUT } from './results-layout';
 
 export interface DocumentFunctionsProps {
@@ -21,10 +22,7 @@ export interface DocumentFunctionsProps {
   readonly timeout?: Duration;
 }
 
-/** S3 key prefix of the `before` function's documents in the data bucket. */
-export const DOCS_PREFIX = 'docs/';
-/** Where the `after` function mounts the access point. */
-export const MOUNT_PATH = '/mnt/docs';
+export { DOCS_PREFIX, MOUNT_PATH };
 
 /**
  * Seed 001's two document-processing functions, one shared processing core (lambda/shared):

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { PROJECT_ROOT } from './bench-function';
 import { acknowledge } from './nag';
 import { RESULTS_LAYOUT } from './results-layout';
+import { RUNNER_TAG } from './runner-tags';
 
 export interface RunnerFleetProps {
   readonly vpc: ec2.IVpc;
@@ -31,8 +32,7 @@ export interface RunnerFleetProps {
   readonly s3fsVersion?: string;
 }
 
-/** The tags runners carry; the janitor and the state machine's teardown find runners by them. */
-export const RUNNER_TAG = { stack: 's3ab:stack', execution: 's3ab:execution', runId: 's3ab:run-id' } as const;
+export { RUNNER_TAG };
 
 /** True for Graviton (arm64) instance families: c7g, m7gd, r8g, t4g, ... */
 export function isGraviton(instanceType: string): boolean {

@@ -3,6 +3,7 @@ import type { Construct } from 'constructs';
 import { DataStorage } from './data-storage';
 import { DocumentFunctions } from './document-functions';
 import { BenchNetwork } from './network';
+import { Pipeline } from './pipeline';
 import { ResultsCatalog } from './results-catalog';
 import { RunnerFleet } from './runner-fleet';
 
@@ -15,7 +16,8 @@ export interface S3AccessBenchStackProps extends StackProps {
 
 /**
  * The AWS side of s3-access-bench, one construct per concern (each in its own file under lib/):
- * network, data bucket + S3 Files, results catalog, runner fleet, document-processing functions.
+ * network, data bucket + S3 Files, results catalog, runner fleet, document-processing functions,
+ * and the Step Functions pipeline that runs a benchmark matrix on them.
  * Nothing in it costs money per hour while no benchmark runs.
  */
 export class S3AccessBenchStack extends Stack {
@@ -24,6 +26,7 @@ export class S3AccessBenchStack extends Stack {
   readonly results: ResultsCatalog;
   readonly fleet: RunnerFleet;
   readonly documents: DocumentFunctions;
+  readonly pipeline: Pipeline;
 
   constructor(scope: Construct, id: string, props: S3AccessBenchStackProps = {}) {
     super(scope, id, props);
@@ -55,7 +58,12 @@ export class S3AccessBenchStack extends Stack {
     const policy = this.storage.allowClients([this.fleet.role, this.documents.after.role], [this.fleet.role]);
     this.storage.waitForMountTargets(policy);
 
+    this.pipeline = new Pipeline(this, 'Pipeline', {
+      storage: this.storage, results: this.results, fleet: this.fleet, documents: this.documents, runnerSubnets: this.network.runnerSubnets,
+    });
+
     const out = (id: string, value: string, description: string) => new CfnOutput(this, id, { value, description });
+    out('StateMachineArn', this.pipeline.stateMachine.stateMachineArn, 'Benchmark pipeline: `s3ab aws run` starts executions of it');
     out('DataBucketName', this.storage.bucket.bucketName, 'Benchmark data bucket (versioned; S3 Files is linked to it)');
     out('ResultsBucketName', this.results.bucket.bucketName, 'Results bucket: results/ (records), reports/, executions/, athena/');
     out('FileSystemId', this.storage.fileSystem.attrFileSystemId, 'S3 Files file system');

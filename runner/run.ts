@@ -1,5 +1,5 @@
 import { HeadBucketCommand, S3Client } from '@aws-sdk/client-s3';
-import { randomBytes } from 'node:crypto';
+import { newRunId } from './run-id';
 import { setMaxListeners } from 'node:events';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -58,9 +58,7 @@ export interface RunOutcome {
 /** The endpoint or the run went away; the run stops at once. */
 class RunAborted extends Error {}
 
-export function newRunId(now = new Date()): string {
-  return `${now.toISOString().replace(/[-:]/g, '').slice(0, 15)}Z-${randomBytes(3).toString('hex')}`;
-}
+export { newRunId };
 
 /** Loads and validates the matrix the options name (profile, file, overrides). Throws UserError. */
 export function matrixFor(opts: Pick<RunOptions, 'profile' | 'matrixFile' | 'methods' | 'workloads' | 'repetitions'>): ResolvedMatrix {

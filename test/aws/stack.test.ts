@@ -21,6 +21,21 @@ describe('IAM: least privilege', () => {
   const WILDCARD_REASONS: Record<string, string> = {
     'xray:PutTelemetryRecords': 'X-Ray has no resource-level permissions (tracing: ACTIVE on every function)',
     'xray:PutTraceSegments': 'X-Ray has no resource-level permissions (tracing: ACTIVE on every function)',
+    'xray:GetSamplingRules': 'X-Ray tracing of the state machine; no resource-level permissions',
+    'xray:GetSamplingTargets': 'X-Ray tracing of the state machine; no resource-level permissions',
+    'ssm:ListCommandInvocations': 'takes no resource ARN (command-status function)',
+    'ssm:describeInstanceInformation': 'takes no resource ARN (WaitUntilReady)',
+    'ec2:DescribeInstances': 'takes no resource ARN (command-status, teardown, janitor)',
+    'ec2:runInstances': 'RunInstances touches instance, volume, network interface, image, subnet and security group resources named at run time (ProvisionRunners)',
+    'ec2:CreateTags': 'tags at launch, limited by the ec2:CreateAction = RunInstances condition',
+    'logs:CreateLogDelivery': 'Step Functions log delivery (logging level ALL) takes no resource ARN',
+    'logs:GetLogDelivery': 'Step Functions log delivery',
+    'logs:UpdateLogDelivery': 'Step Functions log delivery',
+    'logs:DeleteLogDelivery': 'Step Functions log delivery',
+    'logs:ListLogDeliveries': 'Step Functions log delivery',
+    'logs:PutResourcePolicy': 'Step Functions log delivery',
+    'logs:DescribeResourcePolicies': 'Step Functions log delivery',
+    'logs:DescribeLogGroups': 'Step Functions log delivery',
   };
 
   test('every Allow on Resource "*" is listed with its reason', () => {
