@@ -30,7 +30,7 @@ export interface PipelineProps {
   readonly executionTimeout?: Duration;
   /** Waiting for runners to be online in SSM. @default { waitSeconds: 10, maxPolls: 12 } */
   readonly ready?: PollBudget;
-  /** Waiting for the setup command. @default { waitSeconds: 12, maxPolls: 20 } */
+  /** Waiting for the setup command. @default { waitSeconds: 15, maxPolls: 16 } */
   readonly setup?: PollBudget;
   /** Waiting for one benchmark step (the step command's own timeout is `stepTimeout`). @default { waitSeconds: 30, maxPolls: 250 } */
   readonly step?: PollBudget;
@@ -69,7 +69,7 @@ export class Pipeline extends Construct {
   constructor(scope: Construct, id: string, props: PipelineProps) {
     super(scope, id);
     const ready = props.ready ?? { waitSeconds: 10, maxPolls: 12 };
-    const setup = props.setup ?? { waitSeconds: 12, maxPolls: 20 };
+    const setup = props.setup ?? { waitSeconds: 15, maxPolls: 16 };
     const stepPoll = props.step ?? { waitSeconds: 30, maxPolls: 250 };
     const stepTimeout = props.stepTimeout ?? Duration.hours(2);
     for (const [name, b] of Object.entries({ ready, setup, step: stepPoll })) {
@@ -94,13 +94,13 @@ export class Pipeline extends Construct {
 
     this.commandStatus = new BenchFunction(this, 'CommandStatusFn', {
       entry: 'command-status', description: 's3-access-bench: one poll of an SSM command on the runners (fails fast on a lost runner)',
-      memorySize: 256, timeout: Duration.seconds(6),
+      memorySize: 256, timeout: Duration.seconds(4),
     });
     this.commandStatus.role.addToPolicy(new iam.PolicyStatement({ actions: ['ssm:ListCommandInvocations', 'ec2:DescribeInstances'], resources: ['*'] }));
 
     this.teardown = new BenchFunction(this, 'TeardownFn', {
       entry: 'teardown', description: 's3-access-bench: terminate a run\'s runners and delete its benchmark data (all versions)',
-      memorySize: 256, timeout: Duration.seconds(60),
+      memorySize: 256, timeout: Duration.seconds(45),
       environment: { STACK_NAME: stack.stackName, DATA_BUCKET: storage.bucket.bucketName, ACCESS_POINT_PREFIX: storage.accessPointPrefix },
     });
     const stackTagged = { StringEquals: { [`ec2:ResourceTag/${RUNNER_TAG.stack}`]: stack.stackName } };
@@ -115,7 +115,7 @@ export class Pipeline extends Construct {
 
     this.report = new BenchFunction(this, 'ReportFn', {
       entry: 'report', description: 's3-access-bench: write a run\'s report (summary queries) into the results bucket',
-      memorySize: 256, timeout: Duration.seconds(30), environment: { RESULTS_BUCKET: results.bucket.bucketName },
+      memorySize: 256, timeout: Duration.seconds(20), environment: { RESULTS_BUCKET: results.bucket.bucketName },
     });
     this.report.role.addToPolicy(new iam.PolicyStatement({
       actions: ['athena:GetQueryResults'], resources: [stack.formatArn({ service: 'athena', resource: 'workgroup', resourceName: results.workGroupName })],
@@ -156,7 +156,7 @@ export class Pipeline extends Construct {
       return t;
     };
 
-    const teardown = lambdaTask('Teardown', this.teardown, { 'runId.$': '$.run.value.runId' }, Duration.seconds(60), '$.teardown');
+    const teardown = lambdaTask('Teardown', this.teardown, { 'runId.$': '$.run.value.runId' }, Duration.seconds(45), '$.teardown');
     const teardownFailed = new sfn.Fail(this, 'TeardownFailed', {
       error: 'TeardownFailed', cause: 'Teardown did not finish: the janitor and the runners\' maximum lifetime will terminate what is left',
     });
@@ -213,7 +213,7 @@ export class Pipeline extends Construct {
     const readyWait = new sfn.Wait(this, 'ReadyWait', { time: sfn.WaitTime.duration(Duration.seconds(ready.waitSeconds)) });
     const checkReady = sdkTask('CheckRunnersOnline', 'ssm', 'describeInstanceInformation', {
       Filters: [{ Key: 'InstanceIds', 'Values.$': '$.runners.instanceIds' }, { Key: 'PingStatus', Values: ['Online'] }],
-    }, ['*'], Duration.seconds(5), { resultSelector: { 'online.$': 'States.ArrayLength($.InstanceInformationList)' }, resultPath: '$.readyCheck' });
+    }, ['*'], Duration.seconds(3), { resultSelector: { 'online.$': 'States.ArrayLength($.InstanceInformationList)' }, resultPath: '$.readyCheck' });
     checkReady.addCatch(teardown, catchToTeardown);
     const countReady = new sfn.Pass(this, 'CountReadyChecks', {
       parameters: { 'attempts.$': 'States.MathAdd($.ready.attempts, 1)', 'online.$': '$.readyCheck.online', 'expected.$': 'States.ArrayLength($.runners.instanceIds)' },
@@ -232,7 +232,7 @@ export class Pipeline extends Construct {
         Comment: `s3-access-bench ${prefix}`,
       }, [documentArn, runnerInstances], Duration.seconds(10), { resultSelector: { 'commandId.$': '$.Command.CommandId', attempts: 0 }, resultPath: '$.command' });
       const wait = new sfn.Wait(this, `${prefix}Wait`, { time: sfn.WaitTime.duration(Duration.seconds(budget.waitSeconds)) });
-      const check = lambdaTask(`${prefix}Check`, this.commandStatus, { 'commandId.$': '$.command.commandId', 'instanceIds.$': '$.instanceIds' }, Duration.seconds(6), '$.commandStatus');
+      const check = lambdaTask(`${prefix}Check`, this.commandStatus, { 'commandId.$': '$.command.commandId', 'instanceIds.$': '$.instanceIds' }, Duration.seconds(4), '$.commandStatus');
       const count = new sfn.Pass(this, `${prefix}Count`, {
         parameters: { 'commandId.$': '$.command.commandId', 'attempts.$': 'States.MathAdd($.command.attempts, 1)' }, resultPath: '$.command',
       });
@@ -300,8 +300,7 @@ export class Pipeline extends Construct {
         },
         ResultSelector: { 'queryExecutionId.$': '$.QueryExecution.QueryExecutionId' },
         ResultPath: '$.execution',
-        TimeoutSeconds: 60,
-        Retry: [{ ErrorEquals: ['Athena.TooManyRequestsException'], MaxAttempts: 1, IntervalSeconds: 1, BackoffRate: 2 }],
+        TimeoutSeconds: 45,
       },
     });
     const aggregate = new sfn.Map(this, 'Aggregate', {
@@ -315,7 +314,7 @@ export class Pipeline extends Construct {
     })));
     aggregate.addCatch(teardown, catchToTeardown);
 
-    const report = lambdaTask('Report', this.report, { 'runId.$': '$.run.value.runId', 'queries.$': '$.aggregate' }, Duration.seconds(30), '$.report');
+    const report = lambdaTask('Report', this.report, { 'runId.$': '$.run.value.runId', 'queries.$': '$.aggregate' }, Duration.seconds(20), '$.report');
     report.addCatch(teardown, catchToTeardown);
 
     // --- Wiring --------------------------------------------------------------------------------
