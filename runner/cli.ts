@@ -7,6 +7,7 @@ import { expandSteps, loadProfile, profileNames, resolveMatrix } from './core/ma
 import { METHODS } from './methods';
 import { printSummary } from './report/summary';
 import { runBenchmark } from './run';
+import { runOneStep } from './step';
 import { WORKLOADS } from './workloads';
 
 const list = (v: string) => v.split(',').map((s) => s.trim()).filter(Boolean);
@@ -65,6 +66,59 @@ Exit codes: 0 complete, 1 a step failed (results marked incomplete), 2 bad input
         process.stderr.write(`s3ab: run ${outcome.manifest.status}: ${outcome.manifest.problem}\n`);
         process.exitCode = ExitCode.runFailed;
       }
+    });
+
+  program
+    .command('step')
+    .description('run one step of a matrix and upload its records to s3://BUCKET/PREFIX (what the AWS pipeline runs on each runner through SSM)')
+    .requiredOption('-m, --matrix <file>', 'matrix JSON file of the execution')
+    .requiredOption('--step <n>', 'step number, 1-based, in run order (see `s3ab list`)', positiveInt)
+    .requiredOption('--run-id <id>', 'run id shared by every runner of the execution')
+    .requiredOption('--results <s3url>', 'where the records go: s3://BUCKET/PREFIX (PREFIX/dt=DAY/*.jsonl)')
+    .requiredOption('--bucket <name>', 'bucket the benchmark reads and writes (under s3ab/RUNID/RUNNER/)')
+    .option('--runner-id <id>', 'this runner\'s name in prefixes and file names (default: S3AB_RUNNER_ID)')
+    .option('--endpoint <url>', 'S3-compatible endpoint (default: AWS S3 in --region)')
+    .option('--region <region>', 'region (default: AWS_REGION)')
+    .addOption(new Option('--quiet', 'no progress output').hideHelp())
+    .action(async (o) => {
+      const abort = new AbortController();
+      installSignalHandlers(abort);
+      const outcome = await runOneStep({
+        matrixFile: o.matrix, step: o.step, runId: o.runId, runnerId: o.runnerId ?? process.env.S3AB_RUNNER_ID, results: o.results,
+        bucket: o.bucket, endpoint: o.endpoint, region: o.region, quiet: o.quiet, signal: abort.signal,
+      });
+      const m = outcome.run.manifest;
+      process.stdout.write(`s3ab step: run ${m.run_id} step ${o.step} ${m.status}: ${outcome.records} records uploaded\n${outcome.uploaded.map((u) => `  ${u}`).join('\n')}\n`);
+      if (m.status === 'interrupted') process.exitCode = ExitCode.interrupted;
+      else if (m.status !== 'complete') {
+        process.stderr.write(`s3ab step: step ${o.step} ${m.status}: ${m.problem}\n`);
+        process.exitCode = ExitCode.runFailed;
+      }
+    });
+
+  const aws = program.command('aws').description('run and query benchmarks on AWS (the deployed stack; credentials and region from the standard AWS chain)');
+  const stackOpt = () => new Option('--stack <name>', 'CloudFormation stack name').default('S3AccessBench');
+  const regionOpt = () => new Option('--region <region>', 'AWS region (default: AWS_REGION / profile)');
+  aws.command('run').description('start a state machine execution for a matrix, follow it, print the Athena summary')
+    .option('-p, --profile <name>', 'named matrix (default quick)').option('-m, --matrix <file>', 'matrix JSON file')
+    .option('--runners <type:count,...>', 'runner specs, e.g. c7g.large:2,m7i.large:1 (default: the stack\'s type, 1 runner)', (v: string) => v.split(',').map((x) => {
+      const [instanceType, count] = x.split(':');
+      return { instanceType, count: Number(count ?? 1) };
+    }))
+    .addOption(stackOpt()).addOption(regionOpt())
+    .action(async (o) => {
+      const { awsRun, defaultClients } = await import('./aws/commands');
+      process.exitCode = await awsRun(defaultClients(o.region), { stack: o.stack, profile: o.profile, matrix: o.matrix, runners: o.runners }, (l) => process.stdout.write(`${l}\n`));
+    });
+  aws.command('query <name>').description('run a named Athena query (assets/queries/NAME.sql) and print the table').addOption(stackOpt()).addOption(regionOpt())
+    .action(async (name, o) => {
+      const { awsQuery, defaultClients } = await import('./aws/commands');
+      process.exitCode = await awsQuery(defaultClients(o.region), o.stack, name, (l) => process.stdout.write(`${l}\n`));
+    });
+  aws.command('status').description('show the stack outputs and its latest executions').addOption(stackOpt()).addOption(regionOpt())
+    .action(async (o) => {
+      const { awsStatus, defaultClients } = await import('./aws/commands');
+      process.exitCode = await awsStatus(defaultClients(o.region), o.stack, (l) => process.stdout.write(`${l}\n`));
     });
 
   program

@@ -1,5 +1,5 @@
 import { HeadBucketCommand, S3Client } from '@aws-sdk/client-s3';
-import { randomBytes } from 'node:crypto';
+import { newRunId } from './run-id';
 import { setMaxListeners } from 'node:events';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -38,20 +38,27 @@ export interface RunOptions {
   /** Called with the embedded endpoint once it runs (tests use it to inject faults). */
   onEndpoint?: (e: EmbeddedEndpoint) => void;
   signal?: AbortSignal;
+  /** Run only these steps (1-based numbers of the expanded matrix): `s3ab step` on AWS runners. */
+  onlySteps?: number[];
+  /** Use this run id instead of a new one (every runner of an execution shares it). */
+  runId?: string;
+  /** Names this runner in object prefixes and result file names, so runners of one step never collide. */
+  runnerId?: string;
+  /** With --bucket and no --endpoint: the bucket is on AWS S3 (regional endpoint, standard credentials). */
+  awsTarget?: boolean;
 }
 
 export interface RunOutcome {
   manifest: RunManifest;
   resultsDir: string;
   files: string[];
+  manifestFile: string;
 }
 
 /** The endpoint or the run went away; the run stops at once. */
 class RunAborted extends Error {}
 
-export function newRunId(now = new Date()): string {
-  return `${now.toISOString().replace(/[-:]/g, '').slice(0, 15)}Z-${randomBytes(3).toString('hex')}`;
-}
+export { newRunId };
 
 /** Loads and validates the matrix the options name (profile, file, overrides). Throws UserError. */
 export function matrixFor(opts: Pick<RunOptions, 'profile' | 'matrixFile' | 'methods' | 'workloads' | 'repetitions'>): ResolvedMatrix {
@@ -68,9 +75,15 @@ export function matrixFor(opts: Pick<RunOptions, 'profile' | 'matrixFile' | 'met
  */
 export async function runBenchmark(opts: RunOptions): Promise<RunOutcome> {
   const matrix = matrixFor(opts);
-  const steps = expandSteps(matrix);
+  const allSteps = expandSteps(matrix);
+  for (const n of opts.onlySteps ?? []) {
+    if (!Number.isInteger(n) || n < 1 || n > allSteps.length) throw new UserError(`step ${n} is not in the matrix (it has ${allSteps.length} steps)`, `give a step from 1 to ${allSteps.length}`);
+  }
+  const steps = opts.onlySteps ? allSteps.filter((st) => opts.onlySteps!.includes(st.index)) : allSteps;
+  if (opts.runId !== undefined && !/^[0-9]{8}T[0-9]{6}Z-[0-9a-f]{6}$/.test(opts.runId)) throw new UserError(`run id "${opts.runId}" is not valid`, 'use the form 20261122T101500Z-ab12cd');
+  if (opts.runnerId !== undefined && !/^[A-Za-z0-9_-]{1,64}$/.test(opts.runnerId)) throw new UserError(`runner id "${opts.runnerId}" is not valid`, 'use letters, digits, - and _ only (an EC2 instance id, for example)');
   if (opts.endpoint && !opts.bucket) throw new UserError('--endpoint needs --bucket', 'name an existing bucket at that endpoint with --bucket NAME');
-  if (opts.bucket && !opts.endpoint) throw new UserError('--bucket needs --endpoint', 'give the endpoint URL with --endpoint URL');
+  if (opts.bucket && !opts.endpoint && !opts.awsTarget) throw new UserError('--bucket needs --endpoint', 'give the endpoint URL with --endpoint URL');
   if (opts.endpoint && !/^https?:\/\/[^/]+/.test(opts.endpoint)) {
     throw new UserError(`--endpoint "${opts.endpoint}" is not a URL`, 'write it as http://HOST:PORT or https://HOST');
   }
@@ -89,8 +102,8 @@ export async function runBenchmark(opts: RunOptions): Promise<RunOutcome> {
   setMaxListeners(1000, abort.signal);
   const onOuterAbort = () => abort.abort(opts.signal!.reason);
   opts.signal?.addEventListener('abort', onOuterAbort, { once: true });
-  const runId = newRunId();
-  const prefix = `s3ab/${runId}/`;
+  const runId = opts.runId ?? newRunId();
+  const prefix = `s3ab/${runId}/${opts.runnerId ? `${opts.runnerId}/` : ''}`;
 
   let embedded: EmbeddedEndpoint | null = null;
   let client: S3Client | null = null;
@@ -99,7 +112,12 @@ export async function runBenchmark(opts: RunOptions): Promise<RunOutcome> {
   const files: string[] = [];
   try {
     let target: StoreTarget;
-    if (opts.endpoint) {
+    if (opts.awsTarget && !opts.endpoint) {
+      target = {
+        kind: 'aws', endpointUrl: undefined, region: opts.region ?? process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION ?? 'us-east-1',
+        bucket: opts.bucket!, forcePathStyle: false, server: 'Amazon S3',
+      };
+    } else if (opts.endpoint) {
       target = {
         kind: 'custom', endpointUrl: opts.endpoint, region: opts.region ?? process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION ?? 'us-east-1',
         bucket: opts.bucket!, forcePathStyle: true, server: null,
@@ -129,11 +147,12 @@ export async function runBenchmark(opts: RunOptions): Promise<RunOutcome> {
     writer = new ResultsWriter(resolve(opts.resultsDir), {
       run_id: runId, status: 'running', started_at: new Date().toISOString(), ended_at: null, matrix: matrix.name,
       steps_total: steps.length, steps_done: 0, steps_failed: 0, problem: null, endpoint: endpointFacts, peak_rss_bytes: null,
-    });
+    }, { nameSuffix: opts.runnerId });
     await writer.open();
     progress.log(`run ${runId}: ${steps.length} steps (${matrix.methods.length} methods × ${matrix.workloads.length} workloads × ${matrix.repetitions} repetitions), results in ${writer.partitionDir}`);
 
-    const fixtures = await writeFixtures(matrix, reference, prefix, progress, abort.signal);
+    const needed = matrix.workloads.filter((w) => steps.some((st) => st.workload.name === w.name));
+    const fixtures = await writeFixtures({ ...matrix, workloads: needed }, reference, prefix, progress, abort.signal);
 
     for (const step of steps) {
       if (abort.signal.aborted) break;
@@ -180,7 +199,7 @@ export async function runBenchmark(opts: RunOptions): Promise<RunOutcome> {
       await writer.saveManifest();
     }
   }
-  return { manifest: writer!.manifest, resultsDir: writer!.root, files };
+  return { manifest: writer!.manifest, resultsDir: writer!.root, files, manifestFile: writer!.manifestFile };
 }
 
 async function writeFixtures(matrix: ResolvedMatrix, reference: ReferenceStore, prefix: string, progress: Progress, signal: AbortSignal): Promise<Map<string, Fixture>> {

@@ -13,6 +13,8 @@ say() { echo "[setup] $*" >&2; }
 
 VERSITYGW_VERSION=v1.8.0 # keep in step with runner/endpoint/embedded.ts
 APT_PACKAGES=(awscli)
+APT_PACKAGES+=(s3fs) # the document-processing Lambda test mounts the embedded bucket with s3fs (issue 5)
+CFN_LINT_VERSION=1.58.0 # checks the synthesized CloudFormation template (issue 5)
 
 # npm packages: reinstall when the lockfile changed since the last install.
 if [[ ! -f node_modules/.package-lock.json || package-lock.json -nt node_modules/.package-lock.json ]]; then
@@ -53,4 +55,11 @@ if [[ ! -x $bin || "$(cat $bin.version 2>/dev/null)" != "$VERSITYGW_VERSION" ]];
   GOBIN="$PWD/.tools/bin" GOFLAGS=-mod=mod go install "github.com/versity/versitygw/cmd/versitygw@$VERSITYGW_VERSION" >&2
   echo "$VERSITYGW_VERSION" > $bin.version
 fi
+# cfn-lint (PyPI) in its own virtualenv under .tools/, for the template tests.
+if [[ "$(.tools/cfn-lint/bin/cfn-lint --version 2>/dev/null)" != "cfn-lint $CFN_LINT_VERSION" ]]; then
+  say "installing cfn-lint $CFN_LINT_VERSION into .tools/cfn-lint"
+  python3 -m venv .tools/cfn-lint >&2 || { say "python3 -m venv failed: install python3-venv (apt-get install -y python3-venv)"; exit 1; }
+  .tools/cfn-lint/bin/pip install -q --disable-pip-version-check "cfn-lint==$CFN_LINT_VERSION" >&2
+fi
+
 ((QUIET)) || say "everything is installed"

@@ -64,3 +64,8 @@ function round(x: number, digits: number): number {
 export function stringMap(o: Record<string, unknown>): Record<string, string> {
   return Object.fromEntries(Object.entries(o).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]));
 }
+
+/** The UTC day of a run id (20261122T101500Z-ab12cd → 2026-11-22): every file of a run on AWS lands in one `dt=` partition. */
+export function runDay(runId: string): string {
+  return `${runId.slice(0, 4)}-${runId.slice(4, 6)}-${runId.slice(6, 8)}`;
+}

@@ -29,9 +29,17 @@ export class ResultsWriter {
   readonly partitionDir: string;
   private readonly manifestPath: string;
 
-  constructor(readonly root: string, readonly manifest: RunManifest) {
+  private readonly suffix: string;
+
+  /** `nameSuffix` (a runner id) ends every file name, so runners writing the same step of one run never collide. */
+  constructor(readonly root: string, readonly manifest: RunManifest, options: { nameSuffix?: string } = {}) {
+    this.suffix = options.nameSuffix ? `--${options.nameSuffix}` : '';
     this.partitionDir = join(root, `dt=${manifest.started_at.slice(0, 10)}`);
-    this.manifestPath = join(root, '_runs', `${manifest.run_id}.json`);
+    this.manifestPath = join(root, '_runs', `${manifest.run_id}${this.suffix}.json`);
+  }
+
+  get manifestFile(): string {
+    return this.manifestPath;
   }
 
   async open(): Promise<void> {
@@ -45,7 +53,7 @@ export class ResultsWriter {
       const errors = recordErrors(r);
       if (errors.length) throw new Error(`internal error: a ${workload} record does not match the result schema: ${errors.join('; ')}`);
     }
-    const name = `${this.manifest.run_id}--s${String(step).padStart(3, '0')}--${method}--${workload}.jsonl`;
+    const name = `${this.manifest.run_id}--s${String(step).padStart(3, '0')}--${method}--${workload}${this.suffix}.jsonl`;
     const tmp = join(this.partitionDir, `.${name}.tmp`);
     await writeFile(tmp, records.map((r) => JSON.stringify(r)).join('\n') + '\n');
     const path = join(this.partitionDir, name);

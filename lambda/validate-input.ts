@@ -1,0 +1,86 @@
+import { PutObjectCommand } from '@aws-sdk/client-s3';
+import { UserError } from '../runner/core/errors';
+import { expandSteps, loadProfile, resolveMatrix } from '../runner/core/matrix';
+import { newRunId } from '../runner/run-id';
+import { RESULTS_LAYOUT } from '../lib/results-layout';
+import { logger, NamedError } from './shared/powertools';
+import { env, s3Client } from './shared/s3';
+
+const client = s3Client();
+
+export interface RunnerSpec { instanceType: string; count: number }
+
+/** The state machine's input: the same matrix format as `s3ab run --matrix` (or a profile name), runner specs and the Lambda benchmark's size. */
+export interface ExecutionInput {
+  matrix?: unknown;
+  profile?: string;
+  runners?: RunnerSpec[];
+  lambdas?: { documents?: number; repetitions?: number };
+}
+
+export interface ValidatedRun {
+  runId: string;
+  matrixName: string;
+  matrixKey: string;
+  steps: { step: string; label: string }[];
+  runners: RunnerSpec[];
+  runnerCount: number;
+  documents: number;
+  lambdaRepetitions: number[];
+}
+
+const MAX_RUNNERS = 20;
+
+/** Validates an execution's input; every problem is an `InvalidInput` error naming the field and the valid values. */
+export function validateInput(input: unknown, defaultInstanceType: string): Omit<ValidatedRun, 'runId' | 'matrixKey'> & { matrix: unknown } {
+  const ev = (input ?? {}) as ExecutionInput;
+  const bad = (problem: string, fix: string) => new NamedError('InvalidInput', `${problem} — ${fix}`);
+  if (ev.matrix !== undefined && ev.profile !== undefined) throw bad('the input has both "matrix" and "profile"', 'give one of them');
+  let raw: unknown;
+  try {
+    raw = ev.matrix ?? loadProfile(ev.profile ?? 'quick');
+  } catch (err) {
+    if (err instanceof UserError) throw bad(err.problem, err.fix);
+    throw err;
+  }
+  let resolved;
+  try {
+    resolved = resolveMatrix(raw, ev.matrix !== undefined ? 'input.matrix' : `profile ${ev.profile ?? 'quick'}`);
+  } catch (err) {
+    if (err instanceof UserError) throw new NamedError('InvalidMatrix', `${err.problem} — ${err.fix}`);
+    throw err;
+  }
+  const runners = ev.runners ?? [{ instanceType: defaultInstanceType, count: 1 }];
+  if (!Array.isArray(runners) || runners.length === 0) throw bad('input.runners must be a non-empty list', 'e.g. [{"instanceType":"c7g.large","count":1}]');
+  runners.forEach((r, i) => {
+    if (typeof r?.instanceType !== 'string' || !/^[a-z][a-z0-9-]*\d[a-z0-9-]*\.[a-z0-9]+$/.test(r.instanceType)) throw bad(`input.runners[${i}].instanceType "${r?.instanceType}" is not an EC2 instance type`, 'e.g. c7g.large, m7i.xlarge');
+    if (!Number.isInteger(r.count) || r.count < 1 || r.count > MAX_RUNNERS) throw bad(`input.runners[${i}].count must be 1–${MAX_RUNNERS}, got ${JSON.stringify(r.count)}`, 'ask for fewer runners');
+  });
+  const runnerCount = runners.reduce((n, r) => n + r.count, 0);
+  if (runnerCount > MAX_RUNNERS) throw bad(`${runnerCount} runners in total`, `at most ${MAX_RUNNERS} per execution`);
+  const documents = ev.lambdas?.documents ?? 20;
+  const repetitions = ev.lambdas?.repetitions ?? 3;
+  if (!Number.isInteger(documents) || documents < 1 || documents > 1000) throw bad(`input.lambdas.documents must be 1–1000, got ${JSON.stringify(documents)}`, 'seed 001 used 20');
+  if (!Number.isInteger(repetitions) || repetitions < 1 || repetitions > 20) throw bad(`input.lambdas.repetitions must be 1–20, got ${JSON.stringify(repetitions)}`, 'seed 001 used 3');
+  const steps = expandSteps(resolved).map((s) => ({
+    step: String(s.index),
+    label: `${s.method.name}${s.method.variant === 'default' ? '' : `:${s.method.variant}`} ${s.workload.name} rep ${s.repetition}`,
+  }));
+  return { matrix: raw, matrixName: resolved.name, steps, runners, runnerCount, documents, lambdaRepetitions: Array.from({ length: repetitions }, (_, i) => i + 1) };
+}
+
+/**
+ * ValidateInput: checks the execution's input with the runner's own matrix validator (the same
+ * as `s3ab run --matrix`) before anything is created, then stores the matrix where the runners'
+ * `s3ab step` reads it (executions/RUNID/matrix.json).
+ */
+export async function handler(event: { input?: unknown }): Promise<ValidatedRun> {
+  const v = validateInput(event?.input, process.env.DEFAULT_INSTANCE_TYPE ?? 'c7g.large');
+  const runId = newRunId();
+  const matrixKey = `${RESULTS_LAYOUT.executions}${runId}/matrix.json`;
+  await client.send(new PutObjectCommand({ Bucket: env('RESULTS_BUCKET'), Key: matrixKey, Body: JSON.stringify(v.matrix, null, 2), ContentType: 'application/json' }));
+  logger.info('input valid', { runId, steps: v.steps.length, runners: v.runnerCount });
+  const { matrix: _matrix, ...rest } = v;
+  void _matrix;
+  return { runId, matrixKey, ...rest };
+}

@@ -1,0 +1,101 @@
+import { Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import { NodejsFunction, type BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+import { join } from 'node:path';
+import { acknowledge } from './nag';
+
+export const PROJECT_ROOT = join(__dirname, '..');
+
+export interface BenchFunctionProps {
+  /** Handler file under lambda/, without extension, e.g. `before`. */
+  readonly entry: string;
+  /** What the function does (the Lambda description). */
+  readonly description: string;
+  /** @default 512 (seed 001: ≥ 512 MB enables S3 Files' direct S3 reads) */
+  readonly memorySize?: number;
+  /** @default Duration.minutes(1) */
+  readonly timeout?: Duration;
+  /** @default {} */
+  readonly environment?: Record<string, string>;
+  /** Log retention. @default logs.RetentionDays.ONE_MONTH */
+  readonly logRetention?: logs.RetentionDays;
+  /** VPC placement and file system: only for functions that mount S3 Files. @default no VPC */
+  readonly vpc?: Pick<lambda.FunctionProps, 'vpc' | 'vpcSubnets' | 'securityGroups' | 'filesystem'>;
+  /** Extra esbuild options (e.g. files to copy next to the bundle). @default none */
+  readonly bundling?: Partial<BundlingOptions>;
+}
+
+/**
+ * The house Lambda construct: every function of the stack is built the same way — Node.js 24 on
+ * arm64 (Graviton), bundled from lambda/NAME.ts by esbuild (NodejsFunction), X-Ray tracing
+ * active, Powertools service name and metrics namespace set, its own log group with retention
+ * that goes with the stack, and a role whose only log permissions are on that group.
+ */
+export class BenchFunction extends Construct {
+  readonly function: NodejsFunction;
+  readonly role: iam.Role;
+  readonly logGroup: logs.LogGroup;
+
+  constructor(scope: Construct, id: string, props: BenchFunctionProps) {
+    super(scope, id);
+    if (!/^[a-z][a-z0-9-]*$/.test(props.entry)) throw new Error(`BenchFunction ${id}: entry "${props.entry}" must be a file name under lambda/ without extension`);
+    const memorySize = props.memorySize ?? 512;
+    if (memorySize < 128 || memorySize > 10240) throw new Error(`BenchFunction ${id}: memorySize ${memorySize} is outside 128–10240 MB`);
+
+    this.logGroup = new logs.LogGroup(this, 'Logs', {
+      retention: props.logRetention ?? logs.RetentionDays.ONE_MONTH,
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+    this.role = new iam.Role(this, 'Role', {
+      assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
+      description: `Execution role of the ${props.entry} function`,
+    });
+    this.role.addToPolicy(new iam.PolicyStatement({
+      actions: ['logs:CreateLogStream', 'logs:PutLogEvents'],
+      resources: [this.logGroup.logGroupArn, `${this.logGroup.logGroupArn}:*`],
+    }));
+    acknowledge(this.role, 'AwsSolutions-IAM5[Resource::<' + Stack.of(this).getLogicalId(this.logGroup.node.defaultChild as never) + '.Arn>:*]',
+      'log streams of this function\'s own log group: stream names are created by Lambda at run time');
+
+    this.function = new NodejsFunction(this, 'Function', {
+      entry: join(PROJECT_ROOT, 'lambda', `${props.entry}.ts`),
+      handler: 'handler',
+      description: props.description,
+      runtime: lambda.Runtime.NODEJS_24_X,
+      architecture: lambda.Architecture.ARM_64,
+      memorySize,
+      timeout: props.timeout ?? Duration.minutes(1),
+      tracing: lambda.Tracing.ACTIVE,
+      logGroup: this.logGroup,
+      role: this.role,
+      environment: {
+        POWERTOOLS_SERVICE_NAME: props.entry,
+        POWERTOOLS_METRICS_NAMESPACE: 's3-access-bench',
+        AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+        ...props.environment,
+      },
+      ...props.vpc,
+      projectRoot: PROJECT_ROOT,
+      depsLockFilePath: join(PROJECT_ROOT, 'package-lock.json'),
+      bundling: {
+        minify: true,
+        sourceMap: true,
+        target: 'node24',
+        // The runtime ships SDK v3, but bundling pins the lockfile's version: results stay reproducible.
+        externalModules: ['@duckdb/node-api'],
+        ...props.bundling,
+      },
+    });
+    if (props.vpc) {
+      // Lambda creates the function's network interfaces with the execution role; those EC2 calls take no resource ARNs.
+      this.role.addManagedPolicy(iam.ManagedPolicy.fromAwsManagedPolicyName('service-role/AWSLambdaVPCAccessExecutionRole'));
+      acknowledge(this.role, 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaVPCAccessExecutionRole]',
+        'Lambda\'s VPC placement: ec2:CreateNetworkInterface and its companions accept no resource ARNs; AWS maintains this policy for exactly that');
+    }
+    // Tracing writes segments to X-Ray, whose API takes no resource ARNs.
+    acknowledge(this.role, 'AwsSolutions-IAM5[Resource::*]', 'X-Ray PutTraceSegments/PutTelemetryRecords accept only Resource "*" (added by tracing: ACTIVE)');
+  }
+}

@@ -1,0 +1,27 @@
+import { Validations } from 'aws-cdk-lib';
+import type { IConstruct } from 'constructs';
+
+export interface Acknowledgment {
+  path: string;
+  id: string;
+  reason: string;
+}
+
+/** Every acknowledgment made, so a test can check that each one still matches a finding. */
+export const acknowledgments: Acknowledgment[] = [];
+let enabled = true;
+
+/** Tests only: record acknowledgments without applying them, to see the findings they excuse. */
+export function applyAcknowledgments(on: boolean): void {
+  enabled = on;
+}
+
+/**
+ * Acknowledges one cdk-nag finding on one construct, with the reason it is acceptable there.
+ * Always called next to the resource it excuses (never stack-wide); `id` may carry a finding
+ * suffix such as `AwsSolutions-IAM5[Action::s3:List*]`.
+ */
+export function acknowledge(scope: IConstruct, id: string, reason: string): void {
+  acknowledgments.push({ path: scope.node.path, id, reason });
+  if (enabled) Validations.of(scope).acknowledge({ id, reason });
+}

@@ -1,0 +1,382 @@
+import { Aws, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import * as events from 'aws-cdk-lib/aws-events';
+import * as targets from 'aws-cdk-lib/aws-events-targets';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
+import * as tasks from 'aws-cdk-lib/aws-stepfunctions-tasks';
+import { Construct } from 'constructs';
+import { BenchFunction } from './bench-function';
+import type { DataStorage } from './data-storage';
+import { DOCS_PREFIX } from './document-prefixes';
+import type { DocumentFunctions } from './document-functions';
+import { acknowledge } from './nag';
+import type { ResultsCatalog } from './results-catalog';
+import { RESULTS_LAYOUT } from './results-layout';
+import type { RunnerFleet } from './runner-fleet';
+import { RUNNER_TAG } from './runner-tags';
+
+/** Poll loops of the pipeline: how long to wait between checks and how many checks at most. */
+export interface PollBudget { waitSeconds: number; maxPolls: number }
+
+export interface PipelineProps {
+  readonly storage: DataStorage;
+  readonly results: ResultsCatalog;
+  readonly fleet: RunnerFleet;
+  readonly documents: DocumentFunctions;
+  readonly runnerSubnets: ec2.SelectedSubnets;
+  /** Whole execution. @default Duration.hours(12) */
+  readonly executionTimeout?: Duration;
+  /** Waiting for runners to be online in SSM. @default { waitSeconds: 10, maxPolls: 12 } */
+  readonly ready?: PollBudget;
+  /** Waiting for the setup command. @default { waitSeconds: 15, maxPolls: 16 } */
+  readonly setup?: PollBudget;
+  /** Waiting for one benchmark step (the step command's own timeout is `stepTimeout`). @default { waitSeconds: 30, maxPolls: 250 } */
+  readonly step?: PollBudget;
+  /** SSM execution timeout of one step. @default Duration.hours(2) */
+  readonly stepTimeout?: Duration;
+}
+
+/** Errors worth a retry: throttling and transient service faults. */
+const TRANSIENT_LAMBDA = ['Lambda.ServiceException', 'Lambda.AWSLambdaException', 'Lambda.SdkClientException', 'Lambda.TooManyRequestsException'];
+const TRANSIENT_SDK = ['Ec2.RequestLimitExceededException', 'Ssm.ThrottlingException', 'Athena.TooManyRequestsException', 'States.Timeout'];
+
+/**
+ * The benchmark pipeline, one Step Functions execution per matrix (JSONPath, so the synthesized
+ * definition runs under aws-local-stepfunctions in tests):
+ *
+ *   ValidateInput → ProvisionRunners → WaitUntilReady → SetupRunners → RunBenchmarkSteps →
+ *   BenchmarkLambdas → Aggregate → Report → Teardown → success
+ *
+ * Every state that can fail before Teardown catches States.ALL into `$.error` and goes to
+ * Teardown, which terminates the run's runners (found by tag) and deletes its data, then fails
+ * the execution with the original error and cause. Each task has a timeout and a bounded retry
+ * on transient errors; each poll loop has a counter; the non-benchmark part is bounded to
+ * ≤ 15 minutes by those numbers (test/aws/pipeline.test.ts adds them up from the definition).
+ * Beyond the state machine: runners shut themselves down after their maximum lifetime, and a
+ * scheduled janitor terminates any runner of this stack older than that.
+ */
+export class Pipeline extends Construct {
+  readonly stateMachine: sfn.StateMachine;
+  readonly validate: BenchFunction;
+  readonly commandStatus: BenchFunction;
+  readonly teardown: BenchFunction;
+  readonly report: BenchFunction;
+  readonly janitor: BenchFunction;
+  readonly logGroup: logs.LogGroup;
+
+  constructor(scope: Construct, id: string, props: PipelineProps) {
+    super(scope, id);
+    const ready = props.ready ?? { waitSeconds: 10, maxPolls: 12 };
+    const setup = props.setup ?? { waitSeconds: 15, maxPolls: 16 };
+    const stepPoll = props.step ?? { waitSeconds: 30, maxPolls: 250 };
+    const stepTimeout = props.stepTimeout ?? Duration.hours(2);
+    for (const [name, b] of Object.entries({ ready, setup, step: stepPoll })) {
+      if (!(b.waitSeconds >= 1 && b.maxPolls >= 1 && Number.isInteger(b.maxPolls))) throw new Error(`Pipeline: ${name} poll budget must have waitSeconds ≥ 1 and a whole maxPolls ≥ 1`);
+    }
+    if (stepPoll.waitSeconds * stepPoll.maxPolls < stepTimeout.toSeconds()) {
+      throw new Error(`Pipeline: the step poll budget (${stepPoll.waitSeconds * stepPoll.maxPolls} s) is shorter than stepTimeout (${stepTimeout.toSeconds()} s)`);
+    }
+    const stack = Stack.of(this);
+    const { storage, results, fleet, documents } = props;
+
+    // --- Functions -------------------------------------------------------------------------------
+    this.validate = new BenchFunction(this, 'ValidateInputFn', {
+      entry: 'validate-input',
+      description: 's3-access-bench: validate an execution\'s matrix (the runner\'s validator) and store it for the runners',
+      memorySize: 256, timeout: Duration.seconds(20),
+      environment: { RESULTS_BUCKET: results.bucket.bucketName, DEFAULT_INSTANCE_TYPE: fleet.instanceType, S3AB_HOME: '/var/task' },
+      // The profiles and schemas the runner reads from disk ship next to the bundle.
+      bundling: { commandHooks: { beforeBundling: () => [], beforeInstall: () => [], afterBundling: (input, output) => [`cp -r ${input}/assets ${output}/assets`] } },
+    });
+    this.validate.role.addToPolicy(new iam.PolicyStatement({ actions: ['s3:PutObject'], resources: [results.bucket.arnForObjects(`${RESULTS_LAYOUT.executions}*`)] }));
+
+    this.commandStatus = new BenchFunction(this, 'CommandStatusFn', {
+      entry: 'command-status', description: 's3-access-bench: one poll of an SSM command on the runners (fails fast on a lost runner)',
+      memorySize: 256, timeout: Duration.seconds(4),
+    });
+    this.commandStatus.role.addToPolicy(new iam.PolicyStatement({ actions: ['ssm:ListCommandInvocations', 'ec2:DescribeInstances'], resources: ['*'] }));
+
+    this.teardown = new BenchFunction(this, 'TeardownFn', {
+      entry: 'teardown', description: 's3-access-bench: terminate a run\'s runners and delete its benchmark data (all versions)',
+      memorySize: 256, timeout: Duration.seconds(45),
+      environment: { STACK_NAME: stack.stackName, DATA_BUCKET: storage.bucket.bucketName, ACCESS_POINT_PREFIX: storage.accessPointPrefix },
+    });
+    const stackTagged = { StringEquals: { [`ec2:ResourceTag/${RUNNER_TAG.stack}`]: stack.stackName } };
+    const instances = `arn:${Aws.PARTITION}:ec2:${Aws.REGION}:${Aws.ACCOUNT_ID}:instance/*`;
+    this.teardown.role.addToPolicy(new iam.PolicyStatement({ actions: ['ec2:DescribeInstances'], resources: ['*'] }));
+    this.teardown.role.addToPolicy(new iam.PolicyStatement({ actions: ['ec2:TerminateInstances'], resources: [instances], conditions: stackTagged }));
+    this.teardown.role.addToPolicy(new iam.PolicyStatement({ actions: ['s3:ListBucketVersions', 's3:ListBucket'], resources: [storage.bucket.bucketArn] }));
+    this.teardown.role.addToPolicy(new iam.PolicyStatement({
+      actions: ['s3:DeleteObject', 's3:DeleteObjectVersion'],
+      resources: ['s3ab/*', `${DOCS_PREFIX}*`, `${storage.accessPointPrefix}*`].map((p) => storage.bucket.arnForObjects(p)),
+    }));
+
+    this.report = new BenchFunction(this, 'ReportFn', {
+      entry: 'report', description: 's3-access-bench: write a run\'s report (summary queries) into the results bucket',
+      memorySize: 256, timeout: Duration.seconds(20), environment: { RESULTS_BUCKET: results.bucket.bucketName },
+    });
+    this.report.role.addToPolicy(new iam.PolicyStatement({
+      actions: ['athena:GetQueryResults'], resources: [stack.formatArn({ service: 'athena', resource: 'workgroup', resourceName: results.workGroupName })],
+    }));
+    this.report.role.addToPolicy(new iam.PolicyStatement({ actions: ['s3:GetObject'], resources: [results.bucket.arnForObjects(`${RESULTS_LAYOUT.athena}*`)] }));
+    this.report.role.addToPolicy(new iam.PolicyStatement({ actions: ['s3:PutObject'], resources: [results.bucket.arnForObjects(`${RESULTS_LAYOUT.reports}*`)] }));
+
+    this.janitor = new BenchFunction(this, 'JanitorFn', {
+      entry: 'janitor', description: 's3-access-bench: terminate runners of this stack older than their maximum lifetime',
+      memorySize: 256, timeout: Duration.seconds(60),
+      environment: { STACK_NAME: stack.stackName, MAX_LIFETIME_MINUTES: String(fleet.maxLifetime.toMinutes()) },
+    });
+    this.janitor.role.addToPolicy(new iam.PolicyStatement({ actions: ['ec2:DescribeInstances'], resources: ['*'] }));
+    this.janitor.role.addToPolicy(new iam.PolicyStatement({ actions: ['ec2:TerminateInstances'], resources: [instances], conditions: stackTagged }));
+    new events.Rule(this, 'JanitorSchedule', {
+      description: 's3-access-bench: hourly sweep for runners past their maximum lifetime',
+      schedule: events.Schedule.rate(Duration.hours(1)),
+      targets: [new targets.LambdaFunction(this.janitor.function, { retryAttempts: 2 })],
+    });
+
+    // --- States --------------------------------------------------------------------------------
+    const catchToTeardown: sfn.CatchProps = { errors: ['States.ALL'], resultPath: '$.error' };
+    const lambdaTask = (id: string, fn: BenchFunction, payload: Record<string, unknown>, timeout: Duration, resultPath: string | null) => {
+      const t = new tasks.LambdaInvoke(this, id, {
+        lambdaFunction: fn.function,
+        payload: sfn.TaskInput.fromObject(payload),
+        resultSelector: { 'value.$': '$.Payload' },
+        resultPath: resultPath === null ? sfn.JsonPath.DISCARD : resultPath,
+        retryOnServiceExceptions: false,
+        taskTimeout: sfn.Timeout.duration(timeout),
+      });
+      t.addRetry({ errors: TRANSIENT_LAMBDA, maxAttempts: 1, interval: Duration.seconds(1), backoffRate: 2 });
+      return t;
+    };
+    const sdkTask = (id: string, service: string, action: string, parameters: Record<string, unknown>, iamResources: string[], timeout: Duration, extra: Partial<tasks.CallAwsServiceProps> = {}) => {
+      const t = new tasks.CallAwsService(this, id, { service, action, parameters, iamResources, taskTimeout: sfn.Timeout.duration(timeout), ...extra });
+      t.addRetry({ errors: TRANSIENT_SDK, maxAttempts: 1, interval: Duration.seconds(1), backoffRate: 2 });
+      return t;
+    };
+
+    const teardown = lambdaTask('Teardown', this.teardown, { 'runId.$': '$.run.value.runId' }, Duration.seconds(45), '$.teardown');
+    const teardownFailed = new sfn.Fail(this, 'TeardownFailed', {
+      error: 'TeardownFailed', cause: 'Teardown did not finish: the janitor and the runners\' maximum lifetime will terminate what is left',
+    });
+    teardown.addCatch(teardownFailed, { errors: ['States.ALL'], resultPath: '$.teardownError' });
+    const failed = new sfn.Fail(this, 'ExecutionFailed', { errorPath: '$.error.Error', causePath: '$.error.Cause' });
+    const done = new sfn.Succeed(this, 'Done', { comment: 'The report is at $.report.value.reportLocation' });
+    teardown.next(new sfn.Choice(this, 'FailedBeforeTeardown?').when(sfn.Condition.isPresent('$.error'), failed).otherwise(done));
+
+    // ValidateInput: nothing exists yet, so a bad input fails at once.
+    const inputRejected = new sfn.Fail(this, 'InputRejected', { errorPath: '$.error.Error', causePath: '$.error.Cause' });
+    const validate = lambdaTask('ValidateInput', this.validate, { 'input.$': '$' }, Duration.seconds(20), '$.run');
+    // The function receives the execution input under "input".
+    validate.addCatch(inputRejected, { errors: ['States.ALL'], resultPath: '$.error' });
+
+    // ProvisionRunners: one RunInstances per runner spec, all tagged with the run and execution.
+    const runInstances = sdkTask('RunInstances', 'ec2', 'runInstances', {
+      LaunchTemplate: { LaunchTemplateId: fleet.launchTemplate.launchTemplateId, Version: '$Latest' },
+      'InstanceType.$': '$.spec.instanceType',
+      'MinCount.$': '$.spec.count',
+      'MaxCount.$': '$.spec.count',
+      SubnetId: props.runnerSubnets.subnetIds[0],
+      TagSpecifications: [{
+        ResourceType: 'instance',
+        Tags: [
+          { Key: RUNNER_TAG.stack, Value: stack.stackName },
+          { Key: RUNNER_TAG.runId, 'Value.$': '$.runId' },
+          { Key: RUNNER_TAG.execution, 'Value.$': '$.executionId' },
+          { Key: 'Name', Value: `${stack.stackName}-runner` },
+        ],
+      }],
+    }, ['*'], Duration.seconds(20), {
+      resultSelector: { 'instanceIds.$': '$.Instances[*].InstanceId' },
+      additionalIamStatements: [
+        new iam.PolicyStatement({ actions: ['iam:PassRole'], resources: [fleet.role.roleArn], conditions: { StringEquals: { 'iam:PassedToService': 'ec2.amazonaws.com' } } }),
+        new iam.PolicyStatement({ actions: ['ec2:CreateTags'], resources: ['*'], conditions: { StringEquals: { 'ec2:CreateAction': 'RunInstances' } } }),
+      ],
+    });
+    const provision = new sfn.Map(this, 'ProvisionRunners', {
+      itemsPath: '$.run.value.runners',
+      itemSelector: { 'spec.$': '$$.Map.Item.Value', 'runId.$': '$.run.value.runId', 'executionId.$': '$$.Execution.Id' },
+      maxConcurrency: 0,
+      resultPath: '$.provisioned',
+    });
+    provision.itemProcessor(runInstances);
+    provision.addCatch(teardown, catchToTeardown);
+    const collect = new sfn.Pass(this, 'CollectRunners', { parameters: { 'instanceIds.$': '$.provisioned[*].instanceIds[*]' }, resultPath: '$.runners' });
+
+    // WaitUntilReady: every runner online in SSM, at most ready.maxPolls checks.
+    const notReady = new sfn.Pass(this, 'RunnersNotReady', {
+      result: sfn.Result.fromObject({ Error: 'RunnersNotReady', Cause: `not every runner was online in SSM after ${ready.maxPolls} checks ${ready.waitSeconds} s apart` }),
+      resultPath: '$.error',
+    }).next(teardown);
+    const initReady = new sfn.Pass(this, 'WaitUntilReady', { result: sfn.Result.fromObject({ attempts: 0 }), resultPath: '$.ready' });
+    const readyWait = new sfn.Wait(this, 'ReadyWait', { time: sfn.WaitTime.duration(Duration.seconds(ready.waitSeconds)) });
+    const checkReady = sdkTask('CheckRunnersOnline', 'ssm', 'describeInstanceInformation', {
+      Filters: [{ Key: 'InstanceIds', 'Values.$': '$.runners.instanceIds' }, { Key: 'PingStatus', Values: ['Online'] }],
+    }, ['*'], Duration.seconds(3), { resultSelector: { 'online.$': 'States.ArrayLength($.InstanceInformationList)' }, resultPath: '$.readyCheck' });
+    checkReady.addCatch(teardown, catchToTeardown);
+    const countReady = new sfn.Pass(this, 'CountReadyChecks', {
+      parameters: { 'attempts.$': 'States.MathAdd($.ready.attempts, 1)', 'online.$': '$.readyCheck.online', 'expected.$': 'States.ArrayLength($.runners.instanceIds)' },
+      resultPath: '$.ready',
+    });
+
+    // SetupRunners and each benchmark step: SendCommand, then poll the command until done.
+    const runnerInstances = `arn:${Aws.PARTITION}:ec2:${Aws.REGION}:${Aws.ACCOUNT_ID}:instance/*`;
+    const sendAndWait = (prefix: string, documentName: string, parameters: Record<string, unknown>, budget: PollBudget, onTimeout: sfn.IChainable, onDone: sfn.IChainable, catchTo?: sfn.IChainable) => {
+      const documentArn = stack.formatArn({ service: 'ssm', resource: 'document', resourceName: documentName });
+      const send = sdkTask(`${prefix}`, 'ssm', 'sendCommand', {
+        DocumentName: documentName,
+        'InstanceIds.$': '$.instanceIds',
+        Parameters: parameters,
+        TimeoutSeconds: 60,
+        Comment: `s3-access-bench ${prefix}`,
+      }, [documentArn, runnerInstances], Duration.seconds(10), { resultSelector: { 'commandId.$': '$.Command.CommandId', attempts: 0 }, resultPath: '$.command' });
+      const wait = new sfn.Wait(this, `${prefix}Wait`, { time: sfn.WaitTime.duration(Duration.seconds(budget.waitSeconds)) });
+      const check = lambdaTask(`${prefix}Check`, this.commandStatus, { 'commandId.$': '$.command.commandId', 'instanceIds.$': '$.instanceIds' }, Duration.seconds(4), '$.commandStatus');
+      const count = new sfn.Pass(this, `${prefix}Count`, {
+        parameters: { 'commandId.$': '$.command.commandId', 'attempts.$': 'States.MathAdd($.command.attempts, 1)' }, resultPath: '$.command',
+      });
+      if (catchTo) {
+        send.addCatch(catchTo, catchToTeardown);
+        check.addCatch(catchTo, catchToTeardown);
+      }
+      return send.next(wait).next(check).next(count).next(new sfn.Choice(this, `${prefix}Done?`)
+        .when(sfn.Condition.booleanEquals('$.commandStatus.value.done', true), onDone)
+        .when(sfn.Condition.numberGreaterThanEquals('$.command.attempts', budget.maxPolls), onTimeout)
+        .otherwise(wait));
+    };
+
+    // In the main flow the runners' ids sit in $.runners.instanceIds; the send step reads $.instanceIds.
+    const setupTimedOut = new sfn.Pass(this, 'SetupTimedOut', {
+      result: sfn.Result.fromObject({ Error: 'SetupTimedOut', Cause: `runner setup did not finish within ${setup.maxPolls} checks ${setup.waitSeconds} s apart` }),
+      resultPath: '$.error',
+    }).next(teardown);
+
+    // RunBenchmarkSteps: each step on every runner at once (N runners = N clients on the same step).
+    const stepTimedOut = new sfn.Fail(this, 'StepTimedOut', { error: 'StepTimedOut', cause: `a benchmark step did not finish within ${stepPoll.maxPolls} checks ${stepPoll.waitSeconds} s apart` });
+    const stepDone = new sfn.Succeed(this, 'StepDone');
+    const runStep = sendAndWait('RunStep', fleet.runStepDocument.ref, {
+      'runId.$': 'States.Array($.runId)', 'step.$': 'States.Array($.step.step)', executionTimeout: [String(stepTimeout.toSeconds())],
+    }, stepPoll, stepTimedOut, stepDone);
+    const steps = new sfn.Map(this, 'RunBenchmarkSteps', {
+      itemsPath: '$.run.value.steps',
+      itemSelector: { 'step.$': '$$.Map.Item.Value', 'runId.$': '$.run.value.runId', 'instanceIds.$': '$.runners.instanceIds' },
+      maxConcurrency: 1,
+      resultPath: sfn.JsonPath.DISCARD,
+    });
+    steps.itemProcessor(runStep);
+    steps.addCatch(teardown, catchToTeardown);
+
+    // BenchmarkLambdas: seed 001's before/after, R repetitions, each writing its phase records.
+    const invokeBefore = lambdaTask('InvokeBefore', documents.before, { 'runId.$': '$.runId', 'repetition.$': '$.repetition', 'documents.$': '$.documents' }, Duration.minutes(5), '$.before');
+    const invokeAfter = lambdaTask('InvokeAfter', documents.after, { 'runId.$': '$.runId', 'repetition.$': '$.repetition', 'documents.$': '$.documents' }, Duration.minutes(5), '$.after');
+    const lambdas = new sfn.Map(this, 'BenchmarkLambdas', {
+      itemsPath: '$.run.value.lambdaRepetitions',
+      itemSelector: { 'repetition.$': '$$.Map.Item.Value', 'runId.$': '$.run.value.runId', 'documents.$': '$.run.value.documents' },
+      maxConcurrency: 1,
+      resultPath: '$.lambdas',
+    });
+    lambdas.itemProcessor(invokeBefore.next(invokeAfter));
+    lambdas.addCatch(teardown, catchToTeardown);
+
+    // Aggregate: every named summary query, restricted to this run, through Athena .sync.
+    const queryList = new sfn.Pass(this, 'ListSummaryQueries', {
+      result: sfn.Result.fromArray(results.namedQueries.map((q) => ({ name: q.name, id: q.query.attrNamedQueryId }))),
+      resultPath: '$.queries',
+    });
+    const getQuery = sdkTask('GetNamedQuery', 'athena', 'getNamedQuery', { 'NamedQueryId.$': '$.query.id' },
+      [stack.formatArn({ service: 'athena', resource: 'workgroup', resourceName: results.workGroupName })], Duration.seconds(5),
+      { resultSelector: { 'sql.$': '$.NamedQuery.QueryString' }, resultPath: '$.named' });
+    // Athena .sync as a raw Task state: CDK's AthenaStartQueryExecution grants s3:CreateBucket and
+    // reads on "*" when the workgroup holds the output location; the grants below are scoped instead.
+    const runQuery = new sfn.CustomState(this, 'RunSummaryQuery', {
+      stateJson: {
+        Type: 'Task',
+        Resource: `arn:${Aws.PARTITION}:states:::athena:startQueryExecution.sync`,
+        Parameters: {
+          'QueryString.$': "States.Format('SELECT * FROM ({}\n) AS q WHERE run_id = \\'{}\\'', $.named.sql, $.runId)",
+          QueryExecutionContext: { Database: results.databaseName },
+          WorkGroup: results.workGroupName,
+        },
+        ResultSelector: { 'queryExecutionId.$': '$.QueryExecution.QueryExecutionId' },
+        ResultPath: '$.execution',
+        TimeoutSeconds: 45,
+      },
+    });
+    const aggregate = new sfn.Map(this, 'Aggregate', {
+      itemsPath: '$.queries',
+      itemSelector: { 'query.$': '$$.Map.Item.Value', 'runId.$': '$.run.value.runId' },
+      maxConcurrency: 0,
+      resultPath: '$.aggregate',
+    });
+    aggregate.itemProcessor(getQuery.next(runQuery).next(new sfn.Pass(this, 'SummaryQueryDone', {
+      parameters: { 'name.$': '$.query.name', 'queryExecutionId.$': '$.execution.queryExecutionId' },
+    })));
+    aggregate.addCatch(teardown, catchToTeardown);
+
+    const report = lambdaTask('Report', this.report, { 'runId.$': '$.run.value.runId', 'queries.$': '$.aggregate' }, Duration.seconds(20), '$.report');
+    report.addCatch(teardown, catchToTeardown);
+
+    // --- Wiring --------------------------------------------------------------------------------
+    const setupChain = sendAndWait('SetupRunners', fleet.setupDocument.ref, { executionTimeout: [String(setup.waitSeconds * setup.maxPolls)] }, setup, setupTimedOut,
+      steps.next(lambdas).next(queryList).next(aggregate).next(report).next(teardown), teardown);
+    const definition = validate
+      .next(provision)
+      .next(collect)
+      // The SendCommand steps read $.instanceIds (as inside the steps Map).
+      .next(new sfn.Pass(this, 'RunnerIds', { inputPath: '$.runners.instanceIds', resultPath: '$.instanceIds' }))
+      .next(initReady)
+      .next(readyWait)
+      .next(checkReady)
+      .next(countReady)
+      .next(new sfn.Choice(this, 'RunnersReady?')
+        .when(sfn.Condition.numberEqualsJsonPath('$.ready.online', '$.ready.expected'), setupChain)
+        .when(sfn.Condition.numberGreaterThanEquals('$.ready.attempts', ready.maxPolls), notReady)
+        .otherwise(readyWait));
+
+    this.logGroup = new logs.LogGroup(this, 'ExecutionLogs', { retention: logs.RetentionDays.ONE_MONTH, removalPolicy: RemovalPolicy.DESTROY });
+    this.stateMachine = new sfn.StateMachine(this, 'StateMachine', {
+      definitionBody: sfn.DefinitionBody.fromChainable(definition),
+      queryLanguage: sfn.QueryLanguage.JSON_PATH,
+      timeout: props.executionTimeout ?? Duration.hours(12),
+      tracingEnabled: true,
+      logs: { destination: this.logGroup, level: sfn.LogLevel.ALL, includeExecutionData: true },
+      comment: 's3-access-bench: one benchmark matrix on EC2 runners and Lambda, always torn down',
+    });
+
+    // --- Acknowledgments next to what they excuse ------------------------------------------------
+    acknowledge(this.commandStatus.role, 'AwsSolutions-IAM5[Resource::*]', 'ssm:ListCommandInvocations and ec2:DescribeInstances accept no resource ARNs; also X-Ray');
+    acknowledge(this.teardown.role, 'AwsSolutions-IAM5[Resource::*]', 'ec2:DescribeInstances accepts no resource ARNs (termination is limited to instances tagged with this stack); also X-Ray');
+    acknowledge(this.janitor.role, 'AwsSolutions-IAM5[Resource::*]', 'ec2:DescribeInstances accepts no resource ARNs (termination is limited to instances tagged with this stack); also X-Ray');
+    for (const fn of [this.teardown, this.janitor]) {
+      acknowledge(fn.role, 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:ec2:<AWS::Region>:<AWS::AccountId>:instance/*]', 'runner instance ids are known only at run time; the ec2:ResourceTag condition limits this to runners of this stack');
+    }
+    const dataArn = `<${stack.getLogicalId(storage.bucket.node.defaultChild as never)}.Arn>`;
+    const resultsArn = `<${stack.getLogicalId(results.bucket.node.defaultChild as never)}.Arn>`;
+    for (const p of ['s3ab/*', `${DOCS_PREFIX}*`, `${storage.accessPointPrefix}*`]) {
+      acknowledge(this.teardown.role, `AwsSolutions-IAM5[Resource::${dataArn}/${p}]`, 'teardown deletes the run\'s objects under these prefixes (RUNID named at run time)');
+    }
+    acknowledge(this.validate.role, `AwsSolutions-IAM5[Resource::${resultsArn}/${RESULTS_LAYOUT.executions}*]`, 'the execution\'s matrix goes to executions/RUNID/ (run id made at run time)');
+    acknowledge(this.report.role, `AwsSolutions-IAM5[Resource::${resultsArn}/${RESULTS_LAYOUT.reports}*]`, 'reports go to reports/RUNID/ (run id made at run time)');
+    acknowledge(this.report.role, `AwsSolutions-IAM5[Resource::${resultsArn}/${RESULTS_LAYOUT.athena}*]`, 'Athena writes query results under athena/ with generated names');
+    const smRole = this.stateMachine.role;
+    const workGroupArn = stack.formatArn({ service: 'athena', resource: 'workgroup', resourceName: results.workGroupName });
+    this.stateMachine.addToRolePolicy(new iam.PolicyStatement({ actions: ['athena:StartQueryExecution', 'athena:GetQueryExecution', 'athena:StopQueryExecution'], resources: [workGroupArn] }));
+    this.stateMachine.addToRolePolicy(new iam.PolicyStatement({
+      actions: ['glue:GetDatabase', 'glue:GetTable', 'glue:GetPartitions'],
+      resources: [stack.formatArn({ service: 'glue', resource: 'catalog' }), stack.formatArn({ service: 'glue', resource: 'database', resourceName: results.databaseName }), results.tableArn],
+    }));
+    this.stateMachine.addToRolePolicy(new iam.PolicyStatement({ actions: ['s3:GetBucketLocation', 's3:ListBucket'], resources: [results.bucket.bucketArn] }));
+    this.stateMachine.addToRolePolicy(new iam.PolicyStatement({ actions: ['s3:GetObject'], resources: [results.bucket.arnForObjects(`${RESULTS_LAYOUT.records}*`)] }));
+    this.stateMachine.addToRolePolicy(new iam.PolicyStatement({
+      actions: ['s3:GetObject', 's3:PutObject', 's3:AbortMultipartUpload', 's3:ListMultipartUploadParts'], resources: [results.bucket.arnForObjects(`${RESULTS_LAYOUT.athena}*`)],
+    }));
+    acknowledge(smRole, 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:ec2:<AWS::Region>:<AWS::AccountId>:instance/*]', 'SendCommand targets the runners the execution launched, whose ids exist only at run time');
+    acknowledge(smRole, `AwsSolutions-IAM5[Resource::${resultsArn}/${RESULTS_LAYOUT.athena}*]`, 'Athena .sync writes query results under athena/ with generated names');
+    acknowledge(smRole, `AwsSolutions-IAM5[Resource::${resultsArn}/${RESULTS_LAYOUT.records}*]`, 'the summary queries read every result file of the table (results/dt=…)');
+    acknowledge(smRole, 'AwsSolutions-IAM5[Resource::*]', 'ec2:RunInstances touches many resource types (instance, volume, ENI, image) named at run time; ec2:CreateTags is limited to RunInstances; ssm:SendCommand/DescribeInstanceInformation target instances created by the execution; X-Ray and log delivery take no ARNs');
+    for (const fn of [this.validate, this.commandStatus, this.teardown, this.report, documents.before, documents.after]) {
+      acknowledge(smRole, `AwsSolutions-IAM5[Resource::<${stack.getLogicalId(fn.function.node.defaultChild as never)}.Arn>:*]`, 'invoking any version of the pipeline\'s own functions (LambdaInvoke grant)');
+    }
+  }
+}

@@ -1,0 +1,131 @@
+import { Aws, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import * as athena from 'aws-cdk-lib/aws-athena';
+import * as glue from 'aws-cdk-lib/aws-glue';
+import * as s3 from 'aws-cdk-lib/aws-s3';
+import { Construct } from 'constructs';
+import { namedQueries } from '../runner/report/results-db';
+import { resultColumns } from './glue-columns';
+import { acknowledge } from './nag';
+import { RESULTS_LAYOUT } from './results-layout';
+
+export interface ResultsCatalogProps {
+  /** Glue database name. @default 's3ab' plus the stack name, lower-cased */
+  readonly databaseName?: string;
+  /** Athena stops any query of the workgroup that would scan more. @default 1 GiB */
+  readonly bytesScannedCutoffPerQuery?: number;
+  /** First day partition projection enumerates. @default '2026-01-01' */
+  readonly firstDay?: string;
+}
+
+/**
+ * Where results are queried: the results bucket, a Glue table over the runner's Hive layout
+ * (results/dt=YYYY-MM-DD/*.jsonl) whose columns are generated from the result JSON Schema, with
+ * partition projection on `dt` so a run is queryable the moment its files land (no crawler, no
+ * MSCK REPAIR), an Athena workgroup with an enforced, encrypted result location and a
+ * bytes-scanned cutoff, and one named query per SQL file — the same files the local report
+ * runs on DuckDB.
+ */
+export class ResultsCatalog extends Construct {
+  readonly bucket: s3.Bucket;
+  readonly database: glue.CfnDatabase;
+  readonly table: glue.CfnTable;
+  readonly workGroup: athena.CfnWorkGroup;
+  readonly namedQueries: { name: string; query: athena.CfnNamedQuery; sql: string }[];
+  readonly databaseName: string;
+  readonly tableName = 'results';
+
+  constructor(scope: Construct, id: string, props: ResultsCatalogProps = {}) {
+    super(scope, id);
+    this.databaseName = props.databaseName ?? `s3ab_${Stack.of(this).stackName.toLowerCase().replace(/[^a-z0-9]/g, '_')}`;
+    if (!/^[a-z0-9_]{1,255}$/.test(this.databaseName)) throw new Error(`ResultsCatalog: databaseName "${this.databaseName}" must be lower-case letters, digits and _`);
+    const cutoff = props.bytesScannedCutoffPerQuery ?? 1024 ** 3;
+    if (cutoff < 10 * 1024 ** 2) throw new Error(`ResultsCatalog: bytesScannedCutoffPerQuery must be ≥ 10 MB (Athena's minimum), got ${cutoff}`);
+    const firstDay = props.firstDay ?? '2026-01-01';
+    if (!/^\d{4}-\d{2}-\d{2}$/.test(firstDay)) throw new Error(`ResultsCatalog: firstDay must be YYYY-MM-DD, got "${firstDay}"`);
+
+    this.bucket = new s3.Bucket(this, 'Bucket', {
+      encryption: s3.BucketEncryption.S3_MANAGED,
+      enforceSSL: true,
+      blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
+      objectOwnership: s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
+      lifecycleRules: [
+        { id: 'expire-athena-results', prefix: RESULTS_LAYOUT.athena, expiration: Duration.days(30) },
+        { id: 'abort-incomplete-uploads', abortIncompleteMultipartUploadAfter: Duration.days(1) },
+      ],
+      removalPolicy: RemovalPolicy.DESTROY,
+      autoDeleteObjects: true,
+    });
+    acknowledge(this.bucket, 'AwsSolutions-S1', 'written only by this stack\'s runners and functions, read through Athena (whose queries are logged by the workgroup); access logs would add a second bucket for no reader');
+
+    this.database = new glue.CfnDatabase(this, 'Database', {
+      catalogId: Aws.ACCOUNT_ID,
+      databaseInput: { name: this.databaseName, description: 's3-access-bench results (one JSON line per measurement)' },
+    });
+    const location = `s3://${this.bucket.bucketName}/${RESULTS_LAYOUT.records}`;
+    this.table = new glue.CfnTable(this, 'Table', {
+      catalogId: Aws.ACCOUNT_ID,
+      databaseName: this.databaseName,
+      tableInput: {
+        name: this.tableName,
+        description: 'Result records (assets/schema/result.schema.json), partitioned by the day the run started',
+        tableType: 'EXTERNAL_TABLE',
+        parameters: {
+          classification: 'json',
+          'projection.enabled': 'true',
+          'projection.dt.type': 'date',
+          'projection.dt.format': 'yyyy-MM-dd',
+          'projection.dt.range': `${firstDay},NOW`,
+          'projection.dt.interval': '1',
+          'projection.dt.interval.unit': 'DAYS',
+          'storage.location.template': `${location}dt=\${dt}`,
+        },
+        partitionKeys: [{ name: 'dt', type: 'string', comment: 'UTC day the run started (YYYY-MM-DD)' }],
+        storageDescriptor: {
+          location,
+          columns: resultColumns(),
+          inputFormat: 'org.apache.hadoop.mapred.TextInputFormat',
+          outputFormat: 'org.apache.hadoop.hive.ql.io.HiveIgnoreKeyTextOutputFormat',
+          serdeInfo: { serializationLibrary: 'org.openx.data.jsonserde.JsonSerDe', parameters: { 'ignore.malformed.json': 'FALSE' } },
+        },
+      },
+    });
+    this.table.addResourceDependency(this.database);
+
+    this.workGroup = new athena.CfnWorkGroup(this, 'WorkGroup', {
+      name: `${Stack.of(this).stackName}-results`,
+      description: 's3-access-bench: queries over the results table',
+      recursiveDeleteOption: true,
+      state: 'ENABLED',
+      workGroupConfiguration: {
+        enforceWorkGroupConfiguration: true,
+        publishCloudWatchMetricsEnabled: true,
+        bytesScannedCutoffPerQuery: cutoff,
+        resultConfiguration: {
+          outputLocation: `s3://${this.bucket.bucketName}/${RESULTS_LAYOUT.athena}`,
+          encryptionConfiguration: { encryptionOption: 'SSE_S3' },
+        },
+      },
+    });
+
+    this.namedQueries = namedQueries().map((f) => {
+      const query = new athena.CfnNamedQuery(this, `Query-${f.name}`, {
+        name: f.name,
+        description: f.description.slice(0, 1024),
+        database: this.databaseName,
+        workGroup: this.workGroup.ref,
+        queryString: f.sql,
+      });
+      query.addResourceDependency(this.table);
+      return { name: f.name, query, sql: f.sql };
+    });
+  }
+
+  get workGroupName(): string {
+    return this.workGroup.ref;
+  }
+
+  /** ARN of the Glue table (for grants). */
+  get tableArn(): string {
+    return Stack.of(this).formatArn({ service: 'glue', resource: 'table', resourceName: `${this.databaseName}/${this.tableName}` });
+  }
+}

@@ -1,0 +1,14 @@
+/**
+ * Key layout of the results bucket, shared by the stack, the state machine, the Lambdas and the
+ * runner's `step` command (one source for each prefix).
+ */
+export const RESULTS_LAYOUT = {
+  /** Result records in the runner's Hive layout: results/dt=YYYY-MM-DD/*.jsonl (the Glue table's location); run manifests in results/_runs/. */
+  records: 'results/',
+  /** Inputs of an execution (its matrix), written by ValidateInput: executions/RUNID/matrix.json. */
+  executions: 'executions/',
+  /** Reports written by the Report function: reports/RUNID/. */
+  reports: 'reports/',
+  /** Athena query results (the workgroup's enforced output location). */
+  athena: 'athena/',
+} as const;

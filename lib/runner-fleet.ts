@@ -1,0 +1,248 @@
+import { Duration, Stack } from 'aws-cdk-lib';
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as s3 from 'aws-cdk-lib/aws-s3';
+import { Asset } from 'aws-cdk-lib/aws-s3-assets';
+import * as ssm from 'aws-cdk-lib/aws-ssm';
+import { Construct } from 'constructs';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { PROJECT_ROOT } from './bench-function';
+import { acknowledge } from './nag';
+import { RESULTS_LAYOUT } from './results-layout';
+import { RUNNER_TAG } from './runner-tags';
+
+export interface RunnerFleetProps {
+  readonly vpc: ec2.IVpc;
+  readonly securityGroup: ec2.ISecurityGroup;
+  /** Benchmark data bucket (the runner writes under `s3ab/`). */
+  readonly dataBucket: s3.IBucket;
+  /** Results bucket (records under `results/`, execution inputs under `executions/`). */
+  readonly resultsBucket: s3.IBucket;
+  /** The S3 Files file system the runners mount at /mnt/s3files. */
+  readonly fileSystemId: string;
+  readonly fileSystemArn: string;
+  /** Default instance type; an execution can ask for others. @default 'c7g.large' (Graviton, seed 001's EC2) */
+  readonly instanceType?: string;
+  /** A runner shuts itself down (and so terminates) this long after boot, whatever happens. @default Duration.hours(6) */
+  readonly maxLifetime?: Duration;
+  /** Root volume size. @default 30 GiB */
+  readonly rootVolumeGiB?: number;
+  /** s3fs-fuse release built on the runner (Amazon Linux 2023 does not package it). @default 'v1.95' */
+  readonly s3fsVersion?: string;
+}
+
+export { RUNNER_TAG };
+
+/** True for Graviton (arm64) instance families: c7g, m7gd, r8g, t4g, ... */
+export function isGraviton(instanceType: string): boolean {
+  return /^[a-z]+\d+g[a-z]*\./.test(instanceType);
+}
+
+/**
+ * The benchmark runner fleet — templates only: the stack launches no instance; runners exist
+ * only while an execution runs.
+ * - Launch template: Amazon Linux 2023 (arm64 for Graviton types, x86_64 otherwise), IMDSv2
+ *   required, encrypted gp3 root volume, `InstanceInitiatedShutdownBehavior: terminate` and a
+ *   shutdown scheduled at boot after `maxLifetime` (a runner the pipeline forgot ends itself).
+ * - Instance profile: SSM core (Run Command) plus only the data-bucket, results, S3 Files and
+ *   bundle permissions the runner uses.
+ * - SSM documents: `setup` (install fio, s3fs-fuse built from its release tag, the official
+ *   mount-s3 package, amazon-efs-utils for mount.s3files, Node.js; fetch the runner bundle — the
+ *   same dist/s3ab.js as locally, uploaded as a CDK asset — and mount S3 Files as a check) and
+ *   `run-step` (run one step of the execution's matrix and upload its records).
+ */
+export class RunnerFleet extends Construct {
+  readonly role: iam.Role;
+  readonly launchTemplate: ec2.LaunchTemplate;
+  readonly setupDocument: ssm.CfnDocument;
+  readonly runStepDocument: ssm.CfnDocument;
+  readonly instanceType: string;
+  readonly maxLifetime: Duration;
+  readonly bundle: Asset;
+  readonly assets: Asset;
+
+  constructor(scope: Construct, id: string, props: RunnerFleetProps) {
+    super(scope, id);
+    this.instanceType = props.instanceType ?? 'c7g.large';
+    if (!/^[a-z][a-z0-9-]*\d[a-z0-9-]*\.[a-z0-9]+$/.test(this.instanceType)) throw new Error(`RunnerFleet: "${this.instanceType}" is not an EC2 instance type (e.g. c7g.large)`);
+    this.maxLifetime = props.maxLifetime ?? Duration.hours(6);
+    const lifetimeMinutes = this.maxLifetime.toMinutes();
+    if (lifetimeMinutes < 30 || lifetimeMinutes > 24 * 60) throw new Error(`RunnerFleet: maxLifetime must be 30 minutes to 24 hours, got ${lifetimeMinutes} minutes`);
+    const rootGiB = props.rootVolumeGiB ?? 30;
+    if (rootGiB < 8 || rootGiB > 1000) throw new Error(`RunnerFleet: rootVolumeGiB must be 8–1000, got ${rootGiB}`);
+    const s3fsVersion = props.s3fsVersion ?? 'v1.95';
+    if (!/^v\d+\.\d+$/.test(s3fsVersion)) throw new Error(`RunnerFleet: s3fsVersion must be a release tag such as v1.95, got "${s3fsVersion}"`);
+    if (!existsSync(join(PROJECT_ROOT, 'dist', 's3ab.js'))) {
+      throw new Error('RunnerFleet: the runner bundle dist/s3ab.js is missing: run `npm run build` first (`npx cdk synth` does it through cdk.json)');
+    }
+
+    this.bundle = new Asset(this, 'RunnerBundle', { path: join(PROJECT_ROOT, 'dist'), exclude: ['*.map'] });
+    this.assets = new Asset(this, 'RunnerAssets', { path: join(PROJECT_ROOT, 'assets') });
+
+    // --- Role -------------------------------------------------------------------------------
+    this.role = new iam.Role(this, 'Role', {
+      assumedBy: new iam.ServicePrincipal('ec2.amazonaws.com'),
+      description: 'Benchmark runner instances: SSM Run Command, benchmark data, results, S3 Files',
+      managedPolicies: [iam.ManagedPolicy.fromAwsManagedPolicyName('AmazonSSMManagedInstanceCore')],
+    });
+    acknowledge(this.role, 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/AmazonSSMManagedInstanceCore]',
+      'the SSM agent\'s own permissions (register, Run Command channel); AWS keeps this policy in step with the agent');
+    const policy = new iam.Policy(this, 'Permissions', { roles: [this.role] });
+    policy.addStatements(
+      new iam.PolicyStatement({ sid: 'ListDataBucket', actions: ['s3:ListBucket'], resources: [props.dataBucket.bucketArn] }),
+      // Reads of the whole bucket: mount clients read what the S3 API wrote, and S3 Files reads large files directly from S3.
+      new iam.PolicyStatement({ sid: 'ReadData', actions: ['s3:GetObject', 's3:GetObjectVersion'], resources: [props.dataBucket.arnForObjects('*')] }),
+      new iam.PolicyStatement({
+        sid: 'WriteBenchmarkData',
+        actions: ['s3:PutObject', 's3:DeleteObject', 's3:AbortMultipartUpload', 's3:ListMultipartUploadParts'],
+        resources: [props.dataBucket.arnForObjects('s3ab/*')],
+      }),
+      new iam.PolicyStatement({ sid: 'ReadExecutionInput', actions: ['s3:GetObject'], resources: [props.resultsBucket.arnForObjects(`${RESULTS_LAYOUT.executions}*`)] }),
+      new iam.PolicyStatement({ sid: 'WriteResults', actions: ['s3:PutObject'], resources: [props.resultsBucket.arnForObjects(`${RESULTS_LAYOUT.records}*`)] }),
+      new iam.PolicyStatement({
+        sid: 'MountS3Files',
+        actions: ['s3files:ClientMount', 's3files:ClientWrite', 's3files:ClientRootAccess'],
+        resources: [props.fileSystemArn],
+      }),
+    );
+    this.bundle.grantRead(this.role);
+    this.assets.grantRead(this.role);
+    const logicalId = (b: s3.IBucket) => Stack.of(this).getLogicalId(b.node.defaultChild as never);
+    const dataArn = `<${logicalId(props.dataBucket)}.Arn>`;
+    const resultsArn = `<${logicalId(props.resultsBucket)}.Arn>`;
+    acknowledge(policy, `AwsSolutions-IAM5[Resource::${dataArn}/*]`, 'mount clients (s3fs, Mountpoint, S3 Files direct reads) read fixture objects anywhere in the benchmark data bucket; writes are limited to s3ab/');
+    acknowledge(policy, `AwsSolutions-IAM5[Resource::${dataArn}/s3ab/*]`, 'each run writes under s3ab/RUNID/, a prefix created at run time');
+    acknowledge(policy, `AwsSolutions-IAM5[Resource::${resultsArn}/${RESULTS_LAYOUT.executions}*]`, 'the execution\'s matrix, written by ValidateInput under a run id known only at run time');
+    acknowledge(policy, `AwsSolutions-IAM5[Resource::${resultsArn}/${RESULTS_LAYOUT.records}*]`, 'result files go to results/dt=DATE/RUNID--… (Hive partitions by date)');
+    for (const action of ['s3:GetBucket*', 's3:GetObject*', 's3:List*']) {
+      acknowledge(this.role, `AwsSolutions-IAM5[Action::${action}]`, 'read of the CDK asset bucket holding the runner bundle (Asset.grantRead)');
+    }
+    acknowledge(this.role, 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:s3:::cdk-hnb659fds-assets-<AWS::AccountId>-<AWS::Region>/*]',
+      'the CDK bootstrap asset bucket holds the runner bundle under a content-hash key');
+
+    // --- Launch template -------------------------------------------------------------------------
+    const userData = ec2.UserData.forLinux();
+    userData.addCommands(
+      // Safety net: whatever the pipeline does, this instance ends itself after its maximum lifetime.
+      `shutdown -h +${lifetimeMinutes} "s3ab: maximum runner lifetime (${lifetimeMinutes} min) reached"`,
+    );
+    this.launchTemplate = new ec2.LaunchTemplate(this, 'LaunchTemplate', {
+      machineImage: ec2.MachineImage.latestAmazonLinux2023({
+        cpuType: isGraviton(this.instanceType) ? ec2.AmazonLinuxCpuType.ARM_64 : ec2.AmazonLinuxCpuType.X86_64,
+      }),
+      instanceType: new ec2.InstanceType(this.instanceType),
+      requireImdsv2: true,
+      httpPutResponseHopLimit: 1,
+      instanceInitiatedShutdownBehavior: ec2.InstanceInitiatedShutdownBehavior.TERMINATE,
+      blockDevices: [{
+        deviceName: '/dev/xvda',
+        volume: ec2.BlockDeviceVolume.ebs(rootGiB, { encrypted: true, volumeType: ec2.EbsDeviceVolumeType.GP3, deleteOnTermination: true }),
+      }],
+      role: this.role,
+      securityGroup: props.securityGroup,
+      userData,
+    });
+    // Instances launched from the template carry the stack tag, so the janitor finds them even if
+    // the execution that launched them is gone.
+    (this.launchTemplate.node.defaultChild as ec2.CfnLaunchTemplate).addPropertyOverride('LaunchTemplateData.TagSpecifications', [
+      { ResourceType: 'instance', Tags: [{ Key: RUNNER_TAG.stack, Value: Stack.of(this).stackName }, { Key: 'Name', Value: `${Stack.of(this).stackName}-runner` }] },
+      { ResourceType: 'volume', Tags: [{ Key: RUNNER_TAG.stack, Value: Stack.of(this).stackName }] },
+    ]);
+
+    // --- SSM documents ---------------------------------------------------------------------------
+    this.setupDocument = new ssm.CfnDocument(this, 'SetupDocument', {
+      documentType: 'Command',
+      documentFormat: 'JSON',
+      updateMethod: 'NewVersion',
+      content: {
+        schemaVersion: '2.2',
+        description: 's3-access-bench: install the benchmark clients and the runner bundle, then mount S3 Files as a check',
+        parameters: {
+          executionTimeout: { type: 'String', default: '600', description: 'Seconds the setup may take', allowedPattern: '^[0-9]{1,5}$' },
+        },
+        mainSteps: [{
+          action: 'aws:runShellScript',
+          name: 'setup',
+          inputs: {
+            timeoutSeconds: '{{ executionTimeout }}',
+            runCommand: setupScript({ bundleUrl: this.bundle.s3ObjectUrl, assetsUrl: this.assets.s3ObjectUrl, fileSystemId: props.fileSystemId, s3fsVersion }),
+          },
+        }],
+      },
+    });
+    this.runStepDocument = new ssm.CfnDocument(this, 'RunStepDocument', {
+      documentType: 'Command',
+      documentFormat: 'JSON',
+      updateMethod: 'NewVersion',
+      content: {
+        schemaVersion: '2.2',
+        description: 's3-access-bench: run one step of an execution\'s matrix on this runner and upload its records to the results bucket',
+        parameters: {
+          runId: { type: 'String', description: 'Run id of the execution', allowedPattern: '^[0-9]{8}T[0-9]{6}Z-[0-9a-f]{6}$' },
+          step: { type: 'String', description: 'Step number (1-based) of the matrix', allowedPattern: '^[1-9][0-9]{0,4}$' },
+          executionTimeout: { type: 'String', default: '7200', description: 'Seconds the step may take', allowedPattern: '^[0-9]{1,6}$' },
+        },
+        mainSteps: [{
+          action: 'aws:runShellScript',
+          name: 'runStep',
+          inputs: {
+            timeoutSeconds: '{{ executionTimeout }}',
+            runCommand: runStepScript({ resultsBucket: props.resultsBucket.bucketName, dataBucket: props.dataBucket.bucketName }),
+          },
+        }],
+      },
+    });
+  }
+}
+
+/** Shell lines of the setup document (Amazon Linux 2023). Exits non-zero with the failing step named. */
+export function setupScript(p: { bundleUrl: string; assetsUrl: string; fileSystemId: string; s3fsVersion: string }): string[] {
+  return [
+    'set -euo pipefail',
+    'exec > >(tee -a /var/log/s3ab-setup.log) 2>&1',
+    'step() { echo "== s3ab setup: $*"; }',
+    'step "packages: fio, Node.js 22, amazon-efs-utils (mount.s3files), FUSE, build tools for s3fs"',
+    'dnf install -y -q fio nodejs22 amazon-efs-utils fuse fuse-devel unzip gcc-c++ make automake autoconf libcurl-devel libxml2-devel openssl-devel git',
+    'command -v mount.s3files >/dev/null || { echo "s3ab setup: amazon-efs-utils has no mount.s3files (S3 Files needs amazon-efs-utils >= 3.0.0): $(rpm -q amazon-efs-utils)" >&2; exit 3; }',
+    'step "Mountpoint for Amazon S3 (official package)"',
+    'ARCH=$(uname -m | sed s/aarch64/arm64/)',
+    'command -v mount-s3 >/dev/null || dnf install -y -q "https://s3.amazonaws.com/mountpoint-s3-release/latest/$ARCH/mount-s3.rpm"',
+    `step "s3fs-fuse ${p.s3fsVersion} (built from source: not packaged for Amazon Linux 2023)"`,
+    `if ! s3fs --version 2>/dev/null | grep -q "${p.s3fsVersion.replace(/^v/, '')}"; then`,
+    '  rm -rf /opt/s3fs-src',
+    `  git clone -q --depth 1 --branch ${p.s3fsVersion} https://github.com/s3fs-fuse/s3fs-fuse /opt/s3fs-src`,
+    '  (cd /opt/s3fs-src && ./autogen.sh >/dev/null && ./configure -q --prefix=/usr >/dev/null && make -s -j"$(nproc)" && make -s install)',
+    'fi',
+    'step "runner bundle"',
+    'rm -rf /opt/s3ab && mkdir -p /opt/s3ab/dist /opt/s3ab/assets',
+    `aws s3 cp --only-show-errors ${p.bundleUrl} /tmp/s3ab-bundle.zip && unzip -q -o /tmp/s3ab-bundle.zip -d /opt/s3ab/dist`,
+    `aws s3 cp --only-show-errors ${p.assetsUrl} /tmp/s3ab-assets.zip && unzip -q -o /tmp/s3ab-assets.zip -d /opt/s3ab/assets`,
+    'NODE=$(command -v node-22 || command -v node)',
+    'echo "$NODE" > /opt/s3ab/node',
+    'S3AB_HOME=/opt/s3ab "$NODE" /opt/s3ab/dist/s3ab.js list',
+    'step "mount S3 Files as a check"',
+    'mkdir -p /mnt/s3files',
+    `mountpoint -q /mnt/s3files || mount -t s3files ${p.fileSystemId}:/ /mnt/s3files`,
+    'stat -f /mnt/s3files >/dev/null && ls /mnt/s3files >/dev/null',
+    'step "done: $(fio --version), $(s3fs --version | head -1), $(mount-s3 --version), $(rpm -q amazon-efs-utils), node $("$NODE" --version)"',
+  ];
+}
+
+/**
+ * Shell lines of the run-step document. The `s3ab step` line is the runner's contract with the
+ * state machine (test/aws/step-contract.test.ts runs that line as synthesized): it reads the
+ * execution's matrix, runs step {{ step }} and uploads its records to the results bucket before
+ * it exits 0.
+ */
+export function runStepScript(p: { resultsBucket: string; dataBucket: string }): string[] {
+  return [
+    'set -euo pipefail',
+    'TOKEN=$(curl -sf -X PUT http://169.254.169.254/latest/api/token -H "X-aws-ec2-metadata-token-ttl-seconds: 300")',
+    'md() { curl -sf -H "X-aws-ec2-metadata-token: $TOKEN" "http://169.254.169.254/latest/meta-data/$1"; }',
+    'export S3AB_HOME=/opt/s3ab S3AB_INSTANCE_TYPE="$(md instance-type)" S3AB_REGION="$(md placement/region)" S3AB_AZ="$(md placement/availability-zone)"',
+    'export AWS_REGION="$S3AB_REGION" S3AB_RUNNER_ID="$(md instance-id)"',
+    `aws s3 cp --only-show-errors s3://${p.resultsBucket}/${RESULTS_LAYOUT.executions}{{ runId }}/matrix.json /opt/s3ab/matrix-{{ runId }}.json`,
+    `"$(cat /opt/s3ab/node)" /opt/s3ab/dist/s3ab.js step --matrix /opt/s3ab/matrix-{{ runId }}.json --step {{ step }} --run-id {{ runId }} --runner-id "$S3AB_RUNNER_ID" --bucket ${p.dataBucket} --region "$S3AB_REGION" --results s3://${p.resultsBucket}/${RESULTS_LAYOUT.records.replace(/\/$/, '')}`,
+  ];
+}

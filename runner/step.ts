@@ -1,0 +1,83 @@
+import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
+import { UserError, errorSummary } from './core/errors';
+import type { StoreTarget } from './endpoint/target';
+import { makeS3Client } from './endpoint/s3-client';
+import { runBenchmark, type RunOutcome } from './run';
+import { runDay } from './results/record';
+
+export interface StepOptions {
+  matrixFile: string;
+  step: number;
+  runId: string;
+  runnerId?: string;
+  /** s3://BUCKET/PREFIX where the records go (PREFIX/dt=DAY/*.jsonl, PREFIX/_runs/*.json). */
+  results: string;
+  bucket: string;
+  region?: string;
+  endpoint?: string;
+  quiet?: boolean;
+  signal?: AbortSignal;
+}
+
+export interface StepOutcome {
+  run: RunOutcome;
+  /** s3:// URLs of the uploaded record files and manifest. */
+  uploaded: string[];
+  records: number;
+}
+
+export function parseS3Url(url: string): { bucket: string; prefix: string } {
+  const m = /^s3:\/\/([a-z0-9][a-z0-9.-]{1,61}[a-z0-9])(\/.*)?$/.exec(url);
+  if (!m) throw new UserError(`--results "${url}" is not an s3:// URL`, 'write it as s3://BUCKET/PREFIX');
+  const prefix = (m[2] ?? '/').replace(/^\/+/, '');
+  return { bucket: m[1], prefix: prefix && !prefix.endsWith('/') ? `${prefix}/` : prefix };
+}
+
+/**
+ * One step of a matrix, as the state machine runs it on every runner through SSM: the same
+ * validation, preflight, fixtures and measurement as `s3ab run`, restricted to step N and to this
+ * runner's own prefix; then the step's records and its manifest are uploaded to the results
+ * location — before the command reports success. A failed step is uploaded too (its records
+ * flagged), and the command exits non-zero.
+ */
+export async function runOneStep(opts: StepOptions): Promise<StepOutcome> {
+  const results = parseS3Url(opts.results);
+  const scratch = await mkdtemp(join(tmpdir(), 's3ab-step-results-'));
+  try {
+    const run = await runBenchmark({
+      matrixFile: opts.matrixFile, onlySteps: [opts.step], runId: opts.runId, runnerId: opts.runnerId,
+      resultsDir: scratch, bucket: opts.bucket, endpoint: opts.endpoint, region: opts.region, awsTarget: !opts.endpoint,
+      quiet: opts.quiet, signal: opts.signal,
+    });
+    const target: StoreTarget = opts.endpoint
+      ? { kind: 'custom', endpointUrl: opts.endpoint, region: opts.region ?? process.env.AWS_REGION ?? 'us-east-1', bucket: results.bucket, forcePathStyle: true, server: null }
+      : { kind: 'aws', region: opts.region ?? process.env.AWS_REGION ?? 'us-east-1', bucket: results.bucket, forcePathStyle: false, server: null };
+    const client: S3Client = makeS3Client(target, { maxSockets: 4 });
+    const uploaded: string[] = [];
+    let records = 0;
+    try {
+      const day = runDay(opts.runId);
+      for (const file of run.files) {
+        const body = await readFile(file);
+        records += body.toString('utf8').trim().split('\n').filter(Boolean).length;
+        const key = `${results.prefix}dt=${day}/${basename(file)}`;
+        await client.send(new PutObjectCommand({ Bucket: results.bucket, Key: key, Body: body, ContentType: 'application/x-ndjson' }));
+        uploaded.push(`s3://${results.bucket}/${key}`);
+      }
+      const key = `${results.prefix}_runs/${basename(run.manifestFile)}`;
+      await client.send(new PutObjectCommand({ Bucket: results.bucket, Key: key, Body: await readFile(run.manifestFile), ContentType: 'application/json' }));
+      uploaded.push(`s3://${results.bucket}/${key}`);
+    } catch (err) {
+      throw new UserError(`step ${opts.step} ran but its records could not be uploaded to ${opts.results}: ${errorSummary(err)}`,
+        'check that this runner may s3:PutObject there (the stack grants results/*) and that the bucket exists');
+    } finally {
+      client.destroy();
+    }
+    return { run, uploaded, records };
+  } finally {
+    await rm(scratch, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,65 @@
+import { AthenaClient, GetQueryResultsCommand } from '@aws-sdk/client-athena';
+import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
+import { DescribeExecutionCommand, SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
+import { mockClient } from 'aws-sdk-client-mock';
+import { awsRun, type AwsClients } from '../../runner/aws/commands';
+import { UserError } from '../../runner/core/errors';
+
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
+const cfn = mockClient(CloudFormationClient);
+const sfn = mockClient(SFNClient);
+const athena = mockClient(AthenaClient);
+const clients = (): AwsClients => ({ cfn: new CloudFormationClient({ region: 'us-east-1' }), sfn: new SFNClient({ region: 'us-east-1' }), athena: new AthenaClient({ region: 'us-east-1' }) });
+const noSleep = async () => {};
+const OUTPUTS = [{ OutputKey: 'StateMachineArn', OutputValue: 'arn:aws:states:us-east-1:1:stateMachine:sm' }, { OutputKey: 'AthenaWorkGroup', OutputValue: 'wg' }];
+
+beforeEach(() => { cfn.reset(); sfn.reset(); athena.reset(); });
+
+test('run: starts an execution with the validated matrix, follows it and prints the summary', async () => {
+  cfn.on(DescribeStacksCommand).resolves({ Stacks: [{ StackName: 'S3AccessBench', CreationTime: new Date(), StackStatus: 'CREATE_COMPLETE', Outputs: OUTPUTS }] });
+  sfn.on(StartExecutionCommand).resolves({ executionArn: 'arn:exec:1', startDate: new Date() });
+  sfn.on(DescribeExecutionCommand)
+    .resolvesOnce({ status: 'RUNNING', executionArn: 'arn:exec:1', stateMachineArn: 'sm', startDate: new Date() })
+    .resolves({ status: 'SUCCEEDED', executionArn: 'arn:exec:1', stateMachineArn: 'sm', startDate: new Date(),
+      output: JSON.stringify({ aggregate: [{ name: 'run_health', queryExecutionId: 'q1' }], report: { value: { reportLocation: 's3://r/reports/x/summary.txt' } } }) });
+  athena.on(GetQueryResultsCommand).resolves({ ResultSet: { ResultSetMetadata: { ColumnInfo: [{ Name: 'method', Type: 'varchar' }, { Name: 'records', Type: 'bigint' }] },
+    Rows: [{ Data: [{ VarCharValue: 'method' }, { VarCharValue: 'records' }] }, { Data: [{ VarCharValue: 's3-api' }, { VarCharValue: '42' }] }] } });
+  const lines: string[] = [];
+  const code = await awsRun(clients(), { stack: 'S3AccessBench', profile: 'quick', runners: [{ instanceType: 'c7g.large', count: 2 }] }, (l) => lines.push(l), noSleep);
+  expect(code).toBe(0);
+  const input = JSON.parse(sfn.commandCalls(StartExecutionCommand)[0].args[0].input.input!);
+  expect(input.matrix.name).toBe('quick');
+  expect(input.runners).toEqual([{ instanceType: 'c7g.large', count: 2 }]);
+  const text = lines.join('\n');
+  expect(text).toMatch(/execution RUNNING\nexecution SUCCEEDED/);
+  expect(text).toMatch(/run_health \(1 rows\)/);
+  expect(text).toContain('s3-api');
+  expect(text).toContain('report: s3://r/reports/x/summary.txt');
+});
+
+test('run: a failed execution shows its error and cause and returns 1', async () => {
+  cfn.on(DescribeStacksCommand).resolves({ Stacks: [{ StackName: 'S', CreationTime: new Date(), StackStatus: 'CREATE_COMPLETE', Outputs: OUTPUTS }] });
+  sfn.on(StartExecutionCommand).resolves({ executionArn: 'arn:exec:2', startDate: new Date() });
+  sfn.on(DescribeExecutionCommand).resolves({ status: 'FAILED', executionArn: 'arn:exec:2', stateMachineArn: 'sm', startDate: new Date(), error: 'RunnersNotReady', cause: 'not every runner was online' });
+  const lines: string[] = [];
+  expect(await awsRun(clients(), { stack: 'S' }, (l) => lines.push(l), noSleep)).toBe(1);
+  expect(lines.join('\n')).toContain('execution FAILED: RunnersNotReady: not every runner was online');
+});
+
+test('run: a missing stack is a user error naming the fix', async () => {
+  cfn.on(DescribeStacksCommand).rejects(Object.assign(new Error('Stack with id Nope does not exist'), { name: 'ValidationError' }));
+  await expect(awsRun(clients(), { stack: 'Nope' }, () => {}, noSleep)).rejects.toMatchObject({ problem: 'stack "Nope" does not exist in this account and region', fix: expect.stringMatching(/npx cdk deploy/) });
+  expect(sfn.commandCalls(StartExecutionCommand)).toHaveLength(0);
+});
+
+test('run: missing credentials are a user error naming the fix', async () => {
+  cfn.on(DescribeStacksCommand).rejects(Object.assign(new Error('Could not load credentials from any providers'), { name: 'CredentialsProviderError' }));
+  const err = await awsRun(clients(), { stack: 'S' }, () => {}, noSleep).catch((e) => e);
+  expect(err).toBeInstanceOf(UserError);
+  expect(err.problem).toBe('no AWS credentials found');
+});
+
+test('run: a bad matrix is rejected before anything is started', async () => {
+  await expect(awsRun(clients(), { stack: 'S', profile: 'nope' }, () => {}, noSleep)).rejects.toMatchObject({ problem: 'unknown profile "nope"' });
+  expect(cfn.commandCalls(DescribeStacksCommand)).toHaveLength(0);
+});

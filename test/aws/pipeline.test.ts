@@ -1,0 +1,226 @@
+import aslValidator from 'asl-validator';
+import { StateMachine } from 'aws-local-stepfunctions';
+import { validateInput } from '../../lambda/validate-input';
+import { newRunId } from '../../runner/run-id';
+import { synthesizedDefinition } from '../helpers/definition';
+
+// aws-local-stepfunctions needs Promise.withResolvers (Node 22); without it every Task throws and
+// a States.ALL catch would hide that.
+if (!(Promise as unknown as { withResolvers?: unknown }).withResolvers) {
+  (Promise as unknown as { withResolvers: () => unknown }).withResolvers = () => {
+    let resolve!: (v: unknown) => void;
+    let reject!: (e: unknown) => void;
+    const promise = new Promise((res, rej) => { resolve = res; reject = rej; });
+    return { promise, resolve, reject };
+  };
+}
+
+const definition = synthesizedDefinition();
+const TASKS = ['ValidateInput', 'RunInstances', 'CheckRunnersOnline', 'SetupRunners', 'SetupRunnersCheck', 'RunStep', 'RunStepCheck',
+  'InvokeBefore', 'InvokeAfter', 'GetNamedQuery', 'RunSummaryQuery', 'Report', 'Teardown'];
+
+class Named extends Error {
+  constructor(name: string, message: string) { super(message); this.name = name; }
+}
+
+/** A small stand-in for the AWS services the pipeline calls: instances, SSM, Athena, the functions. */
+function fakeCloud(opts: { failAt?: string; neverOnline?: boolean } = {}) {
+  const instances = new Map<string, { state: string; tags: Record<string, string> }>();
+  const calls: string[] = [];
+  const stepsRun: string[] = [];
+  let n = 0;
+  const step = (name: string, fn: (input: any) => unknown) => async (input: any) => {
+    calls.push(name);
+    if (opts.failAt === name) throw new Named('InjectedFailure', `injected failure in ${name}`);
+    return fn(input);
+  };
+  const handlers: Record<string, (input: any) => Promise<unknown>> = {
+    ValidateInput: step('ValidateInput', ({ Payload: { input } }) => {
+      const v = validateInput(input, 'c7g.large');
+      const { matrix: _m, ...rest } = v;
+      void _m;
+      const runId = newRunId();
+      return { Payload: { runId, matrixKey: `executions/${runId}/matrix.json`, ...rest } };
+    }),
+    RunInstances: step('RunInstances', (p) => {
+      const ids = Array.from({ length: p.MinCount }, () => `i-${String(++n).padStart(8, '0')}`);
+      const tags = Object.fromEntries(p.TagSpecifications[0].Tags.map((t: any) => [t.Key, t.Value]));
+      for (const id of ids) instances.set(id, { state: 'running', tags });
+      return { Instances: ids.map((InstanceId) => ({ InstanceId })) };
+    }),
+    CheckRunnersOnline: step('CheckRunnersOnline', (p) => ({
+      InstanceInformationList: opts.neverOnline ? [] : p.Filters[0].Values.map((InstanceId: string) => ({ InstanceId, PingStatus: 'Online' })),
+    })),
+    SetupRunners: step('SetupRunners', () => ({ Command: { CommandId: 'cmd-setup' } })),
+    SetupRunnersCheck: step('SetupRunnersCheck', () => ({ Payload: { done: true } })),
+    RunStep: step('RunStep', (p) => {
+      stepsRun.push(`${p.Parameters.step[0]}@${p.InstanceIds.length}`);
+      return { Command: { CommandId: `cmd-step-${p.Parameters.step[0]}` } };
+    }),
+    RunStepCheck: step('RunStepCheck', () => ({ Payload: { done: true } })),
+    InvokeBefore: step('InvokeBefore', ({ Payload: p }) => ({ Payload: { method: 's3-api', repetition: p.repetition, files: p.documents, verified: true } })),
+    InvokeAfter: step('InvokeAfter', ({ Payload: p }) => ({ Payload: { method: 's3-files', repetition: p.repetition, files: p.documents, verified: true } })),
+    GetNamedQuery: step('GetNamedQuery', () => ({ NamedQuery: { QueryString: 'SELECT 1' } })),
+    RunSummaryQuery: step('RunSummaryQuery', (p) => ({ QueryExecution: { QueryExecutionId: `qe-${p.QueryString.length}` } })),
+    Report: step('Report', ({ Payload: p }) => ({ Payload: { reportLocation: `s3://results/reports/${p.runId}/summary.txt`, files: [] } })),
+    Teardown: step('Teardown', ({ Payload: p }) => {
+      const ids = [...instances].filter(([, i]) => i.tags['s3ab:run-id'] === p.runId && i.state === 'running').map(([id]) => id);
+      for (const id of ids) instances.get(id)!.state = 'terminated';
+      return { Payload: { terminated: ids } };
+    }),
+  };
+  return { instances, calls, stepsRun, handlers };
+}
+
+async function execute(input: unknown, cloud: ReturnType<typeof fakeCloud>) {
+  const machine = new StateMachine(definition as never, { validationOptions: { checkArn: false } });
+  const zero = (names: string[]) => Object.fromEntries(names.map((k) => [k, 0]));
+  const run = machine.run(input as never, {
+    overrides: {
+      taskResourceLocalHandlers: cloud.handlers as never,
+      waitTimeOverrides: zero(['ReadyWait', 'SetupRunnersWait', 'RunStepWait']),
+      retryIntervalOverrides: zero(TASKS),
+    },
+    context: { Execution: { Id: 'arn:aws:states:us-east-1:123456789012:execution:sm:test' } },
+  });
+  try {
+    return { output: await run.result as any, error: null };
+  } catch (err) {
+    const cause = (err as { cause?: { name: string; message: string } }).cause;
+    return { output: null, error: { name: cause?.name ?? (err as Error).name, message: cause?.message ?? (err as Error).message } };
+  }
+}
+
+const MATRIX = { methods: ['s3-api'], repetitions: 1, workloads: { 'small-reads': { files: 4 }, 'dir-walk': { objects: 10 } } };
+const INPUT = { matrix: MATRIX, runners: [{ instanceType: 'c7g.large', count: 2 }, { instanceType: 'm7i.large', count: 1 }], lambdas: { documents: 5, repetitions: 2 } };
+
+test('the synthesized definition is valid ASL (asl-validator) and uses JSONPath only', () => {
+  const { isValid, errorsText } = aslValidator(definition);
+  expect(errorsText()).toBe('');
+  expect(isValid).toBe(true);
+  expect(JSON.stringify(definition)).not.toContain('JSONata');
+});
+
+test('happy path: every state in order, all runners on every step, a report location, runners terminated', async () => {
+  const cloud = fakeCloud();
+  const { output, error } = await execute(INPUT, cloud);
+  expect(error).toBeNull();
+  const firstOf = (name: string) => cloud.calls.indexOf(name);
+  const order = ['ValidateInput', 'RunInstances', 'CheckRunnersOnline', 'SetupRunners', 'SetupRunnersCheck', 'RunStep', 'RunStepCheck', 'InvokeBefore', 'InvokeAfter', 'GetNamedQuery', 'RunSummaryQuery', 'Report', 'Teardown'];
+  expect(order.map(firstOf)).toEqual([...order.map(firstOf)].sort((a, b) => a - b));
+  expect(order.every((s) => firstOf(s) >= 0)).toBe(true);
+  expect(cloud.stepsRun).toEqual(['1@3', '2@3']); // each step on the three runners at once
+  expect(cloud.calls.filter((c) => c === 'InvokeBefore')).toHaveLength(2);
+  expect(output.report.value.reportLocation).toMatch(/^s3:\/\/results\/reports\/\d{8}T\d{6}Z-[0-9a-f]{6}\/summary\.txt$/);
+  expect(output.aggregate.map((q: any) => q.name).sort()).toEqual(expect.arrayContaining(['objects_by_size', 'run_health', 'workload_summary']));
+  expect([...cloud.instances.values()].map((i) => i.state)).toEqual(['terminated', 'terminated', 'terminated']);
+  expect([...cloud.instances.values()][0].tags).toMatchObject({ 's3ab:stack': 'S3AccessBench', 's3ab:execution': expect.stringContaining(':execution:') });
+});
+
+describe('a failure injected in each task state ends in Teardown with the runners terminated and the original cause', () => {
+  for (const task of TASKS.filter((t) => t !== 'ValidateInput' && t !== 'Teardown')) {
+    test(task, async () => {
+      const cloud = fakeCloud({ failAt: task });
+      const { error } = await execute(INPUT, cloud);
+      expect(error).toEqual({ name: 'InjectedFailure', message: `injected failure in ${task}` });
+      expect(cloud.calls[cloud.calls.length - 1]).toBe('Teardown');
+      expect([...cloud.instances.values()].every((i) => i.state === 'terminated')).toBe(true);
+    });
+  }
+
+  test('ValidateInput: fails at once, nothing provisioned, no teardown needed', async () => {
+    const cloud = fakeCloud({ failAt: 'ValidateInput' });
+    const { error } = await execute(INPUT, cloud);
+    expect(error).toEqual({ name: 'InjectedFailure', message: 'injected failure in ValidateInput' });
+    expect(cloud.calls).toEqual(['ValidateInput']);
+  });
+
+  test('Teardown itself: the execution fails as TeardownFailed (the janitor and the runners\' lifetime remain)', async () => {
+    const cloud = fakeCloud({ failAt: 'Teardown' });
+    const { error } = await execute(INPUT, cloud);
+    expect(error!.name).toBe('TeardownFailed');
+  });
+});
+
+describe('bad input stops at ValidateInput with nothing provisioned', () => {
+  const cases: [string, unknown, RegExp][] = [
+    ['unknown method', { matrix: { ...MATRIX, methods: ['ftp'] } }, /methods\[0\] "ftp" is not a method — use one of: s3-api, aws-cli/],
+    ['unknown workload', { matrix: { ...MATRIX, workloads: { nope: {} } } }, /workloads\.nope is not a workload — use one of: objects/],
+    ['bad parameter', { matrix: { ...MATRIX, workloads: { 'small-reads': { files: 0 } } } }, /workloads\.small-reads/],
+    ['missing methods', { matrix: { workloads: { objects: {} } } }, /must have required property 'methods'/],
+    ['unknown profile', { profile: 'huge' }, /unknown profile "huge" — use one of: full, quick, seed/],
+    ['bad runner type', { matrix: MATRIX, runners: [{ instanceType: 'big', count: 1 }] }, /runners\[0\]\.instanceType "big" is not an EC2 instance type/],
+    ['too many runners', { matrix: MATRIX, runners: [{ instanceType: 'c7g.large', count: 50 }] }, /count must be 1–20/],
+  ];
+  for (const [name, input, message] of cases) {
+    test(name, async () => {
+      const cloud = fakeCloud();
+      const { error } = await execute(input, cloud);
+      expect(error!.name).toMatch(/^Invalid(Matrix|Input)$/);
+      expect(error!.message).toMatch(message);
+      expect(cloud.calls).toEqual(['ValidateInput']);
+      expect(cloud.instances.size).toBe(0);
+    });
+  }
+});
+
+test('a runner that never comes online: bounded wait, then Teardown terminates it and the execution fails with RunnersNotReady', async () => {
+  const cloud = fakeCloud({ neverOnline: true });
+  const { error } = await execute({ matrix: MATRIX }, cloud);
+  expect(error!.name).toBe('RunnersNotReady');
+  expect(error!.message).toMatch(/not every runner was online in SSM after 12 checks/);
+  expect(cloud.calls.filter((c) => c === 'CheckRunnersOnline')).toHaveLength(12);
+  expect(cloud.calls[cloud.calls.length - 1]).toBe('Teardown');
+  expect([...cloud.instances.values()].map((i) => i.state)).toEqual(['terminated']);
+});
+
+describe('the non-benchmark part is bounded by its timeouts to ≤ 15 minutes', () => {
+  const S = definition.States;
+  /** Worst case of a Task: every attempt runs to its timeout, plus the retry delays. */
+  const task = (st: any): number => {
+    expect(st.TimeoutSeconds).toBeGreaterThan(0);
+    let total = st.TimeoutSeconds;
+    for (const r of st.Retry ?? []) {
+      for (let i = 0; i < r.MaxAttempts; i++) total += Math.min(r.IntervalSeconds * r.BackoffRate ** i, r.MaxDelaySeconds ?? Infinity) + st.TimeoutSeconds;
+    }
+    return total;
+  };
+  /** A poll loop: its Choice's attempts bound × (wait + the checks in between). */
+  const loop = (choice: string, wait: string, checks: string[]): number => {
+    const bound = S[choice].Choices.find((c: any) => c.Variable?.endsWith('.attempts')).NumericGreaterThanEquals;
+    expect(bound).toBeGreaterThan(0);
+    return bound * (S[wait].Seconds + checks.reduce((n, c) => n + task(S[c]), 0));
+  };
+  const inner = (map: string) => S[map].ItemProcessor.States;
+  const phases: Record<string, number> = {
+    ValidateInput: task(S.ValidateInput),
+    ProvisionRunners: task(inner('ProvisionRunners').RunInstances), // all specs in parallel (MaxConcurrency 0)
+    WaitUntilReady: loop('RunnersReady?', 'ReadyWait', ['CheckRunnersOnline']),
+    SetupRunners: task(S.SetupRunners) + loop('SetupRunnersDone?', 'SetupRunnersWait', ['SetupRunnersCheck']),
+    Aggregate: task(inner('Aggregate').GetNamedQuery) + task(inner('Aggregate').RunSummaryQuery), // queries in parallel
+    Report: task(S.Report),
+    Teardown: task(S.Teardown),
+  };
+  const total = Object.values(phases).reduce((a, b) => a + b, 0);
+
+  test(`worst case ${'≤'} 900 s (printed per phase)`, () => {
+    process.stdout.write(`non-benchmark worst case: ${Object.entries(phases).map(([k, v]) => `${k} ${v} s`).join(', ')}; total ${total} s\n`);
+    expect(S.Aggregate.MaxConcurrency ?? 0).toBe(0);
+    expect(S.ProvisionRunners.MaxConcurrency ?? 0).toBe(0);
+    expect(total).toBeLessThanOrEqual(900);
+  });
+
+  test('every Task state has a timeout; the execution as a whole too', () => {
+    const all: any[] = [];
+    const walk = (states: Record<string, any>) => {
+      for (const st of Object.values(states)) {
+        if (st.Type === 'Task') all.push(st);
+        if (st.ItemProcessor) walk(st.ItemProcessor.States);
+      }
+    };
+    walk(S);
+    expect(all.length).toBeGreaterThanOrEqual(TASKS.length);
+    for (const st of all) expect(st.TimeoutSeconds).toBeGreaterThan(0);
+    expect(definition.TimeoutSeconds).toBe(12 * 3600);
+  });
+});

@@ -1,0 +1,336 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Match } from 'aws-cdk-lib/assertions';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import resultSchema from '../../assets/schema/result.schema.json';
+import { acknowledgments, applyAcknowledgments } from '../../lib/nag';
+import { namedQueries } from '../../runner/report/results-db';
+import { ROOT } from '../helpers/cli';
+import { resourcesOf, synthesize, type Synthesized } from '../helpers/stack';
+
+const s = synthesize();
+const statementsOf = (props: Record<string, any>) => (props.PolicyDocument?.Statement ?? []) as Record<string, any>[];
+const asList = (x: unknown) => (Array.isArray(x) ? x : [x]);
+const ref = (id: string) => ({ Ref: id });
+const idOf = (type: string, contains: string) => resourcesOf(s, type).map(([id]) => id).find((id) => id.includes(contains))!;
+
+describe('IAM: least privilege', () => {
+  // Every statement allowing Resource "*", and why the API needs it.
+  const WILDCARD_REASONS: Record<string, string> = {
+    'xray:PutTelemetryRecords': 'X-Ray has no resource-level permissions (tracing: ACTIVE on every function)',
+    'xray:PutTraceSegments': 'X-Ray has no resource-level permissions (tracing: ACTIVE on every function)',
+    'xray:GetSamplingRules': 'X-Ray tracing of the state machine; no resource-level permissions',
+    'xray:GetSamplingTargets': 'X-Ray tracing of the state machine; no resource-level permissions',
+    'ssm:ListCommandInvocations': 'takes no resource ARN (command-status function)',
+    'ssm:describeInstanceInformation': 'takes no resource ARN (WaitUntilReady)',
+    'ec2:DescribeInstances': 'takes no resource ARN (command-status, teardown, janitor)',
+    'ec2:runInstances': 'RunInstances touches instance, volume, network interface, image, subnet and security group resources named at run time (ProvisionRunners)',
+    'ec2:CreateTags': 'tags at launch, limited by the ec2:CreateAction = RunInstances condition',
+    'logs:CreateLogDelivery': 'Step Functions log delivery (logging level ALL) takes no resource ARN',
+    'logs:GetLogDelivery': 'Step Functions log delivery',
+    'logs:UpdateLogDelivery': 'Step Functions log delivery',
+    'logs:DeleteLogDelivery': 'Step Functions log delivery',
+    'logs:ListLogDeliveries': 'Step Functions log delivery',
+    'logs:PutResourcePolicy': 'Step Functions log delivery',
+    'logs:DescribeResourcePolicies': 'Step Functions log delivery',
+    'logs:DescribeLogGroups': 'Step Functions log delivery',
+  };
+
+  test('every Allow on Resource "*" is listed with its reason', () => {
+    const wildcard: string[] = [];
+    for (const [id, props] of resourcesOf(s, 'AWS::IAM::Policy')) {
+      for (const st of statementsOf(props)) {
+        if (st.Effect === 'Allow' && asList(st.Resource).includes('*')) wildcard.push(...asList(st.Action).map((a: string) => `${a} (${id})`));
+      }
+    }
+    expect(wildcard.length).toBeGreaterThan(0);
+    for (const w of wildcard) expect(Object.keys(WILDCARD_REASONS)).toContain(w.split(' ')[0]);
+  });
+
+  test('no statement allows a service wildcard action (s3:*, iam:*, ...)', () => {
+    for (const [, props] of resourcesOf(s, 'AWS::IAM::Policy')) {
+      for (const st of statementsOf(props)) {
+        if (st.Effect !== 'Allow') continue;
+        for (const a of asList(st.Action)) expect(a).not.toMatch(/^[a-z0-9-]+:\*$|^\*$/);
+      }
+    }
+  });
+
+  test('the only managed policies are SSM core (runners), VPC access (S3 Files function) and the CDK auto-delete provider\'s basic execution', () => {
+    const managed = resourcesOf(s, 'AWS::IAM::Role').flatMap(([, p]) => (p.ManagedPolicyArns ?? []).map((a: unknown) => JSON.stringify(a)));
+    expect(managed.map((m) => m.match(/policy\/([A-Za-z/-]+)/)![1]).sort()).toEqual([
+      'AmazonSSMManagedInstanceCore', 'service-role/AWSLambdaBasicExecutionRole', 'service-role/AWSLambdaVPCAccessExecutionRole',
+    ]);
+  });
+
+  test('runners may write benchmark data only under s3ab/ and results only under results/', () => {
+    const [, props] = resourcesOf(s, 'AWS::IAM::Policy').find(([id]) => id.startsWith('RunnersPermissions'))!;
+    const bySid = Object.fromEntries(statementsOf(props).map((st) => [st.Sid, st]));
+    expect(JSON.stringify(bySid.WriteBenchmarkData.Resource)).toContain('/s3ab/*');
+    expect(JSON.stringify(bySid.WriteResults.Resource)).toContain('/results/*');
+    expect(bySid.WriteResults.Action).toBe('s3:PutObject');
+    expect(bySid.MountS3Files.Action).toEqual(['s3files:ClientMount', 's3files:ClientWrite', 's3files:ClientRootAccess']);
+  });
+
+  test('the before function reaches only docs/ of the data bucket; the after function only its access point', () => {
+    const before = statementsOf(resourcesOf(s, 'AWS::IAM::Policy').find(([id]) => id.startsWith('DocumentsBeforeRoleDefaultPolicy'))![1]);
+    const dataWrites = before.filter((st) => asList(st.Action).includes('s3:DeleteObject'));
+    expect(JSON.stringify(dataWrites)).toContain('/docs/*');
+    const list = before.find((st) => st.Action === 's3:ListBucket')!;
+    expect(list.Condition).toEqual({ StringLike: { 's3:prefix': ['docs/*'] } });
+    const after = statementsOf(resourcesOf(s, 'AWS::IAM::Policy').find(([id]) => id.startsWith('DocumentsAfterRoleDefaultPolicy'))![1]);
+    expect(after.some((st) => asList(st.Action).includes('s3:DeleteObject'))).toBe(false);
+    expect(after.find((st) => st.Action === 's3files:ClientMount')!.Resource).toEqual({ 'Fn::GetAtt': [idOf('AWS::S3Files::AccessPoint', 'LambdaAccessPoint'), 'AccessPointArn'] });
+    expect(after.some((st) => asList(st.Action).includes('s3files:ClientRootAccess'))).toBe(false);
+  });
+});
+
+describe('S3 Files', () => {
+  test('the service role is trusted by elasticfilesystem.amazonaws.com for this account\'s file systems only', () => {
+    const [, role] = resourcesOf(s, 'AWS::IAM::Role').find(([id]) => id.startsWith('DataS3FilesRole'))!;
+    const st = role.AssumeRolePolicyDocument.Statement;
+    expect(st).toHaveLength(1);
+    expect(st[0].Principal).toEqual({ Service: 'elasticfilesystem.amazonaws.com' });
+    expect(st[0].Condition.StringEquals).toEqual({ 'aws:SourceAccount': ref('AWS::AccountId') });
+    expect(JSON.stringify(st[0].Condition.ArnLike['aws:SourceArn'])).toMatch(/:s3files:.*AWS::Region.*AWS::AccountId.*:file-system\/\*/);
+  });
+
+  test('the service role holds the bucket and EventBridge permissions of the S3 Files prerequisites', () => {
+    const [, policy] = resourcesOf(s, 'AWS::IAM::Policy').find(([id]) => id.startsWith('DataS3FilesRolePolicy'))!;
+    const bySid = Object.fromEntries(statementsOf(policy).map((st) => [st.Sid, st]));
+    expect(bySid.BucketLevel.Action).toEqual(expect.arrayContaining(['s3:ListBucket', 's3:ListBucketVersions']));
+    expect(bySid.ObjectLevel.Action).toEqual(expect.arrayContaining(['s3:GetObjectVersion', 's3:DeleteObjectVersion', 's3:AbortMultipartUpload', 's3:ListMultipartUploadParts']));
+    expect(bySid.ObjectLevel.Condition).toEqual({ StringEquals: { 'aws:ResourceAccount': ref('AWS::AccountId') } });
+    expect(bySid.EventBridgeManage.Action).toEqual(expect.arrayContaining(['events:PutRule', 'events:PutTargets', 'events:DeleteRule']));
+    expect(JSON.stringify(bySid.EventBridgeManage.Resource)).toContain('rule/DO-NOT-DELETE-S3-Files*');
+    expect(bySid.EventBridgeManage.Condition).toEqual({ StringEquals: { 'events:ManagedBy': 'elasticfilesystem.amazonaws.com' } });
+    expect(bySid.EventBridgeRead.Action).toEqual(expect.arrayContaining(['events:DescribeRule', 'events:ListRules']));
+  });
+
+  test('the file system is created after its role\'s permissions and deleted before the bucket is emptied', () => {
+    const [fsId] = resourcesOf(s, 'AWS::S3Files::FileSystem')[0];
+    const deps = s.json.Resources[fsId].DependsOn ?? [];
+    expect(deps).toEqual(expect.arrayContaining([
+      expect.stringMatching(/^DataS3FilesRolePolicy/),
+      expect.stringMatching(/^DataBucketAutoDeleteObjectsCustomResource/),
+    ]));
+    expect(resourcesOf(s, 'AWS::S3Files::FileSystem')[0][1].Bucket).toEqual({ 'Fn::GetAtt': [idOf('AWS::S3::Bucket', 'DataBucket'), 'Arn'] });
+  });
+
+  test('one mount target per runner subnet, reachable on NFS only from the runners and the S3 Files function', () => {
+    const runnerSubnets = resourcesOf(s, 'AWS::EC2::Subnet').filter(([id]) => id.includes('runners')).map(([id]) => id).sort();
+    expect(runnerSubnets.length).toBe(2);
+    const targets = resourcesOf(s, 'AWS::S3Files::MountTarget');
+    expect(targets.map(([, p]) => p.SubnetId.Ref).sort()).toEqual(runnerSubnets);
+    const mtSg = idOf('AWS::EC2::SecurityGroup', 'MountTargetSg');
+    for (const [, p] of targets) expect(p.SecurityGroups).toEqual([{ 'Fn::GetAtt': [mtSg, 'GroupId'] }]);
+    const ingress = resourcesOf(s, 'AWS::EC2::SecurityGroupIngress').filter(([, p]) => JSON.stringify(p.GroupId).includes(mtSg));
+    expect(ingress.map(([, p]) => `${p.FromPort}-${p.ToPort} from ${p.SourceSecurityGroupId['Fn::GetAtt'][0]}`).sort()).toEqual([
+      `2049-2049 from ${idOf('AWS::EC2::SecurityGroup', 'FunctionSg')}`, `2049-2049 from ${idOf('AWS::EC2::SecurityGroup', 'RunnerSg')}`,
+    ].sort());
+  });
+
+  test('the access point has a non-root POSIX user and its own root directory owned by that user', () => {
+    const [apId, ap] = resourcesOf(s, 'AWS::S3Files::AccessPoint')[0];
+    expect(ap.PosixUser).toEqual({ Uid: '1000', Gid: '1000' });
+    expect(ap.RootDirectory).toEqual({ Path: '/lambda', CreationPermissions: { OwnerUid: '1000', OwnerGid: '1000', Permissions: '755' } });
+    const targets = resourcesOf(s, 'AWS::S3Files::MountTarget').map(([id]) => id);
+    expect(s.json.Resources[apId].DependsOn).toEqual(expect.arrayContaining(targets));
+  });
+
+  test('the S3 Files function mounts the access point and waits for every mount target', () => {
+    const [fnId, fn] = resourcesOf(s, 'AWS::Lambda::Function').find(([id]) => id.startsWith('DocumentsAfterFunction'))!;
+    expect(fn.FileSystemConfigs).toEqual([expect.objectContaining({ Arn: { 'Fn::GetAtt': [idOf('AWS::S3Files::AccessPoint', 'LambdaAccessPoint'), 'AccessPointArn'] }, LocalMountPath: '/mnt/docs' })]);
+    expect(fn.VpcConfig.SubnetIds.map((x: { Ref: string }) => x.Ref).every((id: string) => id.includes('functions'))).toBe(true);
+    const targets = resourcesOf(s, 'AWS::S3Files::MountTarget').map(([id]) => id);
+    expect(s.json.Resources[fnId].DependsOn).toEqual(expect.arrayContaining(targets));
+  });
+
+  test('the file-system policy lets only the runner and function roles mount, root access for runners only, and denies non-TLS', () => {
+    const [polId, pol] = resourcesOf(s, 'AWS::S3Files::FileSystemPolicy')[0];
+    const st = pol.Policy.Statement;
+    const allow = st.find((x: any) => x.Sid === 'MountAndWriteForBenchmarkRoles');
+    expect(allow.Principal.AWS.map((p: any) => p['Fn::GetAtt'][0]).sort()).toEqual([idOf('AWS::IAM::Role', 'DocumentsAfterRole'), idOf('AWS::IAM::Role', 'RunnersRole')].sort());
+    expect(allow.Action).toEqual(['s3files:ClientMount', 's3files:ClientWrite']);
+    const root = st.find((x: any) => x.Sid === 'RootAccessForRunners');
+    expect(root.Principal.AWS.map((p: any) => p['Fn::GetAtt'][0])).toEqual([idOf('AWS::IAM::Role', 'RunnersRole')]);
+    expect(st.find((x: any) => x.Effect === 'Deny')).toMatchObject({ Action: 's3files:*', Condition: { Bool: { 'aws:SecureTransport': 'false' } } });
+    expect(s.json.Resources[polId].DependsOn).toEqual(expect.arrayContaining(resourcesOf(s, 'AWS::S3Files::MountTarget').map(([id]) => id)));
+  });
+});
+
+describe('encryption and TLS everywhere', () => {
+  test('every bucket is encrypted, private, and its policy denies requests without TLS', () => {
+    const buckets = resourcesOf(s, 'AWS::S3::Bucket');
+    expect(buckets.length).toBe(2);
+    for (const [id, b] of buckets) {
+      expect(b.BucketEncryption.ServerSideEncryptionConfiguration[0].ServerSideEncryptionByDefault.SSEAlgorithm).toBe('AES256');
+      expect(b.PublicAccessBlockConfiguration).toEqual({ BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true });
+      const policy = resourcesOf(s, 'AWS::S3::BucketPolicy').find(([, p]) => p.Bucket.Ref === id)![1];
+      expect(statementsOf(policy)).toContainEqual(expect.objectContaining({ Effect: 'Deny', Action: 's3:*', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }));
+    }
+  });
+
+  test('the data bucket is versioned (S3 Files needs it) and expires noncurrent versions', () => {
+    const [, data] = resourcesOf(s, 'AWS::S3::Bucket').find(([id]) => id.startsWith('DataBucket'))!;
+    expect(data.VersioningConfiguration).toEqual({ Status: 'Enabled' });
+    expect(data.LifecycleConfiguration.Rules).toContainEqual(expect.objectContaining({ NoncurrentVersionExpiration: { NoncurrentDays: 1 }, Status: 'Enabled' }));
+  });
+
+  test('runner volumes are encrypted; Athena results are encrypted', () => {
+    const [, lt] = resourcesOf(s, 'AWS::EC2::LaunchTemplate')[0];
+    expect(lt.LaunchTemplateData.BlockDeviceMappings).toEqual([expect.objectContaining({ Ebs: expect.objectContaining({ Encrypted: true, VolumeType: 'gp3' }) })]);
+    const [, wg] = resourcesOf(s, 'AWS::Athena::WorkGroup')[0];
+    expect(wg.WorkGroupConfiguration).toMatchObject({ EnforceWorkGroupConfiguration: true, ResultConfiguration: { EncryptionConfiguration: { EncryptionOption: 'SSE_S3' } } });
+    expect(wg.WorkGroupConfiguration.BytesScannedCutoffPerQuery).toBe(1024 ** 3);
+  });
+});
+
+describe('runner fleet', () => {
+  const [, lt] = resourcesOf(s, 'AWS::EC2::LaunchTemplate')[0];
+  test('IMDSv2 required, shutdown terminates, Graviton by default, a maximum lifetime at boot', () => {
+    expect(lt.LaunchTemplateData.MetadataOptions).toMatchObject({ HttpTokens: 'required' });
+    expect(lt.LaunchTemplateData.InstanceInitiatedShutdownBehavior).toBe('terminate');
+    expect(lt.LaunchTemplateData.InstanceType).toBe('c7g.large');
+    expect(JSON.stringify(s.json.Parameters ?? {})).toMatch(/al2023-ami-kernel-[0-9.]+-arm64/);
+    expect(JSON.stringify(lt.LaunchTemplateData.UserData)).toContain('shutdown -h +360');
+    expect(lt.LaunchTemplateData.TagSpecifications[0].Tags).toContainEqual({ Key: 's3ab:stack', Value: 'S3AccessBench' });
+  });
+
+  test('the instance type is a parameter of the stack (x86 types get the x86 image)', () => {
+    const other = synthesize({ runnerInstanceType: 'm7i.xlarge' });
+    const [, lt2] = resourcesOf(other, 'AWS::EC2::LaunchTemplate')[0];
+    expect(lt2.LaunchTemplateData.InstanceType).toBe('m7i.xlarge');
+    expect(JSON.stringify(other.json.Parameters)).toMatch(/al2023-ami-kernel-[0-9.]+-x86_64/);
+    expect(() => synthesize({ runnerInstanceType: 'large' })).toThrow(/not an EC2 instance type/);
+  });
+
+  test('the setup document installs every client and checks the S3 Files mount', () => {
+    const [, doc] = resourcesOf(s, 'AWS::SSM::Document').find(([id]) => id.includes('Setup'))!;
+    const script = JSON.stringify(doc.Content.mainSteps[0].inputs.runCommand);
+    for (const needle of ['fio', 'nodejs22', 'amazon-efs-utils', 'mount-s3.rpm', 's3fs-fuse', 'mount -t s3files', 'unzip']) expect(script).toContain(needle);
+  });
+
+  test('the run-step document runs the runner bundle for one step and uploads to the results bucket', () => {
+    const [, doc] = resourcesOf(s, 'AWS::SSM::Document').find(([id]) => id.includes('RunStep'))!;
+    expect(Object.keys(doc.Content.parameters).sort()).toEqual(['executionTimeout', 'runId', 'step']);
+    expect(JSON.stringify(doc.Content.mainSteps[0].inputs.runCommand)).toMatch(/s3ab\.js step --matrix .* --step \{\{ step \}\} --run-id \{\{ runId \}\}/);
+  });
+});
+
+describe('results catalog', () => {
+  const [, table] = resourcesOf(s, 'AWS::Glue::Table')[0];
+  test('the Glue columns are the result schema\'s fields, in order, with matching types', () => {
+    const cols = table.TableInput.StorageDescriptor.Columns as { Name: string; Type: string }[];
+    expect(cols.map((c) => c.Name)).toEqual(Object.keys(resultSchema.properties));
+    const type = (n: string) => cols.find((c) => c.Name === n)!.Type;
+    expect(type('ops')).toBe('bigint');
+    expect(type('duration_ms')).toBe('double');
+    expect(type('verified')).toBe('boolean');
+    expect(type('flags')).toBe('array<string>');
+    expect(type('method_options')).toBe('map<string,string>');
+    expect(type('latency_us')).toBe('struct<min:double,mean:double,p50:double,p95:double,p99:double,max:double>');
+    expect(type('host')).toMatch(/^struct<hostname:string,instance_type:string,vcpus:bigint,/);
+  });
+
+  test('partition projection on the runner\'s dt= layout', () => {
+    expect(table.TableInput.PartitionKeys).toEqual([expect.objectContaining({ Name: 'dt', Type: 'string' })]);
+    expect(table.TableInput.Parameters).toMatchObject({ 'projection.enabled': 'true', 'projection.dt.type': 'date', 'projection.dt.format': 'yyyy-MM-dd' });
+    expect(JSON.stringify(table.TableInput.Parameters['storage.location.template'])).toContain('/results/dt=${dt}');
+    expect(table.TableInput.StorageDescriptor.SerdeInfo.SerializationLibrary).toBe('org.openx.data.jsonserde.JsonSerDe');
+  });
+
+  test('one named query per SQL file, with the file\'s text', () => {
+    const queries = resourcesOf(s, 'AWS::Athena::NamedQuery');
+    const files = namedQueries();
+    expect(queries.map(([, q]) => q.Name).sort()).toEqual(files.map((f) => f.name).sort());
+    for (const f of files) expect(queries.find(([, q]) => q.Name === f.name)![1].QueryString).toBe(f.sql);
+  });
+});
+
+describe('network and idle cost', () => {
+  test('nothing that costs money per hour while idle', () => {
+    const types = new Set(Object.values(s.json.Resources).map((r) => r.Type));
+    for (const t of ['AWS::EC2::NatGateway', 'AWS::EC2::Instance', 'AWS::EC2::EIP', 'AWS::AutoScaling::AutoScalingGroup', 'AWS::ElasticLoadBalancingV2::LoadBalancer', 'AWS::EC2::TransitGateway', 'AWS::RDS::DBInstance']) {
+      expect(types.has(t)).toBe(false);
+    }
+    const endpoints = resourcesOf(s, 'AWS::EC2::VPCEndpoint');
+    expect(endpoints.map(([, e]) => e.VpcEndpointType)).toEqual(['Gateway']);
+    expect(JSON.stringify(endpoints[0][1].ServiceName)).toContain('.s3');
+  });
+
+  test('no security group accepts traffic from 0.0.0.0/0 or ::/0; runners and functions accept none at all', () => {
+    const groups = resourcesOf(s, 'AWS::EC2::SecurityGroup');
+    for (const [, g] of groups) for (const rule of g.SecurityGroupIngress ?? []) expect([rule.CidrIp, rule.CidrIpv6]).not.toContain('0.0.0.0/0');
+    for (const [, rule] of resourcesOf(s, 'AWS::EC2::SecurityGroupIngress')) {
+      expect(rule.CidrIp).toBeUndefined();
+      expect(rule.CidrIpv6).toBeUndefined();
+    }
+    for (const name of ['RunnerSg', 'FunctionSg']) {
+      const id = idOf('AWS::EC2::SecurityGroup', name);
+      expect(s.json.Resources[id].Properties!.SecurityGroupIngress).toBeUndefined();
+      expect(resourcesOf(s, 'AWS::EC2::SecurityGroupIngress').filter(([, r]) => JSON.stringify(r.GroupId).includes(id))).toEqual([]);
+    }
+  });
+});
+
+describe('functions', () => {
+  test('every function: Node.js 24 on arm64, X-Ray, its own log group with retention', () => {
+    const fns = resourcesOf(s, 'AWS::Lambda::Function').filter(([id]) => !id.startsWith('CustomS3AutoDelete'));
+    expect(fns.length).toBeGreaterThanOrEqual(2);
+    for (const [id, fn] of fns) {
+      expect({ id, runtime: fn.Runtime, arch: fn.Architectures, tracing: fn.TracingConfig }).toEqual({ id, runtime: 'nodejs24.x', arch: ['arm64'], tracing: { Mode: 'Active' } });
+      const group = fn.LoggingConfig.LogGroup.Ref;
+      expect(s.json.Resources[group].Properties!.RetentionInDays).toBe(30);
+    }
+  });
+});
+
+test('outputs the CLI needs', () => {
+  s.template.hasOutput('FileSystemId', { Value: Match.anyValue() });
+  for (const o of ['DataBucketName', 'ResultsBucketName', 'AthenaWorkGroup', 'GlueDatabase', 'LaunchTemplateId', 'RunStepDocumentName']) expect(s.json.Outputs[o]).toBeDefined();
+});
+
+describe('cdk-nag (AwsSolutions) and cfn-lint', () => {
+  test('no unacknowledged finding', () => {
+    const violations = new AwsSolutionsChecks(s.app).validateScope(s.stack).violations;
+    expect(violations.map((v) => `${v.ruleName}: ${v.violatingResources.map((r) => r.constructPath).join(', ')}`)).toEqual([]);
+  });
+
+  test('every acknowledgment names a finding that really occurs on its own resource, with a specific reason', () => {
+    applyAcknowledgments(false);
+    let bare: Synthesized;
+    try {
+      acknowledgments.length = 0;
+      bare = synthesize();
+    } finally {
+      applyAcknowledgments(true);
+    }
+    const findings = new AwsSolutionsChecks(bare.app).validateScope(bare.stack).violations
+      .flatMap((v) => v.violatingResources.map((r) => ({ rule: v.ruleName, path: r.constructPath ?? '' })));
+    expect(acknowledgments.length).toBeGreaterThan(10);
+    for (const a of acknowledgments) {
+      expect(a.reason.length).toBeGreaterThan(30);
+      const hit = findings.some((f) => f.rule === a.id && (f.path === a.path || f.path.startsWith(`${a.path}/`)));
+      expect({ ack: `${a.id} on ${a.path}`, hit }).toEqual({ ack: `${a.id} on ${a.path}`, hit: true });
+    }
+  });
+
+  test('cfn-lint reports no error on the synthesized template', () => {
+    const lint = join(ROOT, '.tools', 'cfn-lint', 'bin', 'cfn-lint');
+    expect(existsSync(lint)).toBe(true); // installed by scripts/setup.sh
+    const dir = mkdtempSync(join(tmpdir(), 's3ab-cfnlint-'));
+    try {
+      const file = join(dir, 'template.json');
+      writeFileSync(file, JSON.stringify(s.json));
+      const r = spawnSync(lint, ['--format', 'parseable', file], { encoding: 'utf8' });
+      const errors = r.stdout.split('\n').filter((l) => /:E\d{4}:/.test(l));
+      expect(errors).toEqual([]);
+      expect([0, 4, 8, 12]).toContain(r.status); // 2 = errors; 4/8 = warnings/informational only
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

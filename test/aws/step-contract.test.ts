@@ -1,0 +1,109 @@
+import { CreateBucketCommand, GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { cleanupAll } from '../../runner/core/cleanup';
+import { startEmbeddedEndpoint, type EmbeddedEndpoint } from '../../runner/endpoint/embedded';
+import { makeS3Client } from '../../runner/endpoint/s3-client';
+import { recordErrors, type ResultRecord } from '../../runner/results/record';
+import { S3AB } from '../helpers/cli';
+import { resourcesOf, synthesize } from '../helpers/stack';
+
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
+const RESULTS = 's3ab-results';
+const RUN = '20261122T101500Z-c0ffee';
+
+/** The run-step document's `s3ab step` line, as synthesized, with the stack's bucket names filled in. */
+function runStepLine(names: Record<string, string>): string {
+  const s = synthesize();
+  const [, doc] = resourcesOf(s, 'AWS::SSM::Document').find(([id]) => id.includes('RunStep'))!;
+  const lines = doc.Content.mainSteps[0].inputs.runCommand as unknown[];
+  const render = (x: any): string => {
+    if (typeof x === 'string') return x;
+    if (x.Ref) return names[Object.keys(names).find((k) => x.Ref.startsWith(k))!];
+    if (x['Fn::Join']) return x['Fn::Join'][1].map(render).join(x['Fn::Join'][0]);
+    throw new Error(`cannot render ${JSON.stringify(x)}`);
+  };
+  return lines.map(render).find((l) => l.includes('s3ab.js step'))!;
+}
+
+describe('step-runner contract: the runner invoked as the SSM run-step document invokes it', () => {
+  let server: EmbeddedEndpoint;
+  let client: S3Client;
+  const dir = mkdtempSync(join(tmpdir(), 's3ab-contract-'));
+  let line = '';
+
+  beforeAll(async () => {
+    server = await startEmbeddedEndpoint();
+    client = makeS3Client(server.target, { maxSockets: 4 });
+    await client.send(new CreateBucketCommand({ Bucket: RESULTS }));
+    line = runStepLine({ DataBucket: server.target.bucket, ResultsBucket: RESULTS });
+    writeFileSync(join(dir, `matrix-${RUN}.json`), JSON.stringify({
+      name: 'contract', repetitions: 1, methods: ['s3-api'], workloads: { 'small-reads': { files: 4, size: '4KiB' }, 'dir-walk': { objects: 20, size: '1KiB' } },
+    }));
+  }, 60_000);
+  afterAll(async () => {
+    client?.destroy();
+    await server?.stop();
+    await cleanupAll();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** Runs the document's line with {{ parameters }} filled in; local paths and the endpoint are the only changes. */
+  function invoke(step: string, runnerId: string): Promise<{ status: number | null; stdout: string; stderr: string }> {
+    const cmd = line
+      .replaceAll('{{ runId }}', RUN).replaceAll('{{ step }}', step)
+      .replace('"$(cat /opt/s3ab/node)"', JSON.stringify(process.execPath))
+      .replace('/opt/s3ab/dist/s3ab.js', S3AB)
+      .replace(`/opt/s3ab/matrix-${RUN}.json`, join(dir, `matrix-${RUN}.json`))
+      + ` --endpoint ${server.target.endpointUrl}`;
+    const child = spawn('bash', ['-c', cmd], {
+      env: {
+        ...process.env, S3AB_RUNNER_ID: runnerId, S3AB_REGION: 'us-east-1', S3AB_INSTANCE_TYPE: 'c7g.large', S3AB_AZ: 'us-east-1a',
+        AWS_ACCESS_KEY_ID: server.target.credentials!.accessKeyId, AWS_SECRET_ACCESS_KEY: server.target.credentials!.secretAccessKey, AWS_REGION: 'us-east-1',
+      },
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c) => (stdout += c));
+    child.stderr.on('data', (c) => (stderr += c));
+    return new Promise((resolve) => child.once('close', (status) => resolve({ status, stdout, stderr })));
+  }
+
+  const keys = async (prefix: string) => ((await client.send(new ListObjectsV2Command({ Bucket: RESULTS, Prefix: prefix }))).Contents ?? []).map((o) => o.Key!);
+
+  test('the synthesized line runs `s3ab step` with the execution\'s run id, step, runner and buckets', () => {
+    expect(line).toMatch(/s3ab\.js step --matrix \/opt\/s3ab\/matrix-\{\{ runId \}\}\.json --step \{\{ step \}\} --run-id \{\{ runId \}\} --runner-id "\$S3AB_RUNNER_ID" --bucket s3ab-bench --region "\$S3AB_REGION" --results s3:\/\/s3ab-results\/results$/);
+  });
+
+  test('two runners run step 2 at once: each uploads its own records to results/dt=DAY/ and reports completion', async () => {
+    const [a, b] = await Promise.all([invoke('2', 'i-0aaa'), invoke('2', 'i-0bbb')]);
+    for (const [r, runner] of [[a, 'i-0aaa'], [b, 'i-0bbb']] as const) {
+      expect({ code: r.status, err: r.stderr.slice(-500) }).toEqual({ code: 0, err: expect.any(String) });
+      expect(r.stdout).toMatch(new RegExp(`s3ab step: run ${RUN} step 2 complete: \\d+ records uploaded`));
+      expect(r.stdout).toContain(`s3://${RESULTS}/results/dt=2026-11-22/${RUN}--s002--s3-api--dir-walk--${runner}.jsonl`);
+    }
+    const files = await keys('results/');
+    expect(files.sort()).toEqual([
+      `results/_runs/${RUN}--i-0aaa.json`, `results/_runs/${RUN}--i-0bbb.json`,
+      `results/dt=2026-11-22/${RUN}--s002--s3-api--dir-walk--i-0aaa.jsonl`, `results/dt=2026-11-22/${RUN}--s002--s3-api--dir-walk--i-0bbb.jsonl`,
+    ]);
+    const body = await (await client.send(new GetObjectCommand({ Bucket: RESULTS, Key: files[2] }))).Body!.transformToString();
+    const records: ResultRecord[] = body.trim().split('\n').map((l) => JSON.parse(l));
+    for (const r of records) {
+      expect(recordErrors(r)).toEqual([]);
+      expect(r).toMatchObject({ run_id: RUN, step: 2, workload: 'dir-walk', status: 'ok', verified: true, host: { instance_type: 'c7g.large', region: 'us-east-1', availability_zone: 'us-east-1a' } });
+    }
+    // Benchmark objects are gone from the data bucket; only step 2's workload wrote a fixture.
+    expect(((await client.send(new ListObjectsV2Command({ Bucket: server.target.bucket, Prefix: 's3ab/' }))).KeyCount ?? 0)).toBe(0);
+  });
+
+  test('a step that is not in the matrix fails with exit code 2 and uploads nothing', async () => {
+    const before = await keys('results/');
+    const r = await invoke('9', 'i-0ccc');
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/step 9 is not in the matrix \(it has 2 steps\)/);
+    expect(await keys('results/')).toEqual(before);
+  });
+});
