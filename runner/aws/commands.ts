@@ -1,9 +1,10 @@
 import { AthenaClient, BatchGetNamedQueryCommand, GetQueryExecutionCommand, GetQueryResultsCommand, ListNamedQueriesCommand, StartQueryExecutionCommand } from '@aws-sdk/client-athena';
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
-import { DescribeExecutionCommand, ListExecutionsCommand, SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
+import { DescribeExecutionCommand, GetExecutionHistoryCommand, ListExecutionsCommand, SFNClient, StartExecutionCommand, type HistoryEvent } from '@aws-sdk/client-sfn';
 import Table from 'cli-table3';
 import { UserError, errorSummary } from '../core/errors';
-import { loadMatrixFile, loadProfile, resolveMatrix } from '../core/matrix';
+import { expandSteps, loadMatrixFile, loadProfile, resolveMatrix } from '../core/matrix';
+import { formatDuration } from '../core/units';
 
 export interface AwsClients { cfn: CloudFormationClient; sfn: SFNClient; athena: AthenaClient }
 export type Out = (line: string) => void;
@@ -74,14 +75,15 @@ export async function awsRun(c: AwsClients, a: RunArgs, out: Out, sleep = (ms: n
   const outputs = await stackOutputs(c, a.stack);
   const input = { matrix: raw, ...(a.runners ? { runners: a.runners } : {}) };
   const started = await c.sfn.send(new StartExecutionCommand({ stateMachineArn: outputs.StateMachineArn, input: JSON.stringify(input) }));
-  out(`started ${started.executionArn} (matrix ${resolved.name})`);
-  let last = '';
+  out(`started ${started.executionArn} (matrix ${resolved.name}, ${expandSteps(resolved).length} steps)`);
+  const progress = new ExecutionProgress(c, started.executionArn!);
+  const t0 = Date.now();
   for (;;) {
     const ex = await c.sfn.send(new DescribeExecutionCommand({ executionArn: started.executionArn }));
-    const line = `${ex.status}${ex.redriveStatus ? '' : ''}`;
-    if (line !== last) out(`execution ${line}`);
-    last = line;
+    const line = await progress.poll().catch(() => null);
+    if (line) out(`[${formatDuration(Date.now() - t0)}] ${line}`);
     if (ex.status === 'RUNNING') { await sleep(a.pollMs ?? 10_000); continue; }
+    out(`execution ${ex.status}`);
     if (ex.status !== 'SUCCEEDED') {
       out(`execution ${ex.status}: ${ex.error ?? 'no error'}: ${ex.cause ?? 'no cause'}`);
       return 1;
@@ -90,6 +92,62 @@ export async function awsRun(c: AwsClients, a: RunArgs, out: Out, sleep = (ms: n
     for (const q of result.aggregate ?? []) await printQueryResults(c, q.queryExecutionId, q.name, out);
     out(`report: ${result.report?.value?.reportLocation ?? '(none)'}`);
     return 0;
+  }
+}
+
+/** The Map state that runs the matrix's benchmark steps, one iteration per step (lib/pipeline.ts). */
+const STEPS_MAP = 'RunBenchmarkSteps';
+
+/**
+ * Follows an execution's history page by page (only new events on each poll) and describes where
+ * it is: the state it last entered and, inside the benchmark steps, step n of m.
+ */
+export class ExecutionProgress {
+  private nextToken: string | undefined;
+  private state = '';
+  private inSteps = false;
+  private stepsTotal: number | null = null;
+  private stepsDone = 0;
+  private stepsFailed = 0;
+  private last = '';
+  /** States already reported: a poll loop's Wait and check states are named once, not on every lap. */
+  private readonly reported = new Set<string>();
+
+  constructor(private readonly c: AwsClients, private readonly executionArn: string) {}
+
+  /** Reads the new events; returns a progress line when there is news since the last call, else null. */
+  async poll(): Promise<string | null> {
+    for (;;) {
+      const page = await this.c.sfn.send(new GetExecutionHistoryCommand({ executionArn: this.executionArn, nextToken: this.nextToken, maxResults: 1000 }));
+      for (const e of page.events ?? []) this.apply(e);
+      // Keep the last token: the next poll continues after the events already read.
+      if (!page.nextToken) break;
+      this.nextToken = page.nextToken;
+    }
+    const line = this.describe();
+    if (line === this.last || (!this.inSteps && this.reported.has(this.state))) return null;
+    this.last = line;
+    this.reported.add(this.state);
+    return line;
+  }
+
+  private apply(e: HistoryEvent): void {
+    // Inside the steps Map the iteration's own states (send, wait, check) are not news: the step count is.
+    if (e.stateEnteredEventDetails?.name && !this.inSteps) this.state = e.stateEnteredEventDetails.name;
+    if (e.type === 'MapStateStarted' && this.state === STEPS_MAP) {
+      this.inSteps = true;
+      this.stepsTotal = e.mapStateStartedEventDetails?.length ?? null;
+    }
+    if (e.stateExitedEventDetails?.name === STEPS_MAP) this.inSteps = false;
+    if (e.mapIterationSucceededEventDetails?.name === STEPS_MAP) this.stepsDone++;
+    if (e.mapIterationFailedEventDetails?.name === STEPS_MAP) this.stepsFailed++;
+  }
+
+  private describe(): string {
+    if (!this.state) return 'starting';
+    if (!this.inSteps || this.stepsTotal === null) return `state ${this.state}`;
+    const current = Math.min(this.stepsDone + this.stepsFailed + 1, this.stepsTotal);
+    return `state ${STEPS_MAP} — benchmark step ${current} of ${this.stepsTotal} (${this.stepsDone} done${this.stepsFailed ? `, ${this.stepsFailed} failed` : ''})`;
   }
 }
 

@@ -1,6 +1,6 @@
 import { AthenaClient, GetQueryResultsCommand } from '@aws-sdk/client-athena';
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
-import { DescribeExecutionCommand, SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
+import { DescribeExecutionCommand, GetExecutionHistoryCommand, SFNClient, StartExecutionCommand, type HistoryEvent } from '@aws-sdk/client-sfn';
 import { mockClient } from 'aws-sdk-client-mock';
 import { awsRun, type AwsClients } from '../../runner/aws/commands';
 import { UserError } from '../../runner/core/errors';
@@ -18,10 +18,23 @@ beforeEach(() => { cfn.reset(); sfn.reset(); athena.reset(); });
 test('run: starts an execution with the validated matrix, follows it and prints the summary', async () => {
   cfn.on(DescribeStacksCommand).resolves({ Stacks: [{ StackName: 'S3AccessBench', CreationTime: new Date(), StackStatus: 'CREATE_COMPLETE', Outputs: OUTPUTS }] });
   sfn.on(StartExecutionCommand).resolves({ executionArn: 'arn:exec:1', startDate: new Date() });
+  const running = { status: 'RUNNING' as const, executionArn: 'arn:exec:1', stateMachineArn: 'sm', startDate: new Date() };
   sfn.on(DescribeExecutionCommand)
-    .resolvesOnce({ status: 'RUNNING', executionArn: 'arn:exec:1', stateMachineArn: 'sm', startDate: new Date() })
+    .resolvesOnce(running).resolvesOnce(running).resolvesOnce(running)
     .resolves({ status: 'SUCCEEDED', executionArn: 'arn:exec:1', stateMachineArn: 'sm', startDate: new Date(),
       output: JSON.stringify({ aggregate: [{ name: 'run_health', queryExecutionId: 'q1' }], report: { value: { reportLocation: 's3://r/reports/x/summary.txt' } } }) });
+  // The history as it grows between polls: provisioning, then the steps Map (3 steps), then the Lambdas.
+  let id = 0;
+  const ev = (type: string, extra: Partial<HistoryEvent> = {}): HistoryEvent => ({ id: ++id, type: type as HistoryEvent['type'], timestamp: new Date(), ...extra });
+  const entered = (name: string, type = 'TaskStateEntered') => ev(type, { stateEnteredEventDetails: { name } });
+  const iteration = (type: string, index: number) => ev(type, { [type === 'MapIterationSucceeded' ? 'mapIterationSucceededEventDetails' : 'mapIterationStartedEventDetails']: { name: 'RunBenchmarkSteps', index } });
+  sfn.on(GetExecutionHistoryCommand)
+    .resolvesOnce({ events: [entered('ValidateInput'), entered('ProvisionRunners')] })
+    .resolvesOnce({ events: [entered('RunBenchmarkSteps', 'MapStateEntered'), ev('MapStateStarted', { mapStateStartedEventDetails: { length: 3 } }),
+      iteration('MapIterationStarted', 0), entered('RunStep'), entered('RunStepWait', 'WaitStateEntered'), iteration('MapIterationSucceeded', 0), iteration('MapIterationStarted', 1), entered('RunStep')] })
+    .resolvesOnce({ events: [entered('RunStepWait', 'WaitStateEntered'), entered('RunStep')] })
+    .resolves({ events: [iteration('MapIterationSucceeded', 1), iteration('MapIterationStarted', 2), iteration('MapIterationSucceeded', 2),
+      ev('MapStateExited', { stateExitedEventDetails: { name: 'RunBenchmarkSteps' } }), entered('BenchmarkLambdas', 'MapStateEntered')] });
   athena.on(GetQueryResultsCommand).resolves({ ResultSet: { ResultSetMetadata: { ColumnInfo: [{ Name: 'method', Type: 'varchar' }, { Name: 'records', Type: 'bigint' }] },
     Rows: [{ Data: [{ VarCharValue: 'method' }, { VarCharValue: 'records' }] }, { Data: [{ VarCharValue: 's3-api' }, { VarCharValue: '42' }] }] } });
   const lines: string[] = [];
@@ -31,7 +44,15 @@ test('run: starts an execution with the validated matrix, follows it and prints 
   expect(input.matrix.name).toBe('quick');
   expect(input.runners).toEqual([{ instanceType: 'c7g.large', count: 2 }]);
   const text = lines.join('\n');
-  expect(text).toMatch(/execution RUNNING\nexecution SUCCEEDED/);
+  expect(text).toMatch(/started arn:exec:1 \(matrix quick, \d+ steps\)/);
+  // Progress: each state once, then step n of m inside the benchmark steps; the poll loop's inner states are not repeated.
+  const progress = lines.filter((l) => /^\[/.test(l)).map((l) => l.replace(/^\[[^\]]*\] /, ''));
+  expect(progress).toEqual([
+    'state ProvisionRunners',
+    'state RunBenchmarkSteps — benchmark step 2 of 3 (1 done)',
+    'state BenchmarkLambdas',
+  ]);
+  expect(text).toMatch(/execution SUCCEEDED/);
   expect(text).toMatch(/run_health \(1 rows\)/);
   expect(text).toContain('s3-api');
   expect(text).toContain('report: s3://r/reports/x/summary.txt');
