@@ -153,7 +153,10 @@ Examples:
 
 function printWrittenReport(w: WrittenReport, out: (line: string) => void): void {
   const empty = w.rendered.sections.filter((s) => !s.hasData).map((s) => s.title);
+  const s = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+  const t = w.timings;
   out(`report: ${w.path} (run ${w.input.runId}, ${w.rendered.charts} charts, ${(w.rendered.html.length / 1024).toFixed(0)} KiB)`);
+  out(`  ${w.input.recordCount.toLocaleString('en-US')} records read in ${s(t.scanMs + t.queryMs + t.renderMs)}: checking lines ${s(t.scanMs)}, SQL ${s(t.queryMs)}, charts and page ${s(t.renderMs)}`);
   if (empty.length) out(`  sections without data: ${empty.join(', ')}`);
   if (w.input.badLineCount) out(`  ${w.input.badLineCount} unreadable lines left out; the page's "Data problems" section lists them`);
   for (const warning of w.rendered.warnings) out(`  chart warning: ${warning}`);
@@ -177,4 +180,7 @@ export async function main(argv: string[]): Promise<void> {
   }
 }
 
-if (require.main === module) void main(process.argv).then(() => process.exit(process.exitCode ?? 0));
+if (require.main === module) {
+  // Exit once stdout has drained: process.exit drops what a pipe has not taken yet (long reports).
+  void main(process.argv).then(() => process.stdout.write('', () => process.exit(process.exitCode ?? 0)));
+}

@@ -13,6 +13,7 @@ say() { echo "[setup] $*" >&2; }
 
 VERSITYGW_VERSION=v1.8.0 # keep in step with runner/endpoint/embedded.ts
 APT_PACKAGES=(awscli)
+APT_PACKAGES+=(chromium) # headless browser for the HTML report's tests (driven by playwright-core, never downloaded)
 
 # npm packages: reinstall when the lockfile changed since the last install.
 if [[ ! -f node_modules/.package-lock.json || package-lock.json -nt node_modules/.package-lock.json ]]; then

@@ -24,7 +24,7 @@ interface MetricDef {
 
 const METRICS: MetricDef[] = [
   { name: 'throughput', unit: 'MiB/s', pick: (c) => c.mib_s_median, higherIsBetter: true },
-  { name: 'ops/s', unit: '/s', pick: (c) => c.ops_s_median, higherIsBetter: true },
+  { name: 'ops/s', unit: '', pick: (c) => c.ops_s_median, higherIsBetter: true },
   { name: 'mean latency', unit: 'µs', pick: (c) => c.mean_us_median, higherIsBetter: false },
   { name: 'p99 latency', unit: 'µs', pick: (c) => c.p99_us_median, higherIsBetter: false },
   { name: 'time', unit: 'ms', pick: (c) => c.duration_ms_median, higherIsBetter: false },
@@ -110,6 +110,7 @@ export function compareRuns(a: ReportInput, b: ReportInput): Comparison {
   };
 }
 
+const metricName = (c: MetricChange) => (c.unit ? `${c.metric} (${c.unit})` : c.metric);
 const changeText = (c: MetricChange) => (c.changePct === null ? 'n/a' : `${c.changePct > 0 ? '+' : ''}${num(c.changePct)}%`);
 const verdict = (c: MetricChange, threshold: number) =>
   c.changePct === null || Math.abs(c.changePct) < threshold ? 'same' : c.better ? 'better' : 'worse';
@@ -128,8 +129,8 @@ export function printComparison(cmp: Comparison, out: (line: string) => void, th
   out(`${cmp.changes.length} metrics in both runs: ${counted('better')} better, ${counted('worse')} worse, ${counted('same')} within ±${thresholdPct}%`);
   const shown = cmp.changes.filter((c) => verdict(c, thresholdPct) !== 'same');
   if (shown.length) {
-    const t = new Table({ head: ['workload', 'case', 'method', 'metric', 'run A', 'run B', 'change', ''], style: { head: [], border: [] } });
-    for (const c of shown) t.push([c.workload, c.case, c.method, `${c.metric} (${c.unit})`, num(c.a), num(c.b), changeText(c), verdict(c, thresholdPct)]);
+    const t = new Table({ head: ['workload', 'case', 'method', 'metric', 'run A', 'run B', 'change', ''], style: { head: [], border: [], compact: true } });
+    for (const c of shown) t.push([c.workload, c.case, c.method, metricName(c), num(c.a), num(c.b), changeText(c), verdict(c, thresholdPct)]);
     out(t.toString());
   }
   if (cmp.changes.length > shown.length) out(`(${cmp.changes.length - shown.length} changes within ±${thresholdPct}% not listed; --threshold 0 lists every metric)`);
@@ -147,7 +148,7 @@ export async function renderCompareHtml(cmp: Comparison, thresholdPct = 5): Prom
       points: biggest.map((c) => ({ label: `${c.workload} ${c.case} ${c.method} — ${c.metric}`, change: c.changePct!, better: c.better! })),
     }))
     : '';
-  const rows = cmp.changes.map((c) => `<tr><th>${esc(c.workload)}</th><td>${esc(c.case)}</td><td>${esc(c.method)}</td><td>${esc(`${c.metric} (${c.unit})`)}</td>` +
+  const rows = cmp.changes.map((c) => `<tr><th>${esc(c.workload)}</th><td>${esc(c.case)}</td><td>${esc(c.method)}</td><td>${esc(metricName(c))}</td>` +
     `<td>${esc(num(c.a))}</td><td>${esc(num(c.b))}</td><td class="${verdict(c, thresholdPct) === 'better' ? 'supported' : verdict(c, thresholdPct) === 'worse' ? 'unsupported' : ''}">${esc(changeText(c))}</td></tr>`).join('');
   const facts = cmp.facts.length
     ? `<table><thead><tr><th>what differs</th><th>run A</th><th>run B</th></tr></thead><tbody>${cmp.facts.map((f) => `<tr><th>${esc(f.fact)}</th><td>${esc(f.a)}</td><td>${esc(f.b)}</td></tr>`).join('')}</tbody></table>`
@@ -179,7 +180,7 @@ export async function loadComparison(specA: string, specB: string, resultsDir: s
   const scans = new Map<string, ScannedResults>();
   try {
     const scanOf = (dir: string) => {
-      if (!scans.has(dir)) scans.set(dir, ScannedResults.read(dir));
+      if (!scans.has(dir)) scans.set(dir, ScannedResults.open(dir));
       return scans.get(dir)!;
     };
     const inputA = await scanOf(a.dir).reportInput(scanOf(a.dir).pickRun(a.runId));

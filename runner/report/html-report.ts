@@ -20,7 +20,7 @@ export function defaultReportPath(resultsDir: string, runId: string): string {
 /** Reads a results folder, renders one run (default: the newest) and writes the page atomically. */
 export async function writeHtmlReport(resultsDir: string, runId: string | undefined, file?: string): Promise<WrittenReport> {
   const t0 = performance.now();
-  const scan = ScannedResults.read(resultsDir);
+  const scan = ScannedResults.open(resultsDir);
   try {
     const t1 = performance.now();
     const input = await scan.reportInput(scan.pickRun(runId));

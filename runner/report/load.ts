@@ -1,83 +1,98 @@
 import { appendFileSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { UserError } from '../core/errors';
+import { memoryBackedTmp } from '../endpoint/embedded';
 import { SCHEMA_VERSION, recordErrors } from '../results/record';
 import type { RunManifest } from '../results/writer';
 import { normalizeCells, normalizeHealth, normalizeMethodFacts, normalizeWorkloadFacts, type BadLine, type ReportInput } from './model';
-import { namedQueries, openRecords, query } from './results-db';
+import { namedQueries, openRecords, query, type OpenedResults } from './results-db';
 
 /** Bad lines listed one by one in the report; the rest are counted. */
 const MAX_LISTED_BAD_LINES = 200;
 /** Lines buffered per run before they are appended to the run's file. */
 const FLUSH_LINES = 4000;
+/** The writer names step files RUNID--sNNN--METHOD--WORKLOAD.jsonl. */
+const RUN_OF_FILE = /^([0-9]{8}T[0-9]{6}Z-[0-9a-f]{6})--/;
+
+interface RunCopy {
+  path: string;
+  pending: string[];
+  count: number;
+}
 
 /**
- * A results folder read once: every line of DIR/dt=*\/*.jsonl checked against the result schema,
- * the valid ones copied per run into a private temporary folder (so DuckDB reads one file per run
- * instead of thousands of step files, and never sees a bad line), the bad ones listed.
+ * A results folder, read run by run: every line of a run's step files (DIR/dt=*\/RUNID--*.jsonl,
+ * plus any file not named after a run) is checked against the result schema; the valid lines go
+ * into one private copy per run (in RAM where /dev/shm exists), which DuckDB reads as the table
+ * `results` — one file instead of thousands of step files, never a bad line; the bad ones are
+ * listed with file, line and reason. Runs not asked for are not read.
  */
 export class ScannedResults {
   readonly badLines: BadLine[] = [];
   badLineCount = 0;
   recordCount = 0;
   readonly manifests = new Map<string, RunManifest>();
-  private readonly runFiles = new Map<string, { path: string; pending: string[]; count: number }>();
-  private readonly tmp: string;
+  /** Step files by the run their name gives; '' for files named otherwise. */
+  private readonly filesByRun = new Map<string, string[]>();
+  private readonly read = new Set<string>();
+  private readonly copies = new Map<string, RunCopy>();
+  private tmp: string | null = null;
 
-  private constructor(readonly dir: string) {
-    this.tmp = mkdtempSync(join(tmpdir(), 's3ab-report-'));
-  }
+  private constructor(readonly dir: string) {}
 
-  /** Reads a results folder; throws UserError when there is nothing to report. */
-  static read(dir: string): ScannedResults {
+  /** Lists a results folder (manifests and file names, nothing read yet); UserError when there is nothing to report. */
+  static open(dir: string): ScannedResults {
     if (!existsSync(dir) || !statSync(dir).isDirectory()) {
       throw new UserError(`no results folder at ${dir}`, 'run `s3ab run` (or `npm run local`) first, or point --results at a results folder');
     }
     const scan = new ScannedResults(dir);
-    try {
-      scan.readManifests();
-      scan.readRecords();
-    } catch (err) {
-      scan.dispose();
-      throw err;
-    }
-    if (!scan.runIds().length) {
-      scan.dispose();
-      throw new UserError(`no benchmark runs in ${dir}${scan.badLineCount ? ` (only ${scan.badLineCount} unreadable lines)` : ''}`,
-        'run `s3ab run` (or `npm run local`) first, or point --results at a results folder');
+    scan.readManifests();
+    scan.listFiles();
+    if (!scan.runIds().length && !scan.filesByRun.has('')) {
+      throw new UserError(`no benchmark runs in ${dir}`, 'run `s3ab run` (or `npm run local`) first, or point --results at a results folder');
     }
     return scan;
   }
 
-  /** Every run with records or a manifest, oldest first (run ids start with their UTC start time). */
+  /** Every run with a manifest, step files or records read, oldest first (run ids start with their UTC start time). */
   runIds(): string[] {
-    return [...new Set([...this.manifests.keys(), ...this.runFiles.keys()])].sort();
+    return [...new Set([...this.manifests.keys(), ...[...this.filesByRun.keys()].filter(Boolean), ...this.copies.keys()])].sort();
   }
 
   /** The run asked for, or the newest; throws UserError naming the runs there when it is missing. */
   pickRun(runId?: string): string {
+    // Files not named after a run may hold any run: read them before deciding.
+    this.readFiles('');
     const runs = this.runIds();
+    if (!runs.length) throw new UserError(`no benchmark runs in ${this.dir}${this.badLineCount ? ` (only ${this.badLineCount} unreadable lines)` : ''}`, 'run `s3ab run` (or `npm run local`) first');
     if (!runId) return runs[runs.length - 1];
     if (!runs.includes(runId)) throw new UserError(`no run ${runId} in ${this.dir}`, `runs there: ${runs.join(', ')}`);
     return runId;
   }
 
+  /** One run's valid records in DuckDB as `results` (a table), or null when the run has none. */
+  async openRun(runId: string): Promise<OpenedResults | null> {
+    this.readFiles('');
+    this.readFiles(runId);
+    const copy = this.copies.get(runId);
+    if (!copy) return null;
+    return openRecords([copy.path], { materialize: true });
+  }
+
   /** Runs the report's SQL files over one run's records and assembles the renderer's input. */
   async reportInput(runId: string): Promise<ReportInput> {
-    const file = this.runFiles.get(runId);
+    const db = await this.openRun(runId);
     const base: ReportInput = {
       runId,
       manifest: this.manifests.get(runId) ?? null,
       source: this.dir,
       otherRuns: this.runIds().filter((r) => r !== runId),
       cells: [], methods: [], workloads: [], health: [],
-      badLines: this.badLines, badLineCount: this.badLineCount, recordCount: this.recordCount,
+      badLines: [...this.badLines].sort((a, b) => a.file.localeCompare(b.file) || a.line - b.line),
+      badLineCount: this.badLineCount, recordCount: this.recordCount,
       generatedAt: new Date().toISOString(),
     };
-    if (!file) return base;
-    this.flush(file);
-    const db = await openRecords([file.path], { materialize: true });
+    if (!db) return base;
     try {
       const sql = Object.fromEntries(namedQueries().map((q) => [q.name, q.sql]));
       return {
@@ -92,9 +107,10 @@ export class ScannedResults {
     }
   }
 
-  /** Removes the temporary copies. */
+  /** Removes the private copies. */
   dispose(): void {
-    rmSync(this.tmp, { recursive: true, force: true });
+    if (this.tmp) rmSync(this.tmp, { recursive: true, force: true });
+    this.tmp = null;
   }
 
   private bad(file: string, line: number, reason: string): void {
@@ -117,14 +133,22 @@ export class ScannedResults {
     }
   }
 
-  private readRecords(): void {
+  private listFiles(): void {
     const partitions = readdirSync(this.dir, { withFileTypes: true }).filter((d) => d.isDirectory() && d.name.startsWith('dt=')).map((d) => d.name).sort();
     for (const part of partitions) {
       // Dot-files are steps still being written (the writer renames them when complete).
-      const files = readdirSync(join(this.dir, part)).filter((f) => f.endsWith('.jsonl') && !f.startsWith('.')).sort();
-      for (const name of files) this.readFile(join(this.dir, part, name));
+      for (const name of readdirSync(join(this.dir, part)).filter((f) => f.endsWith('.jsonl') && !f.startsWith('.')).sort()) {
+        const run = RUN_OF_FILE.exec(name)?.[1] ?? '';
+        this.filesByRun.set(run, [...(this.filesByRun.get(run) ?? []), join(this.dir, part, name)]);
+      }
     }
-    for (const file of this.runFiles.values()) this.flush(file);
+  }
+
+  private readFiles(run: string): void {
+    if (this.read.has(run)) return;
+    this.read.add(run);
+    for (const path of this.filesByRun.get(run) ?? []) this.readFile(path);
+    for (const copy of this.copies.values()) this.flush(copy);
   }
 
   private readFile(path: string): void {
@@ -148,24 +172,27 @@ export class ScannedResults {
       }
       this.recordCount++;
       const runId = record.run_id as string;
-      let file = this.runFiles.get(runId);
-      if (!file) this.runFiles.set(runId, (file = { path: join(this.tmp, `${runId}.jsonl`), pending: [], count: 0 }));
-      file.pending.push(line);
-      file.count++;
-      if (file.pending.length >= FLUSH_LINES) this.flush(file);
+      let copy = this.copies.get(runId);
+      if (!copy) {
+        this.tmp ??= mkdtempSync(join(memoryBackedTmp(), 's3ab-report-'));
+        this.copies.set(runId, (copy = { path: join(this.tmp, `${runId}.jsonl`), pending: [], count: 0 }));
+      }
+      copy.pending.push(line);
+      copy.count++;
+      if (copy.pending.length >= FLUSH_LINES) this.flush(copy);
     }
   }
 
-  private flush(file: { path: string; pending: string[] }): void {
-    if (!file.pending.length) return;
-    appendFileSync(file.path, file.pending.join('\n') + '\n');
-    file.pending.length = 0;
+  private flush(copy: RunCopy): void {
+    if (!copy.pending.length) return;
+    appendFileSync(copy.path, copy.pending.join('\n') + '\n');
+    copy.pending.length = 0;
   }
 }
 
-/** Reads a results folder and returns the report input of one run (default: the newest). */
+/** Reads one run of a results folder (default: the newest) as the renderer's input. */
 export async function loadReport(dir: string, runId?: string): Promise<ReportInput> {
-  const scan = ScannedResults.read(dir);
+  const scan = ScannedResults.open(dir);
   try {
     return await scan.reportInput(scan.pickRun(runId));
   } finally {

@@ -27,7 +27,7 @@ export interface ReportInput {
   badLines: BadLine[];
   /** How many bad lines there were in all (badLines may be truncated). */
   badLineCount: number;
-  /** Valid records read at the source (all runs). */
+  /** Valid records read at the source (the run's files, and files not named after a run). */
   recordCount: number;
   /** ISO time the report was generated. */
   generatedAt: string;
@@ -40,6 +40,8 @@ export interface BadLine {
 }
 
 export type Cache = 'cold' | 'warm' | 'warm-disk' | 'warm-memory' | 'none';
+/** Cache states from least to most warmed, the order they are shown in. */
+export const CACHE_ORDER: readonly Cache[] = ['none', 'cold', 'warm-disk', 'warm', 'warm-memory'];
 
 /** One row of report_cells.sql. Numbers are null where the SQL gave NULL (no successful batch). */
 export interface Cell {

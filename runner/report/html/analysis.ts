@@ -1,6 +1,5 @@
 import { formatSize } from '../../core/units';
-import { methodLabel, type Cell, type ReportInput } from '../model';
-import { CACHE_ORDER } from './charts';
+import { CACHE_ORDER, methodLabel, type Cache, type Cell, type ReportInput } from '../model';
 import { num } from './format';
 
 /**
@@ -37,7 +36,7 @@ export function operationOrder(workload: string, ops: string[]): string[] {
   return byOrder([...new Set(ops)], order, (o) => o);
 }
 
-export const cacheRank = (c: string) => CACHE_ORDER.indexOf(c);
+export const cacheRank = (c: string) => CACHE_ORDER.indexOf(c as Cache);
 
 /** "objects", "download", 1 MiB, warm → "download 1 MiB (warm)". */
 export function caseLabel(c: Pick<Cell, 'operation' | 'object_size_bytes' | 'cache'>, withSize = true): string {

@@ -1,5 +1,6 @@
 import * as vega from 'vega';
 import { compile, type TopLevelSpec } from 'vega-lite';
+import { CACHE_ORDER } from '../model';
 
 /**
  * Charts: Vega-Lite specs compiled to Vega and rendered to SVG text at report time (View.toSVG,
@@ -10,7 +11,6 @@ export const FONT = 'system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Ne
 
 /** One color per method across every chart of the page (Tableau 10). */
 const PALETTE = ['#4e79a7', '#f28e2b', '#e15759', '#76b7b2', '#59a14f', '#edc948', '#b07aa1', '#ff9da7', '#9c755f', '#bab0ac'];
-export const CACHE_ORDER = ['none', 'cold', 'warm-disk', 'warm', 'warm-memory'];
 
 export interface MethodColors {
   domain: string[];
@@ -125,6 +125,8 @@ export function sizeSweepSpec(opts: {
   colors: MethodColors;
   operations: string[];
   linkLimit: number | null;
+  /** d3 format of the y axis: '~g' (plain) by default, '~s' (SI: 10k, 2M) for wide ranges. */
+  yFormat?: string;
 }): TopLevelSpec {
   const sizes = [...new Set(opts.points.map((p) => p.size))].sort((a, b) => a - b);
   const caches = CACHE_ORDER.filter((c) => opts.points.some((p) => p.cache === c));
@@ -147,6 +149,7 @@ export function sizeSweepSpec(opts: {
   ];
   if (opts.points.some((p) => p.cached)) {
     layers.push({
+      name: 'cached_flags',
       transform: [{ filter: 'datum.cached' }, { calculate: "'above the link limit: served from a cache'", as: 'flag' }],
       mark: { type: 'point', filled: false, size: 150, strokeWidth: 2, color: '#d00000' },
       encoding: { x, y: { ...y, field: 'median' }, shape: { field: 'flag', type: 'nominal', title: null, scale: { range: ['diamond'] }, legend: { symbolType: 'diamond' } } },
@@ -154,6 +157,7 @@ export function sizeSweepSpec(opts: {
   }
   if (opts.linkLimit !== null) {
     layers.push({
+      name: 'link_limit',
       mark: { type: 'rule', color: '#d00000', strokeDash: [4, 3], strokeWidth: 1 },
       encoding: { y: { datum: opts.linkLimit, type: 'quantitative' } },
     });

@@ -161,7 +161,7 @@ async function sizeSection(ctx: Ctx, sweeps: SweepGroup[]): Promise<Section> {
     const lat = sweepPoints(g.cells, (c) => [c.mean_us_min, c.mean_us_median, c.mean_us_max]);
     if (lat.length) {
       const ops = g.operations.filter((op) => lat.some((p) => p.operation === op));
-      const svg = await ctx.charts.svg(sizeSweepSpec({ points: lat.map((p) => ({ ...p, cached: false })), yTitle: 'mean latency (µs)', colors: ctx.colors, operations: ops, linkLimit: null }));
+      const svg = await ctx.charts.svg(sizeSweepSpec({ points: lat.map((p) => ({ ...p, cached: false })), yTitle: 'mean latency (µs)', colors: ctx.colors, operations: ops, linkLimit: null, yFormat: '~s' }));
       parts.push(figure(svg, caption(`Mean latency per operation of ${g.workload} against size (seed 000's latency tables).`, g)));
     }
   }
@@ -417,7 +417,7 @@ function factsSection(ctx: Ctx): Section {
     ['started / ended', m ? `${m.started_at} / ${m.ended_at ?? '—'}` : `${h?.first_recorded_at ?? '–'} / ${h?.last_recorded_at ?? '–'} (first / last record)`],
     ['runner peak memory', m?.peak_rss_bytes ? bytesHuman(m.peak_rss_bytes) : '–'],
     ['source', input.source],
-    ['records', `${num(input.methods.reduce((s, x) => s + x.records, 0))} in this run; ${num(input.recordCount)} valid at the source`],
+    ['records', `${num(input.methods.reduce((s, x) => s + x.records, 0))} in this run (${num(input.recordCount)} valid records read, ${num(input.badLineCount)} unreadable lines)`],
     ['other runs at the source', input.otherRuns.length ? input.otherRuns.join(', ') : 'none'],
     ['report generated', input.generatedAt],
   ], { cls: 'facts' }));
