@@ -1,5 +1,5 @@
 import { compareRuns } from '../../runner/report/compare';
-import { recommendations, sizeSweeps } from '../../runner/report/html/analysis';
+import { recommendations, semanticsMatrix, sizeSweeps } from '../../runner/report/html/analysis';
 import { renderHtmlReport } from '../../runner/report/html/render';
 import { normalizeCells, stringMapOf, type Cell, type MethodFacts, type ReportInput } from '../../runner/report/model';
 
@@ -82,6 +82,33 @@ describe('the generated "which method for which workload" summary', () => {
   test('only operations measured at two sizes or more are drawn against size', () => {
     const cells = [speed('s3-api', 1024, 1), speed('s3-api', 2048, 2), cell({ workload: 'small-reads', operation: 'read', mib_s_median: 3 })];
     expect(sizeSweeps(cells).map((g) => [g.workload, g.operations])).toEqual([['objects', ['download']]]);
+  });
+});
+
+describe('the semantics matrix', () => {
+  const probe = (method: string, operation: string, over: Partial<Cell>) => cell({ workload: 'semantics', operation, object_size_bytes: null, method, ...over });
+
+  test('supported, refused, failed, not probed; delays from the successful repetitions', () => {
+    const m = semanticsMatrix([
+      probe('s3fs', 'rename-file', {}),
+      probe('mountpoint', 'rename-file', { repetitions: 0, unsupported: 3, first_error: 'ENOSYS' }),
+      probe('s3fs', 's3-to-mount-delay', { delay_ms_min: 900, delay_ms_median: 1000, delay_ms_max: 1100 }),
+      probe('mountpoint', 's3-to-mount-delay', { repetitions: 2, failed_batches: 1, first_error: 'timed out' }),
+      probe('s3-api', 'all', { repetitions: 0, not_applicable: 1, records: 1 }),
+    ], ['s3-api', 's3fs', 'mountpoint'])!;
+    expect(m.methods).toEqual(['s3fs', 'mountpoint']);
+    expect(m.probes).toEqual(['rename-file', 's3-to-mount-delay']);
+    expect(m.state('rename-file', 's3fs')).toMatchObject({ kind: 'supported', delayMs: null });
+    expect(m.state('rename-file', 'mountpoint')).toEqual({ kind: 'unsupported', reason: 'ENOSYS' });
+    expect(m.state('s3-to-mount-delay', 's3fs')).toMatchObject({ kind: 'supported', delayMs: 1000, delayMin: 900, delayMax: 1100 });
+    expect(m.state('s3-to-mount-delay', 'mountpoint')).toEqual({ kind: 'failed', reason: 'timed out', ok: 2, records: 3 });
+    expect(m.supportedCount('s3fs')).toBe(2);
+    expect(m.supportedCount('mountpoint')).toBe(0);
+  });
+
+  test('a probe that succeeded unchecked is supported, and marked unverified', () => {
+    const m = semanticsMatrix([probe('rclone', 'chmod', { repetitions: 1, unverified: 2 })], ['rclone'])!;
+    expect(m.state('chmod', 'rclone')).toMatchObject({ kind: 'supported', unverified: 2 });
   });
 });
 

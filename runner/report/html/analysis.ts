@@ -105,7 +105,7 @@ export function cacheCases(cells: Cell[]): CacheCase[] {
 }
 
 export type ProbeState =
-  | { kind: 'supported'; delayMs: number | null; delayMin: number | null; delayMax: number | null; reps: number }
+  | { kind: 'supported'; delayMs: number | null; delayMin: number | null; delayMax: number | null; reps: number; unverified: number }
   | { kind: 'unsupported'; reason: string | null }
   | { kind: 'failed'; reason: string | null; ok: number; records: number }
   | { kind: 'missing' };
@@ -128,11 +128,13 @@ export function semanticsMatrix(cells: Cell[], order: string[]): SemanticsMatrix
     if (!found.length) return { kind: 'missing' };
     const records = found.reduce((n, c) => n + c.records, 0);
     const good = found.reduce((n, c) => n + c.repetitions, 0);
+    // A probe that succeeded without a check to make still counts as supported; the page says so.
+    const unverified = found.reduce((n, c) => n + c.unverified, 0);
     const unsupported = found.reduce((n, c) => n + c.unsupported, 0);
     const reason = found.find((c) => c.first_error)?.first_error ?? null;
-    if (good === records) {
+    if (good + unverified === records) {
       const c = found[0];
-      return { kind: 'supported', delayMs: c.delay_ms_median, delayMin: c.delay_ms_min, delayMax: c.delay_ms_max, reps: good };
+      return { kind: 'supported', delayMs: c.delay_ms_median, delayMin: c.delay_ms_min, delayMax: c.delay_ms_max, reps: good, unverified };
     }
     if (unsupported === records) return { kind: 'unsupported', reason };
     return { kind: 'failed', reason, ok: good, records };

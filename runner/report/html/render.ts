@@ -321,6 +321,7 @@ async function semanticsSection(ctx: Ctx): Promise<Section> {
     const s = matrix.state(p, m);
     switch (s.kind) {
       case 'supported':
+        if (s.unverified) return { html: '✓ supported (unverified)', cls: 'supported', title: `${s.unverified} of ${s.reps + s.unverified} repetitions succeeded without their result being checked` };
         return s.delayMs !== null
           ? { html: `✓ ${esc(millis(s.delayMs))}`, cls: 'supported', title: `delay until visible, median of ${s.reps}; min–max ${millis(s.delayMin)}–${millis(s.delayMax)}` }
           : { html: '✓ supported', cls: 'supported' };
