@@ -67,11 +67,11 @@ export async function openResults(dir: string, runId?: string): Promise<OpenedRe
  */
 export async function openRecords(
   files: string | string[],
-  opts: { runId?: string; materialize?: boolean; hivePartitioning?: boolean } = {},
+  opts: { runId?: string; materialize?: boolean; hivePartitioning?: boolean; threads?: number } = {},
 ): Promise<OpenedResults> {
   // Loaded lazily: the native DuckDB binding is only needed by `report`.
   const { DuckDBInstance } = await import('@duckdb/node-api');
-  const instance = await DuckDBInstance.create(':memory:');
+  const instance = await DuckDBInstance.create(':memory:', opts.threads ? { threads: String(opts.threads) } : {});
   const connection = await instance.connect();
   await connection.run('CREATE MACRO approx_percentile(x, p) AS quantile_cont(x, p)');
   const literal = (s: string) => `'${s.replace(/'/g, "''")}'`;

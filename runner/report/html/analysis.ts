@@ -270,7 +270,8 @@ export function recommendations(input: ReportInput, order: string[]): Recommenda
   const matrix = semanticsMatrix(cells, order);
   if (matrix) {
     const counts = matrix.methods.map((m) => ({ m, n: matrix.supportedCount(m) })).sort((a, b) => b.n - a.n);
-    const [top, ...rest] = counts;
+    const top = counts[0];
+    const rest = counts.filter((c) => c.n < top.n);
     const missing = matrix.probes.filter((p) => matrix.state(p, top.m).kind !== 'supported');
     out.push({
       workload: 'semantics', case: 'POSIX semantics (probes supported)', best: counts.filter((c) => c.n === top.n).map((c) => c.m).join(', '),
