@@ -1,6 +1,5 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import Table from 'cli-table3';
-import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { cleanupAll, installSignalHandlers, Interrupted } from './core/cleanup';
 import { ExitCode, UserError, errorSummary } from './core/errors';
@@ -8,7 +7,7 @@ import { expandSteps, loadProfile, profileNames, resolveMatrix } from './core/ma
 import { METHODS } from './methods';
 import { printSummary } from './report/summary';
 import { loadComparison, printComparison, renderCompareHtml } from './report/compare';
-import { defaultReportPath, writeHtmlReport, type WrittenReport } from './report/html-report';
+import { defaultReportPath, writeHtmlReport, writePage, type WrittenReport } from './report/html-report';
 import { runBenchmark } from './run';
 import { WORKLOADS } from './workloads';
 
@@ -108,8 +107,7 @@ Examples:
         printComparison(cmp, out, o.threshold);
         if (o.html) {
           const { html } = await renderCompareHtml(cmp, o.threshold);
-          writeFileSync(resolve(o.html), html);
-          out(`comparison: ${resolve(o.html)}`);
+          out(`comparison: ${writePage(o.html, html)}`);
         }
         return;
       }
@@ -156,7 +154,7 @@ function printWrittenReport(w: WrittenReport, out: (line: string) => void): void
   const s = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
   const t = w.timings;
   out(`report: ${w.path} (run ${w.input.runId}, ${w.rendered.charts} charts, ${(w.rendered.html.length / 1024).toFixed(0)} KiB)`);
-  out(`  ${w.input.recordCount.toLocaleString('en-US')} records read in ${s(t.scanMs + t.queryMs + t.renderMs)}: checking lines ${s(t.scanMs)}, SQL ${s(t.queryMs)}, charts and page ${s(t.renderMs)}`);
+  out(`  ${w.input.recordCount.toLocaleString('en-US')} records read in ${s(t.scanMs + t.queryMs + t.renderMs)}: checking lines ${s(t.scanMs)}, DuckDB and SQL ${s(t.queryMs)}, charts and page ${s(t.renderMs)}`);
   if (empty.length) out(`  sections without data: ${empty.join(', ')}`);
   if (w.input.badLineCount) out(`  ${w.input.badLineCount} unreadable lines left out; the page's "Data problems" section lists them`);
   for (const warning of w.rendered.warnings) out(`  chart warning: ${warning}`);

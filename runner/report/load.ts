@@ -70,10 +70,15 @@ export class ScannedResults {
     return runId;
   }
 
-  /** One run's valid records in DuckDB as `results` (a table), or null when the run has none. */
-  async openRun(runId: string): Promise<OpenedResults | null> {
+  /** Reads and checks the run's files (once); openRun and reportInput do it when needed. */
+  readRun(runId: string): void {
     this.readFiles('');
     this.readFiles(runId);
+  }
+
+  /** One run's valid records in DuckDB as `results` (a table), or null when the run has none. */
+  async openRun(runId: string): Promise<OpenedResults | null> {
+    this.readRun(runId);
     const copy = this.copies.get(runId);
     if (!copy) return null;
     // One DuckDB thread: on this shared 2-core machine a second thread made reading the copy 2–3x
@@ -141,7 +146,9 @@ export class ScannedResults {
       // Dot-files are steps still being written (the writer renames them when complete).
       for (const name of readdirSync(join(this.dir, part)).filter((f) => f.endsWith('.jsonl') && !f.startsWith('.')).sort()) {
         const run = RUN_OF_FILE.exec(name)?.[1] ?? '';
-        this.filesByRun.set(run, [...(this.filesByRun.get(run) ?? []), join(this.dir, part, name)]);
+        let files = this.filesByRun.get(run);
+        if (!files) this.filesByRun.set(run, (files = []));
+        files.push(join(this.dir, part, name));
       }
     }
   }
