@@ -179,6 +179,11 @@ export async function main(argv: string[]): Promise<void> {
 }
 
 if (require.main === module) {
+  // `s3ab report | head`: a reader that stops early is not an error.
+  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+    throw err;
+  });
   // Exit once stdout has drained: process.exit drops what a pipe has not taken yet (long reports).
   void main(process.argv).then(() => process.stdout.write('', () => process.exit(process.exitCode ?? 0)));
 }

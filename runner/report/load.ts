@@ -37,6 +37,8 @@ export class ScannedResults {
   private readonly read = new Set<string>();
   private readonly copies = new Map<string, RunCopy>();
   private tmp: string | null = null;
+  // The copies go even when the process ends without dispose() (an uncaught error, a closed pipe).
+  private readonly removeOnExit = () => this.dispose();
 
   private constructor(readonly dir: string) {}
 
@@ -118,6 +120,7 @@ export class ScannedResults {
   dispose(): void {
     if (this.tmp) rmSync(this.tmp, { recursive: true, force: true });
     this.tmp = null;
+    process.removeListener('exit', this.removeOnExit);
   }
 
   private bad(file: string, line: number, reason: string): void {
@@ -183,7 +186,10 @@ export class ScannedResults {
       const runId = record.run_id as string;
       let copy = this.copies.get(runId);
       if (!copy) {
-        this.tmp ??= mkdtempSync(join(memoryBackedTmp(), 's3ab-report-'));
+        if (!this.tmp) {
+          this.tmp = mkdtempSync(join(memoryBackedTmp(), 's3ab-report-'));
+          process.once('exit', this.removeOnExit);
+        }
         this.copies.set(runId, (copy = { path: join(this.tmp, `${runId}.jsonl`), pending: [], count: 0 }));
       }
       copy.pending.push(line);
