@@ -9,3 +9,12 @@ module.exports = {
   // Tests that start servers and mounts share 2 cores: keep the parallelism low.
   maxWorkers: 2,
 };
+
+// The HTML report's charts (vega, vega-lite) ship ES modules only: swc turns them and their d3
+// helpers into CommonJS for the tests. vega-canvas's Node build needs top-level await, so tests
+// load its browser build, as the esbuild bundle does (scripts/build.mjs).
+Object.assign(module.exports.transform, {
+  '/node_modules/.+\\.m?js$': ['@swc/jest', { jsc: { parser: { syntax: 'ecmascript' }, target: 'es2022' }, module: { type: 'commonjs' } }],
+});
+module.exports.transformIgnorePatterns = ['/node_modules/(?!(vega|vega-[^/]+|d3-[^/]+|internmap|delaunator|robust-predicates|json-stringify-pretty-compact)/)'];
+module.exports.moduleNameMapper = { '^vega-canvas$': '<rootDir>/node_modules/vega-canvas/build/vega-canvas.browser.js' };

@@ -6,6 +6,8 @@ import { ExitCode, UserError, errorSummary } from './core/errors';
 import { expandSteps, loadProfile, profileNames, resolveMatrix } from './core/matrix';
 import { METHODS } from './methods';
 import { printSummary } from './report/summary';
+import { loadComparison, printComparison, renderCompareHtml } from './report/compare';
+import { defaultReportPath, writeHtmlReport, writePage, type WrittenReport } from './report/html-report';
 import { runBenchmark } from './run';
 import { runOneStep } from './step';
 import { WORKLOADS } from './workloads';
@@ -38,6 +40,8 @@ export function buildCli(): Command {
     .option('--endpoint <url>', 'benchmark this S3-compatible endpoint instead of the embedded one (standard AWS credential chain)')
     .option('--bucket <name>', 'existing bucket at --endpoint; the run writes under s3ab/RUNID/ and removes it after')
     .option('--region <region>', 'region for --endpoint (default: AWS_REGION or us-east-1)')
+    .option('--html <file>', 'where to write the run\'s HTML report (default: RESULTS/_reports/RUNID.html)')
+    .option('--no-html', 'do not write the HTML report')
     .addOption(new Option('--quiet', 'no progress output').hideHelp())
     .addHelpText('after', `
 Examples:
@@ -61,6 +65,15 @@ Exit codes: 0 complete, 1 a step failed (results marked incomplete), 2 bad input
       }
       out('');
       out(`results: ${outcome.files.length} files under ${outcome.resultsDir} (run ${outcome.manifest.run_id}); \`s3ab report --results ${o.results}\` prints this again`);
+      if (o.html !== false) {
+        try {
+          const file = typeof o.html === 'string' ? o.html : defaultReportPath(outcome.resultsDir, outcome.manifest.run_id);
+          const written = await writeHtmlReport(outcome.resultsDir, outcome.manifest.run_id, file);
+          out(`report: ${written.path}`);
+        } catch (err) {
+          out(`(HTML report unavailable: ${errorSummary(err)})`);
+        }
+      }
       if (outcome.manifest.status === 'interrupted') process.exitCode = ExitCode.interrupted;
       else if (outcome.manifest.status !== 'complete') {
         process.stderr.write(`s3ab: run ${outcome.manifest.status}: ${outcome.manifest.problem}\n`);
@@ -123,11 +136,40 @@ Exit codes: 0 complete, 1 a step failed (results marked incomplete), 2 bad input
 
   program
     .command('report')
-    .description('print the summary of a run from a results folder (DuckDB over the Athena SQL in assets/queries)')
+    .description('report on a run from a results folder: print its tables, write one self-contained HTML page with charts (--html), or compare two runs (--compare)')
     .option('--results <dir>', 'results folder', 'results')
     .option('--run <id>', 'run id (default: the newest run)')
+    .option('--html <file>', 'write the report as one self-contained HTML page (charts as SVG, no remote resources) to FILE')
+    .option('--compare <runs...>', 'compare two runs, RUN_A RUN_B: run ids in --results, or results folders (their newest run); prints each metric\'s change in %')
+    .option('--threshold <pct>', 'with --compare: list changes of at least this many percent', (v) => {
+      const n = Number(v);
+      if (!Number.isFinite(n) || n < 0) throw new InvalidArgumentError('must be a number ≥ 0');
+      return n;
+    }, 5)
+    .addHelpText('after', `
+Examples:
+  s3ab report                                       print the newest run's tables
+  s3ab report --html report.html                    the newest run as an HTML page
+  s3ab report --run 20260115T101500Z-0a1b2c --html r.html
+  s3ab report --compare RUN_A RUN_B                 per-metric change from run A to run B
+  s3ab report --compare results-c7g results-m7i --html compare.html   two folders, their newest runs`)
     .action(async (o) => {
-      await printSummary(resolve(o.results), o.run, (line) => process.stdout.write(`${line}\n`));
+      const out = (line: string) => process.stdout.write(`${line}\n`);
+      if (o.compare) {
+        if (o.compare.length !== 2) throw new UserError(`--compare takes two runs, got ${o.compare.length}`, 'write --compare RUN_A RUN_B (run ids or results folders)');
+        const cmp = await loadComparison(o.compare[0], o.compare[1], o.results);
+        printComparison(cmp, out, o.threshold);
+        if (o.html) {
+          const { html } = await renderCompareHtml(cmp, o.threshold);
+          out(`comparison: ${writePage(o.html, html)}`);
+        }
+        return;
+      }
+      if (o.html) {
+        printWrittenReport(await writeHtmlReport(resolve(o.results), o.run, o.html), out);
+        return;
+      }
+      await printSummary(resolve(o.results), o.run, out);
     });
 
   program
@@ -161,6 +203,17 @@ Exit codes: 0 complete, 1 a step failed (results marked incomplete), 2 bad input
   return program;
 }
 
+function printWrittenReport(w: WrittenReport, out: (line: string) => void): void {
+  const empty = w.rendered.sections.filter((s) => !s.hasData).map((s) => s.title);
+  const s = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+  const t = w.timings;
+  out(`report: ${w.path} (run ${w.input.runId}, ${w.rendered.charts} charts, ${(w.rendered.html.length / 1024).toFixed(0)} KiB)`);
+  out(`  ${w.input.recordCount.toLocaleString('en-US')} records read in ${s(t.scanMs + t.queryMs + t.renderMs)}: checking lines ${s(t.scanMs)}, DuckDB and SQL ${s(t.queryMs)}, charts and page ${s(t.renderMs)}`);
+  if (empty.length) out(`  sections without data: ${empty.join(', ')}`);
+  if (w.input.badLineCount) out(`  ${w.input.badLineCount} unreadable lines left out; the page's "Data problems" section lists them`);
+  for (const warning of w.rendered.warnings) out(`  chart warning: ${warning}`);
+}
+
 export async function main(argv: string[]): Promise<void> {
   try {
     await buildCli().parseAsync(argv);
@@ -179,4 +232,12 @@ export async function main(argv: string[]): Promise<void> {
   }
 }
 
-if (require.main === module) void main(process.argv).then(() => process.exit(process.exitCode ?? 0));
+if (require.main === module) {
+  // `s3ab report | head`: a reader that stops early is not an error.
+  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+    throw err;
+  });
+  // Exit once stdout has drained: process.exit drops what a pipe has not taken yet (long reports).
+  void main(process.argv).then(() => process.stdout.write('', () => process.exit(process.exitCode ?? 0)));
+}

@@ -33,6 +33,10 @@ await build({
   banner: { js: '#!/usr/bin/env node' },
   // Native binding: loaded only by `s3ab report`, from node_modules.
   external: ['@duckdb/node-api'],
+  // vega-canvas's Node build loads the optional native `canvas` package with a top-level await,
+  // which a CommonJS bundle cannot hold; its browser build has no native part, and Vega renders
+  // SVG without a canvas (text widths are estimated).
+  alias: { 'vega-canvas': join(root, 'node_modules', 'vega-canvas', 'build', 'vega-canvas.browser.js') },
   logLevel: 'warning',
   legalComments: 'none',
 });

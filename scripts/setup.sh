@@ -15,6 +15,7 @@ VERSITYGW_VERSION=v1.8.0 # keep in step with runner/endpoint/embedded.ts
 APT_PACKAGES=(awscli)
 APT_PACKAGES+=(s3fs) # the document-processing Lambda test mounts the embedded bucket with s3fs (issue 5)
 CFN_LINT_VERSION=1.58.0 # checks the synthesized CloudFormation template (issue 5)
+APT_PACKAGES+=(chromium) # headless browser for the HTML report's tests (driven by playwright-core, never downloaded)
 
 # npm packages: reinstall when the lockfile changed since the last install.
 if [[ ! -f node_modules/.package-lock.json || package-lock.json -nt node_modules/.package-lock.json ]]; then

@@ -44,7 +44,7 @@ export function namedQueries(): NamedQuery[] {
   });
 }
 
-/** Counts of lines that could not be read as records, by file (kept out of the view). */
+/** An in-memory DuckDB with the `results` table or view; close() frees it. */
 export interface OpenedResults {
   connection: DuckDBConnection;
   close(): void;
@@ -57,16 +57,29 @@ export interface OpenedResults {
  */
 export async function openResults(dir: string, runId?: string): Promise<OpenedResults> {
   if (!existsSync(dir)) throw new Error(`no results folder at ${dir}`);
+  return openRecords(join(dir, 'dt=*', '*.jsonl'), { runId, hivePartitioning: true });
+}
+
+/**
+ * Opens JSON-lines files of result records (a glob or a list of paths) as the table or view
+ * `results`, with the schema's columns and the `approx_percentile` shim. `materialize` reads the
+ * files once into a table, for callers that run several queries.
+ */
+export async function openRecords(
+  files: string | string[],
+  opts: { runId?: string; materialize?: boolean; hivePartitioning?: boolean; threads?: number } = {},
+): Promise<OpenedResults> {
   // Loaded lazily: the native DuckDB binding is only needed by `report`.
   const { DuckDBInstance } = await import('@duckdb/node-api');
-  const instance = await DuckDBInstance.create(':memory:');
+  const instance = await DuckDBInstance.create(':memory:', opts.threads ? { threads: String(opts.threads) } : {});
   const connection = await instance.connect();
   await connection.run('CREATE MACRO approx_percentile(x, p) AS quantile_cont(x, p)');
-  const glob = join(dir, 'dt=*', '*.jsonl').replace(/'/g, "''");
-  const filter = runId ? `WHERE run_id = '${runId.replace(/'/g, "''")}'` : '';
+  const literal = (s: string) => `'${s.replace(/'/g, "''")}'`;
+  const source = Array.isArray(files) ? `[${files.map(literal).join(', ')}]` : literal(files);
+  const filter = opts.runId ? `WHERE run_id = ${literal(opts.runId)}` : '';
   await connection.run(
-    `CREATE VIEW results AS SELECT * FROM read_json('${glob}', format = 'newline_delimited', hive_partitioning = true, ` +
-    `ignore_errors = true, columns = ${duckColumns()}) ${filter}`,
+    `CREATE ${opts.materialize ? 'TABLE' : 'VIEW'} results AS SELECT * FROM read_json(${source}, format = 'newline_delimited', ` +
+    `hive_partitioning = ${opts.hivePartitioning ? 'true' : 'false'}, ignore_errors = true, columns = ${duckColumns()}) ${filter}`,
   );
   return { connection, close: () => { connection.closeSync(); instance.closeSync(); } };
 }

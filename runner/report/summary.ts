@@ -5,7 +5,8 @@ import { UserError } from '../core/errors';
 import { METHODS } from '../methods';
 import { formatSize } from '../core/units';
 import type { RunManifest } from '../results/writer';
-import { namedQueries, openResults, query } from './results-db';
+import { ScannedResults } from './load';
+import { namedQueries, query } from './results-db';
 
 type Row = Record<string, unknown>;
 
@@ -59,8 +60,16 @@ export async function printSummary(dir: string, runId: string | undefined, out: 
   out(`  endpoint: ${run.endpoint?.kind ?? '?'} ${run.endpoint?.url ?? ''} ${run.endpoint?.server ?? ''}`.trimEnd());
   out(`  steps: ${run.steps_done}/${run.steps_total} ran, ${run.steps_failed} failed; started ${run.started_at}, ended ${run.ended_at ?? '—'}`);
 
-  const db = await openResults(dir, run.run_id);
+  // Read through the scan: one checked copy of the run's lines, however many step files it has.
+  const scan = ScannedResults.open(dir);
+  const db = await scan.openRun(run.run_id);
+  if (!db) {
+    scan.dispose();
+    out('  (no readable measurements in this run)');
+    return run;
+  }
   try {
+    if (scan.badLineCount) out(`  ${scan.badLineCount} unreadable lines left out (\`s3ab report --html FILE\` lists them)`);
     const queries = Object.fromEntries(namedQueries().map((q) => [q.name, q.sql]));
     const objects = await query(db.connection, queries.objects_by_size);
     if (objects.length) printObjects(objects, out);
@@ -70,6 +79,7 @@ export async function printSummary(dir: string, runId: string | undefined, out: 
     printHealth(health, out);
   } finally {
     db.close();
+    scan.dispose();
   }
   return run;
 }

@@ -1,0 +1,48 @@
+-- The HTML report's cells: per workload, operation, object size, method, variant and cache state,
+-- the spread over repetitions (min / median / max of successful, verified batches), latency
+-- percentiles, success counts (metadata's success rate = ok / ops), support, propagation delays
+-- and how many measurements ran faster than the link (served from a cache).
+SELECT
+  run_id,
+  workload,
+  operation,
+  object_size_bytes,
+  method,
+  method_variant,
+  cache,
+  count(*) AS records,
+  count_if(good) AS repetitions,
+  count_if(status = 'failed') AS failed_batches,
+  count_if(status = 'ok' AND NOT verified) AS unverified,
+  count_if(status = 'unsupported') AS unsupported,
+  count_if(status = 'not-applicable') AS not_applicable,
+  sum(ops) AS ops,
+  sum(ok) AS ok,
+  sum(failed) AS failed,
+  min(CASE WHEN good THEN throughput_mib_s END) AS mib_s_min,
+  approx_percentile(CASE WHEN good THEN throughput_mib_s END, 0.5) AS mib_s_median,
+  max(CASE WHEN good THEN throughput_mib_s END) AS mib_s_max,
+  min(CASE WHEN good THEN ops_per_s END) AS ops_s_min,
+  approx_percentile(CASE WHEN good THEN ops_per_s END, 0.5) AS ops_s_median,
+  max(CASE WHEN good THEN ops_per_s END) AS ops_s_max,
+  approx_percentile(CASE WHEN status IN ('ok', 'failed') AND ok > 0 THEN ops_per_s END, 0.5) AS ops_s_partial_median,
+  min(CASE WHEN good THEN latency_us.mean END) AS mean_us_min,
+  approx_percentile(CASE WHEN good THEN latency_us.mean END, 0.5) AS mean_us_median,
+  max(CASE WHEN good THEN latency_us.mean END) AS mean_us_max,
+  approx_percentile(CASE WHEN good THEN latency_us.p50 END, 0.5) AS p50_us_median,
+  approx_percentile(CASE WHEN good THEN latency_us.p95 END, 0.5) AS p95_us_median,
+  approx_percentile(CASE WHEN good THEN latency_us.p99 END, 0.5) AS p99_us_median,
+  max(CASE WHEN good THEN latency_us.max END) AS max_us,
+  min(CASE WHEN good THEN duration_ms END) AS duration_ms_min,
+  approx_percentile(CASE WHEN good THEN duration_ms END, 0.5) AS duration_ms_median,
+  max(CASE WHEN good THEN duration_ms END) AS duration_ms_max,
+  min(CASE WHEN good THEN delay_ms END) AS delay_ms_min,
+  approx_percentile(CASE WHEN good THEN delay_ms END, 0.5) AS delay_ms_median,
+  max(CASE WHEN good THEN delay_ms END) AS delay_ms_max,
+  count_if(contains(flags, 'served-from-cache')) AS served_from_cache,
+  count_if(contains(flags, 'step-failed')) AS step_failed,
+  min(error_sample) AS first_error
+FROM (SELECT *, status = 'ok' AND verified AS good FROM results) AS r
+WHERE operation <> 'step'
+GROUP BY run_id, workload, operation, object_size_bytes, method, method_variant, cache
+ORDER BY run_id, workload, operation, object_size_bytes, method, method_variant, cache

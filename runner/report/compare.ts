@@ -1,0 +1,193 @@
+import Table from 'cli-table3';
+import { existsSync, statSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { formatSize } from '../core/units';
+import { UserError } from '../core/errors';
+import { ScannedResults } from './load';
+import { methodLabel, type Cell, type ReportInput } from './model';
+import { ChartRenderer, changeSpec } from './html/charts';
+import { esc, num } from './html/format';
+import { STYLE } from './html/style';
+
+/**
+ * Two runs side by side (`s3ab report --compare RUN_A RUN_B`): for every cell both runs measured,
+ * the change of each metric from A to B in percent, and which facts differ between the runs
+ * (instance type, kernel, client versions and options), so a change can be traced to its cause.
+ */
+
+interface MetricDef {
+  name: string;
+  unit: string;
+  pick: (c: Cell) => number | null;
+  higherIsBetter: boolean;
+}
+
+const METRICS: MetricDef[] = [
+  { name: 'throughput', unit: 'MiB/s', pick: (c) => c.mib_s_median, higherIsBetter: true },
+  { name: 'ops/s', unit: '', pick: (c) => c.ops_s_median, higherIsBetter: true },
+  { name: 'mean latency', unit: 'µs', pick: (c) => c.mean_us_median, higherIsBetter: false },
+  { name: 'p99 latency', unit: 'µs', pick: (c) => c.p99_us_median, higherIsBetter: false },
+  { name: 'time', unit: 'ms', pick: (c) => c.duration_ms_median, higherIsBetter: false },
+  { name: 'delay', unit: 'ms', pick: (c) => c.delay_ms_median, higherIsBetter: false },
+  { name: 'success rate', unit: '%', pick: (c) => (c.ops && c.not_applicable < c.records ? (100 * c.ok) / c.ops : null), higherIsBetter: true },
+];
+
+export interface MetricChange {
+  workload: string;
+  case: string;
+  method: string;
+  metric: string;
+  unit: string;
+  a: number;
+  b: number;
+  /** (b - a) / a in percent; null when a is 0. */
+  changePct: number | null;
+  better: boolean | null;
+}
+
+export interface FactChange {
+  fact: string;
+  a: string;
+  b: string;
+}
+
+export interface Comparison {
+  a: ReportInput;
+  b: ReportInput;
+  changes: MetricChange[];
+  /** Cells measured in one run only. */
+  onlyA: string[];
+  onlyB: string[];
+  facts: FactChange[];
+}
+
+const cellKey = (c: Cell) => `${c.workload}\u0000${c.operation}\u0000${c.object_size_bytes}\u0000${c.cache}\u0000${methodLabel(c)}`;
+const caseOf = (c: Cell) => `${c.operation}${c.object_size_bytes !== null ? ` ${formatSize(c.object_size_bytes)}` : ''}${c.cache !== 'none' ? ` (${c.cache})` : ''}`;
+const describe = (c: Cell) => `${c.workload} ${caseOf(c)} ${methodLabel(c)}`;
+
+/** The change of every metric both runs have, and the facts that differ. */
+export function compareRuns(a: ReportInput, b: ReportInput): Comparison {
+  const inA = new Map(a.cells.map((c) => [cellKey(c), c]));
+  const inB = new Map(b.cells.map((c) => [cellKey(c), c]));
+  const changes: MetricChange[] = [];
+  for (const [key, ca] of inA) {
+    const cb = inB.get(key);
+    if (!cb) continue;
+    for (const m of METRICS) {
+      const va = m.pick(ca);
+      const vb = m.pick(cb);
+      if (va === null || vb === null) continue;
+      if (m.name === 'success rate' && va === vb) continue;
+      const changePct = va === 0 ? null : ((vb - va) / va) * 100;
+      const better = changePct === null || changePct === 0 ? null : (changePct > 0) === m.higherIsBetter;
+      changes.push({ workload: ca.workload, case: caseOf(ca), method: methodLabel(ca), metric: m.name, unit: m.unit, a: va, b: vb, changePct, better });
+    }
+  }
+  const facts: FactChange[] = [];
+  const fa = a.methods[0];
+  const fb = b.methods[0];
+  if (fa && fb) {
+    const hostFacts: [string, (f: typeof fa) => unknown][] = [
+      ['instance type', (f) => f.instance_type], ['vCPUs', (f) => f.vcpus], ['memory', (f) => f.memory_bytes], ['kernel', (f) => f.kernel], ['OS', (f) => f.os],
+      ['region', (f) => f.region], ['link limit MiB/s', (f) => f.link_limit_mib_s], ['endpoint', (f) => `${f.endpoint_kind} ${f.endpoint_server ?? ''}`.trim()],
+    ];
+    for (const [fact, get] of hostFacts) if (String(get(fa)) !== String(get(fb))) facts.push({ fact, a: String(get(fa)), b: String(get(fb)) });
+  }
+  for (const ma of a.methods) {
+    const mb = b.methods.find((x) => methodLabel(x) === methodLabel(ma));
+    if (!mb) continue;
+    if (ma.method_version !== mb.method_version) facts.push({ fact: `${methodLabel(ma)} version`, a: ma.method_version, b: mb.method_version });
+    const keys = [...new Set([...Object.keys(ma.method_options), ...Object.keys(mb.method_options)])].sort();
+    for (const k of keys) {
+      if (ma.method_options[k] !== mb.method_options[k]) facts.push({ fact: `${methodLabel(ma)} option ${k}`, a: ma.method_options[k] ?? '(unset)', b: mb.method_options[k] ?? '(unset)' });
+    }
+  }
+  const measuredKeys = (cells: Map<string, Cell>) => [...cells].filter(([, c]) => c.repetitions > 0).map(([k]) => k);
+  return {
+    a, b, changes, facts,
+    onlyA: measuredKeys(inA).filter((k) => !inB.has(k)).map((k) => describe(inA.get(k)!)),
+    onlyB: measuredKeys(inB).filter((k) => !inA.has(k)).map((k) => describe(inB.get(k)!)),
+  };
+}
+
+const metricName = (c: MetricChange) => (c.unit ? `${c.metric} (${c.unit})` : c.metric);
+const changeText = (c: MetricChange) => (c.changePct === null ? 'n/a' : `${c.changePct > 0 ? '+' : ''}${num(c.changePct)}%`);
+const verdict = (c: MetricChange, threshold: number) =>
+  c.changePct === null || Math.abs(c.changePct) < threshold ? 'same' : c.better ? 'better' : 'worse';
+
+/** Prints the comparison: differing facts, counts, and every change at or beyond the threshold. */
+export function printComparison(cmp: Comparison, out: (line: string) => void, thresholdPct = 5): void {
+  out(`Comparing run A ${cmp.a.runId} (${cmp.a.source}) with run B ${cmp.b.runId} (${cmp.b.source})`);
+  if (cmp.facts.length) {
+    const t = new Table({ head: ['what differs', 'run A', 'run B'], style: { head: [], border: [] } });
+    for (const f of cmp.facts) t.push([f.fact, f.a, f.b]);
+    out(t.toString());
+  } else {
+    out('  same host facts, client versions and options');
+  }
+  const counted = (v: string) => cmp.changes.filter((c) => verdict(c, thresholdPct) === v).length;
+  out(`${cmp.changes.length} metrics in both runs: ${counted('better')} better, ${counted('worse')} worse, ${counted('same')} within ±${thresholdPct}%`);
+  const shown = cmp.changes.filter((c) => verdict(c, thresholdPct) !== 'same');
+  if (shown.length) {
+    const t = new Table({ head: ['workload', 'case', 'method', 'metric', 'run A', 'run B', 'change', ''], style: { head: [], border: [], compact: true } });
+    for (const c of shown) t.push([c.workload, c.case, c.method, metricName(c), num(c.a), num(c.b), changeText(c), verdict(c, thresholdPct)]);
+    out(t.toString());
+  }
+  if (cmp.changes.length > shown.length) out(`(${cmp.changes.length - shown.length} changes within ±${thresholdPct}% not listed; --threshold 0 lists every metric)`);
+  if (cmp.onlyA.length) out(`measured in run A only: ${cmp.onlyA.length} (${cmp.onlyA.slice(0, 5).join('; ')}${cmp.onlyA.length > 5 ? '; …' : ''})`);
+  if (cmp.onlyB.length) out(`measured in run B only: ${cmp.onlyB.length} (${cmp.onlyB.slice(0, 5).join('; ')}${cmp.onlyB.length > 5 ? '; …' : ''})`);
+}
+
+/** The comparison as one self-contained page: facts, a chart of the largest changes, every metric. */
+export async function renderCompareHtml(cmp: Comparison, thresholdPct = 5): Promise<{ html: string; warnings: string[] }> {
+  const charts = new ChartRenderer();
+  const biggest = cmp.changes.filter((c) => c.changePct !== null && c.better !== null).sort((x, y) => Math.abs(y.changePct!) - Math.abs(x.changePct!)).slice(0, 40);
+  const svg = biggest.length
+    ? await charts.svg(changeSpec({
+      title: `The ${biggest.length} largest changes`,
+      points: biggest.map((c) => ({ label: `${c.workload} ${c.case} ${c.method} — ${c.metric}`, change: c.changePct!, better: c.better! })),
+    }))
+    : '';
+  const rows = cmp.changes.map((c) => `<tr><th>${esc(c.workload)}</th><td>${esc(c.case)}</td><td>${esc(c.method)}</td><td>${esc(metricName(c))}</td>` +
+    `<td>${esc(num(c.a))}</td><td>${esc(num(c.b))}</td><td class="${verdict(c, thresholdPct) === 'better' ? 'supported' : verdict(c, thresholdPct) === 'worse' ? 'unsupported' : ''}">${esc(changeText(c))}</td></tr>`).join('');
+  const facts = cmp.facts.length
+    ? `<table><thead><tr><th>what differs</th><th>run A</th><th>run B</th></tr></thead><tbody>${cmp.facts.map((f) => `<tr><th>${esc(f.fact)}</th><td>${esc(f.a)}</td><td>${esc(f.b)}</td></tr>`).join('')}</tbody></table>`
+    : '<p>Same host facts, client versions and options.</p>';
+  const html = `<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>s3-access-bench comparison — ${esc(cmp.a.runId)} vs ${esc(cmp.b.runId)}</title><style>${STYLE}</style></head>
+<body><header><h1>s3-access-bench comparison</h1>
+<p>Run A <code>${esc(cmp.a.runId)}</code> (${esc(cmp.a.source)}) → run B <code>${esc(cmp.b.runId)}</code> (${esc(cmp.b.source)}). Change = (B − A) / A; green is better, red worse, beyond ±${thresholdPct}%.</p></header>
+<main><section id="facts"><h2>What differs between the runs</h2>${facts}</section>
+<section id="changes"><h2>Changes</h2>${svg ? `<figure class="chart">${svg}</figure>` : '<p class="nodata">No metric was measured in both runs.</p>'}
+<div class="table-wrap"><table><thead><tr><th>workload</th><th>case</th><th>method</th><th>metric</th><th>run A</th><th>run B</th><th>change</th></tr></thead><tbody>${rows}</tbody></table></div>
+${cmp.onlyA.length ? `<p>Measured in run A only: ${esc(cmp.onlyA.join('; '))}</p>` : ''}${cmp.onlyB.length ? `<p>Measured in run B only: ${esc(cmp.onlyB.join('; '))}</p>` : ''}</section></main></body></html>
+`;
+  return { html, warnings: charts.warnings };
+}
+
+/** A run named on the command line: a run id in the results folder, or a results folder (its newest run). */
+export function resolveRunSpec(spec: string, resultsDir: string): { dir: string; runId?: string } {
+  if (existsSync(spec) && statSync(spec).isDirectory()) return { dir: resolve(spec) };
+  if (/^[0-9]{8}T[0-9]{6}Z-[0-9a-f]{6}$/.test(spec)) return { dir: resolve(resultsDir), runId: spec };
+  throw new UserError(`"${spec}" is neither a run id nor a results folder`, `name a run id from ${resultsDir}/_runs (like 20260115T101500Z-0a1b2c) or a results folder`);
+}
+
+/** Loads both runs (reading a shared folder once) and compares them. */
+export async function loadComparison(specA: string, specB: string, resultsDir: string): Promise<Comparison> {
+  const a = resolveRunSpec(specA, resultsDir);
+  const b = resolveRunSpec(specB, resultsDir);
+  const scans = new Map<string, ScannedResults>();
+  try {
+    const scanOf = (dir: string) => {
+      if (!scans.has(dir)) scans.set(dir, ScannedResults.open(dir));
+      return scans.get(dir)!;
+    };
+    const inputA = await scanOf(a.dir).reportInput(scanOf(a.dir).pickRun(a.runId));
+    const inputB = await scanOf(b.dir).reportInput(scanOf(b.dir).pickRun(b.runId));
+    if (inputA.runId === inputB.runId && a.dir === b.dir) throw new UserError(`run A and run B are the same run (${inputA.runId})`, 'name two different runs or folders');
+    return compareRuns(inputA, inputB);
+  } finally {
+    for (const s of scans.values()) s.dispose();
+  }
+}

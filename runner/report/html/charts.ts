@@ -1,0 +1,322 @@
+import * as vega from 'vega';
+import { compile, type TopLevelSpec } from 'vega-lite';
+import { CACHE_ORDER } from '../model';
+
+/**
+ * Charts: Vega-Lite specs compiled to Vega and rendered to SVG text at report time (View.toSVG,
+ * no browser, no canvas), so the page carries finished pictures and needs no script.
+ */
+
+export const FONT = 'system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif';
+
+/** One color per method across every chart of the page (Tableau 10). */
+const PALETTE = ['#4e79a7', '#f28e2b', '#e15759', '#76b7b2', '#59a14f', '#edc948', '#b07aa1', '#ff9da7', '#9c755f', '#bab0ac'];
+
+export interface MethodColors {
+  domain: string[];
+  range: string[];
+}
+
+export function methodColors(methods: string[]): MethodColors {
+  return { domain: methods, range: methods.map((_, i) => PALETTE[i % PALETTE.length]) };
+}
+
+/** The page's colors for the methods one chart shows (its legend lists only those). */
+function subset(colors: MethodColors, methods: string[]): MethodColors {
+  const keep = colors.domain.map((m, i) => [m, colors.range[i]] as const).filter(([m]) => methods.includes(m));
+  return keep.length ? { domain: keep.map(([m]) => m), range: keep.map(([, c]) => c) } : colors;
+}
+
+/**
+ * Text widths for layout. Without a canvas Vega guesses 0.8 em per character, which leaves wide
+ * gaps and cuts labels early; this per-character table of a sans-serif face is close to what the
+ * browser draws. `textMetrics.width` is Vega's hook for exactly this (vl-convert sets it too).
+ */
+function textWidth(item: { fontSize?: number; fontWeight?: string | number }, text: unknown): number {
+  const str = String(text ?? '');
+  const size = item.fontSize != null ? Number(item.fontSize) || 0 : 11;
+  let em = 0;
+  for (const ch of str) {
+    if ('ijl|.,:;!\'`'.includes(ch)) em += 0.28;
+    else if ('frt()[]{} -/'.includes(ch)) em += 0.36;
+    else if ('mwMW@%'.includes(ch)) em += 0.86;
+    else if (ch >= 'A' && ch <= 'Z') em += 0.68;
+    else if (ch >= '0' && ch <= '9') em += 0.58;
+    else em += ch >= 'a' && ch <= 'z' ? 0.56 : 0.62;
+  }
+  const bold = item.fontWeight === 'bold' || Number(item.fontWeight) >= 600;
+  // A little generous: a label drawn wider than measured would be clipped at the SVG's edge.
+  return em * size * (bold ? 1.15 : 1.06);
+}
+(vega as unknown as { textMetrics: { width: typeof textWidth } }).textMetrics.width = textWidth;
+
+const BASE_CONFIG = {
+  font: FONT,
+  padding: { left: 5, top: 5, right: 24, bottom: 5 },
+  background: 'white',
+  view: { stroke: '#d0d7de' },
+  axis: { labelFontSize: 11, titleFontSize: 12, titleFontWeight: 'normal', gridColor: '#eef0f2', domainColor: '#8c959f', tickColor: '#8c959f' },
+  header: { labelFontSize: 12, titleFontSize: 12, labelFontWeight: 'bold' },
+  legend: { labelFontSize: 11, titleFontSize: 11, orient: 'bottom', direction: 'horizontal', columns: 5, labelLimit: 320 },
+  title: { fontSize: 13, anchor: 'start', fontWeight: 'bold' },
+};
+
+/** Vega expression that labels a byte count as 1 KiB, 100 KiB, 16 MiB, ... */
+const SIZE_LABEL =
+  "datum.value >= 1073741824 ? format(datum.value / 1073741824, '~g') + ' GiB' : datum.value >= 1048576 ? format(datum.value / 1048576, '~g') + ' MiB' : " +
+  "datum.value >= 1024 ? format(datum.value / 1024, '~g') + ' KiB' : datum.value + ' B'";
+
+/** Renders specs to SVG; collects what Vega-Lite and Vega complain about (the tests expect none). */
+export class ChartRenderer {
+  readonly warnings: string[] = [];
+  private count = 0;
+
+  async svg(spec: TopLevelSpec): Promise<string> {
+    const warnings = this.warnings;
+    const sink = (level: string) => (...args: unknown[]) => {
+      warnings.push(`${level}: ${args.map(String).join(' ')}`);
+      return logger;
+    };
+    const logger = {
+      level: () => logger,
+      error: sink('error'),
+      warn: sink('warn'),
+      info: () => logger,
+      debug: () => logger,
+    } as unknown as vega.LoggerInterface;
+    const { spec: compiled } = compile({ config: BASE_CONFIG, ...spec } as TopLevelSpec, { logger: logger as never });
+    const view = new vega.View(vega.parse(compiled), { renderer: 'none', logger, logLevel: vega.Warn });
+    try {
+      const svg = await view.toSVG();
+      // Several SVGs share one page: give each its own ids (clip paths, gradients).
+      const prefix = `c${++this.count}-`;
+      return svg
+        .replace(/ id="([^"]+)"/g, ` id="${prefix}$1"`)
+        .replace(/url\(#([^)]+)\)/g, `url(#${prefix}$1)`)
+        .replace(/href="#([^"]+)"/g, `href="#${prefix}$1"`)
+        .replace('<svg ', '<svg role="img" ');
+    } finally {
+      view.finalize();
+    }
+  }
+}
+
+export interface SweepPoint {
+  operation: string;
+  method: string;
+  cache: string;
+  series: string;
+  size: number;
+  median: number;
+  lo: number;
+  hi: number;
+  reps: number;
+  cached: boolean;
+}
+
+/**
+ * A metric against object/file size, both on log scales: one line per method (median over
+ * repetitions) with a min–max band, one panel per operation, cache states as dash patterns,
+ * measurements faster than the link marked, and the link limit drawn on throughput charts.
+ */
+export function sizeSweepSpec(opts: {
+  points: SweepPoint[];
+  yTitle: string;
+  colors: MethodColors;
+  operations: string[];
+  linkLimit: number | null;
+  /** d3 format of the y axis: '~g' (plain) by default, '~s' (SI: 10k, 2M) for wide ranges. */
+  yFormat?: string;
+}): TopLevelSpec {
+  const sizes = [...new Set(opts.points.map((p) => p.size))].sort((a, b) => a - b);
+  const caches = CACHE_ORDER.filter((c) => opts.points.some((p) => p.cache === c));
+  // Half a decade of room either side, so the first and last sizes keep their labels.
+  const domain = [sizes[0] / 2, sizes[sizes.length - 1] * 2];
+  const x = { field: 'size', type: 'quantitative', title: 'size', scale: { type: 'log', domain, nice: false }, axis: { values: sizes, labelExpr: SIZE_LABEL, grid: true } } as const;
+  const y = { type: 'quantitative', title: opts.yTitle, scale: { type: 'log' }, axis: { format: '~g' } } as const;
+  const methods = opts.colors.domain.filter((m) => opts.points.some((p) => p.method === m));
+  const strokeLegend = { symbolType: 'stroke', symbolStrokeWidth: 2, symbolSize: 240 };
+  const color = { field: 'method', type: 'nominal', title: 'method', scale: subset(opts.colors, methods), legend: strokeLegend } as const;
+  const layers: unknown[] = [
+    {
+      mark: { type: 'line', point: { filled: true, size: 28 }, strokeWidth: 1.8 },
+      encoding: {
+        x, y: { ...y, field: 'median' }, color, detail: { field: 'series' },
+        ...(caches.length > 1 ? { strokeDash: { field: 'cache', type: 'nominal', title: 'cache', scale: { domain: caches }, legend: { ...strokeLegend, symbolStrokeColor: '#57606a' } } } : {}),
+      },
+    },
+    { mark: { type: 'area', opacity: 0.16 }, encoding: { x, y: { ...y, field: 'lo' }, y2: { field: 'hi' }, color, detail: { field: 'series' } } },
+  ];
+  if (opts.points.some((p) => p.cached)) {
+    layers.push({
+      name: 'cached_flags',
+      transform: [{ filter: 'datum.cached' }, { calculate: "'above the link limit: served from a cache'", as: 'flag' }],
+      mark: { type: 'point', filled: false, size: 150, strokeWidth: 2, color: '#d00000' },
+      encoding: { x, y: { ...y, field: 'median' }, shape: { field: 'flag', type: 'nominal', title: null, scale: { range: ['diamond'] }, legend: { symbolType: 'diamond' } } },
+    });
+  }
+  if (opts.linkLimit !== null) {
+    layers.push({
+      name: 'link_limit',
+      mark: { type: 'rule', color: '#d00000', strokeDash: [4, 3], strokeWidth: 1 },
+      encoding: { y: { datum: opts.linkLimit, type: 'quantitative' } },
+    });
+    layers.push({
+      mark: { type: 'text', color: '#d00000', align: 'left', baseline: 'bottom', dx: 3, dy: -2, fontSize: 10 },
+      encoding: { x: { value: 0 }, y: { datum: opts.linkLimit, type: 'quantitative' }, text: { value: 'link limit' } },
+    });
+  }
+  const panelWidth = opts.operations.length > 3 ? 190 : opts.operations.length > 1 ? 280 : 420;
+  return {
+    data: { values: opts.points },
+    facet: { column: { field: 'operation', type: 'nominal', title: null, sort: opts.operations } },
+    spec: { width: panelWidth, height: 210, layer: layers },
+    resolve: { scale: { y: 'shared' } },
+  } as unknown as TopLevelSpec;
+}
+
+export interface RangePoint {
+  /** Row label (operation, size, probe, test...). */
+  row: string;
+  method: string;
+  median: number;
+  lo: number;
+  hi: number;
+  /** Text printed right of the point (success rate, "not supported"...). */
+  note?: string;
+}
+
+/** Pixels per method within a row: rows hold one slot per method. */
+const SLOT = 9;
+
+/**
+ * A dot plot on a log axis: for each row and method the median as a dot and the min–max over
+ * repetitions as a line; rows keep their order, methods sit side by side within a row.
+ */
+export function rangeDotSpec(opts: { points: RangePoint[]; rows: string[]; xTitle: string; colors: MethodColors; methods: string[]; title?: string }): TopLevelSpec {
+  const methods = opts.methods.filter((m) => opts.points.some((p) => p.method === m));
+  const y = { field: 'row', type: 'nominal', title: null, sort: opts.rows, axis: { labelLimit: 360 } } as const;
+  const yOffset = { field: 'method', type: 'nominal', sort: methods, scale: { domain: methods } } as const;
+  const x = { type: 'quantitative', title: opts.xTitle, scale: { type: 'log' }, axis: { format: '~g' } } as const;
+  const color = { field: 'method', type: 'nominal', title: 'method', scale: subset(opts.colors, methods) } as const;
+  const measured = opts.points.filter((p) => p.median > 0);
+  const layers: unknown[] = [
+    { transform: [{ filter: 'datum.median > 0' }], mark: { type: 'point', filled: true, size: 36, opacity: 1 }, encoding: { y, yOffset, x: { ...x, field: 'median' }, color } },
+    { transform: [{ filter: 'datum.median > 0' }], mark: { type: 'rule', strokeWidth: 1.5 }, encoding: { y, yOffset, x: { ...x, field: 'lo' }, x2: { field: 'hi' }, color } },
+  ];
+  if (opts.points.some((p) => p.note)) {
+    // Notes sit right of the max, or at the left edge for rows without a measurement.
+    const left = measured.length ? Math.min(...measured.map((p) => p.lo)) : 1;
+    const data = opts.points.filter((p) => p.note).map((p) => ({ ...p, at: p.median > 0 ? p.hi : left }));
+    layers.push({
+      data: { values: data },
+      mark: { type: 'text', align: 'left', baseline: 'middle', dx: 5, fontSize: 9, color: '#57606a' },
+      encoding: { y, yOffset, x: { ...x, field: 'at' }, text: { field: 'note' } },
+    });
+  }
+  return {
+    ...(opts.title ? { title: opts.title } : {}),
+    data: { values: opts.points },
+    width: 560,
+    // With an offset channel the step is the size of one method's slot.
+    height: { step: SLOT },
+    layer: layers,
+  } as unknown as TopLevelSpec;
+}
+
+export interface PercentilePoint {
+  /** Facet column (an operation), when the chart has several. */
+  panel: string;
+  row: string;
+  method: string;
+  p50: number;
+  p95: number;
+  p99: number;
+}
+
+/**
+ * p50, p95 and p99 per row and method on a log axis: a line from p50 to p99 and a mark at each;
+ * one column per operation when `panels` has several.
+ */
+export function percentileSpec(opts: { points: PercentilePoint[]; rows: string[]; panels: string[]; colors: MethodColors; methods: string[] }): TopLevelSpec {
+  const points = opts.points.filter((p) => p.p50 > 0 && p.p99 > 0);
+  const methods = opts.methods.filter((m) => points.some((p) => p.method === m));
+  const y = { field: 'row', type: 'nominal', title: null, sort: opts.rows, axis: { labelLimit: 300 } } as const;
+  const yOffset = { field: 'method', type: 'nominal', sort: methods, scale: { domain: methods } } as const;
+  const x = { type: 'quantitative', title: 'latency (µs, log scale)', scale: { type: 'log' }, axis: { format: '~s', labelOverlap: true } } as const;
+  const color = { field: 'method', type: 'nominal', title: 'method', scale: subset(opts.colors, methods) } as const;
+  const layer = [
+    {
+      transform: [{ fold: ['p50', 'p95', 'p99'], as: ['percentile', 'us'] }],
+      mark: { type: 'point', filled: true, size: 30, opacity: 1 },
+      encoding: {
+        y, yOffset, x: { ...x, field: 'us' }, color,
+        shape: { field: 'percentile', type: 'nominal', title: 'percentile', scale: { domain: ['p50', 'p95', 'p99'], range: ['circle', 'triangle-right', 'square'] } },
+      },
+    },
+    { mark: { type: 'rule', strokeWidth: 1.2 }, encoding: { y, yOffset, x: { ...x, field: 'p50' }, x2: { field: 'p99' }, color } },
+  ];
+  if (opts.panels.length > 1) {
+    return {
+      data: { values: points },
+      facet: { column: { field: 'panel', type: 'nominal', title: null, sort: opts.panels } },
+      spec: { width: opts.panels.length > 3 ? 170 : 260, height: { step: SLOT }, layer },
+      resolve: { scale: { x: 'shared' } },
+    } as unknown as TopLevelSpec;
+  }
+  return { data: { values: points }, width: 560, height: { step: SLOT }, layer } as unknown as TopLevelSpec;
+}
+
+export interface CachePoint {
+  panel: string;
+  method: string;
+  cache: string;
+  value: number;
+}
+
+/** Cold and warm side by side: per panel (workload, operation, size) a line per method across cache states. */
+export function cacheSpec(opts: { points: CachePoint[]; panels: string[]; yTitle: string; colors: MethodColors }): TopLevelSpec {
+  const caches = CACHE_ORDER.filter((c) => opts.points.some((p) => p.cache === c));
+  return {
+    data: { values: opts.points.filter((p) => p.value > 0) },
+    facet: { field: 'panel', type: 'nominal', title: null, sort: opts.panels, header: { labelLimit: 260 } },
+    columns: 3,
+    spec: {
+      width: 230,
+      height: 170,
+      layer: [
+        {
+          mark: { type: 'line', point: { filled: true, size: 40 }, strokeWidth: 1.8 },
+          encoding: {
+            x: { field: 'cache', type: 'ordinal', title: null, sort: caches, scale: { domain: caches }, axis: { labelAngle: 0 } },
+            y: { field: 'value', type: 'quantitative', title: opts.yTitle, scale: { type: 'log' }, axis: { format: '~g' } },
+            color: { field: 'method', type: 'nominal', title: 'method', scale: subset(opts.colors, [...new Set(opts.points.map((p) => p.method))]) },
+          },
+        },
+      ],
+    },
+    resolve: { scale: { y: 'independent' } },
+  } as unknown as TopLevelSpec;
+}
+
+export interface ChangePoint {
+  label: string;
+  change: number;
+  better: boolean;
+}
+
+/** Per-metric change between two runs, in percent, better green and worse red. */
+export function changeSpec(opts: { points: ChangePoint[]; title: string }): TopLevelSpec {
+  return {
+    title: opts.title,
+    data: { values: opts.points.map((p) => ({ ...p, verdict: p.better ? 'better' : 'worse' })) },
+    width: 520,
+    height: { step: 14 },
+    mark: { type: 'bar' },
+    encoding: {
+      y: { field: 'label', type: 'nominal', title: null, sort: opts.points.map((p) => p.label), axis: { labelLimit: 360 } },
+      x: { field: 'change', type: 'quantitative', title: 'change from run A to run B (%)' },
+      color: { field: 'verdict', type: 'nominal', title: null, scale: { domain: ['better', 'worse'], range: ['#2da44e', '#cf222e'] } },
+    },
+  } as unknown as TopLevelSpec;
+}

@@ -1,0 +1,505 @@
+import { methodLabel, type Cell, type ReportInput } from '../model';
+import {
+  byOrder, cacheCases, cacheRank, caseLabel, jobCells, label, measured, methodOrder, movesPayload, operationOrder, recommendations,
+  semanticsMatrix, sizeSweeps, type SweepGroup,
+} from './analysis';
+import {
+  ChartRenderer, cacheSpec, methodColors, percentileSpec, rangeDotSpec, sizeSweepSpec,
+  type CachePoint, type MethodColors, type PercentilePoint, type RangePoint, type SweepPoint,
+} from './charts';
+import { bytesHuman, esc, micros, millis, num, pct, ratio, size, slug, spread } from './format';
+import { STYLE } from './style';
+
+/** A section of the page and whether this run had data for it. */
+export interface SectionStatus {
+  id: string;
+  title: string;
+  hasData: boolean;
+}
+
+export interface RenderedReport {
+  html: string;
+  sections: SectionStatus[];
+  /** Chart warnings from Vega-Lite/Vega (none expected). */
+  warnings: string[];
+  charts: number;
+}
+
+interface Section extends SectionStatus {
+  body: string;
+}
+
+interface Ctx {
+  input: ReportInput;
+  charts: ChartRenderer;
+  methods: string[];
+  colors: MethodColors;
+  linkLimit: number | null;
+}
+
+/** One cell of an HTML table: text (escaped) or ready-made HTML. */
+type TCell = string | number | { html: string; cls?: string; title?: string };
+
+function table(head: string[], rows: TCell[][], opts: { cls?: string; caption?: string } = {}): string {
+  const td = (c: TCell, tag: 'td' | 'th') => {
+    if (typeof c === 'object') return `<${tag}${c.cls ? ` class="${c.cls}"` : ''}${c.title ? ` title="${esc(c.title)}"` : ''}>${c.html}</${tag}>`;
+    return `<${tag}>${esc(c)}</${tag}>`;
+  };
+  return `${opts.caption ? `<p class="tcap">${esc(opts.caption)}</p>` : ''}<div class="table-wrap"><table${opts.cls ? ` class="${opts.cls}"` : ''}>` +
+    `<thead><tr>${head.map((h) => `<th>${esc(h)}</th>`).join('')}</tr></thead>` +
+    `<tbody>${rows.map((r) => `<tr>${r.map((c, i) => td(c, i === 0 ? 'th' : 'td')).join('')}</tr>`).join('')}</tbody></table></div>`;
+}
+
+const CACHE_FLAG = '<span class="flag-cache" title="faster than the link to the store can carry: served from a cache, not the store">⚠ cache</span>';
+const withFlag = (text: string, cached: boolean) => ({ html: `${esc(text)}${cached ? ` ${CACHE_FLAG}` : ''}`, cls: cached ? 'cached' : undefined });
+
+function noData(what: string, hint: string): string {
+  return `<p class="nodata"><strong>No data:</strong> ${esc(what)} ${esc(hint)}</p>`;
+}
+
+function figure(svg: string, caption: string): string {
+  return `<figure class="chart">${svg}<figcaption>${caption}</figcaption></figure>`;
+}
+
+const SEED_OF: Record<string, string> = {
+  objects: 'seed 000: object operations, N objects per size',
+  'fio-seq': 'seed 000: fio sequential I/O through the file system',
+  'dir-walk': 'seed 001: large-directory walk',
+  'large-read': 'seed 001: large-file SHA-256 reads',
+  'small-reads': 'seed 001: small-file reads',
+  metadata: 'seed 002: metadata suite',
+  'git-clone': 'seed 002: git clone',
+  'tar-extract': 'seed 002: tar -xf',
+  'read-scaling': 'seed 003: single-stream and concurrent reads',
+  'web-serving': 'seed 004: parallel 80/20 small-file reads',
+};
+
+// ---------------------------------------------------------------- sections
+
+function summarySection(ctx: Ctx): Section {
+  const recs = recommendations(ctx.input, ctx.methods);
+  const base = { id: 'summary', title: 'Which method for which workload' };
+  if (!recs.length) return { ...base, hasData: false, body: noData('this run has no successful measurements to compare.', 'Run a matrix with at least one workload.') };
+  const single = ctx.methods.length < 2;
+  const reps = Math.max(0, ...ctx.input.workloads.map((w) => w.repetitions));
+  const rows = recs.map((r) => [r.workload, r.case, { html: `<strong>${esc(r.best)}</strong>` }, r.margin, r.basis, { html: r.notes.map(esc).join('<br>'), cls: 'notes' }]);
+  return {
+    ...base, hasData: true,
+    body: `<p class="lead">Generated from this run's numbers: for each case the method with the best median, how far ahead of the next it is, and what limits the verdict. ` +
+      `Where the min–max ranges over repetitions overlap the order could flip on another run.${reps < 3 ? ` <strong>Only ${reps} repetition${reps === 1 ? '' : 's'}: treat differences as indicative.</strong>` : ''}` +
+      `${single ? ' <strong>Only one method ran: nothing to compare against.</strong>' : ''}</p>` +
+      table(['workload', 'case', 'best', 'by how much', 'judged on', 'caveats'], rows, { cls: 'summary' }),
+  };
+}
+
+function problemsSection(ctx: Ctx): Section {
+  const { input } = ctx;
+  const parts: string[] = [];
+  const m = input.manifest;
+  if (!m) parts.push(`<p class="warn">No run manifest (_runs/${esc(input.runId)}.json) was found: whether this run completed is unknown.</p>`);
+  else if (m.status !== 'complete') parts.push(`<p class="bad"><strong>Run ${esc(m.status)} — results incomplete:</strong> ${esc(m.problem ?? 'unknown cause')}</p>`);
+  if (input.badLineCount) {
+    const rows = input.badLines.map((b) => [b.file, String(b.line), b.reason]);
+    parts.push(`<p class="bad"><strong>${num(input.badLineCount)} line${input.badLineCount === 1 ? '' : 's'} at the source could not be read</strong> and ${input.badLineCount === 1 ? 'was' : 'were'} left out; ` +
+      `everything else is shown.${input.badLines.length < input.badLineCount ? ` The first ${input.badLines.length} are listed.` : ''}</p>` +
+      table(['file', 'line', 'why'], rows, { cls: 'bad-lines' }));
+  }
+  const troubled = input.health.filter((h) => h.failed || h.unverified || h.in_failed_steps);
+  if (troubled.length) {
+    parts.push('<p class="bad"><strong>Failed or unverified measurements</strong> — left out of every median, counted here:</p>' +
+      table(['method', 'workload', 'records', 'failed', 'unverified', 'in failed steps', 'first error'],
+        troubled.map((h) => [methodLabel(h), h.workload, num(h.records), num(h.failed), num(h.unverified), num(h.in_failed_steps), h.first_error ?? ''])));
+  }
+  const cached = input.cells.filter((c) => c.served_from_cache > 0);
+  if (cached.length) {
+    const n = cached.reduce((s, c) => s + c.served_from_cache, 0);
+    parts.push(`<p class="warn"><strong>${num(n)} measurement${n === 1 ? '' : 's'} ran faster than the link limit${ctx.linkLimit !== null ? ` (${num(ctx.linkLimit)} MiB/s)` : ''}:</strong> ` +
+      `they were served from a cache, not the store, and are marked ${CACHE_FLAG} in tables and with a red diamond in charts (${esc([...new Set(cached.map((c) => `${label(c)} ${c.workload} ${caseLabel(c)}`))].slice(0, 6).join('; '))}${cached.length > 6 ? '; …' : ''}).</p>`);
+  }
+  if (!parts.length) {
+    const records = input.health.reduce((s, h) => s + h.records, 0);
+    parts.push(`<p class="good">No problems: every line read is a valid record, and all ${num(records)} measurements of this run succeeded and were verified (checksums, sizes, listings).</p>`);
+  }
+  return { id: 'problems', title: 'Data problems', hasData: true, body: parts.join('\n') };
+}
+
+function sweepPoints(cells: Cell[], pick: (c: Cell) => [number | null, number | null, number | null]): SweepPoint[] {
+  return cells.flatMap((c) => {
+    const [lo, median, hi] = pick(c);
+    if (median === null || !(median > 0)) return [];
+    return [{
+      operation: c.operation, method: label(c), cache: c.cache, series: `${label(c)} ${c.cache}`, size: c.object_size_bytes!,
+      median, lo: lo && lo > 0 ? lo : median, hi: hi ?? median, reps: c.repetitions, cached: c.served_from_cache > 0,
+    }];
+  });
+}
+
+async function sizeSection(ctx: Ctx, sweeps: SweepGroup[]): Promise<Section> {
+  const base = { id: 'size', title: 'Throughput, IOPS and latency against size' };
+  if (!sweeps.length) {
+    return { ...base, hasData: false, body: noData('this run measured no operation at two sizes or more.', 'The objects and fio-seq workloads sweep sizes (s3ab run --workloads objects,fio-seq).') };
+  }
+  const parts: string[] = [];
+  const caption = (what: string, g: SweepGroup) => {
+    const reps = Math.max(...g.cells.map((c) => c.repetitions));
+    return `${esc(what)} Lines: median over ${reps} repetition${reps === 1 ? '' : 's'}; shaded band: min–max over repetitions. Both axes are logarithmic.`;
+  };
+  for (const g of sweeps) {
+    parts.push(`<h3 id="size-${slug(g.workload)}">${esc(g.workload)} <span class="seed">${esc(SEED_OF[g.workload] ?? '')}</span></h3>`);
+    const payloadOps = g.operations.filter((op) => g.cells.some((c) => c.operation === op && movesPayload(c)));
+    if (payloadOps.length) {
+      const points = sweepPoints(g.cells.filter((c) => payloadOps.includes(c.operation)), (c) => [c.mib_s_min, c.mib_s_median, c.mib_s_max]);
+      const svg = await ctx.charts.svg(sizeSweepSpec({ points, yTitle: 'throughput (MiB/s)', colors: ctx.colors, operations: payloadOps, linkLimit: ctx.linkLimit }));
+      parts.push(figure(svg, `${caption(`Throughput of ${g.workload} (${payloadOps.join(', ')}) against size.`, g)}${ctx.linkLimit !== null ? ` Dashed red line: the link limit (${num(ctx.linkLimit)} MiB/s); red diamonds: figures above it, served from a cache.` : ''}`));
+    }
+    const iops = sweepPoints(g.cells, (c) => [c.ops_s_min, c.ops_s_median, c.ops_s_max]);
+    if (iops.length) {
+      const ops = g.operations.filter((op) => iops.some((p) => p.operation === op));
+      const svg = await ctx.charts.svg(sizeSweepSpec({ points: iops.map((p) => ({ ...p, cached: false })), yTitle: 'operations/s (IOPS)', colors: ctx.colors, operations: ops, linkLimit: null }));
+      parts.push(figure(svg, caption(`IOPS of ${g.workload} against size (seed 000's IOPS tables).`, g)));
+    }
+    const lat = sweepPoints(g.cells, (c) => [c.mean_us_min, c.mean_us_median, c.mean_us_max]);
+    if (lat.length) {
+      const ops = g.operations.filter((op) => lat.some((p) => p.operation === op));
+      const svg = await ctx.charts.svg(sizeSweepSpec({ points: lat.map((p) => ({ ...p, cached: false })), yTitle: 'mean latency (µs)', colors: ctx.colors, operations: ops, linkLimit: null, yFormat: '~s' }));
+      parts.push(figure(svg, caption(`Mean latency per operation of ${g.workload} against size (seed 000's latency tables).`, g)));
+    }
+  }
+  return { ...base, hasData: true, body: parts.join('\n') };
+}
+
+interface Metric {
+  name: string;
+  pick: (c: Cell) => number | null;
+  higherIsBetter: boolean;
+  fmt: (x: number | null) => string;
+}
+
+const METRICS: Metric[] = [
+  { name: 'throughput (MiB/s)', pick: (c) => c.mib_s_median, higherIsBetter: true, fmt: (x) => num(x) },
+  { name: 'IOPS (operations/s)', pick: (c) => c.ops_s_median, higherIsBetter: true, fmt: (x) => num(x) },
+  { name: 'mean latency (µs)', pick: (c) => c.mean_us_median, higherIsBetter: false, fmt: (x) => num(x) },
+];
+
+/** Seed 000's tables: sizes down, methods across, then "A vs B" ratio columns against the first method. */
+function ratioSection(ctx: Ctx, sweeps: SweepGroup[]): Section {
+  const base = { id: 'ratios', title: 'Tables: A vs B' };
+  if (!sweeps.length) return { ...base, hasData: false, body: noData('no size sweeps in this run, so no per-size tables.', 'They come with the objects and fio-seq workloads.') };
+  const parts: string[] = [`<p class="lead">In seed 000's form: one row per size, each method's median, and "A vs B" = A's figure divided by B's. ` +
+    'For throughput and IOPS above 1x means A is faster; for latency below 1x means A is faster.</p>'];
+  for (const g of sweeps) {
+    for (const op of g.operations) {
+      const opCells = g.cells.filter((c) => c.operation === op);
+      for (const cache of [...new Set(opCells.map((c) => c.cache))].sort((a, b) => cacheRank(a) - cacheRank(b))) {
+        const cells = opCells.filter((c) => c.cache === cache);
+        const methods = byOrder([...new Set(cells.map(label))], ctx.methods, (m) => m);
+        const sizes = [...new Set(cells.map((c) => c.object_size_bytes!))].sort((a, b) => a - b);
+        const title = `${g.workload} · ${op}${cache !== 'none' ? ` · ${cache}` : ''}`;
+        const tables: string[] = [];
+        for (const metric of METRICS) {
+          if (!cells.some((c) => metric.pick(c) !== null)) continue;
+          const [a, ...others] = methods;
+          const head = ['size', ...methods, ...others.map((b) => `${a} vs ${b}`)];
+          const rows = sizes.map((s) => {
+            const at = (m: string) => cells.find((c) => c.object_size_bytes === s && label(c) === m);
+            return [
+              size(s),
+              ...methods.map((m) => {
+                const c = at(m);
+                const v = c ? metric.pick(c) : null;
+                return { ...withFlag(metric.fmt(v), !!c && c.served_from_cache > 0 && metric.higherIsBetter), title: c ? `${c.repetitions} repetitions` : undefined };
+              }),
+              ...others.map((b) => ratio(at(a) ? metric.pick(at(a)!) : null, at(b) ? metric.pick(at(b)!) : null)),
+            ];
+          });
+          tables.push(table(head, rows, { caption: `${title} — ${metric.name}` }));
+        }
+        parts.push(`<details${parts.length === 1 ? ' open' : ''}><summary>${esc(title)}</summary>${tables.join('')}</details>`);
+      }
+    }
+  }
+  return { ...base, hasData: true, body: parts.join('\n') };
+}
+
+async function percentileSection(ctx: Ctx, sweeps: SweepGroup[]): Promise<Section> {
+  const base = { id: 'percentiles', title: 'Latency percentiles' };
+  const cells = ctx.input.cells.filter((c) => measured(c) && (c.p50_us_median ?? 0) > 0 && (c.p99_us_median ?? 0) > 0 && c.workload !== 'semantics');
+  if (!cells.length) return { ...base, hasData: false, body: noData('no per-operation latencies were recorded in this run.', 'Workloads that time single operations record p50/p95/p99.') };
+  const parts: string[] = ['<p class="lead">Per operation: p50 (circle), p95 (triangle) and p99 (square) of each method, medians over repetitions; the line spans p50 to p99. Log scale.</p>'];
+  for (const workload of [...new Set(cells.map((c) => c.workload))].sort()) {
+    const mine = cells.filter((c) => c.workload === workload);
+    const ops = operationOrder(workload, mine.map((c) => c.operation));
+    // Size sweeps: one column per operation, a row per size; otherwise a row per operation.
+    const swept = sweeps.some((g) => g.workload === workload);
+    const ordered = [...mine].sort((a, b) => ops.indexOf(a.operation) - ops.indexOf(b.operation) || (a.object_size_bytes ?? 0) - (b.object_size_bytes ?? 0) || cacheRank(a.cache) - cacheRank(b.cache));
+    const rowOf = (c: Cell) => (swept ? `${size(c.object_size_bytes)}${c.cache !== 'none' ? ` (${c.cache})` : ''}` : caseLabel(c, workload !== 'metadata' && new Set(mine.map((x) => x.object_size_bytes)).size > 1));
+    const panelOf = (c: Cell) => (swept ? c.operation : workload);
+    const rows = [...new Set([...ordered].sort((a, b) => (a.object_size_bytes ?? 0) - (b.object_size_bytes ?? 0) || cacheRank(a.cache) - cacheRank(b.cache)).map(rowOf))];
+    const methods = byOrder([...new Set(mine.map(label))], ctx.methods, (m) => m);
+    const points: PercentilePoint[] = mine.map((c) => ({ panel: panelOf(c), row: rowOf(c), method: label(c), p50: c.p50_us_median!, p95: c.p95_us_median!, p99: c.p99_us_median! }));
+    const svg = await ctx.charts.svg(percentileSpec({ points, rows: swept ? rows : [...new Set(ordered.map(rowOf))], panels: swept ? ops : [workload], colors: ctx.colors, methods }));
+    const tableRows = [...new Set(ordered.map((c) => `${c.operation}\u0000${c.object_size_bytes}\u0000${c.cache}`))].map((k) => {
+      const group = ordered.filter((c) => `${c.operation}\u0000${c.object_size_bytes}\u0000${c.cache}` === k);
+      return [caseLabel(group[0]), ...methods.map((m) => {
+        const c = group.find((x) => label(x) === m);
+        return c ? `${micros(c.p50_us_median)} / ${micros(c.p95_us_median)} / ${micros(c.p99_us_median)}` : '–';
+      })];
+    });
+    parts.push(`<h3>${esc(workload)} <span class="seed">${esc(SEED_OF[workload] ?? '')}</span></h3>` + figure(svg, `Latency percentiles of ${esc(workload)}.`) +
+      `<details><summary>${esc(workload)}: p50 / p95 / p99 table</summary>${table(['operation', ...methods.map((m) => `${m} p50 / p95 / p99`)], tableRows)}</details>`);
+  }
+  return { ...base, hasData: true, body: parts.join('\n') };
+}
+
+async function metadataSection(ctx: Ctx): Promise<Section> {
+  const base = { id: 'metadata', title: 'Metadata operations' };
+  const cells = ctx.input.cells.filter((c) => c.workload === 'metadata' && c.not_applicable < c.records);
+  if (!cells.length) return { ...base, hasData: false, body: noData('this run has no metadata measurements.', 'The metadata workload (seed 002) runs on mount methods: s3ab run --workloads metadata.') };
+  const tests = operationOrder('metadata', cells.map((c) => c.operation));
+  const methods = byOrder([...new Set(cells.map(label))], ctx.methods, (m) => m);
+  const at = (t: string, m: string) => cells.find((c) => c.operation === t && label(c) === m);
+  const success = (c: Cell) => pct(c.ok, c.ops);
+  const points: RangePoint[] = cells.map((c) => {
+    const ops = measured(c) ? c.ops_s_median : c.ops_s_partial_median;
+    const note = c.unsupported === c.records ? 'not supported' : `${success(c)} ok`;
+    return { row: c.operation, method: label(c), median: ops ?? 0, lo: measured(c) ? c.ops_s_min ?? ops ?? 0 : ops ?? 0, hi: measured(c) ? c.ops_s_max ?? ops ?? 0 : ops ?? 0, note };
+  });
+  const svg = await ctx.charts.svg(rangeDotSpec({ points, rows: tests, xTitle: 'operations/s (log scale)', colors: ctx.colors, methods }));
+  const [a, ...others] = methods;
+  const head = ['test', ...methods.flatMap((m) => [`${m} ops/s`, `${m} latency`, `${m} ok`]), ...others.map((b) => `${a} vs ${b}`)];
+  const rows = tests.map((t) => [t, ...methods.flatMap((m): TCell[] => {
+    const c = at(t, m);
+    if (!c) return ['–', '–', '–'];
+    if (c.unsupported === c.records) return [{ html: 'not supported', cls: 'unsupported', title: c.first_error ?? '' }, '–', { html: '0%', cls: 'unsupported' }];
+    if (!measured(c)) return [{ html: `${esc(num(c.ops_s_partial_median))} (partial)`, cls: 'failed', title: c.first_error ?? '' }, '–', { html: esc(success(c)), cls: 'failed', title: c.first_error ?? '' }];
+    return [num(c.ops_s_median), micros(c.mean_us_median), { html: esc(success(c)), cls: c.ok < c.ops ? 'failed' : undefined }];
+  }), ...others.map((b) => {
+    const ca = at(t, a);
+    const cb = at(t, b);
+    return ratio(ca && measured(ca) ? ca.ops_s_median : null, cb && measured(cb) ? cb.ops_s_median : null);
+  })]);
+  return {
+    ...base, hasData: true,
+    body: figure(svg, 'Operations per second per metadata test (seed 002): dot = median over repetitions, line = min–max; the label gives the success rate (ok / attempted). Partial results are drawn from the operations that succeeded.') +
+      table(head, rows, { caption: 'Metadata suite in seed 002\'s form; "A vs B" is A\'s operations/s over B\'s.' }),
+  };
+}
+
+async function cacheSection(ctx: Ctx): Promise<Section> {
+  const base = { id: 'cache', title: 'Cold vs warm cache' };
+  const cases = cacheCases(ctx.input.cells);
+  if (!cases.length) return { ...base, hasData: false, body: noData('no operation was measured both cold and warm in this run.', 'Mount methods record cold (fresh mount, caches dropped) and warm (repeated) states, e.g. in fio-seq and web-serving.') };
+  const parts: string[] = [];
+  for (const metric of ['mib_s_median', 'ops_s_median'] as const) {
+    const mine = cases.filter((c) => c.metric === metric);
+    if (!mine.length) continue;
+    const points: CachePoint[] = mine.flatMap((cc) => cc.cells.map((c) => ({ panel: cc.panel, method: label(c), cache: c.cache, value: c[metric] ?? 0 })));
+    const svg = await ctx.charts.svg(cacheSpec({ points, panels: mine.map((c) => c.panel), yTitle: metric === 'mib_s_median' ? 'MiB/s (log)' : 'operations/s (log)', colors: ctx.colors }));
+    parts.push(figure(svg, `Cold and warm side by side (seed 004): median ${metric === 'mib_s_median' ? 'throughput' : 'operations per second'} per cache state, one line per method.`));
+  }
+  const rows: TCell[][] = [];
+  for (const cc of cases) {
+    for (const m of byOrder([...new Set(cc.cells.map(label))], ctx.methods, (x) => x)) {
+      const states = cc.cells.filter((c) => label(c) === m).sort((a, b) => cacheRank(a.cache) - cacheRank(b.cache));
+      const cold = states.find((c) => c.cache === 'cold');
+      for (const c of states) {
+        const v = c[cc.metric];
+        rows.push([cc.panel, m, c.cache, withFlag(num(v), c.served_from_cache > 0), micros(c.p95_us_median),
+          cold && c !== cold ? ratio(v, cold[cc.metric]) : c === cold ? '1x' : '–']);
+      }
+    }
+  }
+  parts.push(table(['case', 'method', 'cache', 'median MiB/s or ops/s', 'p95 latency', 'vs cold'], rows, { caption: 'Improvement over the same method\'s cold figure, as in seed 004.' }));
+  return { ...base, hasData: true, body: parts.join('\n') };
+}
+
+async function semanticsSection(ctx: Ctx): Promise<Section> {
+  const base = { id: 'semantics', title: 'POSIX semantics and propagation' };
+  const matrix = semanticsMatrix(ctx.input.cells, ctx.methods);
+  if (!matrix) return { ...base, hasData: false, body: noData('this run has no semantics probes.', 'The semantics workload probes rename, append, locks, permissions and propagation delays on mount methods: s3ab run --workloads semantics.') };
+  const rows = matrix.probes.map((p) => [p, ...matrix.methods.map((m): TCell => {
+    const s = matrix.state(p, m);
+    switch (s.kind) {
+      case 'supported':
+        if (s.unverified) return { html: '✓ supported (unverified)', cls: 'supported', title: `${s.unverified} of ${s.reps + s.unverified} repetitions succeeded without their result being checked` };
+        return s.delayMs !== null
+          ? { html: `✓ ${esc(millis(s.delayMs))}`, cls: 'supported', title: `delay until visible, median of ${s.reps}; min–max ${millis(s.delayMin)}–${millis(s.delayMax)}` }
+          : { html: '✓ supported', cls: 'supported' };
+      case 'unsupported':
+        return { html: '✗ unsupported', cls: 'unsupported', title: s.reason ?? '' };
+      case 'failed':
+        return { html: `failed (${s.ok}/${s.records} ok)`, cls: 'failed', title: s.reason ?? '' };
+      default:
+        return { html: 'not probed', cls: 'missing' };
+    }
+  })]);
+  rows.push(['probes supported', ...matrix.methods.map((m) => ({ html: `<strong>${matrix.supportedCount(m)} of ${matrix.probes.length}</strong>` }))]);
+  const reasons = matrix.probes.flatMap((p) => matrix.methods.flatMap((m) => {
+    const s = matrix.state(p, m);
+    return (s.kind === 'unsupported' || s.kind === 'failed') && s.reason ? [[m, p, s.kind, s.reason]] : [];
+  }));
+  const parts = [table(['probe', ...matrix.methods], rows, { cls: 'matrix', caption: 'Methods × probes: ✓ supported in every repetition (with the propagation delay where the probe measures one), ✗ refused by the method.' })];
+  const delays: RangePoint[] = matrix.probes.filter((p) => p.endsWith('-delay')).flatMap((p) => matrix.methods.flatMap((m) => {
+    const s = matrix.state(p, m);
+    return s.kind === 'supported' && s.delayMs !== null ? [{ row: p, method: m, median: Math.max(s.delayMs, 0.001), lo: Math.max(s.delayMin ?? s.delayMs, 0.001), hi: Math.max(s.delayMax ?? s.delayMs, 0.001) }] : [];
+  }));
+  if (delays.length) {
+    const svg = await ctx.charts.svg(rangeDotSpec({ points: delays, rows: [...new Set(delays.map((d) => d.row))], xTitle: 'delay until visible (ms, log scale)', colors: ctx.colors, methods: matrix.methods }));
+    parts.push(figure(svg, 'Propagation delays: how long a change made through one path (S3 API or the mount) took to become visible through the other; dot = median, line = min–max over repetitions.'));
+  }
+  if (reasons.length) parts.push(`<details><summary>Why probes were refused or failed (${reasons.length})</summary>${table(['method', 'probe', 'outcome', 'reason'], reasons)}</details>`);
+  return { ...base, hasData: true, body: parts.join('\n') };
+}
+
+async function workloadsSection(ctx: Ctx, sweeps: SweepGroup[]): Promise<Section> {
+  const base = { id: 'workloads', title: 'Workload times' };
+  const all = jobCells(ctx.input.cells, sweeps);
+  const notApplicable = all.filter((c) => c.not_applicable === c.records);
+  const cells = all.filter((c) => c.not_applicable < c.records);
+  if (!cells.length) return { ...base, hasData: false, body: noData('this run has no timed jobs besides the size sweeps.', 'dir-walk, large-read, small-reads, git-clone, tar-extract, web-serving and read-scaling report here.') };
+  const rowOf = (c: Cell) => `${c.workload} · ${caseLabel(c)}`;
+  const ordered = [...cells].sort((a, b) => a.workload.localeCompare(b.workload) || a.operation.localeCompare(b.operation, 'en', { numeric: true }) ||
+    (a.object_size_bytes ?? 0) - (b.object_size_bytes ?? 0) || cacheRank(a.cache) - cacheRank(b.cache));
+  const rowsOrder = [...new Set(ordered.map(rowOf))];
+  const points: RangePoint[] = ordered.map((c) => ({
+    row: rowOf(c), method: label(c), median: c.duration_ms_median ?? 0, lo: c.duration_ms_min ?? 0, hi: c.duration_ms_max ?? 0,
+    note: !measured(c) ? (c.unsupported ? 'not supported' : 'failed') : c.failed_batches ? `${c.failed_batches} failed` : undefined,
+  }));
+  const parts: string[] = [];
+  if (points.length) {
+    const svg = await ctx.charts.svg(rangeDotSpec({ points, rows: rowsOrder.filter((r) => points.some((p) => p.row === r)), xTitle: 'time per batch (ms, log scale)', colors: ctx.colors, methods: ctx.methods }));
+    parts.push(figure(svg, 'Time per batch for every other workload (seeds 001–004): dot = median over repetitions, line = min–max; lower is faster.'));
+  }
+  const rows: TCell[][] = [];
+  for (const r of rowsOrder) {
+    const group = byOrder(ordered.filter((c) => rowOf(c) === r), ctx.methods, label);
+    const best = Math.min(...group.filter(measured).map((c) => c.duration_ms_median ?? Infinity));
+    for (const c of group) {
+      const status: TCell = c.unsupported === c.records ? { html: 'not supported', cls: 'unsupported', title: c.first_error ?? '' }
+          : !measured(c) ? { html: 'FAILED', cls: 'failed', title: c.first_error ?? '' }
+            : c.failed_batches ? { html: `${c.failed_batches} failed`, cls: 'failed', title: c.first_error ?? '' } : 'ok';
+      rows.push([r, label(c), String(c.repetitions), spread(c.duration_ms_min, c.duration_ms_median, c.duration_ms_max, millis),
+        withFlag(num(c.mib_s_median), c.served_from_cache > 0), num(c.ops_s_median), micros(c.p50_us_median), micros(c.p99_us_median),
+        measured(c) && c.duration_ms_median ? `${num(c.duration_ms_median / best)}x` : '–', status]);
+    }
+  }
+  parts.push(table(['workload · operation', 'method', 'reps', 'time min–median–max', 'MiB/s', 'ops/s', 'p50', 'p99', 'vs best', 'status'], rows,
+    { caption: '"vs best": median time relative to the fastest method for that row (1x = fastest).' }));
+  if (notApplicable.length) {
+    const byWorkload = new Map<string, Set<string>>();
+    for (const c of notApplicable) byWorkload.set(c.workload, (byWorkload.get(c.workload) ?? new Set()).add(label(c)));
+    parts.push(`<p class="lead">Not applicable (the workload needs a file system): ${esc([...byWorkload].map(([w, ms]) => `${w} for ${[...ms].join(', ')}`).join('; '))}.</p>`);
+  }
+  return { ...base, hasData: true, body: parts.join('\n') };
+}
+
+function factsSection(ctx: Ctx): Section {
+  const { input } = ctx;
+  const parts: string[] = [];
+  const h = input.methods[0];
+  const m = input.manifest;
+  if (h) {
+    const hosts = Math.max(...input.methods.map((x) => x.hosts));
+    parts.push('<h3>Host and endpoint</h3>' + table(['fact', 'value'], [
+      ['hostname', `${h.hostname}${hosts > 1 ? ` (and ${hosts - 1} more: records from several hosts)` : ''}`],
+      ['instance type', h.instance_type],
+      ['vCPUs / memory', `${h.vcpus ?? '–'} / ${bytesHuman(h.memory_bytes)}`],
+      ['OS / kernel', `${h.os} / ${h.kernel}`],
+      ['region / AZ', `${h.region ?? '–'} / ${h.availability_zone ?? '–'}`],
+      ['link limit', h.link_limit_mib_s !== null ? `${num(h.link_limit_mib_s)} MiB/s (${h.link_limit_source ?? 'source unknown'})` : 'unknown: nothing can be flagged as served from a cache'],
+      ['endpoint', `${h.endpoint_kind} ${h.endpoint_url ?? '(AWS default)'}${h.endpoint_server ? ` — ${h.endpoint_server}` : ''}`],
+    ], { cls: 'facts' }));
+  }
+  parts.push('<h3>Run</h3>' + table(['fact', 'value'], [
+    ['run id', input.runId],
+    ['matrix', m?.matrix ?? 'unknown (no manifest)'],
+    ['status', m ? `${m.status}${m.problem ? ` — ${m.problem}` : ''}` : 'unknown (no manifest)'],
+    ['steps', m ? `${m.steps_done} of ${m.steps_total} ran, ${m.steps_failed} failed` : '–'],
+    ['started / ended', m ? `${m.started_at} / ${m.ended_at ?? '—'}` : `${h?.first_recorded_at ?? '–'} / ${h?.last_recorded_at ?? '–'} (first / last record)`],
+    ['runner peak memory', m?.peak_rss_bytes ? bytesHuman(m.peak_rss_bytes) : '–'],
+    ['source', input.source],
+    ['records', `${num(input.methods.reduce((s, x) => s + x.records, 0))} in this run (${num(input.recordCount)} valid records read, ${num(input.badLineCount)} unreadable lines)`],
+    ['other runs at the source', input.otherRuns.length ? input.otherRuns.join(', ') : 'none'],
+    ['report generated', input.generatedAt],
+  ], { cls: 'facts' }));
+  if (input.methods.length) {
+    const rows = byOrder(input.methods, ctx.methods, label).map((x) => [
+      label(x), { cls: 'text', html: `${esc(x.method_version)}${x.method_versions > 1 ? ` <span class="warn">(${x.method_versions} versions in this run)</span>` : ''}` },
+      { html: Object.entries(x.method_options).map(([k, v]) => `<code>${esc(k)}=${esc(v)}</code>`).join(' ') || '–', cls: 'options' }, num(x.records),
+    ]);
+    parts.push('<h3>Methods: versions and options</h3>' + table(['method', 'version', 'options', 'records'], rows));
+  }
+  if (input.workloads.length) {
+    const rows = input.workloads.map((w): TCell[] => [
+      w.workload, { html: Object.entries(w.workload_params).map(([k, v]) => `<code>${esc(k)}=${esc(v)}</code>`).join(' ') || '–', cls: 'options' },
+      String(w.methods), String(w.repetitions), num(w.records),
+    ]);
+    parts.push('<h3>Workloads: parameters</h3>' + table(['workload', 'parameters', 'methods', 'repetitions', 'records'], rows));
+  }
+  return { id: 'facts', title: 'Run facts', hasData: input.methods.length > 0 || !!m, body: parts.join('\n') };
+}
+
+// ---------------------------------------------------------------- page
+
+/**
+ * The report page of one run, from the query rows (a pure function: rows in, HTML out). One
+ * self-contained file: inline CSS, charts as inline SVG, no script, no remote resource.
+ */
+export async function renderHtmlReport(input: ReportInput): Promise<RenderedReport> {
+  const methods = methodOrder(input);
+  const ctx: Ctx = {
+    input, charts: new ChartRenderer(), methods, colors: methodColors(methods),
+    linkLimit: input.methods.find((x) => x.link_limit_mib_s !== null)?.link_limit_mib_s ?? null,
+  };
+  const sweeps = sizeSweeps(input.cells);
+  const sections: Section[] = [
+    summarySection(ctx),
+    problemsSection(ctx),
+    await sizeSection(ctx, sweeps),
+    ratioSection(ctx, sweeps),
+    await percentileSection(ctx, sweeps),
+    await metadataSection(ctx),
+    await cacheSection(ctx),
+    await semanticsSection(ctx),
+    await workloadsSection(ctx, sweeps),
+    factsSection(ctx),
+  ];
+  const empty = sections.filter((s) => !s.hasData);
+  const m = input.manifest;
+  const status = !m ? { cls: 'warn', text: 'status unknown (no run manifest)' }
+    : m.status === 'complete' ? { cls: 'good', text: 'complete' } : { cls: 'bad', text: `${m.status} — results incomplete` };
+  const h = input.methods[0];
+  const glance = [
+    ['host', h ? `${h.hostname} (${h.instance_type}, ${h.vcpus ?? '?'} vCPUs)` : '–'],
+    ['endpoint', h ? `${h.endpoint_kind}${h.endpoint_server ? ` — ${h.endpoint_server}` : ''}` : '–'],
+    ['methods', methods.join(', ') || '–'],
+    ['workloads', input.workloads.map((w) => w.workload).join(', ') || '–'],
+    ['records', num(input.methods.reduce((s, x) => s + x.records, 0))],
+  ];
+  const toc = sections.map((s) => `<li><a href="#${s.id}">${esc(s.title)}</a>${s.hasData ? '' : ' <span class="nodata-tag">no data</span>'}</li>`).join('');
+  const html = `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="generator" content="s3-access-bench">
+<title>s3-access-bench report — ${esc(input.runId)}</title>
+<style>${STYLE}</style>
+</head>
+<body>
+<header>
+<h1>s3-access-bench report <span class="run">${esc(input.runId)}</span></h1>
+<p class="status ${status.cls}">Run ${esc(status.text)}${m?.problem ? `: ${esc(m.problem)}` : ''}</p>
+<dl class="glance">${glance.map(([k, v]) => `<div><dt>${esc(k)}</dt><dd>${esc(v)}</dd></div>`).join('')}</dl>
+<nav><ol>${toc}</ol></nav>
+${empty.length ? `<p class="nodata-summary">Sections without data in this run: ${empty.map((s) => `<a href="#${s.id}">${esc(s.title)}</a>`).join(', ')}.</p>` : '<p class="nodata-summary">Every section has data.</p>'}
+</header>
+<main>
+${sections.map((s) => `<section id="${s.id}" data-has-data="${s.hasData}">\n<h2>${esc(s.title)}</h2>\n${s.body}\n</section>`).join('\n')}
+</main>
+<footer>Generated by s3-access-bench from the SQL in assets/queries (the same files Athena runs). Medians and spreads count successful, verified batches only; failures are counted, never averaged in.</footer>
+</body>
+</html>
+`;
+  return { html, sections: sections.map(({ id, title, hasData }) => ({ id, title, hasData })), warnings: ctx.charts.warnings, charts: (html.match(/<svg /g) ?? []).length };
+}

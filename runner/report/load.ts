@@ -1,0 +1,216 @@
+import { appendFileSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { UserError } from '../core/errors';
+import { memoryBackedTmp } from '../endpoint/embedded';
+import { SCHEMA_VERSION, recordErrors } from '../results/record';
+import type { RunManifest } from '../results/writer';
+import { normalizeCells, normalizeHealth, normalizeMethodFacts, normalizeWorkloadFacts, type BadLine, type ReportInput } from './model';
+import { namedQueries, openRecords, query, type OpenedResults } from './results-db';
+
+/** Bad lines listed one by one in the report; the rest are counted. */
+const MAX_LISTED_BAD_LINES = 200;
+/** Lines buffered per run before they are appended to the run's file. */
+const FLUSH_LINES = 4000;
+/** The writer names step files RUNID--sNNN--METHOD--WORKLOAD.jsonl. */
+const RUN_OF_FILE = /^([0-9]{8}T[0-9]{6}Z-[0-9a-f]{6})--/;
+
+interface RunCopy {
+  path: string;
+  pending: string[];
+  count: number;
+}
+
+/**
+ * A results folder, read run by run: every line of a run's step files (DIR/dt=*\/RUNID--*.jsonl,
+ * plus any file not named after a run) is checked against the result schema; the valid lines go
+ * into one private copy per run (in RAM where /dev/shm exists), which DuckDB reads as the table
+ * `results` — one file instead of thousands of step files, never a bad line; the bad ones are
+ * listed with file, line and reason. Runs not asked for are not read.
+ */
+export class ScannedResults {
+  readonly badLines: BadLine[] = [];
+  badLineCount = 0;
+  recordCount = 0;
+  readonly manifests = new Map<string, RunManifest>();
+  /** Step files by the run their name gives; '' for files named otherwise. */
+  private readonly filesByRun = new Map<string, string[]>();
+  private readonly read = new Set<string>();
+  private readonly copies = new Map<string, RunCopy>();
+  private tmp: string | null = null;
+  // The copies go even when the process ends without dispose() (an uncaught error, a closed pipe).
+  private readonly removeOnExit = () => this.dispose();
+
+  private constructor(readonly dir: string) {}
+
+  /** Lists a results folder (manifests and file names, nothing read yet); UserError when there is nothing to report. */
+  static open(dir: string): ScannedResults {
+    if (!existsSync(dir) || !statSync(dir).isDirectory()) {
+      throw new UserError(`no results folder at ${dir}`, 'run `s3ab run` (or `npm run local`) first, or point --results at a results folder');
+    }
+    const scan = new ScannedResults(dir);
+    scan.readManifests();
+    scan.listFiles();
+    if (!scan.runIds().length && !scan.filesByRun.has('')) {
+      throw new UserError(`no benchmark runs in ${dir}`, 'run `s3ab run` (or `npm run local`) first, or point --results at a results folder');
+    }
+    return scan;
+  }
+
+  /** Every run with a manifest, step files or records read, oldest first (run ids start with their UTC start time). */
+  runIds(): string[] {
+    return [...new Set([...this.manifests.keys(), ...[...this.filesByRun.keys()].filter(Boolean), ...this.copies.keys()])].sort();
+  }
+
+  /** The run asked for, or the newest; throws UserError naming the runs there when it is missing. */
+  pickRun(runId?: string): string {
+    // Files not named after a run may hold any run: read them before deciding.
+    this.readFiles('');
+    const runs = this.runIds();
+    if (!runs.length) throw new UserError(`no benchmark runs in ${this.dir}${this.badLineCount ? ` (only ${this.badLineCount} unreadable lines)` : ''}`, 'run `s3ab run` (or `npm run local`) first');
+    if (!runId) return runs[runs.length - 1];
+    if (!runs.includes(runId)) throw new UserError(`no run ${runId} in ${this.dir}`, `runs there: ${runs.join(', ')}`);
+    return runId;
+  }
+
+  /** Reads and checks the run's files (once); openRun and reportInput do it when needed. */
+  readRun(runId: string): void {
+    this.readFiles('');
+    this.readFiles(runId);
+  }
+
+  /** One run's valid records in DuckDB as `results` (a table), or null when the run has none. */
+  async openRun(runId: string): Promise<OpenedResults | null> {
+    this.readRun(runId);
+    const copy = this.copies.get(runId);
+    if (!copy) return null;
+    // One DuckDB thread: on this shared 2-core machine a second thread made reading the copy 2–3x
+    // slower whenever other work ran (1.5 s vs 4 s for 100,000 records), and barely helped otherwise.
+    return openRecords([copy.path], { materialize: true, threads: 1 });
+  }
+
+  /** Runs the report's SQL files over one run's records and assembles the renderer's input. */
+  async reportInput(runId: string): Promise<ReportInput> {
+    const db = await this.openRun(runId);
+    const base: ReportInput = {
+      runId,
+      manifest: this.manifests.get(runId) ?? null,
+      source: this.dir,
+      otherRuns: this.runIds().filter((r) => r !== runId),
+      cells: [], methods: [], workloads: [], health: [],
+      badLines: [...this.badLines].sort((a, b) => a.file.localeCompare(b.file) || a.line - b.line),
+      badLineCount: this.badLineCount, recordCount: this.recordCount,
+      generatedAt: new Date().toISOString(),
+    };
+    if (!db) return base;
+    try {
+      const sql = Object.fromEntries(namedQueries().map((q) => [q.name, q.sql]));
+      return {
+        ...base,
+        cells: normalizeCells(await query(db.connection, sql.report_cells)),
+        methods: normalizeMethodFacts(await query(db.connection, sql.run_facts)),
+        workloads: normalizeWorkloadFacts(await query(db.connection, sql.workload_facts)),
+        health: normalizeHealth(await query(db.connection, sql.run_health)),
+      };
+    } finally {
+      db.close();
+    }
+  }
+
+  /** Removes the private copies. */
+  dispose(): void {
+    if (this.tmp) rmSync(this.tmp, { recursive: true, force: true });
+    this.tmp = null;
+    process.removeListener('exit', this.removeOnExit);
+  }
+
+  private bad(file: string, line: number, reason: string): void {
+    this.badLineCount++;
+    if (this.badLines.length < MAX_LISTED_BAD_LINES) this.badLines.push({ file: relative(this.dir, file), line, reason: reason.slice(0, 300) });
+  }
+
+  private readManifests(): void {
+    const runsDir = join(this.dir, '_runs');
+    if (!existsSync(runsDir)) return;
+    for (const name of readdirSync(runsDir).filter((f) => f.endsWith('.json')).sort()) {
+      const path = join(runsDir, name);
+      try {
+        const m = JSON.parse(readFileSync(path, 'utf8')) as RunManifest;
+        if (typeof m.run_id !== 'string' || typeof m.status !== 'string') throw new Error('no run_id or status');
+        this.manifests.set(m.run_id, m);
+      } catch (err) {
+        this.bad(path, 1, `not a run manifest: ${(err as Error).message}`);
+      }
+    }
+  }
+
+  private listFiles(): void {
+    const partitions = readdirSync(this.dir, { withFileTypes: true }).filter((d) => d.isDirectory() && d.name.startsWith('dt=')).map((d) => d.name).sort();
+    for (const part of partitions) {
+      // Dot-files are steps still being written (the writer renames them when complete).
+      for (const name of readdirSync(join(this.dir, part)).filter((f) => f.endsWith('.jsonl') && !f.startsWith('.')).sort()) {
+        const run = RUN_OF_FILE.exec(name)?.[1] ?? '';
+        let files = this.filesByRun.get(run);
+        if (!files) this.filesByRun.set(run, (files = []));
+        files.push(join(this.dir, part, name));
+      }
+    }
+  }
+
+  private readFiles(run: string): void {
+    if (this.read.has(run)) return;
+    this.read.add(run);
+    for (const path of this.filesByRun.get(run) ?? []) this.readFile(path);
+    for (const copy of this.copies.values()) this.flush(copy);
+  }
+
+  private readFile(path: string): void {
+    const lines = readFileSync(path, 'utf8').split('\n');
+    for (let i = 0; i < lines.length; i++) {
+      const line = lines[i];
+      if (!line.trim()) continue;
+      let record: { run_id?: unknown; schema_version?: unknown };
+      try {
+        record = JSON.parse(line);
+      } catch (err) {
+        this.bad(path, i + 1, `not JSON: ${(err as Error).message}`);
+        continue;
+      }
+      const errors = recordErrors(record);
+      if (errors.length) {
+        const version = record && typeof record === 'object' ? record.schema_version : undefined;
+        const why = version !== SCHEMA_VERSION ? `schema_version ${JSON.stringify(version)}, this report reads ${SCHEMA_VERSION}` : errors.slice(0, 3).join('; ');
+        this.bad(path, i + 1, `not a result record: ${why}`);
+        continue;
+      }
+      this.recordCount++;
+      const runId = record.run_id as string;
+      let copy = this.copies.get(runId);
+      if (!copy) {
+        if (!this.tmp) {
+          this.tmp = mkdtempSync(join(memoryBackedTmp(), 's3ab-report-'));
+          process.once('exit', this.removeOnExit);
+        }
+        this.copies.set(runId, (copy = { path: join(this.tmp, `${runId}.jsonl`), pending: [], count: 0 }));
+      }
+      copy.pending.push(line);
+      copy.count++;
+      if (copy.pending.length >= FLUSH_LINES) this.flush(copy);
+    }
+  }
+
+  private flush(copy: RunCopy): void {
+    if (!copy.pending.length) return;
+    appendFileSync(copy.path, copy.pending.join('\n') + '\n');
+    copy.pending.length = 0;
+  }
+}
+
+/** Reads one run of a results folder (default: the newest) as the renderer's input. */
+export async function loadReport(dir: string, runId?: string): Promise<ReportInput> {
+  const scan = ScannedResults.open(dir);
+  try {
+    return await scan.reportInput(scan.pickRun(runId));
+  } finally {
+    scan.dispose();
+  }
+}

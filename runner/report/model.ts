@@ -1,0 +1,212 @@
+import type { RunManifest } from '../results/writer';
+
+/**
+ * What the HTML report is made of: the rows of the SQL files in assets/queries/ for one run, plus
+ * the run manifest and the lines that could not be read. Locally DuckDB runs the SQL over a results
+ * folder (load.ts); in the pipeline Athena runs the same named queries. Either way the rows go
+ * through the normalizers below, then into the pure renderer (html/render.ts).
+ */
+export interface ReportInput {
+  /** The run shown. */
+  runId: string;
+  /** Its manifest (_runs/RUNID.json), or null where none was found. */
+  manifest: RunManifest | null;
+  /** Where the records came from (a folder or an S3 URI), for the page's facts. */
+  source: string;
+  /** Other runs found at the same source, newest last. */
+  otherRuns: string[];
+  /** Rows of report_cells.sql. */
+  cells: Cell[];
+  /** Rows of run_facts.sql. */
+  methods: MethodFacts[];
+  /** Rows of workload_facts.sql. */
+  workloads: WorkloadFacts[];
+  /** Rows of run_health.sql. */
+  health: HealthRow[];
+  /** Lines at the source that are not valid records (not JSON, or not the schema), left out. */
+  badLines: BadLine[];
+  /** How many bad lines there were in all (badLines may be truncated). */
+  badLineCount: number;
+  /** Valid records read at the source (the run's files, and files not named after a run). */
+  recordCount: number;
+  /** ISO time the report was generated. */
+  generatedAt: string;
+}
+
+export interface BadLine {
+  file: string;
+  line: number;
+  reason: string;
+}
+
+export type Cache = 'cold' | 'warm' | 'warm-disk' | 'warm-memory' | 'none';
+/** Cache states from least to most warmed, the order they are shown in. */
+export const CACHE_ORDER: readonly Cache[] = ['none', 'cold', 'warm-disk', 'warm', 'warm-memory'];
+
+/** One row of report_cells.sql. Numbers are null where the SQL gave NULL (no successful batch). */
+export interface Cell {
+  workload: string;
+  operation: string;
+  object_size_bytes: number | null;
+  method: string;
+  method_variant: string;
+  cache: Cache;
+  records: number;
+  repetitions: number;
+  failed_batches: number;
+  unverified: number;
+  unsupported: number;
+  not_applicable: number;
+  ops: number;
+  ok: number;
+  failed: number;
+  mib_s_min: number | null;
+  mib_s_median: number | null;
+  mib_s_max: number | null;
+  ops_s_min: number | null;
+  ops_s_median: number | null;
+  ops_s_max: number | null;
+  ops_s_partial_median: number | null;
+  mean_us_min: number | null;
+  mean_us_median: number | null;
+  mean_us_max: number | null;
+  p50_us_median: number | null;
+  p95_us_median: number | null;
+  p99_us_median: number | null;
+  max_us: number | null;
+  duration_ms_min: number | null;
+  duration_ms_median: number | null;
+  duration_ms_max: number | null;
+  delay_ms_min: number | null;
+  delay_ms_median: number | null;
+  delay_ms_max: number | null;
+  served_from_cache: number;
+  step_failed: number;
+  first_error: string | null;
+}
+
+/** One row of run_facts.sql. */
+export interface MethodFacts {
+  method: string;
+  method_variant: string;
+  method_version: string;
+  method_versions: number;
+  method_options: Record<string, string>;
+  hosts: number;
+  hostname: string;
+  instance_type: string;
+  vcpus: number | null;
+  memory_bytes: number | null;
+  kernel: string;
+  os: string;
+  region: string | null;
+  availability_zone: string | null;
+  link_limit_mib_s: number | null;
+  link_limit_source: string | null;
+  endpoint_kind: string;
+  endpoint_url: string | null;
+  endpoint_server: string | null;
+  records: number;
+  first_recorded_at: string;
+  last_recorded_at: string;
+}
+
+/** One row of workload_facts.sql. */
+export interface WorkloadFacts {
+  workload: string;
+  workload_params: Record<string, string>;
+  methods: number;
+  repetitions: number;
+  records: number;
+}
+
+/** One row of run_health.sql. */
+export interface HealthRow {
+  method: string;
+  method_variant: string;
+  workload: string;
+  records: number;
+  failed: number;
+  unverified: number;
+  in_failed_steps: number;
+  unsupported: number;
+  first_error: string | null;
+}
+
+type Row = Record<string, unknown>;
+
+// Column kinds of each query's rows. DuckDB gives numbers and BigInts, Athena strings: both pass.
+const CELL_TEXT = ['run_id', 'workload', 'operation', 'method', 'method_variant', 'cache', 'first_error'] as const;
+const FACT_TEXT = ['run_id', 'method', 'method_variant', 'method_version', 'hostname', 'instance_type', 'kernel', 'os', 'region', 'availability_zone',
+  'link_limit_source', 'endpoint_kind', 'endpoint_url', 'endpoint_server', 'first_recorded_at', 'last_recorded_at'] as const;
+const HEALTH_TEXT = ['run_id', 'method', 'method_variant', 'workload', 'first_error'] as const;
+
+function num(v: unknown): number | null {
+  if (v === null || v === undefined || v === '') return null;
+  const x = typeof v === 'bigint' ? Number(v) : Number(v);
+  return Number.isFinite(x) ? x : null;
+}
+
+function text(v: unknown): string | null {
+  if (v === null || v === undefined) return null;
+  return v instanceof Date ? v.toISOString() : String(v);
+}
+
+/**
+ * A string map as DuckDB returns it ([{key, value}]), as a plain object, as JSON text or as
+ * Athena's `{k=v, ...}` text.
+ */
+export function stringMapOf(v: unknown): Record<string, string> {
+  if (v === null || v === undefined) return {};
+  if (Array.isArray(v)) return Object.fromEntries(v.map((e: { key: unknown; value: unknown }) => [String(e.key), String(e.value)]));
+  if (typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, String(x)]));
+  const s = String(v).trim();
+  if (s.startsWith('{') && s.includes('"')) {
+    try {
+      return stringMapOf(JSON.parse(s));
+    } catch {
+      // fall through to Athena's form
+    }
+  }
+  const inner = s.replace(/^\{|\}$/g, '');
+  if (!inner) return {};
+  return Object.fromEntries(inner.split(', ').map((kv) => {
+    const i = kv.indexOf('=');
+    return i < 0 ? [kv, ''] : [kv.slice(0, i), kv.slice(i + 1)];
+  }));
+}
+
+function normalize<T>(row: Row, textKeys: readonly string[], special: Record<string, (v: unknown) => unknown> = {}): T {
+  const out: Row = {};
+  for (const [k, v] of Object.entries(row)) {
+    if (k in special) out[k] = special[k](v);
+    else if (textKeys.includes(k)) out[k] = text(v);
+    else out[k] = num(v);
+  }
+  return out as T;
+}
+
+const zeroIfNull = (v: unknown) => num(v) ?? 0;
+const COUNTS = ['records', 'repetitions', 'failed_batches', 'unverified', 'unsupported', 'not_applicable', 'ops', 'ok', 'failed', 'served_from_cache', 'step_failed'];
+
+export function normalizeCells(rows: Row[]): Cell[] {
+  const special = Object.fromEntries(COUNTS.map((k) => [k, zeroIfNull]));
+  return rows.map((r) => normalize<Cell>(r, CELL_TEXT, special));
+}
+
+export function normalizeMethodFacts(rows: Row[]): MethodFacts[] {
+  return rows.map((r) => normalize<MethodFacts>(r, FACT_TEXT, { method_options: stringMapOf }));
+}
+
+export function normalizeWorkloadFacts(rows: Row[]): WorkloadFacts[] {
+  return rows.map((r) => normalize<WorkloadFacts>(r, ['run_id', 'workload'], { workload_params: stringMapOf }));
+}
+
+export function normalizeHealth(rows: Row[]): HealthRow[] {
+  return rows.map((r) => normalize<HealthRow>(r, HEALTH_TEXT));
+}
+
+/** `method` or `method:variant`: how a method variant is named everywhere in the report. */
+export function methodLabel(r: { method: string; method_variant: string }): string {
+  return r.method_variant === 'default' ? r.method : `${r.method}:${r.method_variant}`;
+}

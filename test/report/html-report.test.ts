@@ -1,0 +1,346 @@
+import { appendFileSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { recordErrors, type ResultRecord } from '../../runner/results/record';
+import { FIXTURE_LINK_LIMIT, FIXTURE_WORKLOADS, METADATA_TESTS, SEMANTICS_PROBES, writeReportFixture } from '../../scripts/fixtures/report-fixture';
+import { openInChromium, type OpenedPage } from '../helpers/browser';
+import { s3ab } from '../helpers/cli';
+
+/** The page's sections as the browser shows them. */
+async function sections(page: OpenedPage['page']): Promise<Record<string, { hasData: boolean; text: string; charts: number }>> {
+  const list = await page.$$eval('section', (els) => els.map((s) => ({
+    id: s.id, hasData: s.dataset.hasData === 'true', text: (s as unknown as { innerText: string }).innerText, charts: s.querySelectorAll('figure.chart svg').length,
+  })));
+  return Object.fromEntries(list.map(({ id, ...rest }) => [id, rest]));
+}
+
+function readRecords(dir: string): ResultRecord[] {
+  const out: ResultRecord[] = [];
+  for (const part of readdirSync(dir).filter((d) => d.startsWith('dt='))) {
+    for (const f of readdirSync(join(dir, part))) {
+      for (const line of readFileSync(join(dir, part, f), 'utf8').split('\n').filter(Boolean)) out.push(JSON.parse(line));
+    }
+  }
+  return out;
+}
+
+const SECTION_IDS = ['summary', 'problems', 'size', 'ratios', 'percentiles', 'metadata', 'cache', 'semantics', 'workloads', 'facts'];
+const work = mkdtempSync(join(tmpdir(), 's3ab-report-test-'));
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+describe('the HTML report of a folder with every kind of record (rendering fixture)', () => {
+  const dir = join(work, 'fixture');
+  const file = join(work, 'fixture.html');
+  let stdout = '';
+  let opened: OpenedPage;
+  let html = '';
+
+  beforeAll(async () => {
+    await writeReportFixture(dir, { repetitions: 3 });
+    const r = await s3ab(['report', '--results', dir, '--html', file]);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    stdout = r.stdout;
+    html = readFileSync(file, 'utf8');
+    opened = await openInChromium(file);
+  }, 120_000);
+  afterAll(async () => opened?.close());
+
+  test('the fixture is schema-valid and covers every record kind the report draws', () => {
+    const records = readRecords(dir);
+    for (const r of records) expect(recordErrors(r)).toEqual([]);
+    expect(new Set(records.map((r) => r.workload))).toEqual(new Set(FIXTURE_WORKLOADS));
+    expect(new Set(records.map((r) => r.status))).toEqual(new Set(['ok', 'failed', 'unsupported', 'not-applicable']));
+    expect(new Set(records.map((r) => r.cache))).toEqual(new Set(['none', 'cold', 'warm', 'warm-disk', 'warm-memory']));
+    expect(records.some((r) => r.flags.includes('served-from-cache'))).toBe(true);
+    expect(records.filter((r) => r.workload === 'semantics' && r.delay_ms !== null).length).toBeGreaterThan(0);
+    expect(new Set(records.filter((r) => r.workload === 'semantics').map((r) => r.operation))).toEqual(new Set([...SEMANTICS_PROBES, 'all']));
+    expect(new Set(records.filter((r) => r.workload === 'metadata').map((r) => r.operation))).toEqual(new Set([...METADATA_TESTS, 'all']));
+    expect(records.every((r) => r.host.hostname === 'rendering-fixture.invalid')).toBe(true);
+  });
+
+  test('the CLI writes one page, says where, and reports no chart warnings', () => {
+    expect(stdout).toContain(`report: ${file}`);
+    expect(stdout).toMatch(/\d+ charts/);
+    expect(stdout).not.toMatch(/sections without data/);
+    expect(stdout).not.toMatch(/chart warning/);
+  });
+
+  test('the page is self-contained: no script, no remote style, font or image, nothing fetched', () => {
+    expect(html).not.toMatch(/<script|<link|<img|<iframe|@import|url\(\s*['"]?https?:|@font-face/i);
+    expect(html).not.toMatch(/\s(src|href)="(https?:)?\/\//i);
+    expect(opened.requests).toEqual([]);
+  });
+
+  test('it opens in Chromium with no console errors', () => {
+    expect(opened.errors).toEqual([]);
+  });
+
+  test('every section is there, with data, and the contents list says so', async () => {
+    const s = await sections(opened.page);
+    expect(Object.keys(s)).toEqual(SECTION_IDS);
+    for (const id of SECTION_IDS) {
+      expect({ id, hasData: s[id].hasData }).toEqual({ id, hasData: true });
+      expect(s[id].text).not.toMatch(/No data:/);
+    }
+    expect(await opened.page.locator('header').innerText()).toMatch(/Every section has data/);
+    expect(await opened.page.locator('nav .nodata-tag').count()).toBe(0);
+  });
+
+  test('charts are Vega SVGs the browser lays out at a real size', async () => {
+    const s = await sections(opened.page);
+    for (const id of ['size', 'percentiles', 'metadata', 'cache', 'semantics', 'workloads']) expect({ id, charts: s[id].charts > 0 }).toEqual({ id, charts: true });
+    const boxes = await opened.page.$$eval('figure.chart svg', (svgs) => svgs.map((svg) => {
+      const b = svg.getBoundingClientRect();
+      return { w: b.width, h: b.height, marks: svg.querySelectorAll('.role-mark').length };
+    }));
+    expect(boxes.length).toBeGreaterThanOrEqual(15);
+    for (const b of boxes) {
+      expect(b.w).toBeGreaterThan(200);
+      expect(b.h).toBeGreaterThan(60);
+      expect(b.marks).toBeGreaterThan(0);
+    }
+    // Element ids stay unique although every SVG comes from its own Vega view.
+    const ids = await opened.page.$$eval('[id]', (els) => els.map((e) => e.id));
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+
+  test('throughput against size: log scales, min–max bands, the link limit, cache-served points marked', async () => {
+    const size = opened.page.locator('section#size');
+    expect(await size.locator('h3').allInnerTexts()).toEqual([expect.stringMatching(/^objects/), expect.stringMatching(/^fio-seq/)]);
+    const first = size.locator('figure.chart').first();
+    expect(await first.locator('.mark-area').count()).toBeGreaterThan(0); // bands
+    expect(await first.locator('.mark-line').count()).toBeGreaterThan(0);
+    expect(await first.innerText()).toMatch(/throughput \(MiB\/s\)/);
+    expect(await size.locator('.link_limit_marks').count()).toBeGreaterThan(0);
+    expect(await size.locator('.cached_flags_marks path').count()).toBeGreaterThan(0);
+    expect(await size.innerText()).toContain(`link limit (${FIXTURE_LINK_LIMIT.toLocaleString('en-US')} MiB/s)`);
+    for (const label of ['1 KiB', '100 KiB', '1 MiB', '10 MiB', '100 MiB']) expect(await first.innerText()).toContain(label);
+    expect(await size.innerText()).toMatch(/operations\/s \(IOPS\)/);
+    expect(await size.innerText()).toMatch(/mean latency \(µs\)/);
+  });
+
+  test('A vs B tables in seed 000\'s form, with cache-served figures flagged', async () => {
+    // textContent: most tables sit in closed <details>.
+    const text = (await opened.page.locator('section#ratios').textContent())!;
+    expect(text).toMatch(/objects · download — throughput \(MiB\/s\)/);
+    expect(text).toContain('s3-api vs aws-cli');
+    expect(text).toMatch(/fio-seq · read · warm/);
+    expect(await opened.page.locator('section#ratios td.cached .flag-cache').count()).toBeGreaterThan(0);
+  });
+
+  test('latency percentiles per method and workload', async () => {
+    const text = await opened.page.locator('section#percentiles').innerText();
+    for (const w of ['objects', 'fio-seq', 'metadata', 'web-serving', 'small-reads']) expect(text).toContain(w);
+    expect(text).toMatch(/p50 \/ p95 \/ p99/);
+  });
+
+  test('metadata: operations per second per method with the success rate, refusals shown as such', async () => {
+    const section = opened.page.locator('section#metadata');
+    const text = await section.innerText();
+    expect(text).toMatch(/sequential-writes/);
+    expect(text).toMatch(/2% ok/); // mountpoint's partial empty-files, drawn and labelled
+    // mountpoint refuses data-modifications, single-file-append and file-moves.
+    expect(await section.locator('td.unsupported', { hasText: 'not supported' }).count()).toBe(3);
+  });
+
+  test('cold and warm side by side, with the improvement over cold', async () => {
+    const text = await opened.page.locator('section#cache').innerText();
+    expect(text).toMatch(/warm-memory/);
+    expect(text).toMatch(/warm-disk/);
+    expect(text).toMatch(/vs cold/);
+    expect(text).toMatch(/web-serving · read-80-20 16 KiB/);
+  });
+
+  test('the semantics matrix: methods × probes, supported, unsupported, delays in ms', async () => {
+    const section = opened.page.locator('section#semantics');
+    const headers = await section.locator('table.matrix thead th').allInnerTexts();
+    expect(headers).toEqual(['probe', 's3fs', 'mountpoint', 'rclone']);
+    const row = async (probe: string) => section.locator('table.matrix tbody tr', { has: opened.page.locator(`th:text-is("${probe}")`) }).locator('td').allInnerTexts();
+    expect(await row('rename-file')).toEqual(['✓ supported', '✗ unsupported', '✓ supported']);
+    expect(await row('hardlink')).toEqual(['✗ unsupported', '✗ unsupported', '✗ unsupported']);
+    const delays = await row('s3-to-mount-delay');
+    for (const d of delays) expect(d).toMatch(/^✓ [\d.,]+ (ms|s)$/);
+    expect(await row('probes supported')).toEqual(['16 of 19', '7 of 19', '16 of 19']);
+  });
+
+  test('workload times for the jobs, failures and refusals named', async () => {
+    const text = await opened.page.locator('section#workloads').innerText();
+    expect(text).toMatch(/git-clone · clone/);
+    expect(text).toMatch(/not supported/); // mountpoint git clone
+    expect(text).toMatch(/1 failed/); // rclone tar -xf, repetition 2
+    expect(text).toMatch(/Not applicable \(the workload needs a file system\)/);
+  });
+
+  test('the generated summary names the winners the numbers give, with caveats', async () => {
+    const rows = await opened.page.locator('section#summary table tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.children].map((c) => (c as unknown as { innerText: string }).innerText)));
+    const find = (workload: string, kase: RegExp) => rows.find((r) => r[0] === workload && kase.test(r[1]));
+    expect(find('objects', /^list 1 KiB–100 MiB$/)?.[2]).toBe('s3-api');
+    expect(find('fio-seq', /^read 100 KiB–100 MiB \(warm\)$/)?.[2]).toBe('s3fs');
+    expect(find('fio-seq', /^read 100 KiB–100 MiB \(warm\)$/)?.[5]).toMatch(/served from a cache/);
+    expect(find('metadata', /^data-modifications$/)?.[5]).toMatch(/not supported by mountpoint/);
+    expect(find('metadata', /^empty-files$/)?.[5]).toMatch(/mountpoint completed 2%/);
+    expect(find('semantics', /POSIX semantics/)?.[2]).toBe('s3fs, rclone');
+    expect(find('tar-extract', /extract/)?.[5]).toMatch(/rclone: 1 failed batch left out/);
+  });
+
+  test('run facts: host, instance type, link limit, versions and options of every method', async () => {
+    const text = await opened.page.locator('section#facts').innerText();
+    for (const s of ['rendering-fixture.invalid', 'c7g.large', '1,192 MiB/s', 'mount-s3 (mountpoint-s3-fs 0.11.0)', 'rclone v1.60.1', 'aws-cli 2.9.19',
+      'vfs-cache-mode=writes', 'part_size=8MiB', 'rendering-fixture (synthetic numbers)', 'rendering-fixture']) expect(text).toContain(s);
+    // The fixture marks its run failed (on purpose): the page says so at the top.
+    expect(await opened.page.locator('header .status').innerText()).toMatch(/failed — results incomplete/);
+  });
+});
+
+describe('a results folder with bad lines', () => {
+  const dir = join(work, 'bad');
+  const file = join(work, 'bad.html');
+  let stdout = '';
+  let opened: OpenedPage;
+  let stepFile = '';
+
+  beforeAll(async () => {
+    await writeReportFixture(dir, { repetitions: 2 });
+    const part = readdirSync(dir).find((d) => d.startsWith('dt='))!;
+    stepFile = readdirSync(join(dir, part)).find((f) => f.includes('--s3-api--objects'))!;
+    const lines = readFileSync(join(dir, part, stepFile), 'utf8').split('\n').filter(Boolean).length;
+    const good = JSON.parse(readFileSync(join(dir, part, stepFile), 'utf8').split('\n')[0]);
+    appendFileSync(join(dir, part, stepFile), [
+      '{"truncated": ',
+      JSON.stringify({ ...good, ops: 'many' }),
+      JSON.stringify({ ...good, schema_version: '0.9.0' }),
+      '',
+    ].join('\n'));
+    expect(lines).toBe(25);
+    const r = await s3ab(['report', '--results', dir, '--html', file]);
+    expect(r.code).toBe(0);
+    stdout = r.stdout;
+    opened = await openInChromium(file);
+  }, 120_000);
+  afterAll(async () => opened?.close());
+
+  test('the CLI counts them and still writes the page', () => {
+    expect(stdout).toContain('3 unreadable lines left out');
+    expect(existsSync(file)).toBe(true);
+  });
+
+  test('the page lists each bad line with file, line number and reason, and renders the rest', async () => {
+    expect(opened.errors).toEqual([]);
+    const problems = opened.page.locator('section#problems');
+    expect(await problems.innerText()).toMatch(/3 lines at the source could not be read/);
+    const rows = await problems.locator('table.bad-lines tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.children].map((c) => (c as unknown as { innerText: string }).innerText)));
+    expect(rows.map((r) => r.slice(0, 2))).toEqual([[expect.stringContaining(stepFile), '26'], [expect.stringContaining(stepFile), '27'], [expect.stringContaining(stepFile), '28']]);
+    expect(rows[0][2]).toMatch(/not JSON/);
+    expect(rows[1][2]).toMatch(/\/ops must be integer/);
+    expect(rows[2][2]).toMatch(/schema_version "0.9.0", this report reads 1\.1\.0/);
+    const s = await sections(opened.page);
+    for (const id of SECTION_IDS) expect({ id, hasData: s[id].hasData }).toEqual({ id, hasData: true });
+    // The good lines of the damaged file still count: every record of the two repetitions is in.
+    expect(await opened.page.locator('section#facts').innerText()).toMatch(/618 in this run \(618 valid records read, 3 unreadable lines\)/);
+  });
+
+  test('the text summary leaves them out too, and says so', async () => {
+    const r = await s3ab(['report', '--results', dir]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('3 unreadable lines left out');
+    expect(r.stdout).toContain('UPLOAD');
+  });
+});
+
+describe('a results folder with some sections missing', () => {
+  const dir = join(work, 'partial');
+  const file = join(work, 'partial.html');
+
+  test('the page says plainly which sections have no data, and the CLI lists them', async () => {
+    await writeReportFixture(dir, { repetitions: 1, workloads: ['objects'] });
+    const r = await s3ab(['report', '--results', dir, '--html', file]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/sections without data: Metadata operations, Cold vs warm cache, POSIX semantics and propagation, Workload times/);
+    const opened = await openInChromium(file);
+    try {
+      expect(opened.errors).toEqual([]);
+      const s = await sections(opened.page);
+      for (const id of ['metadata', 'cache', 'semantics', 'workloads']) {
+        expect({ id, hasData: s[id].hasData }).toEqual({ id, hasData: false });
+        expect(s[id].text).toMatch(/No data: this run has no|No data: no operation|No data: this run has no timed jobs/);
+        expect(s[id].charts).toBe(0);
+      }
+      for (const id of ['summary', 'size', 'ratios', 'percentiles', 'facts']) expect({ id, hasData: s[id].hasData }).toEqual({ id, hasData: true });
+      expect(await opened.page.locator('header .nodata-summary').innerText()).toMatch(/Sections without data in this run: Metadata operations, Cold vs warm cache/);
+      expect(await opened.page.locator('nav .nodata-tag').count()).toBe(4);
+      expect(await opened.page.locator('header .status').innerText()).toMatch(/Run complete/);
+    } finally {
+      await opened.close();
+    }
+  }, 120_000);
+});
+
+describe('comparing two runs', () => {
+  const dir = join(work, 'compare');
+  let runA = '';
+  let runB = '';
+
+  beforeAll(async () => {
+    runA = (await writeReportFixture(dir, { repetitions: 1, workloads: ['objects', 'metadata'], runId: '20260115T101500Z-aaaaaa' })).runId;
+    runB = (await writeReportFixture(dir, { repetitions: 1, workloads: ['objects', 'metadata'], runId: '20260116T101500Z-bbbbbb', slowdown: 1.25, instanceType: 'm7i.large' })).runId;
+  });
+
+  test('prints what differs and the change per metric in %', async () => {
+    const r = await s3ab(['report', '--results', dir, '--compare', runA, runB]);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/instance type\s+│ c7g\.large\s+│ m7i\.large/);
+    // Every latency 25% longer: throughput -20%, latency +25%, all worse.
+    expect(r.stdout).toMatch(/objects\s+│ download 1 MiB\s+│ s3-api\s+│ throughput \(MiB\/s\)\s+│ [\d.,]+\s+│ [\d.,]+\s+│ -20(\.\d+)?%\s+│ worse/);
+    expect(r.stdout).toMatch(/mean latency \(µs\)\s+│ [\d.,]+\s+│ [\d.,]+\s+│ \+25(\.\d+)?%\s+│ worse/);
+    expect(r.stdout).toMatch(/\d+ metrics in both runs: 0 better, \d+ worse/);
+  });
+
+  test('writes the comparison as a page that opens cleanly', async () => {
+    const file = join(work, 'compare.html');
+    const r = await s3ab(['report', '--results', dir, '--compare', runA, runB, '--html', file]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain(`comparison: ${file}`);
+    const opened = await openInChromium(file);
+    try {
+      expect(opened.errors).toEqual([]);
+      expect(opened.requests).toEqual([]);
+      expect(await opened.page.locator('figure.chart svg').count()).toBe(1);
+      expect(await opened.page.locator('section#facts').innerText()).toMatch(/m7i\.large/);
+    } finally {
+      await opened.close();
+    }
+  }, 60_000);
+
+  test('bad requests get a clear message and exit 2', async () => {
+    const one = await s3ab(['report', '--results', dir, '--compare', runA]);
+    expect(one.code).toBe(2);
+    expect(one.stderr).toMatch(/--compare takes two runs, got 1/);
+    const unknown = await s3ab(['report', '--results', dir, '--compare', runA, '20990101T000000Z-ffffff']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(/no run 20990101T000000Z-ffffff/);
+    expect(unknown.stderr).toContain(runB);
+    const junk = await s3ab(['report', '--results', dir, '--compare', runA, 'yesterday']);
+    expect(junk.code).toBe(2);
+    expect(junk.stderr).toMatch(/"yesterday" is neither a run id nor a results folder/);
+  });
+});
+
+describe('report errors', () => {
+  test('no results folder: exit 2 naming the folder and the fix', async () => {
+    const r = await s3ab(['report', '--results', join(work, 'nothing-here'), '--html', join(work, 'x.html')]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/no results folder at .*nothing-here/);
+    expect(r.stderr).toMatch(/fix: run `s3ab run`/);
+    expect(existsSync(join(work, 'x.html'))).toBe(false);
+  });
+
+  test('an unknown run: exit 2 listing the runs there', async () => {
+    const dir = join(work, 'one-run');
+    const { runId } = await writeReportFixture(dir, { repetitions: 1, workloads: ['small-reads'] });
+    const r = await s3ab(['report', '--results', dir, '--run', '20990101T000000Z-ffffff', '--html', join(work, 'y.html')]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`runs there: ${runId}`);
+  });
+});

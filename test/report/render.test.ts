@@ -1,0 +1,182 @@
+import { compareRuns } from '../../runner/report/compare';
+import { recommendations, semanticsMatrix, sizeSweeps } from '../../runner/report/html/analysis';
+import { renderHtmlReport } from '../../runner/report/html/render';
+import { normalizeCells, stringMapOf, type Cell, type MethodFacts, type ReportInput } from '../../runner/report/model';
+
+/** A cell with every metric absent; tests fill in what they need. */
+function cell(over: Partial<Cell>): Cell {
+  return {
+    workload: 'objects', operation: 'download', object_size_bytes: 1024, method: 's3-api', method_variant: 'default', cache: 'none',
+    records: 3, repetitions: 3, failed_batches: 0, unverified: 0, unsupported: 0, not_applicable: 0, ops: 30, ok: 30, failed: 0,
+    mib_s_min: null, mib_s_median: null, mib_s_max: null, ops_s_min: null, ops_s_median: null, ops_s_max: null, ops_s_partial_median: null,
+    mean_us_min: null, mean_us_median: null, mean_us_max: null, p50_us_median: null, p95_us_median: null, p99_us_median: null, max_us: null,
+    duration_ms_min: null, duration_ms_median: null, duration_ms_max: null, delay_ms_min: null, delay_ms_median: null, delay_ms_max: null,
+    served_from_cache: 0, step_failed: 0, first_error: null, ...over,
+  };
+}
+
+const speed = (method: string, size: number, mibS: number, spread = 0.05): Cell => cell({
+  method, object_size_bytes: size, mib_s_min: mibS * (1 - spread), mib_s_median: mibS, mib_s_max: mibS * (1 + spread),
+  ops_s_median: mibS, mean_us_median: 1e6 / mibS, p50_us_median: 900 / mibS, p95_us_median: 1500 / mibS, p99_us_median: 2000 / mibS,
+  duration_ms_median: 10 / mibS,
+});
+
+function facts(method: string, order: number, over: Partial<MethodFacts> = {}): MethodFacts {
+  return {
+    method, method_variant: 'default', method_version: `${method} 1.0`, method_versions: 1, method_options: { threads: '4' }, hosts: 1,
+    hostname: 'unit-test', instance_type: 'local', vcpus: 2, memory_bytes: 2 ** 32, kernel: '6.1', os: 'Debian', region: null, availability_zone: null,
+    link_limit_mib_s: 1000, link_limit_source: 'test', endpoint_kind: 'embedded', endpoint_url: 'http://127.0.0.1:1', endpoint_server: 'versitygw',
+    records: 10, first_recorded_at: `2026-01-01T00:00:0${order}Z`, last_recorded_at: '2026-01-01T00:01:00Z', ...over,
+  };
+}
+
+function input(cells: Cell[], over: Partial<ReportInput> = {}): ReportInput {
+  const methods = [...new Set(cells.map((c) => c.method))];
+  return {
+    runId: '20260101T000000Z-abcdef', manifest: null, source: 'unit test', otherRuns: [], cells,
+    methods: methods.map((m, i) => facts(m, i)), workloads: [...new Set(cells.map((c) => c.workload))].map((workload) => ({ workload, workload_params: {}, methods: methods.length, repetitions: 3, records: 9 })),
+    health: [], badLines: [], badLineCount: 0, recordCount: cells.length * 3, generatedAt: '2026-01-01T00:02:00Z', ...over,
+  };
+}
+
+describe('the generated "which method for which workload" summary', () => {
+  const sizes = [1024, 1024 ** 2, 64 * 1024 ** 2];
+
+  test('follows the numbers: swap them and the verdict swaps', () => {
+    const a = [...sizes.map((s) => speed('s3-api', s, 100)), ...sizes.map((s) => speed('aws-cli', s, 10))];
+    const recsA = recommendations(input(a), ['s3-api', 'aws-cli']);
+    expect(recsA).toEqual([expect.objectContaining({ workload: 'objects', case: 'download 1 KiB–64 MiB', best: 's3-api', margin: '10x the throughput of aws-cli' })]);
+    const b = [...sizes.map((s) => speed('s3-api', s, 10)), ...sizes.map((s) => speed('aws-cli', s, 100))];
+    expect(recommendations(input(b), ['s3-api', 'aws-cli'])[0]).toMatchObject({ best: 'aws-cli', margin: '10x the throughput of s3-api' });
+  });
+
+  test('splits the size range where the winner changes, and calls overlapping spreads', () => {
+    const cells = [
+      speed('s3-api', sizes[0], 100), speed('s3-api', sizes[1], 100), speed('s3-api', sizes[2], 100, 0.3),
+      speed('mountpoint', sizes[0], 20), speed('mountpoint', sizes[1], 50), speed('mountpoint', sizes[2], 110, 0.3),
+    ];
+    const recs = recommendations(input(cells), ['s3-api', 'mountpoint']);
+    expect(recs.map((r) => [r.case, r.best, r.notes])).toEqual([
+      ['download 1 KiB–1 MiB', 's3-api', []],
+      ['download 64 MiB', 'mountpoint', ['within the run-to-run spread at some sizes']],
+    ]);
+    expect(recs[0].margin).toBe('2–5x the throughput of mountpoint');
+  });
+
+  test('names refusals, partial success and figures served from a cache', () => {
+    const meta = (method: string, over: Partial<Cell>) => cell({ workload: 'metadata', operation: 'file-moves', object_size_bytes: null, method, ...over });
+    const recs = recommendations(input([
+      meta('s3fs', { ops_s_min: 90, ops_s_median: 100, ops_s_max: 110 }),
+      meta('rclone', { ops_s_min: 200, ops_s_median: 210, ops_s_max: 220 }),
+      meta('mountpoint', { repetitions: 0, unsupported: 3, ok: 0, first_error: 'EPERM' }),
+      meta('other', { repetitions: 0, failed_batches: 3, ok: 3, ops: 300, ops_s_partial_median: 1 }),
+      cell({ workload: 'fio-seq', operation: 'read', cache: 'warm', method: 's3fs', object_size_bytes: 1, mib_s_median: 3000, served_from_cache: 3 }),
+      cell({ workload: 'fio-seq', operation: 'read', cache: 'warm', method: 's3fs', object_size_bytes: 2, mib_s_median: 3000, served_from_cache: 3 }),
+    ]), ['s3fs', 'rclone', 'mountpoint', 'other']);
+    const moves = recs.find((r) => r.case === 'file-moves')!;
+    expect(moves).toMatchObject({ best: 'rclone', margin: '2.1x the operations/s of s3fs' });
+    expect(moves.notes).toEqual(['other completed 1%', 'not supported by mountpoint']);
+    expect(recs.find((r) => r.workload === 'fio-seq')!.notes).toContain('winning figures above the link limit: served from a cache');
+  });
+
+  test('only operations measured at two sizes or more are drawn against size', () => {
+    const cells = [speed('s3-api', 1024, 1), speed('s3-api', 2048, 2), cell({ workload: 'small-reads', operation: 'read', mib_s_median: 3 })];
+    expect(sizeSweeps(cells).map((g) => [g.workload, g.operations])).toEqual([['objects', ['download']]]);
+  });
+});
+
+describe('the semantics matrix', () => {
+  const probe = (method: string, operation: string, over: Partial<Cell>) => cell({ workload: 'semantics', operation, object_size_bytes: null, method, ...over });
+
+  test('supported, refused, failed, not probed; delays from the successful repetitions', () => {
+    const m = semanticsMatrix([
+      probe('s3fs', 'rename-file', {}),
+      probe('mountpoint', 'rename-file', { repetitions: 0, unsupported: 3, first_error: 'ENOSYS' }),
+      probe('s3fs', 's3-to-mount-delay', { delay_ms_min: 900, delay_ms_median: 1000, delay_ms_max: 1100 }),
+      probe('mountpoint', 's3-to-mount-delay', { repetitions: 2, failed_batches: 1, first_error: 'timed out' }),
+      probe('s3-api', 'all', { repetitions: 0, not_applicable: 1, records: 1 }),
+    ], ['s3-api', 's3fs', 'mountpoint'])!;
+    expect(m.methods).toEqual(['s3fs', 'mountpoint']);
+    expect(m.probes).toEqual(['rename-file', 's3-to-mount-delay']);
+    expect(m.state('rename-file', 's3fs')).toMatchObject({ kind: 'supported', delayMs: null });
+    expect(m.state('rename-file', 'mountpoint')).toEqual({ kind: 'unsupported', reason: 'ENOSYS' });
+    expect(m.state('s3-to-mount-delay', 's3fs')).toMatchObject({ kind: 'supported', delayMs: 1000, delayMin: 900, delayMax: 1100 });
+    expect(m.state('s3-to-mount-delay', 'mountpoint')).toEqual({ kind: 'failed', reason: 'timed out', ok: 2, records: 3 });
+    expect(m.supportedCount('s3fs')).toBe(2);
+    expect(m.supportedCount('mountpoint')).toBe(0);
+  });
+
+  test('a probe that succeeded unchecked is supported, and marked unverified', () => {
+    const m = semanticsMatrix([probe('rclone', 'chmod', { repetitions: 1, unverified: 2 })], ['rclone'])!;
+    expect(m.state('chmod', 'rclone')).toMatchObject({ kind: 'supported', unverified: 2 });
+  });
+});
+
+describe('the page renderer is a pure function of the query rows', () => {
+  test('rows in, one self-contained HTML page out, without warnings', async () => {
+    const cells = [1024, 1024 ** 2].flatMap((s) => [speed('s3-api', s, 100), speed('aws-cli', s, 10)]);
+    const out = await renderHtmlReport(input(cells));
+    expect(out.warnings).toEqual([]);
+    expect(out.charts).toBeGreaterThanOrEqual(3);
+    expect(out.html).toMatch(/^<!DOCTYPE html>/);
+    expect(out.html).not.toMatch(/<script|<link/i);
+    expect(out.sections.filter((s) => s.hasData).map((s) => s.id)).toEqual(['summary', 'problems', 'size', 'ratios', 'percentiles', 'facts']);
+    expect(out.html).toContain('status unknown (no run manifest)');
+  });
+
+  test('results are escaped, never interpreted as HTML', async () => {
+    const cells = [cell({ workload: '<img src=x onerror=alert(1)>', operation: 'op', duration_ms_median: 5, duration_ms_min: 5, duration_ms_max: 5 })];
+    const out = await renderHtmlReport(input(cells, { badLines: [{ file: 'dt=x/<b>.jsonl', line: 1, reason: '<script>' }], badLineCount: 1 }));
+    expect(out.html).not.toContain('<img src=x');
+    expect(out.html).not.toContain('<script>');
+    expect(out.html).toContain('&lt;img src=x onerror=alert(1)&gt;');
+  });
+
+  test('a run without measurements says so in every data section', async () => {
+    const out = await renderHtmlReport(input([]));
+    expect(out.warnings).toEqual([]);
+    expect(out.charts).toBe(0);
+    expect(out.sections.filter((s) => !s.hasData).map((s) => s.id)).toEqual(['summary', 'size', 'ratios', 'percentiles', 'metadata', 'cache', 'semantics', 'workloads', 'facts']);
+    expect(out.html.match(/<p class="nodata"><strong>No data:<\/strong>/g)).toHaveLength(8);
+  });
+});
+
+describe('rows from DuckDB and from Athena read the same', () => {
+  test('numbers from BigInt or text, maps from DuckDB entries, JSON or Athena text', () => {
+    const [duck] = normalizeCells([{ workload: 'objects', records: 3n, mib_s_median: 1.5, first_error: null, object_size_bytes: 1024n }]);
+    const [athena] = normalizeCells([{ workload: 'objects', records: '3', mib_s_median: '1.5', first_error: null, object_size_bytes: '1024' }]);
+    expect(duck).toEqual(athena);
+    expect(duck).toMatchObject({ records: 3, mib_s_median: 1.5, object_size_bytes: 1024 });
+    expect(normalizeCells([{ mib_s_median: null, records: null }])[0]).toMatchObject({ mib_s_median: null, records: 0 });
+    const expected = { part_size: '8MiB', keep_alive: 'true' };
+    expect(stringMapOf([{ key: 'part_size', value: '8MiB' }, { key: 'keep_alive', value: 'true' }])).toEqual(expected);
+    expect(stringMapOf('{"part_size":"8MiB","keep_alive":"true"}')).toEqual(expected);
+    expect(stringMapOf('{part_size=8MiB, keep_alive=true}')).toEqual(expected);
+    expect(stringMapOf(null)).toEqual({});
+  });
+});
+
+describe('comparing two runs', () => {
+  test('change in % per metric, better or worse by the metric\'s direction, differing facts', () => {
+    const a = input([speed('s3-api', 1024, 100)]);
+    const b = input([speed('s3-api', 1024, 150)], { methods: [facts('s3-api', 0, { instance_type: 'c7g.large', method_options: { threads: '8' } })] });
+    const cmp = compareRuns(a, b);
+    const tp = cmp.changes.find((c) => c.metric === 'throughput')!;
+    expect(tp).toMatchObject({ a: 100, b: 150, better: true });
+    expect(tp.changePct).toBeCloseTo(50);
+    const lat = cmp.changes.find((c) => c.metric === 'mean latency')!;
+    expect(lat.changePct).toBeCloseTo(-33.33, 1);
+    expect(lat.better).toBe(true);
+    expect(cmp.facts).toEqual([
+      { fact: 'instance type', a: 'local', b: 'c7g.large' },
+      { fact: 's3-api option threads', a: '4', b: '8' },
+    ]);
+  });
+
+  test('cells in one run only are listed, not compared', () => {
+    const cmp = compareRuns(input([speed('s3-api', 1024, 1)]), input([speed('s3-api', 2048, 1)]));
+    expect(cmp.changes).toEqual([]);
+    expect(cmp.onlyA).toEqual(['objects download 1 KiB s3-api']);
+    expect(cmp.onlyB).toEqual(['objects download 2 KiB s3-api']);
+  });
+});
