@@ -90,7 +90,7 @@ export function fioArgs(job: FioJob, output: string): string[] {
     '--name=seq', `--directory=${job.directory}`, `--filename=${job.names.join(':')}`,
     `--filesize=${job.size}`, `--bs=${job.blockSize}`, `--rw=${job.rw}`, `--ioengine=${job.ioengine}`, '--iodepth=1',
     `--direct=${job.direct ? 1 : 0}`, '--file_service_type=sequential', '--create_on_open=1', '--fallocate=none',
-    '--verify=crc32c', ...(job.rw === 'write' ? ['--do_verify=0', '--fsync_on_close=1'] : []),
+    '--verify=crc32c', '--verify_state_save=0', ...(job.rw === 'write' ? ['--do_verify=0', '--fsync_on_close=1'] : []),
     '--lat_percentiles=1', '--percentile_list=50:95:99', '--output-format=json', `--output=${output}`,
   ];
 }
