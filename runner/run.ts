@@ -254,7 +254,7 @@ async function runStep(step: Step, env: StepEnv): Promise<ResultRecord[]> {
   const stepPrefix = `${env.prefix}steps/${String(step.index).padStart(3, '0')}/`;
   const measurements: { m: Measurement; cache: ResultRecord['cache'] }[] = [];
   let session: StorageSession | null = null;
-  let currentCache: ResultRecord['cache'] = method.kind === 'mount' ? env.cache[0] : 'none';
+  let currentCache: ResultRecord['cache'] = method.kind !== 'mount' ? 'none' : workload.coldOnly ? 'cold' : env.cache[0];
   let failure: unknown = null;
   const reference = env.reference;
   try {
@@ -283,7 +283,7 @@ async function runStep(step: Step, env: StepEnv): Promise<ResultRecord[]> {
         putBytes: (k, b) => reference.putBytes(k, b), deletePrefix: (p) => reference.deletePrefix(p),
       },
     });
-    const passes: ('cold' | 'warm' | 'none')[] = method.kind === 'mount' ? env.cache : ['none'];
+    const passes: ('cold' | 'warm' | 'none')[] = method.kind !== 'mount' ? ['none'] : workload.coldOnly ? ['cold'] : env.cache;
     // Warm without cold: warm the mount up with an unrecorded pass first.
     if (passes[0] === 'warm') {
       currentCache = 'warm';

@@ -71,6 +71,8 @@ export interface WorkloadDefinition<P = Record<string, unknown>> {
    * step records one `not-applicable` measurement instead of running.
    */
   readonly requires?: 'file-system';
+  /** Runs once per step on a fresh mount (recorded as cold): repeating it warm would measure nothing new. */
+  readonly coldOnly?: boolean;
   /** JSON Schema of the parameters, with defaults; checked before anything is created. */
   readonly paramsSchema: Record<string, unknown>;
   /** Parameters as strings for the `workload_params` field. */

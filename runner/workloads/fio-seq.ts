@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { mkdir, readFile, rm } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { Measurement } from '../core/batch';
 import { errorSummary } from '../core/errors';
 import { findBinary, once, versionOutput } from '../methods/client-binaries';
@@ -99,7 +99,8 @@ async function runFio(fio: string, job: FioJob, output: string, signal: AbortSig
   const args = fioArgs(job, output);
   const { code, log } = await new Promise<{ code: number | null; log: string }>((resolve, reject) => {
     if (signal.aborted) return reject(signal.reason);
-    const child = spawn(fio, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    // In the scratch folder: fio may leave state files in its working directory.
+    const child = spawn(fio, args, { cwd: dirname(output), stdio: ['ignore', 'pipe', 'pipe'] });
     let text = '';
     const keep = (c: Buffer) => { text = (text + c.toString()).slice(-4000); };
     child.stdout.on('data', keep);
