@@ -85,7 +85,9 @@ describe('a quick run against the embedded versitygw', () => {
     try {
       for (const q of namedQueries()) {
         const rows = await query(db.connection, q.sql);
-        expect(rows.length).toBeGreaterThan(0);
+        // The quick profile has no mount methods: the fio and semantics queries run but find nothing.
+        if (['fio_seq', 'semantics_matrix'].includes(q.name)) expect(rows).toEqual([]);
+        else expect(rows.length).toBeGreaterThan(0);
       }
       const bySize = await query(db.connection, namedQueries().find((q) => q.name === 'objects_by_size')!.sql);
       const row = bySize.find((r) => r.method === 's3-api' && r.operation === 'download' && Number(r.object_size_bytes) === 1024)!;
