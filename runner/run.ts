@@ -266,12 +266,19 @@ async function runStep(step: Step, env: StepEnv): Promise<ResultRecord[]> {
     });
     facts = { ...facts, method_version: session.version, method_options: stringMap(session.options) };
     const spec = workload.fixture?.(step.workload.params);
-    const runPass = (cache: 'cold' | 'warm' | 'none', keep: boolean) => workload.run({
+    const runPass = async (cache: 'cold' | 'warm' | 'none', keep: boolean) => {
+      const passPrefix = `${stepPrefix}${cache}${keep ? '' : '-priming'}/`;
+      // On a mount the pass folder exists in the bucket from the start, so that emptying one of its
+      // subfolders through the mount never leaves a client (Mountpoint) with a vanished parent.
+      if (session!.fs) await reference.putBytes(`${passPrefix}.s3ab-pass`, Buffer.alloc(0));
+      await runWorkload(cache, keep, passPrefix);
+    };
+    const runWorkload = (cache: 'cold' | 'warm' | 'none', keep: boolean, passPrefix: string) => workload.run({
       params: step.workload.params,
       session: session!,
       fs: session!.fs ?? null,
       cache,
-      prefix: `${stepPrefix}${cache}${keep ? '' : '-priming'}/`,
+      prefix: passPrefix,
       fixture: spec ? env.fixtures.get(spec.id) ?? null : null,
       scratchDir,
       dataSeed: `${env.runId}/${step.index}/${cache}`,

@@ -30,7 +30,10 @@ export interface WorkloadContext<P> {
    * cold pass, so that its reads are cold too.
    */
   cache: 'cold' | 'warm' | 'none';
-  /** A bucket-relative prefix ending in '/' that belongs to this step and pass alone. */
+  /**
+   * A bucket-relative prefix ending in '/' that belongs to this step and pass alone. On mount
+   * methods it already exists, holding an empty anchor object `.s3ab-pass`.
+   */
   prefix: string;
   /** The fixture declared by the workload, already written. */
   fixture: Fixture | null;

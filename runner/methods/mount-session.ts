@@ -1,5 +1,5 @@
 import { ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { rmdirSync } from 'node:fs';
+import { readFileSync, rmdirSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, rm, rmdir, stat, unlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -30,6 +30,17 @@ export function mountMethod(driver: MountDriver): MethodDefinition {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** A process's state letter from /proc (R, S, D, T stopped, Z zombie), or null when it is gone. */
+function processState(pid: number | undefined): string | null {
+  if (!pid) return null;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.charAt(stat.lastIndexOf(')') + 2);
+  } catch {
+    return null;
+  }
+}
 
 /**
  * One mount of a bucket, and the StorageSession on its POSIX paths that every storage workload runs
@@ -183,6 +194,11 @@ export class MountSession implements StorageSession, FileSystemAccess {
   private async unmount(): Promise<void> {
     this.unmounting = true;
     this.ready = false;
+    // A stopped (or otherwise hung) client cannot answer: detach at once and kill it.
+    if (this.child && processState(this.child.pid) === 'T') {
+      await runCommand('umount', ['-l', this.mountPoint], UNMOUNT_TIMEOUT_MS);
+      this.child.kill('SIGKILL');
+    }
     if (mountAt(this.mountPoint)) {
       const plain = await runCommand('umount', [this.mountPoint], UNMOUNT_TIMEOUT_MS);
       if (plain.code !== 0 && mountAt(this.mountPoint)) {
