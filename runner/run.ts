@@ -14,7 +14,7 @@ import { Progress } from './core/progress';
 import { formatDuration } from './core/units';
 import type { Fixture } from './core/workload';
 import { startEmbeddedEndpoint, type EmbeddedEndpoint } from './endpoint/embedded';
-import { linkLimitFor } from './endpoint/link-limit';
+import { linkLimitFor, type LinkLimit } from './endpoint/link-limit';
 import { isUnreachable, preflight } from './endpoint/preflight';
 import { ReferenceStore } from './endpoint/reference';
 import { makeS3Client } from './endpoint/s3-client';
@@ -40,6 +40,8 @@ export interface RunOptions {
   quiet?: boolean;
   /** Called with the embedded endpoint once it runs (tests use it to inject faults). */
   onEndpoint?: (e: EmbeddedEndpoint) => void;
+  /** Called as each step starts (tests use it to inject faults at a known point). */
+  onStep?: (index: number, label: string) => void;
   /** Called whenever a mount comes up (tests use it to kill or stop the client). */
   onMounted?: OpenContext['onMounted'];
   signal?: AbortSignal;
@@ -128,18 +130,24 @@ export async function runBenchmark(opts: RunOptions): Promise<RunOutcome> {
       if (!embedded) await reference!.deletePrefix(prefix);
     });
 
-    // The most the link can carry: results above it came from a cache, and are flagged so.
-    const link = await linkLimitFor(client, target.bucket, `${prefix}link-limit.bin`, hostFacts().instance_type);
-    progress.log(`link limit: ${link.mibPerSecond ?? 'unknown'} MiB/s (${link.source})`);
-
     // Everything is valid: from here on the run writes results.
-    const host = hostFacts(link);
     const endpointFacts: ResultRecord['endpoint'] = { kind: target.kind, url: target.endpointUrl ?? null, server: target.server };
     writer = new ResultsWriter(resolve(opts.resultsDir), {
       run_id: runId, status: 'running', started_at: new Date().toISOString(), ended_at: null, matrix: matrix.name,
       steps_total: steps.length, steps_done: 0, steps_failed: 0, problem: null, endpoint: endpointFacts, peak_rss_bytes: null,
     });
     await writer.open();
+
+    // The most the link can carry: results above it came from a cache, and are flagged so.
+    let link: LinkLimit;
+    try {
+      link = await linkLimitFor(client, target.bucket, `${prefix}link-limit.bin`, hostFacts().instance_type);
+    } catch (err) {
+      if (abort.signal.aborted) throw err;
+      link = { mibPerSecond: null, source: `not measured (${errorSummary(err)}): no plausibility check` };
+    }
+    progress.log(`link limit: ${link.mibPerSecond ?? 'unknown'} MiB/s (${link.source})`);
+    const host = hostFacts(link);
     progress.log(`run ${runId}: ${steps.length} steps (${matrix.methods.length} methods × ${matrix.workloads.length} workloads × ${matrix.repetitions} repetitions), results in ${writer.partitionDir}`);
 
     const fixtures = await writeFixtures(matrix, reference, prefix, progress, abort.signal);
@@ -148,6 +156,7 @@ export async function runBenchmark(opts: RunOptions): Promise<RunOutcome> {
       if (abort.signal.aborted) break;
       const label = `${step.method.name}${step.method.variant === 'default' ? '' : `:${step.method.variant}`} ${step.workload.name} rep ${step.repetition}`;
       progress.step(step.index, label);
+      opts.onStep?.(step.index, label);
       const started = Date.now();
       const records = await runStep(step, {
         target, host, endpointFacts, runId, prefix, reference, fixtures, progress, signal: abort.signal, cache: matrix.cache, onMounted: opts.onMounted,
