@@ -1,11 +1,12 @@
 import { HeadBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { randomBytes } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
+import { rmSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Batch, notApplicable, type Measurement } from './core/batch';
-import { Interrupted, onCleanup } from './core/cleanup';
+import { Interrupted, onCleanup, onEmergencyExit } from './core/cleanup';
 import { UserError, errorSummary } from './core/errors';
 import { hostFacts } from './core/host';
 import { applyOverrides, expandSteps, loadMatrixFile, loadProfile, resolveMatrix, type ResolvedMatrix, type Step } from './core/matrix';
@@ -260,6 +261,7 @@ async function runStep(step: Step, env: StepEnv): Promise<ResultRecord[]> {
 
   const scratchDir = await mkdtemp(join(tmpdir(), `s3ab-step${step.index}-`));
   const removeScratch = onCleanup(`scratch ${scratchDir}`, () => rm(scratchDir, { recursive: true, force: true }));
+  const removeScratchNow = onEmergencyExit(() => rmSync(scratchDir, { recursive: true, force: true }));
   const stepPrefix = `${env.prefix}steps/${String(step.index).padStart(3, '0')}/`;
   const measurements: { m: Measurement; cache: ResultRecord['cache'] }[] = [];
   let session: StorageSession | null = null;
@@ -317,6 +319,7 @@ async function runStep(step: Step, env: StepEnv): Promise<ResultRecord[]> {
     env.signal.removeEventListener('abort', onRunAbort);
     await session?.close().catch((err) => env.progress.log(`closing ${method.name} failed: ${errorSummary(err)}`));
     removeScratch();
+    removeScratchNow();
     await rm(scratchDir, { recursive: true, force: true });
     await env.reference.deletePrefix(stepPrefix).catch(() => {});
   }
