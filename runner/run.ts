@@ -1,19 +1,21 @@
 import { HeadBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { newRunId } from './run-id';
 import { setMaxListeners } from 'node:events';
+import { rmSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { Batch, type Measurement } from './core/batch';
-import { Interrupted, onCleanup } from './core/cleanup';
+import { Batch, notApplicable, type Measurement } from './core/batch';
+import { Interrupted, onCleanup, onEmergencyExit } from './core/cleanup';
 import { UserError, errorSummary } from './core/errors';
 import { hostFacts } from './core/host';
 import { applyOverrides, expandSteps, loadMatrixFile, loadProfile, resolveMatrix, type ResolvedMatrix, type Step } from './core/matrix';
-import type { StorageSession } from './core/method';
+import type { OpenContext, StorageSession } from './core/method';
 import { Progress } from './core/progress';
 import { formatDuration } from './core/units';
 import type { Fixture } from './core/workload';
 import { startEmbeddedEndpoint, type EmbeddedEndpoint } from './endpoint/embedded';
+import { linkLimitFor, type LinkLimit } from './endpoint/link-limit';
 import { isUnreachable, preflight } from './endpoint/preflight';
 import { ReferenceStore } from './endpoint/reference';
 import { makeS3Client } from './endpoint/s3-client';
@@ -29,6 +31,8 @@ export interface RunOptions {
   methods?: string[];
   workloads?: string[];
   repetitions?: number;
+  /** Cache states for mount methods (cold, warm); default: the matrix's. */
+  cache?: string[];
   resultsDir: string;
   endpoint?: string;
   bucket?: string;
@@ -37,6 +41,10 @@ export interface RunOptions {
   quiet?: boolean;
   /** Called with the embedded endpoint once it runs (tests use it to inject faults). */
   onEndpoint?: (e: EmbeddedEndpoint) => void;
+  /** Called as each step starts (tests use it to inject faults at a known point). */
+  onStep?: (index: number, label: string) => void;
+  /** Called whenever a mount comes up (tests use it to kill or stop the client). */
+  onMounted?: OpenContext['onMounted'];
   signal?: AbortSignal;
   /** Run only these steps (1-based numbers of the expanded matrix): `s3ab step` on AWS runners. */
   onlySteps?: number[];
@@ -61,7 +69,7 @@ class RunAborted extends Error {}
 export { newRunId };
 
 /** Loads and validates the matrix the options name (profile, file, overrides). Throws UserError. */
-export function matrixFor(opts: Pick<RunOptions, 'profile' | 'matrixFile' | 'methods' | 'workloads' | 'repetitions'>): ResolvedMatrix {
+export function matrixFor(opts: Pick<RunOptions, 'profile' | 'matrixFile' | 'methods' | 'workloads' | 'repetitions' | 'cache'>): ResolvedMatrix {
   if (opts.profile && opts.matrixFile) throw new UserError('--profile and --matrix were both given', 'use one of them');
   const source = opts.matrixFile ?? `profile ${opts.profile ?? 'quick'}`;
   const raw = opts.matrixFile ? loadMatrixFile(opts.matrixFile) : loadProfile(opts.profile ?? 'quick');
@@ -142,13 +150,23 @@ export async function runBenchmark(opts: RunOptions): Promise<RunOutcome> {
     });
 
     // Everything is valid: from here on the run writes results.
-    const host = hostFacts();
     const endpointFacts: ResultRecord['endpoint'] = { kind: target.kind, url: target.endpointUrl ?? null, server: target.server };
     writer = new ResultsWriter(resolve(opts.resultsDir), {
       run_id: runId, status: 'running', started_at: new Date().toISOString(), ended_at: null, matrix: matrix.name,
       steps_total: steps.length, steps_done: 0, steps_failed: 0, problem: null, endpoint: endpointFacts, peak_rss_bytes: null,
     }, { nameSuffix: opts.runnerId });
     await writer.open();
+
+    // The most the link can carry: results above it came from a cache, and are flagged so.
+    let link: LinkLimit;
+    try {
+      link = await linkLimitFor(client, target.bucket, `${prefix}link-limit.bin`, hostFacts().instance_type);
+    } catch (err) {
+      if (abort.signal.aborted) throw err;
+      link = { mibPerSecond: null, source: `not measured (${errorSummary(err)}): no plausibility check` };
+    }
+    progress.log(`link limit: ${link.mibPerSecond ?? 'unknown'} MiB/s (${link.source})`);
+    const host = hostFacts(link);
     progress.log(`run ${runId}: ${steps.length} steps (${matrix.methods.length} methods × ${matrix.workloads.length} workloads × ${matrix.repetitions} repetitions), results in ${writer.partitionDir}`);
 
     const needed = matrix.workloads.filter((w) => steps.some((st) => st.workload.name === w.name));
@@ -158,8 +176,11 @@ export async function runBenchmark(opts: RunOptions): Promise<RunOutcome> {
       if (abort.signal.aborted) break;
       const label = `${step.method.name}${step.method.variant === 'default' ? '' : `:${step.method.variant}`} ${step.workload.name} rep ${step.repetition}`;
       progress.step(step.index, label);
+      opts.onStep?.(step.index, label);
       const started = Date.now();
-      const records = await runStep(step, { target, host, endpointFacts, runId, prefix, reference, fixtures, progress, signal: abort.signal });
+      const records = await runStep(step, {
+        target, host, endpointFacts, runId, prefix, reference, fixtures, progress, signal: abort.signal, cache: matrix.cache, onMounted: opts.onMounted,
+      });
       if (records.some((r) => r.status === 'failed')) writer.manifest.steps_failed++;
       writer.manifest.steps_done++;
       files.push(await writer.writeStep(step.index, step.method.name, step.workload.name, records));
@@ -227,56 +248,107 @@ interface StepEnv {
   fixtures: Map<string, Fixture>;
   progress: Progress;
   signal: AbortSignal;
+  cache: ResolvedMatrix['cache'];
+  onMounted?: OpenContext['onMounted'];
 }
 
-/** Runs one step; never throws: a broken step becomes a failed record with the cause. */
+/**
+ * Runs one step; never throws: a broken step becomes a failed record with the cause. On a mount
+ * method the workload runs once per cache state on one fresh mount (cold, then warm); a step whose
+ * client dies is aborted on its own, the run goes on.
+ */
 async function runStep(step: Step, env: StepEnv): Promise<ResultRecord[]> {
   const method = findMethod(step.method.name)!;
   const workload = findWorkload(step.workload.name)!;
-  const scratchDir = await mkdtemp(join(tmpdir(), `s3ab-step${step.index}-`));
-  const removeScratch = onCleanup(`scratch ${scratchDir}`, () => rm(scratchDir, { recursive: true, force: true }));
-  const stepPrefix = `${env.prefix}steps/${String(step.index).padStart(3, '0')}/`;
-  const measurements: Measurement[] = [];
-  let session: StorageSession | null = null;
   let facts: StepFacts = {
     run_id: env.runId, host: env.host, endpoint: env.endpointFacts,
     method: method.name, method_variant: step.method.variant, method_version: 'unknown', method_options: stringMap(step.method.options),
     workload: workload.name, workload_params: workload.describe(step.workload.params), step: step.index,
     cache: 'none', repetition: step.repetition,
   };
+  if (workload.requires === 'file-system' && method.kind !== 'mount') {
+    const version = (await method.probe()).version ?? 'unknown';
+    return [toRecord({ ...facts, method_version: version }, notApplicable(workload.name, `${workload.name} needs a mounted file system; ${method.name} is an object method`))];
+  }
+  // The step's own signal: the run's, plus the mount's client dying.
+  const stepAbort = new AbortController();
+  setMaxListeners(1000, stepAbort.signal);
+  const onRunAbort = () => stepAbort.abort(env.signal.reason);
+  if (env.signal.aborted) onRunAbort();
+  else env.signal.addEventListener('abort', onRunAbort, { once: true });
+  const signal = stepAbort.signal;
+
+  const scratchDir = await mkdtemp(join(tmpdir(), `s3ab-step${step.index}-`));
+  const removeScratch = onCleanup(`scratch ${scratchDir}`, () => rm(scratchDir, { recursive: true, force: true }));
+  const removeScratchNow = onEmergencyExit(() => rmSync(scratchDir, { recursive: true, force: true }));
+  const stepPrefix = `${env.prefix}steps/${String(step.index).padStart(3, '0')}/`;
+  const measurements: { m: Measurement; cache: ResultRecord['cache'] }[] = [];
+  let session: StorageSession | null = null;
+  let currentCache: ResultRecord['cache'] = method.kind !== 'mount' ? 'none' : workload.coldOnly ? 'cold' : env.cache[0];
   let failure: unknown = null;
+  const reference = env.reference;
   try {
-    session = await method.open({ target: env.target, options: step.method.options, scratchDir, signal: env.signal });
+    session = await method.open({
+      target: env.target, options: step.method.options, scratchDir, signal,
+      abortStep: (reason) => stepAbort.abort(reason),
+      reference: { head: (key) => reference.head(key) },
+      onMounted: env.onMounted,
+    });
     facts = { ...facts, method_version: session.version, method_options: stringMap(session.options) };
     const spec = workload.fixture?.(step.workload.params);
-    await workload.run({
+    const runPass = async (cache: 'cold' | 'warm' | 'none', keep: boolean) => {
+      const passPrefix = `${stepPrefix}${cache}${keep ? '' : '-priming'}/`;
+      // On a mount the pass folder exists in the bucket from the start, so that emptying one of its
+      // subfolders through the mount never leaves a client (Mountpoint) with a vanished parent.
+      if (session!.fs) await reference.putBytes(`${passPrefix}.s3ab-pass`, Buffer.alloc(0));
+      await runWorkload(cache, keep, passPrefix);
+    };
+    const runWorkload = (cache: 'cold' | 'warm' | 'none', keep: boolean, passPrefix: string) => workload.run({
       params: step.workload.params,
-      session,
-      prefix: stepPrefix,
+      session: session!,
+      fs: session!.fs ?? null,
+      cache,
+      prefix: passPrefix,
       fixture: spec ? env.fixtures.get(spec.id) ?? null : null,
       scratchDir,
-      dataSeed: `${env.runId}/${step.index}`,
-      signal: env.signal,
-      record: (m) => measurements.push(m),
-      progress: (note) => env.progress.note(note),
-      reference: { list: (p) => env.reference.list(p) },
+      dataSeed: `${env.runId}/${step.index}/${cache}`,
+      signal,
+      record: (m) => { if (keep) measurements.push({ m, cache }); },
+      progress: (note) => env.progress.note(method.kind === 'mount' ? `${cache}: ${note}` : note),
+      reference: {
+        list: (p) => reference.list(p), head: (k) => reference.head(k), getBytes: (k) => reference.getBytes(k),
+        putBytes: (k, b) => reference.putBytes(k, b), deletePrefix: (p) => reference.deletePrefix(p),
+      },
     });
-    if (env.signal.aborted) failure = env.signal.reason;
+    const passes: ('cold' | 'warm' | 'none')[] = method.kind !== 'mount' ? ['none'] : workload.coldOnly ? ['cold'] : env.cache;
+    // Warm without cold: warm the mount up with an unrecorded pass first.
+    if (passes[0] === 'warm') {
+      currentCache = 'warm';
+      await runPass('warm', false);
+    }
+    for (const cache of passes) {
+      if (signal.aborted) break;
+      currentCache = cache;
+      await runPass(cache, true);
+    }
+    if (signal.aborted) failure = signal.reason;
   } catch (err) {
-    failure = env.signal.aborted ? env.signal.reason : err;
+    failure = signal.aborted ? signal.reason : err;
   } finally {
-    await session?.close().catch(() => {});
+    env.signal.removeEventListener('abort', onRunAbort);
+    await session?.close().catch((err) => env.progress.log(`closing ${method.name} failed: ${errorSummary(err)}`));
     removeScratch();
+    removeScratchNow();
     await rm(scratchDir, { recursive: true, force: true });
     await env.reference.deletePrefix(stepPrefix).catch(() => {});
   }
-  const records = measurements.map((m) => toRecord(facts, m));
+  const records = measurements.map(({ m, cache }) => toRecord({ ...facts, cache: m.cache ?? cache }, m));
   if (failure) {
     const broken = new Batch('step', null, 'sequential', false);
     broken.fail(failure);
     const m = broken.finish();
     const flags: ResultRecord['flags'] = failure instanceof Interrupted ? ['step-failed', 'interrupted'] : ['step-failed'];
-    records.push(toRecord(facts, m, flags));
+    records.push(toRecord({ ...facts, cache: currentCache }, m, flags));
     for (const r of records) if (!r.flags.includes('step-failed')) r.flags.push('step-failed');
   }
   return records;

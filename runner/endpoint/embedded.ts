@@ -1,12 +1,12 @@
 import { CreateBucketCommand, ListBucketsCommand, S3Client } from '@aws-sdk/client-s3';
 import { ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { accessSync, constants, existsSync, readFileSync } from 'node:fs';
+import { accessSync, constants, existsSync, readFileSync, rmSync } from 'node:fs';
 import { mkdtemp, mkdir, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { onCleanup } from '../core/cleanup';
+import { onCleanup, onEmergencyExit } from '../core/cleanup';
 import { UserError } from '../core/errors';
 import { projectRoot, which } from '../core/paths';
 import { makeS3Client } from './s3-client';
@@ -109,6 +109,12 @@ export async function startEmbeddedEndpoint(log: (msg: string) => void = () => {
       await stopChild(child, exited);
     };
     const unregisterStop = onCleanup(`embedded server (pid ${child.pid})`, stop);
+    // A second Ctrl-C exits at once: the server must not outlive the runner even then.
+    const unregisterKill = onEmergencyExit(() => {
+      child.kill('SIGKILL');
+      rmSync(dir, { recursive: true, force: true });
+    });
+    void exited.then(() => unregisterKill());
 
     const target: StoreTarget = {
       kind: 'embedded', endpointUrl: url, region: 'us-east-1', bucket: BUCKET, credentials,

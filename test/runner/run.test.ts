@@ -85,7 +85,9 @@ describe('a quick run against the embedded versitygw', () => {
     try {
       for (const q of namedQueries()) {
         const rows = await query(db.connection, q.sql);
-        expect(rows.length).toBeGreaterThan(0);
+        // The quick profile has no mount methods: the fio and semantics queries run but find nothing.
+        if (['fio_seq', 'semantics_matrix'].includes(q.name)) expect(rows).toEqual([]);
+        else expect(rows.length).toBeGreaterThan(0);
       }
       const bySize = await query(db.connection, namedQueries().find((q) => q.name === 'objects_by_size')!.sql);
       const row = bySize.find((r) => r.method === 's3-api' && r.operation === 'download' && Number(r.object_size_bytes) === 1024)!;
@@ -117,11 +119,9 @@ describe('faults', () => {
     const outcome = await runBenchmark({
       matrixFile: undefined, profile: 'quick', methods: ['s3-api'], workloads: ['objects', 'small-reads'], repetitions: 3,
       resultsDir: dir, quiet: true,
-      onEndpoint: (e) => {
-        pid = e.pid;
-        // Kill it once the first step is under way.
-        setTimeout(() => process.kill(e.pid, 'SIGKILL'), 300);
-      },
+      onEndpoint: (e) => (pid = e.pid),
+      // Kill it once the first step is under way.
+      onStep: (index) => { if (index === 1) setTimeout(() => process.kill(pid, 'SIGKILL'), 300); },
     });
     expect(outcome.manifest.status).toBe('failed');
     expect(outcome.manifest.problem).toMatch(/embedded S3 server \(versitygw\) exited mid-run/);
