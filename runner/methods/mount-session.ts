@@ -90,7 +90,8 @@ export class MountSession implements StorageSession, FileSystemAccess {
     const availability = await driver.probe();
     if (!availability.available) throw new Error(`${driver.name} is not available on this host: ${availability.reason}`);
     const mountPoint = await mkdtemp(join(tmpdir(), `s3ab-mnt-${driver.name}-`));
-    const workDir = await mkdtemp(join(memoryBackedTmp(), `s3ab-${driver.name}-`));
+    // The runner's pid in the name tells whose folder it is (several runs may share a host).
+    const workDir = await mkdtemp(join(memoryBackedTmp(), `s3ab-${driver.name}-${process.pid}-`));
     let session: MountSession | null = null;
     const removeDirs = onCleanup(`mount point ${mountPoint}`, async () => {
       await rmdir(mountPoint).catch(() => {});

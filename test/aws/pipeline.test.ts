@@ -1,6 +1,7 @@
 import aslValidator from 'asl-validator';
 import { StateMachine } from 'aws-local-stepfunctions';
 import { validateInput } from '../../lambda/validate-input';
+import { profileNames } from '../../runner/core/matrix';
 import { newRunId } from '../../runner/run-id';
 import { synthesizedDefinition } from '../helpers/definition';
 
@@ -148,7 +149,7 @@ describe('bad input stops at ValidateInput with nothing provisioned', () => {
     ['unknown workload', { matrix: { ...MATRIX, workloads: { nope: {} } } }, /workloads\.nope is not a workload — use one of: objects/],
     ['bad parameter', { matrix: { ...MATRIX, workloads: { 'small-reads': { files: 0 } } } }, /workloads\.small-reads/],
     ['missing methods', { matrix: { workloads: { objects: {} } } }, /must have required property 'methods'/],
-    ['unknown profile', { profile: 'huge' }, /unknown profile "huge" — use one of: full, quick, seed/],
+    ['unknown profile', { profile: 'huge' }, new RegExp(`unknown profile "huge" — use one of: ${profileNames().join(', ')}`)],
     ['bad runner type', { matrix: MATRIX, runners: [{ instanceType: 'big', count: 1 }] }, /runners\[0\]\.instanceType "big" is not an EC2 instance type/],
     ['too many runners', { matrix: MATRIX, runners: [{ instanceType: 'c7g.large', count: 50 }] }, /count must be 1–20/],
   ];
