@@ -19,6 +19,8 @@ export interface Measurement {
   movesPayload: boolean;
   /** A measured propagation delay (semantics probes), when the measurement is one. */
   delayMs?: number | null;
+  /** Cache state of this measurement when a step measures several (cold, then warm); else the step's. */
+  cache?: 'cold' | 'warm' | 'warm-disk' | 'warm-memory' | 'none';
 }
 
 /**

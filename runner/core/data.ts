@@ -29,6 +29,12 @@ export function patternStream(seed: string, size: number): Readable {
   });
 }
 
+/** The first `size` bytes of the pattern for `seed`, in memory (the same bytes as patternStream). */
+export function patternBuffer(seed: string, size: number): Buffer {
+  const key = createHash('sha256').update(seed).digest();
+  return createCipheriv('aes-256-ctr', key, Buffer.alloc(16)).update(Buffer.alloc(size));
+}
+
 /** A pass-through stream that hashes what flows through it. */
 export class HashingStream extends Transform {
   private readonly hash = createHash('sha256');

@@ -35,6 +35,7 @@ export function toRecord(facts: StepFacts, m: Measurement, extraFlags: ResultRec
   return {
     schema_version: SCHEMA_VERSION,
     ...facts,
+    cache: m.cache ?? facts.cache,
     recorded_at: new Date().toISOString(),
     operation: m.operation,
     object_size_bytes: m.objectSizeBytes,

@@ -1,0 +1,125 @@
+import { existsSync, mkdirSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
+import { errorSummary } from './errors';
+import { CONTROL_ABORT, CONTROL_GO } from './thread-job';
+
+/**
+ * File-system measurements run in worker threads, never on the runner's event loop:
+ * - each thread makes plain synchronous system calls (openSync, readSync, ...) timed with
+ *   hrtime around the call, so a measured operation carries about a microsecond of overhead
+ *   (Node's async fs would add a hop through libuv's 4-thread pool, tens of microseconds, and
+ *   would serialize more than four parallel readers);
+ * - parallel readers are separate OS threads released together by a barrier, so the runner does
+ *   not serialize them;
+ * - the event loop stays free for progress, Ctrl-C and noticing a dead server.
+ *
+ * Thread jobs are registered in runner/core/fs-thread.ts (the worker's entry point).
+ */
+export interface ThreadJob {
+  /** Name of the job handler in fs-thread.ts; the other fields are the handler's. */
+  kind: string;
+}
+
+
+export interface ThreadRunOptions {
+  signal: AbortSignal;
+  /** Called with each thread's progress messages (counts of operations done, phases). */
+  onProgress?: (thread: number, note: string) => void;
+}
+
+type FromThread =
+  | { type: 'ready' }
+  | { type: 'progress'; note: string }
+  | { type: 'done'; result: unknown }
+  | { type: 'error'; message: string };
+
+let compiledScript: string | null = null;
+
+/**
+ * The worker's script. In the bundle it is dist/fs-thread.js next to dist/s3ab.js (built by
+ * scripts/build.mjs); from TypeScript sources (tests, tsx scripts) it is bundled on first use with
+ * esbuild into a temporary file, once per process.
+ */
+export function threadScript(): string {
+  const bundled = join(__dirname, 'fs-thread.js');
+  if (__filename.endsWith('.js') && existsSync(bundled)) return bundled;
+  if (compiledScript && existsSync(compiledScript)) return compiledScript;
+  const entry = join(__dirname, 'fs-thread.ts');
+  const dir = join(tmpdir(), 's3ab-fs-thread');
+  mkdirSync(dir, { recursive: true });
+  const out = join(dir, `fs-thread-${process.pid}-${Math.round(statSync(entry).mtimeMs)}.js`);
+  // Loaded only here, so the bundle does not depend on esbuild.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const esbuild = require('esbuild') as typeof import('esbuild');
+  esbuild.buildSync({ entryPoints: [entry], outfile: out, bundle: true, platform: 'node', target: 'node20', format: 'cjs', logLevel: 'warning' });
+  compiledScript = out;
+  return out;
+}
+
+/**
+ * Runs one job per thread, all threads released at the same instant once every one is ready.
+ * Resolves with each job's result in order; rejects with the first thread's error. On abort the
+ * threads are told to stop at their next operation and terminated.
+ */
+export async function runThreads<R>(jobs: ThreadJob[], opts: ThreadRunOptions): Promise<R[]> {
+  if (!jobs.length) return [];
+  const control = new Int32Array(new SharedArrayBuffer(8));
+  const script = threadScript();
+  const workers = jobs.map((job) => new Worker(script, { workerData: { job, control } }));
+  const results: R[] = new Array(jobs.length);
+  let ready = 0;
+  const onAbort = () => {
+    Atomics.store(control, CONTROL_ABORT, 1);
+    Atomics.store(control, CONTROL_GO, 1);
+    Atomics.notify(control, CONTROL_GO);
+  };
+  opts.signal.addEventListener('abort', onAbort, { once: true });
+  if (opts.signal.aborted) onAbort();
+  try {
+    await Promise.all(workers.map((worker, i) => new Promise<void>((resolve, reject) => {
+      let settled = false;
+      const settle = (err?: Error) => {
+        if (settled) return;
+        settled = true;
+        if (err) reject(err);
+        else resolve();
+      };
+      worker.on('message', (msg: FromThread) => {
+        switch (msg.type) {
+          case 'ready':
+            if (++ready === workers.length) {
+              Atomics.store(control, CONTROL_GO, 1);
+              Atomics.notify(control, CONTROL_GO);
+            }
+            break;
+          case 'progress':
+            opts.onProgress?.(i, msg.note);
+            break;
+          case 'done':
+            results[i] = msg.result as R;
+            settle();
+            break;
+          case 'error':
+            settle(new Error(msg.message));
+            break;
+        }
+      });
+      worker.on('error', (err) => settle(new Error(`thread ${i} (${jobs[i].kind}) crashed: ${errorSummary(err)}`)));
+      worker.on('exit', (code) => settle(code === 0 ? undefined : new Error(`thread ${i} (${jobs[i].kind}) exited with code ${code}`)));
+    })));
+    if (opts.signal.aborted) throw opts.signal.reason ?? new Error('aborted');
+    return results;
+  } finally {
+    opts.signal.removeEventListener('abort', onAbort);
+    onAbort();
+    await Promise.all(workers.map((w) => w.terminate().catch(() => 0)));
+  }
+}
+
+/** Runs a single job in one thread. */
+export async function runThread<R>(job: ThreadJob, opts: ThreadRunOptions): Promise<R> {
+  const [result] = await runThreads<R>([job], opts);
+  return result;
+}

@@ -1,0 +1,87 @@
+import { join } from 'node:path';
+import { runThread } from '../core/threads';
+import { errorSummary } from '../core/errors';
+import { formatSize } from '../core/units';
+import { SIZE_SCHEMA, sizeOf } from './common';
+import { fsMeasurement, isRefusal, notMeasured, type FsRunContext } from './fs-common';
+import { METADATA_TESTS, type MetadataJob, type MetadataResult, type MetadataTest } from './metadata.thread';
+
+export { METADATA_TESTS, type MetadataTest };
+
+export interface MetadataParams {
+  /** Operations per test (seed 002: 100, reduced from 10,000 for Mountpoint). */
+  ops: number;
+  /** Bytes per write or read (seed 002's suite: 4096). */
+  size: string | number;
+  /** fsync every N operations in the writing tests (seed 002's suite: 100). */
+  syncEvery: number;
+  tests: MetadataTest[];
+}
+
+export const METADATA_PARAMS_SCHEMA = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    ops: { type: 'integer', minimum: 1, maximum: 1_000_000, default: 100 },
+    size: { ...SIZE_SCHEMA, default: '4KiB' },
+    syncEvery: { type: 'integer', minimum: 1, maximum: 1_000_000, default: 100 },
+    tests: { type: 'array', minItems: 1, uniqueItems: true, items: { enum: [...METADATA_TESTS] }, default: [...METADATA_TESTS] },
+  },
+};
+
+/** What each test does, one operation at a time (for `s3ab list`, the README and the summary). */
+export const METADATA_TEST_DESCRIPTIONS: Record<MetadataTest, string> = {
+  'sequential-writes': 'create a file and write SIZE bytes; fsync the open files every SYNC files',
+  'data-modifications': 'open a 10×SIZE file, write SIZE bytes at a random offset, close (fdatasync every SYNC)',
+  'single-file-append': 'open one file for append, write SIZE bytes, close (fdatasync every SYNC)',
+  'empty-files': 'create an empty file (open O_CREAT + close)',
+  'empty-directories': 'mkdir',
+  'file-moves': 'rename a file into another directory',
+  'random-reads': 'open a 100×SIZE file, read SIZE bytes at a random offset, close',
+  deletion: 'unlink a file',
+  traversal: 'walk a tree of 3 levels, 10 files and 3 directories per directory (142 entries)',
+};
+
+/**
+ * Seed 002's metadata suite on a directory of the file system under test: each test runs in a
+ * measuring thread (plain system calls, hrtime around each operation), then its result is checked
+ * (files read back, listings counted) and its directory removed. A test the file system refuses
+ * is recorded as unsupported; a test never crashes the suite.
+ */
+export async function runMetadataSuite(fs: FsRunContext, params: MetadataParams): Promise<void> {
+  const size = sizeOf(params.size);
+  for (const test of params.tests) {
+    if (fs.signal.aborted) return;
+    fs.progress(`metadata ${test}`);
+    const job: MetadataJob = {
+      kind: 'metadata', test, dir: join(fs.root, `metadata-${test}`), ops: params.ops, size, syncEvery: params.syncEvery, seed: `${fs.dataSeed}/${test}`,
+    };
+    const objectSize = ['sequential-writes', 'data-modifications', 'single-file-append', 'random-reads', 'file-moves', 'deletion'].includes(test) ? size : null;
+    let r: MetadataResult;
+    try {
+      r = await runThread<MetadataResult>(job, { signal: fs.signal, onProgress: (_, note) => fs.progress(note) });
+    } catch (err) {
+      if (fs.signal.aborted) return;
+      fs.record(notMeasured(test, objectSize, `the measuring thread failed: ${errorSummary(err)}`, false));
+      continue;
+    }
+    fs.record(metadataMeasurement(r, objectSize));
+  }
+}
+
+/** A thread's result as the test's record. */
+export function metadataMeasurement(r: MetadataResult, objectSize: number | null) {
+  if (r.setupError) {
+    return notMeasured(r.test, objectSize, `setup failed: ${r.setupError.message}`, isRefusal(r.setupError.code));
+  }
+  const m = fsMeasurement(
+    { ops: r.ops, ok: r.ok, failed: r.failed, bytes: r.bytes, latenciesNs: r.latenciesNs, durationNs: r.activeNs, errors: r.errors, firstError: r.firstError },
+    { operation: r.test, objectSizeBytes: objectSize, verified: r.verified, verifyProblem: r.verifyProblem, movesPayload: r.bytes > 0 },
+  );
+  if (r.cleanupProblem && m.status === 'ok') m.errorSample = `(cleanup: ${r.cleanupProblem})`;
+  return m;
+}
+
+export function describeMetadataParams(p: MetadataParams): Record<string, string> {
+  return { ops: String(p.ops), size: formatSize(sizeOf(p.size)), syncEvery: String(p.syncEvery), tests: p.tests.join(',') };
+}

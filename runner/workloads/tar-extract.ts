@@ -1,0 +1,182 @@
+import { execFileSync } from 'node:child_process';
+import { open, rm, mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { crc32 } from 'node:zlib';
+import { errorSummary } from '../core/errors';
+import { formatSize } from '../core/units';
+import { SIZE_SCHEMA, sizeOf } from './common';
+import { fsMeasurement, isRefusalText, notMeasured, type FsRunContext } from './fs-common';
+import { cachedInput, firstLine, runTool } from './inputs';
+import { planTree, treeCrcs, writeTarball, type TreePlan, type TreeSpec } from './tree';
+
+export interface TarExtractParams {
+  /** Files in the archive (seed 002's ZFS source: 4,280; seed 004's kernel tree: ~54K). */
+  files: number;
+  /** Directories (seed 004's kernel tree: 3,657). */
+  dirs: number;
+  /** Total bytes of the files (seed 004: 726 MB). */
+  totalSize: string | number;
+  /** Every file is smaller than this (seed 004: 2 MB). */
+  maxSize: string | number;
+}
+
+export const TAR_EXTRACT_PARAMS_SCHEMA = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    files: { type: 'integer', minimum: 1, maximum: 1_000_000, default: 4280 },
+    dirs: { type: 'integer', minimum: 1, maximum: 100_000, default: 290 },
+    totalSize: { ...SIZE_SCHEMA, default: '57MB' },
+    maxSize: { ...SIZE_SCHEMA, default: '2MB' },
+  },
+};
+
+const TOP = 'source';
+
+export function tarTree(p: TarExtractParams): TreeSpec {
+  return { id: 'tar-extract', files: p.files, dirs: p.dirs, totalBytes: sizeOf(p.totalSize), maxFileBytes: sizeOf(p.maxSize) };
+}
+
+export interface Tarball {
+  path: string;
+  plan: TreePlan;
+  crcs: number[];
+}
+
+/** Builds (once per parameters, cached) the archive: an uncompressed tar of the planned tree. */
+export async function tarball(p: TarExtractParams): Promise<Tarball> {
+  const plan = planTree(tarTree(p));
+  const path = await cachedInput(`tar-${p.files}f-${p.dirs}d-${plan.totalBytes}b.tar`, async (partial) => {
+    await writeTarball(plan, partial, TOP);
+  });
+  return { path, plan, crcs: treeCrcs(plan) };
+}
+
+let tarVersionCache: string | null = null;
+export function tarVersion(): string {
+  try {
+    tarVersionCache ??= firstLine(execFileSync('tar', ['--version'], { encoding: 'utf8' }));
+  } catch {
+    tarVersionCache = 'not installed';
+  }
+  return tarVersionCache;
+}
+
+/**
+ * Seeds 002 and 004's `tar -xf`: GNU tar extracts the archive (from local disk) into a directory
+ * on the file system under test, keeping permissions and modification times (`-p`, tar's default
+ * for times), timed from spawn to exit. Then, untimed, every file is read back and checked
+ * (size and CRC-32), and its mode and time compared with the archive's. Three records:
+ * `extract` (files/s, MB/s; ok when every file's content is right), `permissions` and
+ * `timestamps` (how many files kept theirs; unsupported when the file system refused them all).
+ */
+export async function runTarExtract(fs: FsRunContext, archive: Tarball): Promise<void> {
+  const dest = join(fs.root, 'tar-extract');
+  await rm(dest, { recursive: true, force: true }).catch(() => {});
+  try {
+    await mkdir(dest, { recursive: true });
+  } catch (err) {
+    fs.record(notMeasured('extract', null, `could not create the target directory: ${errorSummary(err)}`, isRefusalText(errorSummary(err))));
+    return;
+  }
+  const { plan } = archive;
+  fs.progress(`tar -xf (${plan.files.length} files, ${formatSize(plan.totalBytes)})`);
+  let tar;
+  try {
+    tar = await runTool('tar', ['-x', '-p', '-f', archive.path, '-C', dest], { signal: fs.signal, env: { ...process.env, LC_ALL: 'C' } });
+  } catch (err) {
+    fs.record(notMeasured('extract', null, `could not run tar: ${errorSummary(err)}`, false));
+    return;
+  }
+  if (fs.signal.aborted) return;
+  const complaint = tar.code === 0 ? null : `tar exited ${tar.code ?? tar.signal}: ${firstLine(tar.stderr)}`;
+  fs.progress('tar-extract: checking the extracted files');
+  const check = await checkExtraction(join(dest, TOP), archive, fs.signal);
+  const files = plan.files.length;
+  const errors: Record<string, number> = {};
+  if (check.contentBad) errors[check.firstCode ?? 'EIO'] = check.contentBad;
+  const extract = fsMeasurement(
+    {
+      ops: files, ok: files - check.contentBad, failed: check.contentBad, bytes: check.bytes, latenciesNs: [], durationNs: tar.elapsedNs, errors,
+      firstError: check.contentBad ? `${check.contentBad} of ${files} files missing or wrong after extraction; first: ${check.firstContentProblem}${complaint ? ` (${complaint})` : ''}` : null,
+    },
+    { operation: 'extract', objectSizeBytes: null, verified: check.contentBad === 0, verifyProblem: null, movesPayload: true },
+  );
+  if (extract.status === 'ok' && complaint) extract.errorSample = complaint;
+  fs.record(extract);
+  const refused = complaint !== null && isRefusalText(tar.stderr);
+  for (const [operation, bad, first] of [['permissions', check.modeBad, check.firstModeProblem], ['timestamps', check.timeBad, check.firstTimeProblem]] as const) {
+    const present = files - check.missing;
+    const allRefused = present > 0 && bad === present && refused;
+    fs.record({
+      operation, objectSizeBytes: null, status: allRefused ? 'unsupported' : bad ? 'failed' : 'ok', supported: !allRefused,
+      verified: bad === 0 && present === files, ops: present, ok: present - bad, failed: bad, bytes: 0, durationMs: 0, latency: null,
+      errorSample: bad ? `${bad} of ${present} files lost their ${operation === 'permissions' ? 'mode' : 'modification time'}; first: ${first}${complaint ? ` (${complaint})` : ''}` : null,
+      movesPayload: false,
+    });
+  }
+  fs.progress('tar-extract: removing the extracted tree');
+  await rm(dest, { recursive: true, force: true }).catch(() => {});
+}
+
+interface ExtractionCheck {
+  bytes: number;
+  missing: number;
+  contentBad: number;
+  modeBad: number;
+  timeBad: number;
+  firstCode: string | null;
+  firstContentProblem: string | null;
+  firstModeProblem: string | null;
+  firstTimeProblem: string | null;
+}
+
+async function checkExtraction(root: string, archive: Tarball, signal: AbortSignal): Promise<ExtractionCheck> {
+  const c: ExtractionCheck = {
+    bytes: 0, missing: 0, contentBad: 0, modeBad: 0, timeBad: 0, firstCode: null, firstContentProblem: null, firstModeProblem: null, firstTimeProblem: null,
+  };
+  const buffer = Buffer.allocUnsafe(1024 * 1024);
+  for (let i = 0; i < archive.plan.files.length && !signal.aborted; i++) {
+    const f = archive.plan.files[i];
+    const path = join(root, f.path);
+    let handle;
+    try {
+      handle = await open(path, 'r');
+      const st = await handle.stat();
+      let crc = 0;
+      let got = 0;
+      for (;;) {
+        const { bytesRead } = await handle.read(buffer, 0, buffer.length, null);
+        if (!bytesRead) break;
+        crc = crc32(buffer.subarray(0, bytesRead), crc);
+        got += bytesRead;
+      }
+      if (got !== f.size || crc !== archive.crcs[i]) {
+        c.contentBad++;
+        c.firstContentProblem ??= `${f.path}: ${got} bytes, expected ${f.size}${got === f.size ? ' (content differs)' : ''}`;
+      } else {
+        c.bytes += got;
+      }
+      if ((st.mode & 0o7777) !== f.mode) {
+        c.modeBad++;
+        c.firstModeProblem ??= `${f.path} has mode ${(st.mode & 0o7777).toString(8)}, expected ${f.mode.toString(8)}`;
+      }
+      if (Math.floor(st.mtimeMs / 1000) !== f.mtimeSec) {
+        c.timeBad++;
+        c.firstTimeProblem ??= `${f.path} has mtime ${new Date(st.mtimeMs).toISOString()}, expected ${new Date(f.mtimeSec * 1000).toISOString()}`;
+      }
+    } catch (err) {
+      c.missing++;
+      c.contentBad++;
+      c.firstCode ??= (err as NodeJS.ErrnoException).code ?? null;
+      c.firstContentProblem ??= `${f.path}: ${errorSummary(err)}`;
+    } finally {
+      await handle?.close().catch(() => {});
+    }
+  }
+  return c;
+}
+
+export function describeTarExtractParams(p: TarExtractParams): Record<string, string> {
+  return { files: String(p.files), dirs: String(p.dirs), totalSize: formatSize(sizeOf(p.totalSize)), maxSize: formatSize(sizeOf(p.maxSize)), tar: tarVersion() };
+}
