@@ -33,6 +33,7 @@ export function buildCli(): Command {
     .option('--methods <a,b>', 'only these methods (name or name:variant), e.g. s3-api,aws-cli', list)
     .option('--workloads <x,y>', 'only these workloads, e.g. objects,dir-walk', list)
     .option('-r, --repetitions <n>', 'repetitions of every step (default: the matrix\'s)', positiveInt)
+    .option('--cache <states>', 'cache states on mount methods: cold, warm or cold,warm (default: the matrix\'s)', list)
     .option('--results <dir>', 'results folder (Hive layout, Athena-readable)', 'results')
     .option('--endpoint <url>', 'benchmark this S3-compatible endpoint instead of the embedded one (standard AWS credential chain)')
     .option('--bucket <name>', 'existing bucket at --endpoint; the run writes under s3ab/RUNID/ and removes it after')
@@ -48,7 +49,7 @@ Exit codes: 0 complete, 1 a step failed (results marked incomplete), 2 bad input
       const abort = new AbortController();
       installSignalHandlers(abort);
       const outcome = await runBenchmark({
-        profile: o.profile, matrixFile: o.matrix, methods: o.methods, workloads: o.workloads, repetitions: o.repetitions,
+        profile: o.profile, matrixFile: o.matrix, methods: o.methods, workloads: o.workloads, repetitions: o.repetitions, cache: o.cache,
         resultsDir: o.results, endpoint: o.endpoint, bucket: o.bucket, region: o.region, quiet: o.quiet, signal: abort.signal,
       });
       const out = (line: string) => process.stdout.write(`${line}\n`);

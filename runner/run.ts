@@ -4,16 +4,17 @@ import { setMaxListeners } from 'node:events';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { Batch, type Measurement } from './core/batch';
+import { Batch, notApplicable, type Measurement } from './core/batch';
 import { Interrupted, onCleanup } from './core/cleanup';
 import { UserError, errorSummary } from './core/errors';
 import { hostFacts } from './core/host';
 import { applyOverrides, expandSteps, loadMatrixFile, loadProfile, resolveMatrix, type ResolvedMatrix, type Step } from './core/matrix';
-import type { StorageSession } from './core/method';
+import type { OpenContext, StorageSession } from './core/method';
 import { Progress } from './core/progress';
 import { formatDuration } from './core/units';
 import type { Fixture } from './core/workload';
 import { startEmbeddedEndpoint, type EmbeddedEndpoint } from './endpoint/embedded';
+import { linkLimitFor } from './endpoint/link-limit';
 import { isUnreachable, preflight } from './endpoint/preflight';
 import { ReferenceStore } from './endpoint/reference';
 import { makeS3Client } from './endpoint/s3-client';
@@ -29,6 +30,8 @@ export interface RunOptions {
   methods?: string[];
   workloads?: string[];
   repetitions?: number;
+  /** Cache states for mount methods (cold, warm); default: the matrix's. */
+  cache?: string[];
   resultsDir: string;
   endpoint?: string;
   bucket?: string;
@@ -37,6 +40,8 @@ export interface RunOptions {
   quiet?: boolean;
   /** Called with the embedded endpoint once it runs (tests use it to inject faults). */
   onEndpoint?: (e: EmbeddedEndpoint) => void;
+  /** Called whenever a mount comes up (tests use it to kill or stop the client). */
+  onMounted?: OpenContext['onMounted'];
   signal?: AbortSignal;
 }
 
@@ -54,7 +59,7 @@ export function newRunId(now = new Date()): string {
 }
 
 /** Loads and validates the matrix the options name (profile, file, overrides). Throws UserError. */
-export function matrixFor(opts: Pick<RunOptions, 'profile' | 'matrixFile' | 'methods' | 'workloads' | 'repetitions'>): ResolvedMatrix {
+export function matrixFor(opts: Pick<RunOptions, 'profile' | 'matrixFile' | 'methods' | 'workloads' | 'repetitions' | 'cache'>): ResolvedMatrix {
   if (opts.profile && opts.matrixFile) throw new UserError('--profile and --matrix were both given', 'use one of them');
   const source = opts.matrixFile ?? `profile ${opts.profile ?? 'quick'}`;
   const raw = opts.matrixFile ? loadMatrixFile(opts.matrixFile) : loadProfile(opts.profile ?? 'quick');
@@ -123,8 +128,12 @@ export async function runBenchmark(opts: RunOptions): Promise<RunOutcome> {
       if (!embedded) await reference!.deletePrefix(prefix);
     });
 
+    // The most the link can carry: results above it came from a cache, and are flagged so.
+    const link = await linkLimitFor(client, target.bucket, `${prefix}link-limit.bin`, hostFacts().instance_type);
+    progress.log(`link limit: ${link.mibPerSecond ?? 'unknown'} MiB/s (${link.source})`);
+
     // Everything is valid: from here on the run writes results.
-    const host = hostFacts();
+    const host = hostFacts(link);
     const endpointFacts: ResultRecord['endpoint'] = { kind: target.kind, url: target.endpointUrl ?? null, server: target.server };
     writer = new ResultsWriter(resolve(opts.resultsDir), {
       run_id: runId, status: 'running', started_at: new Date().toISOString(), ended_at: null, matrix: matrix.name,
@@ -140,7 +149,9 @@ export async function runBenchmark(opts: RunOptions): Promise<RunOutcome> {
       const label = `${step.method.name}${step.method.variant === 'default' ? '' : `:${step.method.variant}`} ${step.workload.name} rep ${step.repetition}`;
       progress.step(step.index, label);
       const started = Date.now();
-      const records = await runStep(step, { target, host, endpointFacts, runId, prefix, reference, fixtures, progress, signal: abort.signal });
+      const records = await runStep(step, {
+        target, host, endpointFacts, runId, prefix, reference, fixtures, progress, signal: abort.signal, cache: matrix.cache, onMounted: opts.onMounted,
+      });
       if (records.some((r) => r.status === 'failed')) writer.manifest.steps_failed++;
       writer.manifest.steps_done++;
       files.push(await writer.writeStep(step.index, step.method.name, step.workload.name, records));
@@ -208,56 +219,98 @@ interface StepEnv {
   fixtures: Map<string, Fixture>;
   progress: Progress;
   signal: AbortSignal;
+  cache: ResolvedMatrix['cache'];
+  onMounted?: OpenContext['onMounted'];
 }
 
-/** Runs one step; never throws: a broken step becomes a failed record with the cause. */
+/**
+ * Runs one step; never throws: a broken step becomes a failed record with the cause. On a mount
+ * method the workload runs once per cache state on one fresh mount (cold, then warm); a step whose
+ * client dies is aborted on its own, the run goes on.
+ */
 async function runStep(step: Step, env: StepEnv): Promise<ResultRecord[]> {
   const method = findMethod(step.method.name)!;
   const workload = findWorkload(step.workload.name)!;
-  const scratchDir = await mkdtemp(join(tmpdir(), `s3ab-step${step.index}-`));
-  const removeScratch = onCleanup(`scratch ${scratchDir}`, () => rm(scratchDir, { recursive: true, force: true }));
-  const stepPrefix = `${env.prefix}steps/${String(step.index).padStart(3, '0')}/`;
-  const measurements: Measurement[] = [];
-  let session: StorageSession | null = null;
   let facts: StepFacts = {
     run_id: env.runId, host: env.host, endpoint: env.endpointFacts,
     method: method.name, method_variant: step.method.variant, method_version: 'unknown', method_options: stringMap(step.method.options),
     workload: workload.name, workload_params: workload.describe(step.workload.params), step: step.index,
     cache: 'none', repetition: step.repetition,
   };
+  if (workload.requires === 'file-system' && method.kind !== 'mount') {
+    const version = (await method.probe()).version ?? 'unknown';
+    return [toRecord({ ...facts, method_version: version }, notApplicable(workload.name, `${workload.name} needs a mounted file system; ${method.name} is an object method`))];
+  }
+  // The step's own signal: the run's, plus the mount's client dying.
+  const stepAbort = new AbortController();
+  setMaxListeners(1000, stepAbort.signal);
+  const onRunAbort = () => stepAbort.abort(env.signal.reason);
+  if (env.signal.aborted) onRunAbort();
+  else env.signal.addEventListener('abort', onRunAbort, { once: true });
+  const signal = stepAbort.signal;
+
+  const scratchDir = await mkdtemp(join(tmpdir(), `s3ab-step${step.index}-`));
+  const removeScratch = onCleanup(`scratch ${scratchDir}`, () => rm(scratchDir, { recursive: true, force: true }));
+  const stepPrefix = `${env.prefix}steps/${String(step.index).padStart(3, '0')}/`;
+  const measurements: { m: Measurement; cache: ResultRecord['cache'] }[] = [];
+  let session: StorageSession | null = null;
+  let currentCache: ResultRecord['cache'] = method.kind === 'mount' ? env.cache[0] : 'none';
   let failure: unknown = null;
+  const reference = env.reference;
   try {
-    session = await method.open({ target: env.target, options: step.method.options, scratchDir, signal: env.signal });
+    session = await method.open({
+      target: env.target, options: step.method.options, scratchDir, signal,
+      abortStep: (reason) => stepAbort.abort(reason),
+      reference: { head: (key) => reference.head(key) },
+      onMounted: env.onMounted,
+    });
     facts = { ...facts, method_version: session.version, method_options: stringMap(session.options) };
     const spec = workload.fixture?.(step.workload.params);
-    await workload.run({
+    const runPass = (cache: 'cold' | 'warm' | 'none', keep: boolean) => workload.run({
       params: step.workload.params,
-      session,
-      prefix: stepPrefix,
+      session: session!,
+      fs: session!.fs ?? null,
+      cache,
+      prefix: `${stepPrefix}${cache}${keep ? '' : '-priming'}/`,
       fixture: spec ? env.fixtures.get(spec.id) ?? null : null,
       scratchDir,
-      dataSeed: `${env.runId}/${step.index}`,
-      signal: env.signal,
-      record: (m) => measurements.push(m),
-      progress: (note) => env.progress.note(note),
-      reference: { list: (p) => env.reference.list(p) },
+      dataSeed: `${env.runId}/${step.index}/${cache}`,
+      signal,
+      record: (m) => { if (keep) measurements.push({ m, cache }); },
+      progress: (note) => env.progress.note(method.kind === 'mount' ? `${cache}: ${note}` : note),
+      reference: {
+        list: (p) => reference.list(p), head: (k) => reference.head(k), getBytes: (k) => reference.getBytes(k),
+        putBytes: (k, b) => reference.putBytes(k, b), deletePrefix: (p) => reference.deletePrefix(p),
+      },
     });
-    if (env.signal.aborted) failure = env.signal.reason;
+    const passes: ('cold' | 'warm' | 'none')[] = method.kind === 'mount' ? env.cache : ['none'];
+    // Warm without cold: warm the mount up with an unrecorded pass first.
+    if (passes[0] === 'warm') {
+      currentCache = 'warm';
+      await runPass('warm', false);
+    }
+    for (const cache of passes) {
+      if (signal.aborted) break;
+      currentCache = cache;
+      await runPass(cache, true);
+    }
+    if (signal.aborted) failure = signal.reason;
   } catch (err) {
-    failure = env.signal.aborted ? env.signal.reason : err;
+    failure = signal.aborted ? signal.reason : err;
   } finally {
-    await session?.close().catch(() => {});
+    env.signal.removeEventListener('abort', onRunAbort);
+    await session?.close().catch((err) => env.progress.log(`closing ${method.name} failed: ${errorSummary(err)}`));
     removeScratch();
     await rm(scratchDir, { recursive: true, force: true });
     await env.reference.deletePrefix(stepPrefix).catch(() => {});
   }
-  const records = measurements.map((m) => toRecord(facts, m));
+  const records = measurements.map(({ m, cache }) => toRecord({ ...facts, cache: m.cache ?? cache }, m));
   if (failure) {
     const broken = new Batch('step', null, 'sequential', false);
     broken.fail(failure);
     const m = broken.finish();
     const flags: ResultRecord['flags'] = failure instanceof Interrupted ? ['step-failed', 'interrupted'] : ['step-failed'];
-    records.push(toRecord(facts, m, flags));
+    records.push(toRecord({ ...facts, cache: currentCache }, m, flags));
     for (const r of records) if (!r.flags.includes('step-failed')) r.flags.push('step-failed');
   }
   return records;

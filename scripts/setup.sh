@@ -3,8 +3,13 @@
 # about a second. Used by `npm run local`, `npm test` and CI.
 #   npm packages   from package-lock.json (npm ci, or npm install where ci trips over
 #                  platform-specific optional binaries missing from the lockfile)
-#   apt packages   awscli (AWS CLI v2, the aws-cli contestant)
+#   apt packages   awscli (AWS CLI v2, the aws-cli contestant); s3fs, rclone, fuse3 (the FUSE
+#                  contestants); fio (sequential I/O); cmake, clang, libclang-dev, libfuse-dev,
+#                  pkg-config (to build the Mountpoint launcher)
 #   versitygw      the embedded S3 server, pinned, built with `go install` into .tools/bin
+#   s3ab-mount-s3  the Mountpoint launcher (crates/mount-s3-launcher), built with cargo into
+#                  .tools/bin; builds are cached in ~/.cache/s3ab keyed by a hash of the crate's
+#                  sources and Cargo.lock, so a fresh clone on the same machine reuses them
 set -euo pipefail
 cd "$(dirname "$0")/.."
 QUIET=0
@@ -12,7 +17,7 @@ QUIET=0
 say() { echo "[setup] $*" >&2; }
 
 VERSITYGW_VERSION=v1.8.0 # keep in step with runner/endpoint/embedded.ts
-APT_PACKAGES=(awscli)
+APT_PACKAGES=(awscli s3fs rclone fuse3 fio cmake clang libclang-dev libfuse-dev pkg-config)
 
 # npm packages: reinstall when the lockfile changed since the last install.
 if [[ ! -f node_modules/.package-lock.json || package-lock.json -nt node_modules/.package-lock.json ]]; then
@@ -52,5 +57,28 @@ if [[ ! -x $bin || "$(cat $bin.version 2>/dev/null)" != "$VERSITYGW_VERSION" ]];
   mkdir -p .tools/bin
   GOBIN="$PWD/.tools/bin" GOFLAGS=-mod=mod go install "github.com/versity/versitygw/cmd/versitygw@$VERSITYGW_VERSION" >&2
   echo "$VERSITYGW_VERSION" > $bin.version
+fi
+# The Mountpoint launcher: mountpoint-s3-fs (crates.io) behind mount-s3's flags. Rebuilt only when
+# its sources or Cargo.lock change; the build output is shared by every clone on this machine.
+crate=crates/mount-s3-launcher
+bin=.tools/bin/s3ab-mount-s3
+key=$(cat $crate/Cargo.toml $crate/Cargo.lock $crate/build.rs $crate/src/*.rs | sha256sum | cut -c1-16)
+if [[ ! -x $bin || "$(cat $bin.version 2>/dev/null)" != "$key" ]]; then
+  cache="${S3AB_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/s3ab}"
+  built="$cache/mount-s3/$key/s3ab-mount-s3"
+  if [[ ! -x $built ]]; then
+    [[ -x "$HOME/.cargo/bin/cargo" ]] && PATH="$HOME/.cargo/bin:$PATH"
+    if ! command -v cargo >/dev/null || [[ "$(cargo --version | awk '{split($2,v,"."); print (v[1]>1 || v[2]>=85)}')" != 1 ]]; then
+      say "WARNING: the Mountpoint launcher needs Rust ≥ 1.85 (cargo); install it with rustup (https://rustup.rs) and rerun. Until then the mountpoint method is unavailable."
+      exit 0
+    fi
+    say "building the Mountpoint launcher with cargo (6 to 10 minutes the first time; cached in $cache)"
+    CARGO_TARGET_DIR="$cache/cargo-target" cargo build --release --locked --quiet --manifest-path $crate/Cargo.toml >&2
+    mkdir -p "$(dirname "$built")"
+    cp "$cache/cargo-target/release/s3ab-mount-s3" "$built.tmp" && mv "$built.tmp" "$built"
+  fi
+  mkdir -p .tools/bin
+  cp "$built" "$bin.tmp" && mv "$bin.tmp" $bin
+  echo "$key" > $bin.version
 fi
 ((QUIET)) || say "everything is installed"

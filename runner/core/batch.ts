@@ -19,8 +19,23 @@ export interface Measurement {
   movesPayload: boolean;
   /** A measured propagation delay (semantics probes), when the measurement is one. */
   delayMs?: number | null;
-  /** Cache state of this measurement when a step measures several (cold, then warm); else the step's. */
+  /**
+   * Rates a measuring tool reported itself (fio's bandwidth and IOPS), used instead of deriving
+   * them from bytes, operations and duration.
+   */
+  rates?: { throughputMibS: number | null; opsPerS: number | null };
+  /** A finer cache state than the pass's (e.g. 'warm-disk' / 'warm-memory' where a client has both caches). */
   cache?: 'cold' | 'warm' | 'warm-disk' | 'warm-memory' | 'none';
+  /** Parameters that differ between records of one step (e.g. fio's `direct`), added to workload_params. */
+  params?: Record<string, string>;
+}
+
+/** The one record of a workload a method cannot run (a file-system workload on an object method). */
+export function notApplicable(operation: string, reason: string): Measurement {
+  return {
+    operation, objectSizeBytes: null, status: 'not-applicable', supported: false, verified: false,
+    ops: 0, ok: 0, failed: 0, bytes: 0, durationMs: 0, latency: null, errorSample: reason, movesPayload: false,
+  };
 }
 
 /**

@@ -3,7 +3,7 @@
 export type MethodSpec = string | MethodSelection;
 
 /**
- * A benchmark matrix: methods x workloads x parameters x repetitions. The input of `s3ab run --matrix FILE` and of a state machine execution; the profiles in assets/profiles/ are matrices too. Method and workload names, and each workload's parameters, are checked against the runner's registries (see `s3ab list`).
+ * A benchmark matrix: methods x workloads x parameters x cache states x repetitions. The input of `s3ab run --matrix FILE` and of a state machine execution; the profiles in assets/profiles/ are matrices too. Method and workload names, and each workload's parameters, are checked against the runner's registries (see `s3ab list`).
  */
 export interface Matrix {
   $schema?: string;
@@ -16,6 +16,12 @@ export interface Matrix {
    * How often every method x workload step is repeated.
    */
   repetitions?: number;
+  /**
+   * Cache states measured on mount methods, in one step on one mount: 'cold' from a fresh mount with the kernel's and the client's caches dropped, then 'warm' repeated on the same mount. Object methods have no client cache: they run once, recorded as 'none'.
+   *
+   * @minItems 1
+   */
+  cache?: ('cold' | 'warm')[];
   /**
    * Methods to benchmark: a name, or an object naming a variant and option overrides.
    *

@@ -19,9 +19,13 @@ export interface MethodChoice {
 }
 
 /** A matrix after validation: defaults applied, names resolved. */
+export type CacheState = 'cold' | 'warm';
+
 export interface ResolvedMatrix {
   name: string;
   repetitions: number;
+  /** Cache states run on mount methods, in this order (cold first). */
+  cache: CacheState[];
   methods: MethodChoice[];
   workloads: { name: string; params: Record<string, unknown> }[];
 }
@@ -111,7 +115,9 @@ export function resolveMatrix(input: unknown, source: string): ResolvedMatrix {
     }
     return { name, params: withDefaults };
   });
-  return { name: data.name ?? source, repetitions: data.repetitions ?? 3, methods, workloads };
+  // Cold before warm: a warm pass repeats on the mount the cold pass used.
+  const cache = (['cold', 'warm'] as const).filter((c) => (data.cache ?? ['cold']).includes(c));
+  return { name: data.name ?? source, repetitions: data.repetitions ?? 3, cache, methods, workloads };
 }
 
 /** Steps in run order: per workload, per repetition, every method in turn, so slow drift hits all methods alike. */
@@ -126,7 +132,7 @@ export function expandSteps(m: ResolvedMatrix): Step[] {
 }
 
 /** Applies the CLI's --methods, --workloads and --repetitions to a raw matrix before validation. */
-export function applyOverrides(raw: unknown, o: { methods?: string[]; workloads?: string[]; repetitions?: number }): unknown {
+export function applyOverrides(raw: unknown, o: { methods?: string[]; workloads?: string[]; repetitions?: number; cache?: string[] }): unknown {
   if (!raw || typeof raw !== 'object') return raw;
   const m = structuredClone(raw) as Matrix;
   if (o.methods?.length) {
@@ -142,5 +148,6 @@ export function applyOverrides(raw: unknown, o: { methods?: string[]; workloads?
     m.workloads = Object.fromEntries(o.workloads.map((name) => [name, current[name] ?? {}]));
   }
   if (o.repetitions !== undefined) m.repetitions = o.repetitions;
+  if (o.cache?.length) m.cache = o.cache as Matrix['cache'];
   return m;
 }

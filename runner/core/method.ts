@@ -9,6 +9,8 @@ export interface Availability {
   version?: string;
   /** Why not, and how to fix it, when unavailable. */
   reason?: string;
+  /** The client's executable, where it has one. */
+  path?: string;
 }
 
 export interface ListedObject {
@@ -29,6 +31,32 @@ export interface Fetched {
 }
 
 /**
+ * A mounted bucket, for workloads written against plain POSIX paths (fio, the semantics probe,
+ * metadata operations, git clone, tar extraction, parallel readers in worker threads or child
+ * processes: anything that can be given a directory). Present on mount methods' sessions only.
+ */
+export interface FileSystemAccess {
+  /** The mount point: the bucket's root directory. */
+  readonly mountPoint: string;
+  /** Local path of a bucket key (`a/b.txt` → `<mountPoint>/a/b.txt`). */
+  pathOf(key: string): string;
+  /**
+   * True when close() returns before the data is in the bucket (a write-back cache, e.g. rclone's
+   * --vfs-cache-mode writes): a write is only done when the object is there, so time it until then.
+   */
+  readonly uploadsAfterClose: boolean;
+  /**
+   * A cold start: unmounts, empties the client's own cache, drops the kernel's caches and mounts
+   * again. The next access goes to the store.
+   */
+  remount(): Promise<void>;
+  /** Throws a clear error when the client process died or the mount went away. */
+  check(): void;
+  /** Pid of the client process (null for kernel clients such as NFS). */
+  readonly clientPid: number | null;
+}
+
+/**
  * One opened method: the operations every storage workload is written against.
  * Object methods implement it on the S3 API; mount methods implement it on POSIX paths.
  * Keys are relative to the bucket.
@@ -37,6 +65,8 @@ export interface StorageSession {
   /** Client version and the options in force, recorded in every result. */
   readonly version: string;
   readonly options: Options;
+  /** The mounted file system (mount methods only). */
+  readonly fs?: FileSystemAccess;
   put(key: string, file: { path: string; size: number }): Promise<void>;
   get(key: string): Promise<Fetched>;
   /** Every object under `prefix` (which ends with '/'), with its size: the metadata of each entry. */
@@ -52,6 +82,12 @@ export interface OpenContext {
   /** A private local directory for the session's temporary files, removed after the step. */
   scratchDir: string;
   signal: AbortSignal;
+  /** Ends the step early with this reason (a mount whose client died mid-run). */
+  abortStep?: (reason: Error) => void;
+  /** The runner's own S3 client, to see when written data has really arrived (untimed checks). */
+  reference?: { head(key: string): Promise<{ size: number } | null> };
+  /** Told about each mount as it comes up (tests use it to inject faults). */
+  onMounted?: (info: { method: string; mountPoint: string; clientPid: number | null }) => void;
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { Measurement } from './batch';
-import type { StorageSession } from './method';
+import type { FileSystemAccess, StorageSession } from './method';
 
 /** A set of objects a workload reads, written once per run by the loader and shared by every method. */
 export interface FixtureSpec {
@@ -22,7 +22,15 @@ export interface Fixture {
 export interface WorkloadContext<P> {
   params: P;
   session: StorageSession;
-  /** A bucket-relative prefix ending in '/' that belongs to this step alone. */
+  /** The mounted file system (mount methods only; always present for workloads that require one). */
+  fs: FileSystemAccess | null;
+  /**
+   * Cache state of this pass: 'cold' on a fresh mount, 'warm' repeated on the same mount, 'none'
+   * for object methods. A workload that writes and then reads calls fs.remount() in between on a
+   * cold pass, so that its reads are cold too.
+   */
+  cache: 'cold' | 'warm' | 'none';
+  /** A bucket-relative prefix ending in '/' that belongs to this step and pass alone. */
   prefix: string;
   /** The fixture declared by the workload, already written. */
   fixture: Fixture | null;
@@ -35,9 +43,18 @@ export interface WorkloadContext<P> {
   /** A short note for the progress display. */
   progress(note: string): void;
   /** Independent check of what is in the bucket, through the reference S3 client (untimed). */
-  reference: {
-    list(prefix: string): Promise<{ key: string; size: number }[]>;
-  };
+  reference: ReferenceView;
+}
+
+/** What workloads may do through the runner's own S3 client: check results, stage changes from the S3 side. */
+export interface ReferenceView {
+  list(prefix: string): Promise<{ key: string; size: number }[]>;
+  /** Size of an object, or null when there is none. */
+  head(key: string): Promise<{ size: number } | null>;
+  /** An object's bytes, or null when there is none. */
+  getBytes(key: string): Promise<Buffer | null>;
+  putBytes(key: string, body: Buffer): Promise<void>;
+  deletePrefix(prefix: string): Promise<number>;
 }
 
 /**
@@ -49,6 +66,11 @@ export interface WorkloadDefinition<P = Record<string, unknown>> {
   readonly summary: string;
   /** The published benchmark it reproduces. */
   readonly seed: string;
+  /**
+   * 'file-system': needs a mounted file system (fio, POSIX semantics...). On an object method the
+   * step records one `not-applicable` measurement instead of running.
+   */
+  readonly requires?: 'file-system';
   /** JSON Schema of the parameters, with defaults; checked before anything is created. */
   readonly paramsSchema: Record<string, unknown>;
   /** Parameters as strings for the `workload_params` field. */

@@ -27,7 +27,8 @@ const MIB = 1024 * 1024;
 /** Builds a record from a workload's measurement; derives rates and plausibility flags. */
 export function toRecord(facts: StepFacts, m: Measurement, extraFlags: ResultRecord['flags'] = []): ResultRecord {
   const seconds = m.durationMs / 1000;
-  const throughput = m.movesPayload && seconds > 0 ? m.bytes / MIB / seconds : null;
+  const throughput = !m.movesPayload ? null : m.rates ? m.rates.throughputMibS : seconds > 0 ? m.bytes / MIB / seconds : null;
+  const opsPerS = m.rates ? m.rates.opsPerS : seconds > 0 ? m.ok / seconds : null;
   const flags = [...extraFlags];
   const limit = facts.host.link_limit_mib_s;
   // Faster than the link can carry: the data came from a cache, not the store.
@@ -35,7 +36,7 @@ export function toRecord(facts: StepFacts, m: Measurement, extraFlags: ResultRec
   return {
     schema_version: SCHEMA_VERSION,
     ...facts,
-    cache: m.cache ?? facts.cache,
+    workload_params: m.params ? { ...facts.workload_params, ...m.params } : facts.workload_params,
     recorded_at: new Date().toISOString(),
     operation: m.operation,
     object_size_bytes: m.objectSizeBytes,
@@ -48,7 +49,7 @@ export function toRecord(facts: StepFacts, m: Measurement, extraFlags: ResultRec
     bytes: m.bytes,
     duration_ms: round(m.durationMs, 3),
     throughput_mib_s: throughput === null ? null : round(throughput, 3),
-    ops_per_s: seconds > 0 ? round(m.ok / seconds, 3) : null,
+    ops_per_s: opsPerS === null ? null : round(opsPerS, 3),
     latency_us: m.latency,
     delay_ms: m.delayMs === undefined || m.delayMs === null ? null : round(m.delayMs, 3),
     error_sample: m.errorSample,

@@ -1,6 +1,6 @@
 import type { Measurement } from '../core/batch';
 import { parseSize } from '../core/units';
-import type { WorkloadContext } from '../core/workload';
+import type { ReferenceView, WorkloadContext } from '../core/workload';
 import { Batch } from '../core/batch';
 
 /** JSON Schema of a size parameter: bytes, or a string such as "100KiB" or "1MB". */
@@ -37,4 +37,24 @@ export async function readFixture<P>(ctx: WorkloadContext<P>, operation: string,
   batch.start();
   await Promise.all(Array.from({ length: Math.max(1, concurrency) }, worker));
   return batch.finish();
+}
+
+/**
+ * Waits until every one of `names` is an object of `size` bytes under `prefix` (polled through the
+ * runner's reference client, untimed by the caller unless it chooses). A write-back client uploads
+ * after close; every other client has uploaded before close returned, so the first look decides.
+ */
+export async function waitForObjects(
+  reference: Pick<ReferenceView, 'list'>, prefix: string, names: string[], size: number, timeoutMs: number,
+): Promise<{ ok: boolean; problem: string | null }> {
+  const deadline = Date.now() + timeoutMs;
+  for (let delay = 5; ; delay = Math.min(delay * 2, 100)) {
+    const sizes = new Map((await reference.list(prefix)).map((o) => [o.key, o.size]));
+    const missing = names.filter((n) => sizes.get(n) !== size);
+    if (!missing.length) return { ok: true, problem: null };
+    if (Date.now() > deadline) {
+      return { ok: false, problem: `${missing.length} of ${names.length} files were not in the bucket with ${size} bytes ${Math.round(timeoutMs / 1000)} s after close (e.g. ${missing[0]}: ${sizes.get(missing[0]) ?? 'absent'})` };
+    }
+    await new Promise((r) => setTimeout(r, delay));
+  }
 }

@@ -1,5 +1,6 @@
 import type { WorkloadDefinition } from '../core/workload';
 import { dirWalk } from './dir-walk';
+import { fioSeq } from './fio-seq';
 import { largeRead } from './large-read';
 import { objects } from './objects';
 import { smallReads } from './small-reads';
@@ -9,7 +10,7 @@ import { smallReads } from './small-reads';
  * WorkloadDefinition and list it here; `s3ab list`, matrix validation and the report pick it up.
  */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-export const WORKLOADS: readonly WorkloadDefinition<any>[] = [objects, dirWalk, largeRead, smallReads];
+export const WORKLOADS: readonly WorkloadDefinition<any>[] = [objects, dirWalk, largeRead, smallReads, fioSeq];
 
 export function findWorkload(name: string): WorkloadDefinition<unknown> | undefined {
   return WORKLOADS.find((w) => w.name === name);

@@ -1,0 +1,52 @@
+import type { StoreTarget } from '../endpoint/target';
+import type { Availability, Options } from './method';
+
+/**
+ * How a mount method's client is started for one mount. Each mount method (runner/methods/s3fs.ts,
+ * mountpoint.ts, rclone.ts, s3files.ts, efs.ts) turns its options into one of these; the shared
+ * machinery in runner/methods/mount-session.ts mounts it, waits until it is ready, serves POSIX
+ * paths, resets caches and unmounts.
+ */
+export interface MountPlan {
+  /** Executable and arguments. */
+  command: string;
+  args: string[];
+  /** Environment changes for the client (undefined removes a variable). */
+  env?: Record<string, string | undefined>;
+  /**
+   * 'foreground': the command is the file-system client and stays in the foreground for the life
+   * of the mount (FUSE clients; the runner owns the process). 'helper': the command mounts and
+   * exits, the kernel is the client (NFS: S3 Files, EFS).
+   */
+  lifecycle: 'foreground' | 'helper';
+  /** Directories holding the client's own cache: emptied before a cold mount. */
+  cacheDirs: string[];
+  /**
+   * True when close() returns before the data is uploaded (write-back caches): writes are then
+   * timed until the objects are in the bucket.
+   */
+  uploadsAfterClose: boolean;
+  /** Every option that shapes the client's behaviour, as recorded in results (no secrets). */
+  recorded: Options;
+}
+
+export interface MountPlanContext {
+  target: StoreTarget;
+  options: Options;
+  /** The empty directory to mount on. */
+  mountPoint: string;
+  /** A private directory on a RAM disk for credentials files, caches and logs; removed after the step. */
+  workDir: string;
+}
+
+/** What a mount method file provides; `mountMethod()` (runner/methods/mount-session.ts) makes it a MethodDefinition. */
+export interface MountDriver {
+  readonly name: string;
+  readonly summary: string;
+  /** Named option sets; 'default' is the method's best-practice configuration. */
+  readonly variants: Readonly<Record<string, Options>>;
+  /** Client installed and usable here (FUSE device, NFS client...)? Never throws. */
+  probe(): Promise<Availability>;
+  /** The client's command line for this mount. */
+  plan(ctx: MountPlanContext): Promise<MountPlan>;
+}

@@ -1,0 +1,274 @@
+import { ChildProcess, spawn } from 'node:child_process';
+import { mkdir, mkdtemp, readdir, rm, rmdir, stat, unlink } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { onCleanup } from '../core/cleanup';
+import { errorSummary } from '../core/errors';
+import type { FileSystemAccess, ListedObject, MethodDefinition, OpenContext, Options, StorageSession, Fetched } from '../core/method';
+import type { MountDriver, MountPlan } from '../core/mount';
+import { dropKernelCaches, mountAt, runCommand } from '../core/mounts-table';
+import { copyInto, readFileHashed, walkFiles } from '../core/posix-io';
+import { memoryBackedTmp } from '../endpoint/embedded';
+
+const READY_TIMEOUT_MS = 20_000;
+const UNMOUNT_TIMEOUT_MS = 10_000;
+const EXIT_WAIT_MS = 5_000;
+/** How long a write-back client may take to upload a closed file before the write counts as failed. */
+const UPLOAD_TIMEOUT_MS = 120_000;
+
+/** Makes a mount driver (one file per client under runner/methods/) a method the runner can run. */
+export function mountMethod(driver: MountDriver): MethodDefinition {
+  return {
+    name: driver.name,
+    kind: 'mount',
+    summary: driver.summary,
+    variants: driver.variants,
+    probe: () => driver.probe(),
+    open: (ctx) => MountSession.open(driver, ctx),
+  };
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * One mount of a bucket, and the StorageSession on its POSIX paths that every storage workload runs
+ * on. Owns the client process: mounts (fresh cache, kernel caches dropped), waits until the mount
+ * answers, notices when the client dies (the step is aborted with the client's last log lines),
+ * and always unmounts — lazily when a plain unmount fails or hangs — stops the client and removes
+ * the mount point.
+ */
+export class MountSession implements StorageSession, FileSystemAccess {
+  readonly options: Options;
+  readonly uploadsAfterClose: boolean;
+  private child: ChildProcess | null = null;
+  private childExited: Promise<void> = Promise.resolve();
+  private logTail = '';
+  private died: string | null = null;
+  private unmounting = false;
+  /** Between a mount answering and the start of its unmount. */
+  private ready = false;
+  private closing: Promise<void> | null = null;
+  private unregisterCleanup: () => void = () => {};
+  /** Wall time of the last mount until ready, in ms. */
+  lastMountMs = 0;
+
+  private constructor(
+    private readonly driver: MountDriver,
+    readonly version: string,
+    private readonly plan: MountPlan,
+    readonly mountPoint: string,
+    private readonly workDir: string,
+    private readonly ctx: OpenContext,
+  ) {
+    this.uploadsAfterClose = plan.uploadsAfterClose;
+    this.options = { ...plan.recorded };
+  }
+
+  get fs(): FileSystemAccess {
+    return this;
+  }
+
+  get clientPid(): number | null {
+    return this.child?.pid ?? null;
+  }
+
+  /** Mounts a fresh instance of `driver`'s client; throws with the client's own message when it cannot. */
+  static async open(driver: MountDriver, ctx: OpenContext): Promise<MountSession> {
+    const availability = await driver.probe();
+    if (!availability.available) throw new Error(`${driver.name} is not available on this host: ${availability.reason}`);
+    const mountPoint = await mkdtemp(join(tmpdir(), `s3ab-mnt-${driver.name}-`));
+    const workDir = await mkdtemp(join(memoryBackedTmp(), `s3ab-${driver.name}-`));
+    let session: MountSession | null = null;
+    const removeDirs = onCleanup(`mount point ${mountPoint}`, async () => {
+      await rmdir(mountPoint).catch(() => {});
+      await rm(workDir, { recursive: true, force: true });
+    });
+    try {
+      const plan = await driver.plan({ target: ctx.target, options: ctx.options, mountPoint, workDir });
+      session = new MountSession(driver, availability.version ?? 'unknown', plan, mountPoint, workDir, ctx);
+      session.unregisterCleanup = onCleanup(`${driver.name} mount at ${mountPoint}`, () => session!.close());
+      removeDirs();
+      const dropped = await session.mount();
+      session.options.cold_start = dropped
+        ? 'fresh mount, client cache emptied, kernel caches dropped'
+        : 'fresh mount, client cache emptied (kernel caches not dropped: needs root)';
+      ctx.onMounted?.({ method: driver.name, mountPoint, clientPid: session.clientPid });
+      return session;
+    } catch (err) {
+      if (session) await session.close();
+      else {
+        removeDirs();
+        await rmdir(mountPoint).catch(() => {});
+        await rm(workDir, { recursive: true, force: true });
+      }
+      throw err;
+    }
+  }
+
+  /** The client's most telling recent log line: the last one that reads like an error, else the last one. */
+  private lastLogLine(): string {
+    const lines = this.logTail.trim().split('\n').map((l) => l.trim()).filter(Boolean);
+    const telling = lines.filter((l) => /error|fail|invalid|denied|refused|cannot|unable|fatal|not found/i.test(l));
+    return (telling.pop() ?? lines.pop() ?? '').slice(0, 300);
+  }
+
+  /** Mounts with an empty client cache and dropped kernel caches; resolves when the mount answers. */
+  private async mount(): Promise<boolean> {
+    for (const dir of this.plan.cacheDirs) {
+      await rm(dir, { recursive: true, force: true });
+      await mkdir(dir, { recursive: true });
+    }
+    const dropped = await dropKernelCaches();
+    this.died = null;
+    this.unmounting = false;
+    const started = Date.now();
+    const env = { ...process.env };
+    for (const [k, v] of Object.entries(this.plan.env ?? {})) {
+      if (v === undefined) delete env[k];
+      else env[k] = v;
+    }
+    if (this.plan.lifecycle === 'helper') {
+      const r = await runCommand(this.plan.command, this.plan.args, READY_TIMEOUT_MS, env);
+      if (r.code !== 0) throw new Error(`${this.plan.command} could not mount: ${r.output.split('\n').pop() || `exit code ${r.code}`}`);
+    } else {
+      const child = spawn(this.plan.command, this.plan.args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+      this.child = child;
+      this.logTail = '';
+      const keep = (chunk: Buffer) => { this.logTail = (this.logTail + chunk.toString()).slice(-4000); };
+      child.stdout!.on('data', keep);
+      child.stderr!.on('data', keep);
+      this.childExited = new Promise((resolve) => {
+        child.once('error', (err) => { keep(Buffer.from(`\n${err.message}\n`)); resolve(); });
+        child.once('exit', (code, signal) => {
+          if (this.ready && !this.unmounting) {
+            this.died = `the ${this.driver.name} client (pid ${child.pid}) exited mid-run (${signal ? `signal ${signal}` : `code ${code}`})` +
+              (this.lastLogLine() ? `: ${this.lastLogLine()}` : '');
+            this.ctx.abortStep?.(new Error(this.died));
+          }
+          resolve();
+        });
+      });
+    }
+    // Ready when the kernel lists the mount and its root answers a readdir.
+    const deadline = Date.now() + READY_TIMEOUT_MS;
+    for (let delay = 5; ; delay = Math.min(delay * 2, 100)) {
+      if (this.child && (this.child.exitCode !== null || this.child.signalCode !== null)) {
+        const why = this.lastLogLine() || `exit code ${this.child.exitCode ?? this.child.signalCode}`;
+        throw new Error(`${this.driver.name} did not mount: ${why}`);
+      }
+      if (mountAt(this.mountPoint)) {
+        try {
+          await readdir(this.mountPoint);
+          break;
+        } catch (err) {
+          if (Date.now() > deadline) throw new Error(`${this.driver.name} mounted but its root does not answer: ${errorSummary(err)}`);
+        }
+      }
+      if (Date.now() > deadline) throw new Error(`${this.driver.name} did not mount within ${READY_TIMEOUT_MS / 1000} s${this.lastLogLine() ? `: ${this.lastLogLine()}` : ''}`);
+      if (this.ctx.signal.aborted) throw this.ctx.signal.reason;
+      await sleep(delay);
+    }
+    this.lastMountMs = Date.now() - started;
+    this.ready = true;
+    return dropped;
+  }
+
+  /**
+   * Unmounts; when that fails or hangs (busy, client hung), detaches lazily. Then the client is
+   * given a few seconds to exit by itself, asked with SIGTERM, and killed with SIGKILL.
+   */
+  private async unmount(): Promise<void> {
+    this.unmounting = true;
+    this.ready = false;
+    if (mountAt(this.mountPoint)) {
+      const plain = await runCommand('umount', [this.mountPoint], UNMOUNT_TIMEOUT_MS);
+      if (plain.code !== 0 && mountAt(this.mountPoint)) {
+        await runCommand('umount', ['-l', this.mountPoint], UNMOUNT_TIMEOUT_MS);
+      }
+    }
+    const child = this.child;
+    if (child && child.exitCode === null && child.signalCode === null) {
+      const exited = await Promise.race([this.childExited.then(() => true), sleep(EXIT_WAIT_MS).then(() => false)]);
+      if (!exited) {
+        child.kill('SIGTERM');
+        const stopped = await Promise.race([this.childExited.then(() => true), sleep(3_000).then(() => false)]);
+        if (!stopped) {
+          child.kill('SIGKILL');
+          await this.childExited;
+        }
+      }
+    }
+    // A client that died leaves a dead mount ("Transport endpoint is not connected"): detach it.
+    if (mountAt(this.mountPoint)) await runCommand('umount', ['-l', this.mountPoint], UNMOUNT_TIMEOUT_MS);
+    this.child = null;
+  }
+
+  async remount(): Promise<void> {
+    this.check();
+    await this.unmount();
+    await this.mount();
+    this.ctx.onMounted?.({ method: this.driver.name, mountPoint: this.mountPoint, clientPid: this.clientPid });
+  }
+
+  check(): void {
+    if (this.died) throw new Error(this.died);
+    if (!mountAt(this.mountPoint)) throw new Error(`the ${this.driver.name} mount at ${this.mountPoint} is gone`);
+  }
+
+  pathOf(key: string): string {
+    return join(this.mountPoint, key);
+  }
+
+  /** Unmounts, stops the client, removes the mount point and the client's files. Safe to call twice. */
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      try {
+        await this.unmount();
+      } finally {
+        this.unregisterCleanup();
+        if (!mountAt(this.mountPoint)) await rmdir(this.mountPoint).catch(() => {});
+        await rm(this.workDir, { recursive: true, force: true });
+      }
+    })();
+    return this.closing;
+  }
+
+  /** Waits until a write-back client has uploaded `key` (the write is not done before). */
+  private async waitForUpload(key: string, size: number): Promise<void> {
+    const reference = this.ctx.reference;
+    if (!reference) throw new Error(`${this.driver.name} uploads after close, but the session has no reference client to see when`);
+    const deadline = Date.now() + UPLOAD_TIMEOUT_MS;
+    for (let delay = 5; ; delay = Math.min(delay * 2, 100)) {
+      const found = await reference.head(key);
+      if (found && found.size === size) return;
+      this.check();
+      if (Date.now() > deadline) throw new Error(`${key} was not in the bucket ${UPLOAD_TIMEOUT_MS / 1000} s after close (${this.driver.name} uploads after close)`);
+      await sleep(delay);
+    }
+  }
+
+  async put(key: string, file: { path: string; size: number }): Promise<void> {
+    const path = this.pathOf(key);
+    await mkdir(dirname(path), { recursive: true });
+    await copyInto(file.path, path);
+    if (this.uploadsAfterClose) await this.waitForUpload(key, file.size);
+  }
+
+  async get(key: string): Promise<Fetched> {
+    const { bytes, digest } = await readFileHashed(this.pathOf(key));
+    return { bytes, digest: async () => digest, discard: async () => {} };
+  }
+
+  async list(prefix: string): Promise<ListedObject[]> {
+    const files = await walkFiles(this.pathOf(prefix));
+    return files.map((f) => ({ key: f.path, size: f.size }));
+  }
+
+  async head(key: string): Promise<{ size: number }> {
+    return { size: (await stat(this.pathOf(key))).size };
+  }
+
+  async delete(key: string): Promise<void> {
+    await unlink(this.pathOf(key));
+  }
+}
