@@ -31,8 +31,20 @@ await build({
   format: 'cjs',
   sourcemap: 'linked',
   banner: { js: '#!/usr/bin/env node' },
-  // Native binding: loaded only by `s3ab report`, from node_modules.
-  external: ['@duckdb/node-api'],
+  // Native binding: loaded only by `s3ab report`, from node_modules. esbuild: only when the
+  // measuring threads' script is built from sources (tests), never from the bundle.
+  external: ['@duckdb/node-api', 'esbuild'],
+  logLevel: 'warning',
+  legalComments: 'none',
+});
+// The measuring threads' script (runner/core/threads.ts), next to the bundle.
+await build({
+  entryPoints: [join(root, 'runner', 'core', 'fs-thread.ts')],
+  outfile: join(root, 'dist', 'fs-thread.js'),
+  bundle: true,
+  platform: 'node',
+  target: 'node20',
+  format: 'cjs',
   logLevel: 'warning',
   legalComments: 'none',
 });

@@ -1,7 +1,7 @@
 -- Seed 002's real-world operations (git clone, tar -xf) and seed 004's untar table: per job,
 -- method and cache state, the median time of the successful repetitions, files per second and
 -- MB/s (decimal, as the seeds print), how many repetitions succeeded, and for tar whether modes
--- and modification times were kept (share of files over all repetitions).
+-- modification times and owners were kept (share of files over all repetitions).
 SELECT
   run_id,
   workload,
@@ -19,6 +19,6 @@ SELECT
   CASE WHEN sum(ops) > 0 THEN CAST(sum(ok) AS double) / sum(ops) ELSE 0 END AS kept_rate,
   min(error_sample) AS first_error
 FROM results
-WHERE workload IN ('git-clone', 'tar-extract') AND operation <> 'step'
+WHERE workload IN ('git-clone', 'tar-extract') AND operation <> 'step' AND status <> 'not-applicable'
 GROUP BY run_id, workload, operation, method, method_variant, cache
 ORDER BY run_id, workload, operation, method, method_variant, cache

@@ -25,10 +25,14 @@ export function nowNs(): number {
   return Number(process.hrtime.bigint());
 }
 
-/** An errno-style failure of one operation, kept short for the record. */
-export function describeFailure(err: unknown): { code: string; message: string } {
+/**
+ * An errno-style failure of one operation, kept short for the record: paths under `base` (the
+ * test's directory, deep in a mount point) are written relative to it.
+ */
+export function describeFailure(err: unknown, base?: string): { code: string; message: string } {
   const e = err as NodeJS.ErrnoException;
   const code = e?.code ?? 'ERROR';
-  const message = (e?.message ?? String(err)).split('\n')[0];
+  let message = (e?.message ?? String(err)).split('\n')[0];
+  if (base) message = message.split(`${base}/`).join('').split(base).join('.');
   return { code, message: message.length > 300 ? `${message.slice(0, 299)}…` : message };
 }

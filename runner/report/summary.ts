@@ -6,7 +6,7 @@ import { METHODS } from '../methods';
 import { formatSize } from '../core/units';
 import type { RunManifest } from '../results/writer';
 import { namedQueries, openResults, query } from './results-db';
-import { WORKLOADS_WITH_SEED_TABLES, printMetadata, printReadScaling, printRealWorld, printWebServing } from './workload-tables';
+import { WORKLOADS_WITH_SEED_TABLES, printMetadata, printNotApplicable, printReadScaling, printRealWorld, printWebServing } from './workload-tables';
 
 type Row = Record<string, unknown>;
 
@@ -69,6 +69,7 @@ export async function printSummary(dir: string, runId: string | undefined, out: 
     printRealWorld(await query(db.connection, queries.real_world_jobs), out);
     printWebServing(await query(db.connection, queries.web_serving), out);
     printReadScaling(await query(db.connection, queries.read_scaling), out);
+    printNotApplicable(await query(db.connection, queries.not_applicable), out);
     const others = (await query(db.connection, queries.workload_summary)).filter((r) => !WORKLOADS_WITH_SEED_TABLES.includes(String(r.workload)));
     if (others.length) printWorkloads(others, out);
     const health = await query(db.connection, queries.run_health);

@@ -34,6 +34,14 @@ function latency(us: unknown): string {
   return `${num(x / 1e6)} s`;
 }
 
+/** Sizes as the seeds print them: decimal units when round (1 MB, 200 MB, 1 GB), else binary. */
+function size(bytes: number): string {
+  for (const [unit, name] of [[1e9, 'GB'], [1e6, 'MB'], [1e3, 'KB']] as const) {
+    if (bytes >= unit && bytes % unit === 0) return `${bytes / unit} ${name}`;
+  }
+  return formatSize(bytes);
+}
+
 function seconds(ms: unknown): string {
   if (ms === null || ms === undefined) return '–';
   const x = Number(ms) / 1000;
@@ -130,7 +138,7 @@ export function printRealWorld(rows: Row[], out: Out): void {
     table.push([`tar -xf (${num(extract[0].files)} files)`, ...methods.map((m) => describe(extract.find((r) => label(r) === m)))]);
     const rate = (r: Row | undefined) => (r && Number(r.succeeded) ? `${num(r.files_s_median)} files/s, ${num(r.mb_s_median)} MB/s` : '–');
     table.push(['  write throughput', ...methods.map((m) => rate(extract.find((r) => label(r) === m)))]);
-    for (const op of ['permissions', 'timestamps']) {
+    for (const op of ['permissions', 'timestamps', 'ownership'].filter((o) => rows.some((r) => r.operation === o))) {
       const kept = (r: Row | undefined) => (!r ? '–' : Number(r.unsupported) ? 'not kept (not supported)' : `${percent(r.kept_rate)} kept`);
       table.push([`  ${op} kept`, ...methods.map((m) => kept(rows.find((r) => r.workload === 'tar-extract' && r.operation === op && label(r) === m)))]);
     }
@@ -141,7 +149,10 @@ export function printRealWorld(rows: Row[], out: Out): void {
 /** Seed 004's two tables: p95 latency and throughput of small random reads, per method and cache state. */
 export function printWebServing(rows: Row[], out: Out): void {
   if (!rows.length) return;
-  const label = (r: Row) => `${r.method_variant === 'default' ? r.method : `${r.method}:${r.method_variant}`} (${r.cache === 'none' ? 'no client cache' : `${r.cache} cache`})`;
+  const cacheName: Record<string, string> = {
+    cold: 'cold cache', 'warm-memory': 'warm memory cache', 'warm-disk': 'warm disk cache', warm: 'warm cache', none: 'no client cache',
+  };
+  const label = (r: Row) => `${r.method_variant === 'default' ? r.method : `${r.method}:${r.method_variant}`} (${cacheName[String(r.cache)] ?? r.cache})`;
   const ordered = columns(rows, label).map((l) => rows.find((r) => label(r) === l)!);
   out('');
   out(`web-serving (seed 004) — ${num(ordered[0].reads_per_repetition)} whole-file reads by parallel readers, 80/20 access; medians over repetitions`);
@@ -173,18 +184,29 @@ export function printReadScaling(rows: Row[], out: Out): void {
   const single = rows.filter((r) => r.operation === 'single-stream');
   if (single.length) {
     const table = new Table({ head: ['single stream: file size', ...methods.map((m) => `${m} MB/s`)], style: STYLE });
-    for (const size of [...new Set(single.map((r) => Number(r.object_size_bytes)))].sort((a, b) => a - b)) {
-      table.push([formatSize(size), ...methods.map((m) => cell(single.find((r) => Number(r.object_size_bytes) === size && label(r) === m)))]);
+    for (const bytes of [...new Set(single.map((r) => Number(r.object_size_bytes)))].sort((a, b) => a - b)) {
+      table.push([size(bytes), ...methods.map((m) => cell(single.find((r) => Number(r.object_size_bytes) === bytes && label(r) === m)))]);
     }
     out(table.toString());
   }
   const concurrent = rows.filter((r) => r.operation !== 'single-stream');
   if (concurrent.length) {
-    const size = formatSize(Number(concurrent[0].object_size_bytes));
-    const table = new Table({ head: [`concurrent readers (${size} each)`, ...methods.map((m) => `${m} MB/s (aggregate)`)], style: STYLE });
+    const table = new Table({ head: [`concurrent readers (${size(Number(concurrent[0].object_size_bytes))} each)`, ...methods.map((m) => `${m} MB/s (aggregate)`)], style: STYLE });
     for (const readers of [...new Set(concurrent.map((r) => Number(r.readers)))].sort((a, b) => a - b)) {
       table.push([String(readers), ...methods.map((m) => cell(concurrent.find((r) => Number(r.readers) === readers && label(r) === m)))]);
     }
     out(table.toString());
   }
+}
+
+/** One line per workload that some methods cannot run. */
+export function printNotApplicable(rows: Row[], out: Out): void {
+  const byWorkload = new Map<string, Set<string>>();
+  for (const r of rows) {
+    const m = r.method_variant === 'default' ? String(r.method) : `${r.method}:${r.method_variant}`;
+    byWorkload.set(String(r.workload), (byWorkload.get(String(r.workload)) ?? new Set()).add(m));
+  }
+  if (!byWorkload.size) return;
+  out('');
+  for (const [workload, methods] of byWorkload) out(`not applicable: ${workload} on ${[...methods].join(', ')} (needs a mounted file system)`);
 }

@@ -1,5 +1,8 @@
+import { mkdir } from 'node:fs/promises';
 import type { Measurement } from '../core/batch';
+import type { FileSystemAccess } from '../core/method';
 import { LatencyHistogram } from '../core/stats';
+import type { WorkloadContext } from '../core/workload';
 
 /**
  * What a file-system workload's measuring core needs: a directory on the file system under test
@@ -19,6 +22,21 @@ export interface FsRunContext {
 }
 
 /**
+ * The core's context for a runner step on a mount: the step's own prefix as a directory of the
+ * mounted bucket (created here). The runner gives file-system workloads a mount (`requires:
+ * 'file-system'`); object methods never get here.
+ */
+export async function fsRunContextOf<P>(ctx: WorkloadContext<P>): Promise<FsRunContext & { mount: FileSystemAccess }> {
+  if (!ctx.fs) throw new Error('this workload needs a mounted file system (the runner should have recorded it as not applicable)');
+  const root = ctx.fs.pathOf(ctx.prefix);
+  await mkdir(root, { recursive: true });
+  return {
+    mount: ctx.fs, root, scratchDir: ctx.scratchDir, dataSeed: ctx.dataSeed, signal: ctx.signal,
+    record: (m) => ctx.record(m), progress: (note) => ctx.progress(note),
+  };
+}
+
+/**
  * errno codes with which a file system refuses an operation by design rather than failing at
  * it: Mountpoint answers appends with EPERM, in-place writes with EBADF, rename with ENOSYS; others
  * answer EOPNOTSUPP, EROFS, EXDEV. An operation that every attempt fails with one of these is
@@ -26,15 +44,29 @@ export interface FsRunContext {
  */
 export const REFUSAL_CODES = new Set(['EPERM', 'EACCES', 'ENOSYS', 'ENOTSUP', 'EOPNOTSUPP', 'EBADF', 'EROFS', 'EXDEV']);
 
-/** The same refusals as they appear in a tool's error text (git, tar). */
-const REFUSAL_TEXT = /Operation not permitted|Function not implemented|Operation not supported|Bad file descriptor|Read-only file system|Permission denied|Invalid cross-device link/;
+/** The same refusals as strerror() words them in a tool's error text (git, tar). */
+const REFUSAL_TEXT: [RegExp, string][] = [
+  [/Operation not permitted/, 'EPERM'], [/Permission denied/, 'EACCES'], [/Function not implemented/, 'ENOSYS'],
+  [/Operation not supported/, 'EOPNOTSUPP'], [/Bad file descriptor/, 'EBADF'], [/Read-only file system/, 'EROFS'],
+  [/Invalid cross-device link/, 'EXDEV'],
+];
 
 export function isRefusal(code: string): boolean {
   return REFUSAL_CODES.has(code);
 }
 
 export function isRefusalText(text: string): boolean {
-  return REFUSAL_TEXT.test(text);
+  return refusalCodeOf(text) !== null;
+}
+
+/** The errno name of the first refusal a tool's error text reports, or null. */
+export function refusalCodeOf(text: string): string | null {
+  let best: { at: number; code: string } | null = null;
+  for (const [re, code] of REFUSAL_TEXT) {
+    const at = text.search(re);
+    if (at >= 0 && (!best || at < best.at)) best = { at, code };
+  }
+  return best?.code ?? null;
 }
 
 /** Counts of a batch of file operations, as measured in a thread. */

@@ -3,7 +3,8 @@ import { mkdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Prng } from '../core/prng';
 import { errorSummary } from '../core/errors';
-import { fsMeasurement, isRefusalText, notMeasured, type FsRunContext } from './fs-common';
+import type { WorkloadDefinition } from '../core/workload';
+import { fsMeasurement, fsRunContextOf, notMeasured, refusalCodeOf, type FsRunContext } from './fs-common';
 import { cachedInput, firstLine, runTool } from './inputs';
 
 export interface GitCloneParams {
@@ -169,11 +170,11 @@ export async function runGitClone(fs: FsRunContext, repo: SourceRepo): Promise<v
   if (fs.signal.aborted) return;
   const failed = clone.code !== 0;
   const problem = failed ? `git clone exited ${clone.code ?? clone.signal}: ${firstLine(clone.stderr)}` : await verifyClone(dest, repo, env, fs.signal);
-  const refused = failed && isRefusalText(clone.stderr);
+  const refusal = failed ? refusalCodeOf(clone.stderr) : null;
   const m = fsMeasurement(
     {
       ops: 1, ok: failed ? 0 : 1, failed: failed ? 1 : 0, bytes: failed ? 0 : repo.bytes, latenciesNs: failed ? [] : [clone.elapsedNs],
-      durationNs: clone.elapsedNs, errors: failed ? { [refused ? 'EPERM' : 'EIO']: 1 } : {}, firstError: failed ? problem : null,
+      durationNs: clone.elapsedNs, errors: failed ? { [refusal ?? 'ETOOL']: 1 } : {}, firstError: failed ? problem : null,
     },
     { operation: 'clone', objectSizeBytes: null, verified: !failed && problem === null, verifyProblem: problem, movesPayload: true },
   );
@@ -206,3 +207,21 @@ async function verifyClone(dest: string, repo: SourceRepo, env: NodeJS.ProcessEn
   if (fsck.code !== 0) return `git fsck found problems in the cloned objects: ${firstLine(fsck.stderr) || firstLine(fsck.stdout)}`;
   return null;
 }
+
+/**
+ * Seed 002's `git clone` onto the mounted bucket, from a generated local repository with a real
+ * history (built offline with git fast-import, cached). Needs a file system.
+ */
+export const gitClone: WorkloadDefinition<GitCloneParams> = {
+  name: 'git-clone',
+  summary: 'seed 002\'s git clone onto the mount from a local repository with history; checkout verified',
+  seed: '002-zerofs-vs-mountpoint-benchmarks',
+  requires: 'file-system',
+  paramsSchema: GIT_CLONE_PARAMS_SCHEMA,
+  describe: (p) => ({ files: String(p.files), commits: String(p.commits), git: gitVersion() }),
+  async run(ctx) {
+    const fs = await fsRunContextOf(ctx);
+    ctx.progress(`building the source repository (${ctx.params.files} files, ${ctx.params.commits} commits; cached)`);
+    await runGitClone(fs, await sourceRepo(ctx.params, ctx.signal));
+  },
+};

@@ -163,7 +163,7 @@ function prepare(job: MetadataJob, ctx: ThreadContext): State {
         break;
     }
   } catch (err) {
-    state.setupError = describeFailure(err);
+    state.setupError = describeFailure(err, job.dir);
   }
   return state;
 }
@@ -318,7 +318,7 @@ function run(state: State, ctx: ThreadContext): { result: MetadataResult; transf
         if (job.test === 'data-modifications') payload.copy(state.expected!, state.offsets[i]);
       }
     } else {
-      const f = describeFailure(failure);
+      const f = describeFailure(failure, job.dir);
       result.failed++;
       result.errors[f.code] = (result.errors[f.code] ?? 0) + 1;
       result.firstError ??= f.message;
@@ -343,7 +343,7 @@ function finish(result: MetadataResult, state: State): { result: MetadataResult;
     try {
       rmSync(state.job.dir, { recursive: true, force: true, maxRetries: 2 });
     } catch (err) {
-      result.cleanupProblem = describeFailure(err).message;
+      result.cleanupProblem = describeFailure(err, state.job.dir).message;
     }
   }
   const latencies = result.latenciesNs.slice(0, result.ok);
@@ -408,7 +408,7 @@ function verify(state: State, succeeded: boolean[], ok: number): string | null {
         return readdirSync(dir).length === ok ? null : `the directory does not list the ${ok} files created`; // checked operation by operation
     }
   } catch (err) {
-    return `could not check the result: ${describeFailure(err).message}`;
+    return `could not check the result: ${describeFailure(err, job.dir).message}`;
   }
 }
 

@@ -1,9 +1,11 @@
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { runThread } from '../core/threads';
+import type { WorkloadDefinition } from '../core/workload';
 import { errorSummary } from '../core/errors';
 import { formatSize } from '../core/units';
-import { SIZE_SCHEMA, sizeOf } from './common';
-import { fsMeasurement, isRefusal, notMeasured, type FsRunContext } from './fs-common';
+import { SIZE_SCHEMA, sizeOf, waitForObjects } from './common';
+import { fsMeasurement, fsRunContextOf, isRefusal, notMeasured, type FsRunContext } from './fs-common';
 import { METADATA_TESTS, type MetadataJob, type MetadataResult, type MetadataTest } from './metadata.thread';
 
 export { METADATA_TESTS, type MetadataTest };
@@ -48,13 +50,15 @@ export const METADATA_TEST_DESCRIPTIONS: Record<MetadataTest, string> = {
  * (files read back, listings counted) and its directory removed. A test the file system refuses
  * is recorded as unsupported; a test never crashes the suite.
  */
-export async function runMetadataSuite(fs: FsRunContext, params: MetadataParams): Promise<void> {
+export async function runMetadataSuite(fs: FsRunContext, params: MetadataParams, checks: MetadataChecks = {}): Promise<void> {
   const size = sizeOf(params.size);
   for (const test of params.tests) {
     if (fs.signal.aborted) return;
     fs.progress(`metadata ${test}`);
+    const independent = test === 'sequential-writes' ? checks.sequentialWrites : undefined;
     const job: MetadataJob = {
       kind: 'metadata', test, dir: join(fs.root, `metadata-${test}`), ops: params.ops, size, syncEvery: params.syncEvery, seed: `${fs.dataSeed}/${test}`,
+      keep: !!independent,
     };
     const objectSize = ['sequential-writes', 'data-modifications', 'single-file-append', 'random-reads', 'file-moves', 'deletion'].includes(test) ? size : null;
     let r: MetadataResult;
@@ -65,8 +69,26 @@ export async function runMetadataSuite(fs: FsRunContext, params: MetadataParams)
       fs.record(notMeasured(test, objectSize, `the measuring thread failed: ${errorSummary(err)}`, false));
       continue;
     }
-    fs.record(metadataMeasurement(r, objectSize));
+    const m = metadataMeasurement(r, objectSize);
+    if (independent) {
+      // The files the thread wrote and read back, as the store sees them (untimed).
+      const names = Array.from({ length: r.ok }, (_, i) => `file_${String(i).padStart(6, '0')}.dat`);
+      const problem = r.ok && r.ok === r.ops ? await independent(`metadata-${test}/`, names, size).catch((err) => `could not check the bucket: ${errorSummary(err)}`) : null;
+      if (problem) {
+        m.status = 'failed';
+        m.verified = false;
+        m.errorSample ??= problem;
+      }
+      await rm(job.dir, { recursive: true, force: true }).catch(() => {});
+    }
+    fs.record(m);
   }
+}
+
+/** Independent checks through the store, where the runner has one (a mount of a bucket). */
+export interface MetadataChecks {
+  /** Null when every named file of `size` bytes is in the store under the step's `subdir`, else the problem. */
+  sequentialWrites?(subdir: string, names: string[], size: number): Promise<string | null>;
 }
 
 /** A thread's result as the test's record. */
@@ -85,3 +107,23 @@ export function metadataMeasurement(r: MetadataResult, objectSize: number | null
 export function describeMetadataParams(p: MetadataParams): Record<string, string> {
   return { ops: String(p.ops), size: formatSize(sizeOf(p.size)), syncEvery: String(p.syncEvery), tests: p.tests.join(',') };
 }
+
+/**
+ * Seed 002's metadata suite (ZeroFS's bench): nine tests of one operation each, on the mounted
+ * bucket. Needs a file system: object methods record it as not applicable.
+ */
+export const metadata: WorkloadDefinition<MetadataParams> = {
+  name: 'metadata',
+  summary: 'seed 002\'s metadata suite: sequential writes, modifications, appends, empty files/dirs, moves, random reads, deletion, traversal',
+  seed: '002-zerofs-vs-mountpoint-benchmarks',
+  requires: 'file-system',
+  paramsSchema: METADATA_PARAMS_SCHEMA,
+  describe: describeMetadataParams,
+  async run(ctx) {
+    const fs = await fsRunContextOf(ctx);
+    await runMetadataSuite(fs, ctx.params, {
+      // Written files must be objects in the bucket; a write-back client gets two minutes to upload.
+      sequentialWrites: async (subdir, names, size) => (await waitForObjects(ctx.reference, `${ctx.prefix}${subdir}`, names, size, fs.mount.uploadsAfterClose ? 120_000 : 0)).problem,
+    });
+  },
+};

@@ -1,3 +1,4 @@
+import type { FileSystemAccess } from '../core/method';
 import { runThreads } from '../core/threads';
 import type { FsCounts, FsRunContext } from './fs-common';
 import type { ReadFilesJob, ReadFilesResult } from './read-files.thread';
@@ -9,19 +10,57 @@ export interface ReadableFile {
   crc32: number;
 }
 
+export type ReadCacheState = 'cold' | 'warm' | 'warm-memory' | 'warm-disk' | 'none';
+
 /**
- * Cache states a reading workload measures, and how to reach each. A mount method provides
- * `cold` (fresh mount, client and kernel caches dropped), `warm-memory` (the same mount again) and,
- * where the client keeps a disk cache, `warm-disk` (remounted, disk cache kept, memory caches
- * dropped). A plain local directory has only `none`.
+ * The cache states a reading workload measures in this pass, and how to reach each before a
+ * measurement that will read `sequences` of `files`.
  */
 export interface CacheControl {
-  readonly states: readonly ('cold' | 'warm-memory' | 'warm-disk' | 'none')[];
-  enter(state: 'cold' | 'warm-memory' | 'warm-disk' | 'none'): Promise<void>;
+  readonly states: readonly ReadCacheState[];
+  enter(state: ReadCacheState, files: ReadableFile[], sequences: number[][]): Promise<void>;
 }
 
 /** A local directory: no client caches to tell apart. */
 export const NO_CACHE_CONTROL: CacheControl = { states: ['none'], enter: async () => {} };
+
+/**
+ * Cache control on a mount, for one pass of the runner (runner/run.ts runs a cold pass on a fresh
+ * mount, then optionally a warm pass on the same mount):
+ * - cold pass: `cold` — a file read since the last mount is made cold again by remounting (caches
+ *   emptied, kernel caches dropped) before it is measured; then, where the client keeps a disk
+ *   cache and `warmDisk` is asked, `warm-disk` — remounted with the disk cache kept, so reads come
+ *   from that cache and not from memory;
+ * - warm pass: `warmLabel` — the same reads are made once, unrecorded, then measured.
+ */
+export function mountCacheControl(
+  mount: FileSystemAccess, pass: 'cold' | 'warm' | 'none', fs: FsRunContext, chunkBytes: number,
+  opts: { warmDisk: boolean; warmLabel: 'warm' | 'warm-memory' },
+): CacheControl {
+  const readSinceMount = new Set<number>();
+  const states: ReadCacheState[] = pass === 'warm' ? [opts.warmLabel] : ['cold', ...(opts.warmDisk && mount.diskCache ? ['warm-disk' as const] : [])];
+  return {
+    states,
+    async enter(state, files, sequences) {
+      const wanted = sequences.flat();
+      if (state === 'cold') {
+        if (wanted.some((i) => readSinceMount.has(i))) {
+          fs.progress('remounting for cold reads');
+          await mount.remount();
+          readSinceMount.clear();
+        }
+        for (const i of wanted) readSinceMount.add(i);
+      } else if (state === 'warm-disk') {
+        fs.progress('remounting with the disk cache kept');
+        await mount.remount({ keepDiskCache: true });
+        readSinceMount.clear();
+      } else {
+        fs.progress('warming the caches: the same reads, unrecorded');
+        await runReaders(fs, files, sequences, chunkBytes, 'wall');
+      }
+    },
+  };
+}
 
 /**
  * Runs one reader thread per sequence, all released at once, and merges their counts. `timing`

@@ -5,7 +5,8 @@ import { crc32 } from 'node:zlib';
 import { errorSummary } from '../core/errors';
 import { formatSize } from '../core/units';
 import { SIZE_SCHEMA, sizeOf } from './common';
-import { fsMeasurement, isRefusalText, notMeasured, type FsRunContext } from './fs-common';
+import type { WorkloadDefinition } from '../core/workload';
+import { fsMeasurement, fsRunContextOf, isRefusalText, notMeasured, type FsRunContext } from './fs-common';
 import { cachedInput, firstLine, runTool } from './inputs';
 import { planTree, treeCrcs, writeTarball, type TreePlan, type TreeSpec } from './tree';
 
@@ -66,9 +67,10 @@ export function tarVersion(): string {
  * Seeds 002 and 004's `tar -xf`: GNU tar extracts the archive (from local disk) into a directory
  * on the file system under test, keeping permissions and modification times (`-p`, tar's default
  * for times), timed from spawn to exit. Then, untimed, every file is read back and checked
- * (size and CRC-32), and its mode and time compared with the archive's. Three records:
- * `extract` (files/s, MB/s; ok when every file's content is right), `permissions` and
- * `timestamps` (how many files kept theirs; unsupported when the file system refused them all).
+ * (size and CRC-32), and its mode, time and (as root) owner compared with the archive's. Records:
+ * `extract` (files/s, MB/s; ok when every file's content is right), then `permissions`,
+ * `timestamps` and `ownership` (how many files kept theirs; unsupported when the file system
+ * refused the change or kept none).
  */
 export async function runTarExtract(fs: FsRunContext, archive: Tarball): Promise<void> {
   const dest = join(fs.root, 'tar-extract');
@@ -104,19 +106,26 @@ export async function runTarExtract(fs: FsRunContext, archive: Tarball): Promise
   );
   if (extract.status === 'ok' && complaint) extract.errorSample = complaint;
   fs.record(extract);
-  // A file system that keeps none of them does not support keeping them, whether it refused the
-  // call (tar complains: EPERM, ENOSYS) or accepted it and dropped the value (s3fs 1.90 loses a
-  // time set on an open file when it uploads at close). Some kept, some lost: a failure.
-  const refused = complaint !== null && isRefusalText(tar.stderr);
-  for (const [operation, bad, first] of [['permissions', check.modeBad, check.firstModeProblem], ['timestamps', check.timeBad, check.firstTimeProblem]] as const) {
-    const present = files - check.missing;
-    const noneKept = present > 0 && bad === present;
-    const what = operation === 'permissions' ? 'mode' : 'modification time';
-    const how = noneKept ? (refused ? `refused: ${complaint}` : 'the calls succeeded but the values did not stick') : complaint ?? '';
+  // Each kind of metadata: unsupported when the file system refused it (tar says "Cannot change
+  // mode/utime/ownership: Operation not permitted" — some files may still show the expected value by
+  // coincidence, as a default mode), or accepted every call and kept none (s3fs 1.90 loses a time set
+  // on an open file when it uploads at close); a failure when only some files lost it.
+  const present = files - check.missing;
+  const aspects = [
+    { operation: 'permissions', what: 'mode', bad: check.modeBad, first: check.firstModeProblem, complaint: /Cannot change mode/ },
+    { operation: 'timestamps', what: 'modification time', bad: check.timeBad, first: check.firstTimeProblem, complaint: /Cannot utime|Cannot set time/ },
+    ...(check.ownerChecked ? [{ operation: 'ownership', what: 'owner', bad: check.ownerBad, first: check.firstOwnerProblem, complaint: /Cannot change ownership/ }] : []),
+  ];
+  for (const a of aspects) {
+    const refusedLine = tar.stderr.split('\n').find((l) => a.complaint.test(l) && isRefusalText(l)) ?? null;
+    const noneKept = present > 0 && a.bad === present;
+    const unsupported = present > 0 && (refusedLine !== null || noneKept);
+    const how = refusedLine ? `refused: ${refusedLine.trim()}` : noneKept ? 'every call succeeded but no value stuck' : complaint;
+    const kept = unsupported ? 0 : present - a.bad;
     fs.record({
-      operation, objectSizeBytes: null, status: noneKept ? 'unsupported' : bad ? 'failed' : 'ok', supported: !noneKept,
-      verified: bad === 0 && present === files, ops: present, ok: present - bad, failed: bad, bytes: 0, durationMs: 0, latency: null,
-      errorSample: bad ? `${bad} of ${present} files lost their ${what} (${how}); first: ${first}` : null,
+      operation: a.operation, objectSizeBytes: null, status: unsupported ? 'unsupported' : a.bad ? 'failed' : 'ok', supported: !unsupported,
+      verified: !unsupported && a.bad === 0 && present === files, ops: present, ok: kept, failed: present - kept, bytes: 0, durationMs: 0, latency: null,
+      errorSample: unsupported || a.bad ? `${unsupported ? present : a.bad} of ${present} files did not keep their ${a.what}${how ? ` (${how})` : ''}${a.first ? `; first: ${a.first}` : ''}` : null,
       movesPayload: false,
     });
   }
@@ -130,6 +139,10 @@ interface ExtractionCheck {
   contentBad: number;
   modeBad: number;
   timeBad: number;
+  /** Owners are checked when running as root (tar then restores them: the archive's are root). */
+  ownerChecked: boolean;
+  ownerBad: number;
+  firstOwnerProblem: string | null;
   firstCode: string | null;
   firstContentProblem: string | null;
   firstModeProblem: string | null;
@@ -139,6 +152,7 @@ interface ExtractionCheck {
 async function checkExtraction(root: string, archive: Tarball, signal: AbortSignal): Promise<ExtractionCheck> {
   const c: ExtractionCheck = {
     bytes: 0, missing: 0, contentBad: 0, modeBad: 0, timeBad: 0, firstCode: null, firstContentProblem: null, firstModeProblem: null, firstTimeProblem: null,
+    ownerChecked: process.getuid?.() === 0, ownerBad: 0, firstOwnerProblem: null,
   };
   const buffer = Buffer.allocUnsafe(1024 * 1024);
   for (let i = 0; i < archive.plan.files.length && !signal.aborted; i++) {
@@ -166,6 +180,10 @@ async function checkExtraction(root: string, archive: Tarball, signal: AbortSign
         c.modeBad++;
         c.firstModeProblem ??= `${f.path} has mode ${(st.mode & 0o7777).toString(8)}, expected ${f.mode.toString(8)}`;
       }
+      if (c.ownerChecked && (st.uid !== 0 || st.gid !== 0)) {
+        c.ownerBad++;
+        c.firstOwnerProblem ??= `${f.path} is owned by ${st.uid}:${st.gid}, expected 0:0`;
+      }
       if (Math.floor(st.mtimeMs / 1000) !== f.mtimeSec) {
         c.timeBad++;
         c.firstTimeProblem ??= `${f.path} has mtime ${new Date(st.mtimeMs).toISOString()}, expected ${new Date(f.mtimeSec * 1000).toISOString()}`;
@@ -185,3 +203,21 @@ async function checkExtraction(root: string, archive: Tarball, signal: AbortSign
 export function describeTarExtractParams(p: TarExtractParams): Record<string, string> {
   return { files: String(p.files), dirs: String(p.dirs), totalSize: formatSize(sizeOf(p.totalSize)), maxSize: formatSize(sizeOf(p.maxSize)), tar: tarVersion() };
 }
+
+/**
+ * Seeds 002 and 004's `tar -xf` onto the mounted bucket, of a generated source-tree archive
+ * (built offline, cached). Needs a file system.
+ */
+export const tarExtract: WorkloadDefinition<TarExtractParams> = {
+  name: 'tar-extract',
+  summary: 'seeds 002/004\'s tar -xf of a source-tree archive onto the mount; contents, modes, times checked',
+  seed: '004-efs-vs-objectivefs-small-files',
+  requires: 'file-system',
+  paramsSchema: TAR_EXTRACT_PARAMS_SCHEMA,
+  describe: describeTarExtractParams,
+  async run(ctx) {
+    const fs = await fsRunContextOf(ctx);
+    ctx.progress(`building the archive (${ctx.params.files} files; cached)`);
+    await runTarExtract(fs, await tarball(ctx.params));
+  },
+};
