@@ -2,7 +2,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { metadataThreadJob } from '../workloads/metadata.thread';
 import { readFilesThreadJob } from '../workloads/read-files.thread';
 import type { ThreadJob } from './threads';
-import { CONTROL_ABORT, CONTROL_GO, type ThreadContext, type ThreadJobHandler } from './thread-job';
+import { CONTROL_ABORT, CONTROL_GO, nowNs, type ThreadContext, type ThreadJobHandler } from './thread-job';
 
 /**
  * Entry point of the runner's measuring threads (see runner/core/threads.ts): prepares its job
@@ -25,10 +25,12 @@ function main(): void {
       progress: (note) => post({ type: 'progress', note }),
     };
     const state = handler.prepare(job, ctx);
+    const readyNs = nowNs();
     post({ type: 'ready' });
     Atomics.wait(control, CONTROL_GO, 0);
+    const startedNs = nowNs();
     const { result, transfer } = handler.run(state, ctx);
-    parentPort!.postMessage({ type: 'done', result }, transfer ?? []);
+    parentPort!.postMessage({ type: 'done', result, span: { readyNs, startedNs, endedNs: nowNs() } }, transfer ?? []);
   } catch (err) {
     post({ type: 'error', message: (err as Error)?.stack ?? String(err) });
   }

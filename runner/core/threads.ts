@@ -27,12 +27,21 @@ export interface ThreadRunOptions {
   signal: AbortSignal;
   /** Called with each thread's progress messages (counts of operations done, phases). */
   onProgress?: (thread: number, note: string) => void;
+  /** Called with each thread's moments on the process-wide clock (ns), in job order. */
+  onSpans?: (spans: ThreadSpan[]) => void;
+}
+
+/** When a thread was prepared and waiting, was released, and finished (process-wide clock, ns). */
+export interface ThreadSpan {
+  readyNs: number;
+  startedNs: number;
+  endedNs: number;
 }
 
 type FromThread =
   | { type: 'ready' }
   | { type: 'progress'; note: string }
-  | { type: 'done'; result: unknown }
+  | { type: 'done'; result: unknown; span: ThreadSpan }
   | { type: 'error'; message: string };
 
 let compiledScript: string | null = null;
@@ -69,6 +78,7 @@ export async function runThreads<R>(jobs: ThreadJob[], opts: ThreadRunOptions): 
   const script = threadScript();
   const workers = jobs.map((job) => new Worker(script, { workerData: { job, control } }));
   const results: R[] = new Array(jobs.length);
+  const spans: ThreadSpan[] = new Array(jobs.length);
   let ready = 0;
   const onAbort = () => {
     Atomics.store(control, CONTROL_ABORT, 1);
@@ -99,6 +109,7 @@ export async function runThreads<R>(jobs: ThreadJob[], opts: ThreadRunOptions): 
             break;
           case 'done':
             results[i] = msg.result as R;
+            spans[i] = msg.span;
             settle();
             break;
           case 'error':
@@ -110,6 +121,7 @@ export async function runThreads<R>(jobs: ThreadJob[], opts: ThreadRunOptions): 
       worker.on('exit', (code) => settle(code === 0 ? undefined : new Error(`thread ${i} (${jobs[i].kind}) exited with code ${code}`)));
     })));
     if (opts.signal.aborted) throw opts.signal.reason ?? new Error('aborted');
+    opts.onSpans?.(spans);
     return results;
   } finally {
     opts.signal.removeEventListener('abort', onAbort);

@@ -182,7 +182,7 @@ export async function runGitClone(fs: FsRunContext, repo: SourceRepo): Promise<v
   await rm(dest, { recursive: true, force: true }).catch(() => {});
 }
 
-async function verifyClone(dest: string, repo: SourceRepo, env: NodeJS.ProcessEnv, signal: AbortSignal): Promise<string | null> {
+export async function verifyClone(dest: string, repo: SourceRepo, env: NodeJS.ProcessEnv, signal: AbortSignal): Promise<string | null> {
   const git = async (args: string[], input?: string) => runTool('git', args, { cwd: dest, env, signal, input });
   const head = await git(['rev-parse', 'HEAD']);
   if (head.stdout.trim() !== repo.head) return `the clone's HEAD is ${head.stdout.trim() || firstLine(head.stderr)}, expected ${repo.head}`;

@@ -2,7 +2,7 @@ import {
   closeSync, fdatasyncSync, fsyncSync, mkdirSync, openSync, readFileSync, readSync, readdirSync, renameSync, rmSync,
   statSync, unlinkSync, writeSync, constants as C,
 } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { patternBuffer } from '../core/data';
 import { Prng } from '../core/prng';
 import { describeFailure, nowNs, type ThreadContext, type ThreadJobHandler } from '../core/thread-job';
@@ -60,7 +60,10 @@ export interface MetadataResult {
   cleanupProblem: string | null;
 }
 
-/** Tree shape of the traversal test, as seed 002's suite: depth 3, 10 files and 3 subdirectories per directory. */
+/**
+ * Tree shape of the traversal test, as seed 002's suite: 3 levels of 10 files and 3 subdirectories
+ * per directory, the 27 deepest directories empty: 169 entries.
+ */
 const TRAVERSAL = { depth: 3, filesPerDir: 10, dirsPerDir: 3 };
 
 interface State {
@@ -73,6 +76,7 @@ interface State {
   expectedEntries: number;
 }
 
+const KEEP = '.keep';
 const fileName = (i: number) => `file_${String(i).padStart(6, '0')}.dat`;
 
 function writeWhole(path: string, data: Buffer): void {
@@ -120,7 +124,11 @@ function prepare(job: MetadataJob, ctx: ThreadContext): State {
   const rng = new Prng(`${job.seed}/offsets`);
   try {
     rmSync(job.dir, { recursive: true, force: true });
-    mkdirSync(job.dir, { recursive: true });
+    // The step's directory again: on Mountpoint a directory lasts only while objects are under it,
+    // so removing the previous test's files can take it away.
+    mkdirSync(dirname(job.dir), { recursive: true });
+    // Not recursive: Node's recursive mkdir reports ENOENT where the file system refused (EROFS).
+    mkdirSync(job.dir);
     switch (job.test) {
       case 'data-modifications': {
         // A file ten times the write size, modified at random offsets (as seed 002's suite).
@@ -135,6 +143,9 @@ function prepare(job: MetadataJob, ctx: ThreadContext): State {
       case 'file-moves':
         mkdirSync(join(job.dir, 'src'));
         mkdirSync(join(job.dir, 'dst'));
+        // A file in the target directory makes it a real one on every client: Mountpoint forgets an
+        // empty directory it made locally, and the rename would then fail for want of a target.
+        writeWhole(join(job.dir, 'dst', KEEP), Buffer.alloc(0));
         for (let i = 0; i < job.ops; i++) {
           if (ctx.aborted()) break;
           writeWhole(join(job.dir, 'src', fileName(i)), state.payload);
@@ -388,7 +399,7 @@ function verify(state: State, succeeded: boolean[], ok: number): string | null {
         return dirs.length === ok ? null : `the directory lists ${dirs.length} subdirectories after ${ok} were created`;
       }
       case 'file-moves': {
-        const moved = readdirSync(join(dir, 'dst'));
+        const moved = readdirSync(join(dir, 'dst')).filter((n) => n !== KEEP);
         const left = readdirSync(join(dir, 'src'));
         if (moved.length !== ok || left.length !== job.ops - ok) return `after ${ok} moves dst/ lists ${moved.length} files and src/ ${left.length}`;
         for (const name of moved) {

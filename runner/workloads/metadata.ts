@@ -31,19 +31,6 @@ export const METADATA_PARAMS_SCHEMA = {
   },
 };
 
-/** What each test does, one operation at a time (for `s3ab list`, the README and the summary). */
-export const METADATA_TEST_DESCRIPTIONS: Record<MetadataTest, string> = {
-  'sequential-writes': 'create a file and write SIZE bytes; fsync the open files every SYNC files',
-  'data-modifications': 'open a 10×SIZE file, write SIZE bytes at a random offset, close (fdatasync every SYNC)',
-  'single-file-append': 'open one file for append, write SIZE bytes, close (fdatasync every SYNC)',
-  'empty-files': 'create an empty file (open O_CREAT + close)',
-  'empty-directories': 'mkdir',
-  'file-moves': 'rename a file into another directory',
-  'random-reads': 'open a 100×SIZE file, read SIZE bytes at a random offset, close',
-  deletion: 'unlink a file',
-  traversal: 'walk a tree of 3 levels, 10 files and 3 directories per directory (142 entries)',
-};
-
 /**
  * Seed 002's metadata suite on a directory of the file system under test: each test runs in a
  * measuring thread (plain system calls, hrtime around each operation), then its result is checked
