@@ -90,9 +90,12 @@ describe('a quick run against the embedded versitygw', () => {
   test('the Athena SQL files run on DuckDB over the results folder', async () => {
     const db = await openResults(dir, runId);
     try {
+      // Every query runs; those about what this run measured return rows (the file-system
+      // workloads' tables stay empty on object methods: those records are not applicable).
+      const measured = ['objects_by_size', 'workload_summary', 'run_health', 'not_applicable'];
       for (const q of namedQueries()) {
         const rows = await query(db.connection, q.sql);
-        expect(rows.length).toBeGreaterThan(0);
+        if (measured.includes(q.name)) expect(rows.length).toBeGreaterThan(0);
       }
       const bySize = await query(db.connection, namedQueries().find((q) => q.name === 'objects_by_size')!.sql);
       const row = bySize.find((r) => r.method === 's3-api' && r.operation === 'download' && Number(r.object_size_bytes) === 1024)!;
