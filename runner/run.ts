@@ -254,7 +254,7 @@ async function runStep(step: Step, env: StepEnv): Promise<ResultRecord[]> {
   const stepPrefix = `${env.prefix}steps/${String(step.index).padStart(3, '0')}/`;
   const measurements: { m: Measurement; cache: ResultRecord['cache'] }[] = [];
   let session: StorageSession | null = null;
-  let currentCache: ResultRecord['cache'] = method.kind === 'mount' ? env.cache[0] : 'none';
+  let currentCache: ResultRecord['cache'] = method.kind !== 'mount' ? 'none' : workload.coldOnly ? 'cold' : env.cache[0];
   let failure: unknown = null;
   const reference = env.reference;
   try {
@@ -266,12 +266,19 @@ async function runStep(step: Step, env: StepEnv): Promise<ResultRecord[]> {
     });
     facts = { ...facts, method_version: session.version, method_options: stringMap(session.options) };
     const spec = workload.fixture?.(step.workload.params);
-    const runPass = (cache: 'cold' | 'warm' | 'none', keep: boolean) => workload.run({
+    const runPass = async (cache: 'cold' | 'warm' | 'none', keep: boolean) => {
+      const passPrefix = `${stepPrefix}${cache}${keep ? '' : '-priming'}/`;
+      // On a mount the pass folder exists in the bucket from the start, so that emptying one of its
+      // subfolders through the mount never leaves a client (Mountpoint) with a vanished parent.
+      if (session!.fs) await reference.putBytes(`${passPrefix}.s3ab-pass`, Buffer.alloc(0));
+      await runWorkload(cache, keep, passPrefix);
+    };
+    const runWorkload = (cache: 'cold' | 'warm' | 'none', keep: boolean, passPrefix: string) => workload.run({
       params: step.workload.params,
       session: session!,
       fs: session!.fs ?? null,
       cache,
-      prefix: `${stepPrefix}${cache}${keep ? '' : '-priming'}/`,
+      prefix: passPrefix,
       fixture: spec ? env.fixtures.get(spec.id) ?? null : null,
       scratchDir,
       dataSeed: `${env.runId}/${step.index}/${cache}`,
@@ -283,7 +290,7 @@ async function runStep(step: Step, env: StepEnv): Promise<ResultRecord[]> {
         putBytes: (k, b) => reference.putBytes(k, b), deletePrefix: (p) => reference.deletePrefix(p),
       },
     });
-    const passes: ('cold' | 'warm' | 'none')[] = method.kind === 'mount' ? env.cache : ['none'];
+    const passes: ('cold' | 'warm' | 'none')[] = method.kind !== 'mount' ? ['none'] : workload.coldOnly ? ['cold'] : env.cache;
     // Warm without cold: warm the mount up with an unrecorded pass first.
     if (passes[0] === 'warm') {
       currentCache = 'warm';

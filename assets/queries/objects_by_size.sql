@@ -1,12 +1,13 @@
 -- Seed 000's tables: for each object size, operation and method, the batch time for N objects,
 -- IOPS, throughput and mean latency, as min / median / max over repetitions (successful,
--- verified batches only; failures are counted, not averaged in).
+-- verified batches only; failures are counted, not averaged in), cold and warm cache states apart.
 SELECT
   run_id,
   operation,
   object_size_bytes,
   method,
   method_variant,
+  cache,
   count_if(good) AS repetitions,
   count_if(NOT good) AS failed_batches,
   max(ops) AS objects_per_batch,
@@ -25,5 +26,5 @@ SELECT
   count_if(contains(flags, 'served-from-cache')) AS served_from_cache
 FROM (SELECT *, status = 'ok' AND verified AS good FROM results) AS r
 WHERE workload = 'objects' AND operation <> 'step'
-GROUP BY run_id, operation, object_size_bytes, method, method_variant
-ORDER BY run_id, operation, object_size_bytes, method, method_variant
+GROUP BY run_id, operation, object_size_bytes, method, method_variant, cache
+ORDER BY run_id, operation, object_size_bytes, method, method_variant, cache

@@ -1,6 +1,7 @@
 -- Every workload other than `objects`, per operation and method: median batch time, throughput,
 -- operations per second and latency percentiles over repetitions (successful, verified batches
--- only), with the number of repetitions and failures.
+-- only), with the number of repetitions and failures; cold and warm cache states apart. fio-seq and
+-- semantics have their own queries.
 SELECT
   run_id,
   workload,
@@ -8,6 +9,7 @@ SELECT
   object_size_bytes,
   method,
   method_variant,
+  cache,
   count_if(good) AS repetitions,
   count_if(NOT good) AS failed_batches,
   max(ops) AS ops_per_batch,
@@ -20,6 +22,6 @@ SELECT
   approx_percentile(CASE WHEN good THEN latency_us.p99 END, 0.5) AS p99_us_median,
   count_if(contains(flags, 'served-from-cache')) AS served_from_cache
 FROM (SELECT *, status = 'ok' AND verified AS good FROM results) AS r
-WHERE workload <> 'objects' AND operation <> 'step'
-GROUP BY run_id, workload, operation, object_size_bytes, method, method_variant
-ORDER BY run_id, workload, operation, method, method_variant
+WHERE workload NOT IN ('objects', 'fio-seq', 'semantics') AND operation <> 'step' AND status <> 'not-applicable'
+GROUP BY run_id, workload, operation, object_size_bytes, method, method_variant, cache
+ORDER BY run_id, workload, operation, method, method_variant, cache

@@ -34,14 +34,39 @@ export function cleanupAll(log: (msg: string) => void = (m) => process.stderr.wr
 }
 
 /**
+ * What must not be left behind even when the user insists on exiting at once (a second Ctrl-C):
+ * synchronous, quick steps (detach a mount, kill its client). Run in registration order.
+ */
+const emergency = new Set<() => void>();
+
+export function onEmergencyExit(fn: () => void): () => void {
+  emergency.add(fn);
+  return () => emergency.delete(fn);
+}
+
+export function runEmergencyCleanup(): void {
+  for (const fn of emergency) {
+    try {
+      fn();
+    } catch {
+      // best effort: the process is exiting
+    }
+  }
+  emergency.clear();
+}
+
+/**
  * On SIGINT/SIGTERM: abort the run (so the current step stops at its next operation), clean up,
- * and exit 130. A second Ctrl-C exits at once.
+ * and exit 130. A second Ctrl-C exits at once, after detaching mounts and killing their clients.
  */
 export function installSignalHandlers(abort: AbortController): void {
   let count = 0;
   const handler = (signal: NodeJS.Signals) => {
     count++;
-    if (count > 1) process.exit(130);
+    if (count > 1) {
+      runEmergencyCleanup();
+      process.exit(130);
+    }
     process.stderr.write(`\n${signal}: stopping; cleaning up (press Ctrl-C again to exit at once)\n`);
     abort.abort(new Interrupted(signal));
   };

@@ -35,7 +35,10 @@ export interface WorkloadContext<P> {
    * cold pass, so that its reads are cold too.
    */
   cache: 'cold' | 'warm' | 'none';
-  /** A bucket-relative prefix ending in '/' that belongs to this step and pass alone. */
+  /**
+   * A bucket-relative prefix ending in '/' that belongs to this step and pass alone. On mount
+   * methods it already exists, holding an empty anchor object `.s3ab-pass`.
+   */
   prefix: string;
   /** The fixture declared by the workload, already written. */
   fixture: Fixture | null;
@@ -76,6 +79,8 @@ export interface WorkloadDefinition<P = Record<string, unknown>> {
    * step records one `not-applicable` measurement instead of running.
    */
   readonly requires?: 'file-system';
+  /** Runs once per step on a fresh mount (recorded as cold): repeating it warm would measure nothing new. */
+  readonly coldOnly?: boolean;
   /** JSON Schema of the parameters, with defaults; checked before anything is created. */
   readonly paramsSchema: Record<string, unknown>;
   /** Parameters as strings for the `workload_params` field. */

@@ -6,7 +6,7 @@ import { mkdtemp, mkdir, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { onCleanup } from '../core/cleanup';
+import { onCleanup, onEmergencyExit } from '../core/cleanup';
 import { UserError } from '../core/errors';
 import { projectRoot, which } from '../core/paths';
 import { makeS3Client } from './s3-client';
@@ -109,6 +109,9 @@ export async function startEmbeddedEndpoint(log: (msg: string) => void = () => {
       await stopChild(child, exited);
     };
     const unregisterStop = onCleanup(`embedded server (pid ${child.pid})`, stop);
+    // A second Ctrl-C exits at once: the server must not outlive the runner even then.
+    const unregisterKill = onEmergencyExit(() => child.kill('SIGKILL'));
+    void exited.then(() => unregisterKill());
 
     const target: StoreTarget = {
       kind: 'embedded', endpointUrl: url, region: 'us-east-1', bucket: BUCKET, credentials,

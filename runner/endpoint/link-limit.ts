@@ -14,7 +14,7 @@ const MIB = 1024 * 1024;
  * (Mountpoint's CRT client reads faster): a figure counts as served from a cache only above this
  * multiple of the best raw rate measured.
  */
-export const LOOPBACK_HEADROOM = 1.5;
+export const LOOPBACK_HEADROOM = 1.2;
 
 /** An EC2 instance type's network bandwidth from assets/instance-network.json, in MiB/s. */
 export function instanceLinkLimit(instanceType: string): LinkLimit {
@@ -27,7 +27,7 @@ export function instanceLinkLimit(instanceType: string): LinkLimit {
 
 /**
  * The most the endpoint can deliver to this host: an object is read with 1, 4 and 8 parallel
- * ranged GETs, twice each, the data discarded; the best rate × LOOPBACK_HEADROOM is the limit.
+ * ranged GETs, three times each, the data discarded; the best rate × LOOPBACK_HEADROOM is the limit.
  * Takes about a second against the embedded server.
  */
 export async function measureLinkLimit(client: S3Client, bucket: string, key: string, size = 128 * MIB): Promise<LinkLimit> {
@@ -35,7 +35,7 @@ export async function measureLinkLimit(client: S3Client, bucket: string, key: st
   let best = 0;
   let bestStreams = 1;
   try {
-    for (const streams of [1, 4, 8, 1, 4, 8]) {
+    for (const streams of [1, 4, 8, 1, 4, 8, 1, 4, 8]) {
       const part = Math.ceil(size / streams);
       const t0 = process.hrtime.bigint();
       let received = 0;

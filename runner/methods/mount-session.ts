@@ -1,8 +1,9 @@
-import { ChildProcess, spawn } from 'node:child_process';
+import { ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { readFileSync, rmdirSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, rm, rmdir, stat, unlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { onCleanup } from '../core/cleanup';
+import { onCleanup, onEmergencyExit } from '../core/cleanup';
 import { errorSummary } from '../core/errors';
 import type { FileSystemAccess, ListedObject, MethodDefinition, OpenContext, Options, StorageSession, Fetched } from '../core/method';
 import type { MountDriver, MountPlan } from '../core/mount';
@@ -30,6 +31,17 @@ export function mountMethod(driver: MountDriver): MethodDefinition {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** A process's state letter from /proc (R, S, D, T stopped, Z zombie), or null when it is gone. */
+function processState(pid: number | undefined): string | null {
+  if (!pid) return null;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.charAt(stat.lastIndexOf(')') + 2);
+  } catch {
+    return null;
+  }
+}
+
 /**
  * One mount of a bucket, and the StorageSession on its POSIX paths that every storage workload runs
  * on. Owns the client process: mounts (fresh cache, kernel caches dropped), waits until the mount
@@ -49,6 +61,7 @@ export class MountSession implements StorageSession, FileSystemAccess {
   private ready = false;
   private closing: Promise<void> | null = null;
   private unregisterCleanup: () => void = () => {};
+  private unregisterEmergency: () => void = () => {};
   /** Wall time of the last mount until ready, in ms. */
   lastMountMs = 0;
 
@@ -87,6 +100,7 @@ export class MountSession implements StorageSession, FileSystemAccess {
       const plan = await driver.plan({ target: ctx.target, options: ctx.options, mountPoint, workDir });
       session = new MountSession(driver, availability.version ?? 'unknown', plan, mountPoint, workDir, ctx);
       session.unregisterCleanup = onCleanup(`${driver.name} mount at ${mountPoint}`, () => session!.close());
+      session.unregisterEmergency = onEmergencyExit(() => session!.detachNow());
       removeDirs();
       const dropped = await session.mount();
       session.options.cold_start = dropped
@@ -187,6 +201,11 @@ export class MountSession implements StorageSession, FileSystemAccess {
   private async unmount(): Promise<void> {
     this.unmounting = true;
     this.ready = false;
+    // A stopped (or otherwise hung) client cannot answer: detach at once and kill it.
+    if (this.child && processState(this.child.pid) === 'T') {
+      await runCommand('umount', ['-l', this.mountPoint], UNMOUNT_TIMEOUT_MS);
+      this.child.kill('SIGKILL');
+    }
     if (mountAt(this.mountPoint)) {
       const plain = await runCommand('umount', [this.mountPoint], UNMOUNT_TIMEOUT_MS);
       if (plain.code !== 0 && mountAt(this.mountPoint)) {
@@ -226,6 +245,18 @@ export class MountSession implements StorageSession, FileSystemAccess {
     return join(this.mountPoint, key);
   }
 
+  /** For an exit that cannot wait: detach the mount, kill the client, remove the mount point. */
+  detachNow(): void {
+    this.unmounting = true;
+    if (mountAt(this.mountPoint)) spawnSync('umount', ['-l', this.mountPoint], { timeout: 5_000 });
+    this.child?.kill('SIGKILL');
+    try {
+      rmdirSync(this.mountPoint);
+    } catch {
+      // still busy or already gone
+    }
+  }
+
   /** Unmounts, stops the client, removes the mount point and the client's files. Safe to call twice. */
   close(): Promise<void> {
     this.closing ??= (async () => {
@@ -233,6 +264,7 @@ export class MountSession implements StorageSession, FileSystemAccess {
         await this.unmount();
       } finally {
         this.unregisterCleanup();
+        this.unregisterEmergency();
         if (!mountAt(this.mountPoint)) await rmdir(this.mountPoint).catch(() => {});
         await rm(this.workDir, { recursive: true, force: true });
       }

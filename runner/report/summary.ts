@@ -36,11 +36,15 @@ function ratio(a: unknown, b: unknown): string {
   return `${num(x / y, 3)}x`;
 }
 
-const methodLabel = (r: Row) => (r.method_variant === 'default' ? String(r.method) : `${r.method}:${r.method_variant}`);
+/** `s3fs:seed-000 (warm)`: method, variant unless default, cache state unless none or not part of the row. */
+const methodLabel = (r: Row) =>
+  `${r.method_variant === 'default' ? String(r.method) : `${r.method}:${r.method_variant}`}${r.cache && r.cache !== 'none' ? ` (${r.cache})` : ''}`;
 
-/** Methods in registry order (S3 API first), variants after their default. */
+const CACHE_ORDER = ['none', 'cold', 'warm', 'warm-disk', 'warm-memory'];
+
+/** Methods in registry order (S3 API first), variants after their default, cold before warm. */
 function orderedMethods(rows: Row[]): string[] {
-  const rank = (r: Row) => METHODS.findIndex((m) => m.name === r.method) * 1000 + (r.method_variant === 'default' ? 0 : 1);
+  const rank = (r: Row) => METHODS.findIndex((m) => m.name === r.method) * 1000 + (r.method_variant === 'default' ? 0 : 10) + CACHE_ORDER.indexOf(String(r.cache ?? 'none'));
   return [...new Map([...rows].sort((a, b) => rank(a) - rank(b)).map((r) => [methodLabel(r), r])).keys()];
 }
 
@@ -62,9 +66,13 @@ export async function printSummary(dir: string, runId: string | undefined, out: 
 
   const db = await openResults(dir, run.run_id);
   try {
+    const [link] = await query(db.connection, 'SELECT host.link_limit_mib_s AS mib_s, host.link_limit_source AS source FROM results LIMIT 1');
+    if (link) out(`  link limit: ${link.mib_s === null ? 'unknown' : `${num(link.mib_s)} MiB/s`} (${link.source ?? 'no source'}); figures above it are marked "(cache!)"`);
     const queries = Object.fromEntries(namedQueries().map((q) => [q.name, q.sql]));
     const objects = await query(db.connection, queries.objects_by_size);
     if (objects.length) printObjects(objects, out);
+    const fio = await query(db.connection, queries.fio_seq);
+    if (fio.length) printFio(fio, out);
     printMetadata(await query(db.connection, queries.metadata_suite), out);
     printRealWorld(await query(db.connection, queries.real_world_jobs), out);
     printWebServing(await query(db.connection, queries.web_serving), out);
@@ -72,6 +80,8 @@ export async function printSummary(dir: string, runId: string | undefined, out: 
     printNotApplicable(await query(db.connection, queries.not_applicable), out);
     const others = (await query(db.connection, queries.workload_summary)).filter((r) => !WORKLOADS_WITH_SEED_TABLES.includes(String(r.workload)));
     if (others.length) printWorkloads(others, out);
+    const probes = await query(db.connection, queries.semantics_matrix);
+    if (probes.length) printSemantics(probes, out);
     const health = await query(db.connection, queries.run_health);
     printHealth(health, out);
   } finally {
@@ -112,6 +122,94 @@ function printObjects(rows: Row[], out: (line: string) => void): void {
     out(table.toString());
   }
   out('"A vs B" is A\'s IOPS over B\'s: above 1x A is faster.');
+}
+
+/**
+ * Seed 000's fio tables, per I/O mode and cache state: read IOPS, read latency, write IOPS, write
+ * latency, read MB/s, write MB/s — file sizes down, methods across, then the first method's figure
+ * over each other method's, as the seed's "FUSE vs Files" column.
+ */
+function printFio(rows: Row[], out: (line: string) => void): void {
+  out('');
+  out('fio sequential I/O (seed 000) — medians over repetitions; latency from fio\'s lat_ns');
+  const key = (r: Row) => `${r.io}|${r.cache}`;
+  const groups = [...new Set(rows.map(key))].sort((a, b) => {
+    const [ia, ca] = a.split('|');
+    const [ib, cb] = b.split('|');
+    return ia.localeCompare(ib) || CACHE_ORDER.indexOf(ca) - CACHE_ORDER.indexOf(cb);
+  });
+  const metrics: [string, 'read' | 'write', string, (r: Row | undefined) => string][] = [
+    ['Sequential Read — IOPS', 'read', 'iops_median', (r) => num(r?.iops_median)],
+    ['Sequential Read — Average Latency (µs)', 'read', 'mean_us_median', (r) => num(r?.mean_us_median)],
+    ['Sequential Write — IOPS', 'write', 'iops_median', (r) => num(r?.iops_median)],
+    ['Sequential Write — Average Latency (µs)', 'write', 'mean_us_median', (r) => num(r?.mean_us_median)],
+    ['Read Throughput (MiB/s)', 'read', 'mib_s_median', (r) => `${num(r?.mib_s_median)}${Number(r?.served_from_cache) ? ' (cache!)' : ''}`],
+    ['Write Throughput (MiB/s)', 'write', 'mib_s_median', (r) => `${num(r?.mib_s_median)}${Number(r?.served_from_cache) ? ' (cache!)' : ''}`],
+  ];
+  for (const group of groups) {
+    const [io, cache] = group.split('|');
+    const mine = rows.filter((r) => key(r) === group).map((r): Row => ({ ...r, cache: null }));
+    const methods = orderedMethods(mine);
+    const pairs = methods.slice(1).map((m) => [methods[0], m]);
+    out(`— ${io === 'direct' ? 'O_DIRECT (direct=1)' : 'buffered (direct=0)'}, ${cache} cache —`);
+    for (const [title, operation, field, show] of metrics) {
+      const sizes = [...new Set(mine.filter((r) => r.operation === operation).map((r) => Number(r.object_size_bytes)))].sort((a, b) => a - b);
+      if (!sizes.length) continue;
+      const table = new Table({ head: ['size', ...methods, ...pairs.map(([a, b]) => `${a} vs ${b}`)], style: { head: [], border: [] } });
+      for (const size of sizes) {
+        const cell = (m: string) => mine.find((r) => r.operation === operation && Number(r.object_size_bytes) === size && methodLabel(r) === m);
+        table.push([
+          formatSize(size),
+          ...methods.map((m) => (cell(m) && Number(cell(m)!.repetitions) === 0 ? 'FAILED' : show(cell(m)))),
+          ...pairs.map(([a, b]) => ratio(cell(a)?.[field], cell(b)?.[field])),
+        ]);
+      }
+      out(title);
+      out(table.toString());
+    }
+  }
+  for (const r of rows.filter((x) => Number(x.failed_batches) && x.first_error)) {
+    out(`  ${methodLabel(r)} ${r.io} ${r.operation} ${formatSize(Number(r.object_size_bytes))} failed: ${r.first_error}`);
+  }
+  out('"A vs B" is A\'s figure over B\'s (for latency, below 1x A is faster). "(cache!)": faster than the link limit, served from a cache.');
+}
+
+const PROBE_ORDER = [
+  'create', 'overwrite', 'append', 'random-write', 'truncate', 'rename-file', 'rename-dir', 'delete', 'mkdir-rmdir',
+  'symlink', 'hardlink', 'chmod', 'chown', 'utimes', 'flock', 'fcntl-lock', 'read-after-write', 's3-to-mount-delay', 'mount-to-s3-delay',
+];
+
+/** Probes down, methods across: yes (with the delay where measured), NO [n] with the reason below, or FAILED. */
+function printSemantics(rows: Row[], out: (line: string) => void): void {
+  out('');
+  out('POSIX semantics (each "yes" verified on the mount and in the bucket)');
+  const methods = orderedMethods(rows);
+  const probes = [...new Set(rows.map((r) => String(r.probe)))].sort((a, b) => PROBE_ORDER.indexOf(a) - PROBE_ORDER.indexOf(b));
+  const notes: string[] = [];
+  const table = new Table({ head: ['probe', ...methods], style: { head: [], border: [] } });
+  for (const probe of probes) {
+    const line = [probe];
+    for (const m of methods) {
+      const r = rows.find((x) => x.probe === probe && methodLabel(x) === m);
+      if (!r) {
+        line.push('–');
+        continue;
+      }
+      const ok = Number(r.supported_reps);
+      const no = Number(r.unsupported_reps);
+      const broken = Number(r.failed_reps);
+      const delay = r.delay_ms_median === null || r.delay_ms_median === undefined ? '' : ` (${num(r.delay_ms_median)} ms)`;
+      let cell = ok && !no && !broken ? `yes${delay}` : no && !ok && !broken ? 'NO' : !ok && !no ? 'FAILED' : `mixed ${ok}/${ok + no + broken}`;
+      if (cell !== `yes${delay}` && r.reason) {
+        notes.push(`[${notes.length + 1}] ${m} ${probe}: ${r.reason}`);
+        cell += ` [${notes.length}]`;
+      }
+      line.push(cell);
+    }
+    table.push(line);
+  }
+  out(table.toString());
+  for (const n of notes) out(n);
 }
 
 function printWorkloads(rows: Row[], out: (line: string) => void): void {

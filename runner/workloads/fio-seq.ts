@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { mkdir, readFile, rm } from 'node:fs/promises';
-import { join } from 'node:path';
+import { constants as osConstants } from 'node:os';
+import { dirname, join } from 'node:path';
 import type { Measurement } from '../core/batch';
 import { errorSummary } from '../core/errors';
 import { findBinary, once, versionOutput } from '../methods/client-binaries';
@@ -99,7 +100,8 @@ async function runFio(fio: string, job: FioJob, output: string, signal: AbortSig
   const args = fioArgs(job, output);
   const { code, log } = await new Promise<{ code: number | null; log: string }>((resolve, reject) => {
     if (signal.aborted) return reject(signal.reason);
-    const child = spawn(fio, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    // In the scratch folder: fio may leave state files in its working directory.
+    const child = spawn(fio, args, { cwd: dirname(output), stdio: ['ignore', 'pipe', 'pipe'] });
     let text = '';
     const keep = (c: Buffer) => { text = (text + c.toString()).slice(-4000); };
     child.stdout.on('data', keep);
@@ -112,7 +114,13 @@ async function runFio(fio: string, job: FioJob, output: string, signal: AbortSig
   if (signal.aborted) throw signal.reason;
   if (code !== 0) {
     const lines = log.split('\n').map((l) => l.trim()).filter(Boolean);
-    const line = lines.find((l) => /verify failed|error|err=/i.test(l)) ?? lines.pop() ?? `exit code ${code}`;
+    let line = lines.find((l) => /verify failed|error|err=/i.test(l)) ?? lines.pop();
+    if (!line) {
+      // fio put the job's error only into its JSON result.
+      const errno = await readFile(output, 'utf8').then((t) => parseFioJson(t, job.rw).error, () => 0);
+      const name = Object.entries(osConstants.errno).find(([, n]) => n === errno)?.[0];
+      line = errno ? `job error ${errno}${name ? ` (${name})` : ''}` : `exit code ${code}`;
+    }
     throw new Error(`fio ${job.rw} failed: ${line}`);
   }
   return parseFioJson(await readFile(output, 'utf8'), job.rw);

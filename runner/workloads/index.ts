@@ -6,6 +6,7 @@ import { largeRead } from './large-read';
 import { metadata } from './metadata';
 import { objects } from './objects';
 import { readScaling } from './read-scaling';
+import { semantics } from './semantics';
 import { smallReads } from './small-reads';
 import { tarExtract } from './tar-extract';
 import { webServing } from './web-serving';
@@ -15,7 +16,7 @@ import { webServing } from './web-serving';
  * WorkloadDefinition and list it here; `s3ab list`, matrix validation and the report pick it up.
  */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-export const WORKLOADS: readonly WorkloadDefinition<any>[] = [objects, dirWalk, largeRead, smallReads, fioSeq,
+export const WORKLOADS: readonly WorkloadDefinition<any>[] = [objects, dirWalk, largeRead, smallReads, fioSeq, semantics,
   metadata, gitClone, tarExtract, webServing, readScaling];
 
 export function findWorkload(name: string): WorkloadDefinition<unknown> | undefined {

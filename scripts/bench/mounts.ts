@@ -1,0 +1,143 @@
+/**
+ * Mount benchmark checks (issue 3), on the embedded endpoint, in one run:
+ *  1. The runner's own measurement overhead: `large-read`'s timed operation (session.get on the
+ *     mount: 1 MiB reads into SHA-256, runner/core/posix-io.ts) against fio's sequential read
+ *     (psync, bs=1M, buffered, one file) of the same object on the same mount, each from a cold
+ *     remount, interleaved. Target: within 5%.
+ *  2. A mount–ready–unmount cycle per method, as the runner does it (fresh client cache, kernel
+ *     caches dropped, mount, wait until the root answers, unmount, client gone). Target: ≤ 2 s.
+ *
+ *   npm run bench:mounts [-- --size 512MiB --reps 3 --cycles 5 --methods s3fs,mountpoint,rclone]
+ */
+import Table from 'cli-table3';
+import { spawn } from 'node:child_process';
+import { setMaxListeners } from 'node:events';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { Batch } from '../../runner/core/batch';
+import { cleanupAll } from '../../runner/core/cleanup';
+import { patternDigest } from '../../runner/core/data';
+import type { MethodDefinition, StorageSession } from '../../runner/core/method';
+import { formatSize, parseSize } from '../../runner/core/units';
+import { startEmbeddedEndpoint } from '../../runner/endpoint/embedded';
+import { ReferenceStore } from '../../runner/endpoint/reference';
+import { makeS3Client } from '../../runner/endpoint/s3-client';
+import { findMethod } from '../../runner/methods';
+
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
+const { values } = parseArgs({
+  options: {
+    size: { type: 'string', default: '512MiB' }, reps: { type: 'string', default: '3' }, cycles: { type: 'string', default: '5' },
+    methods: { type: 'string', default: 's3fs,mountpoint,rclone' },
+  },
+});
+const size = parseSize(values.size!);
+const reps = Number(values.reps);
+const cycles = Number(values.cycles);
+const MIB = 1024 * 1024;
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+/** fio's sequential read of one existing file, as the large-read workload reads it: 1 MiB buffered reads. */
+function fioRead(path: string, output: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('fio', ['--name=large-read', `--filename=${path}`, '--readonly', '--rw=read', '--bs=1M', `--size=${size}`,
+      '--ioengine=psync', '--direct=0', '--output-format=json', `--output=${output}`], { stdio: ['ignore', 'ignore', 'pipe'] });
+    let err = '';
+    child.stderr.on('data', (c) => (err += c));
+    child.once('close', (code) => {
+      if (code !== 0) return reject(new Error(`fio failed: ${err.trim()}`));
+      const job = JSON.parse(readFileSync(output, 'utf8')).jobs[0];
+      if (job.read.io_bytes !== size) return reject(new Error(`fio read ${job.read.io_bytes} of ${size} bytes`));
+      resolve(job.read.bw_bytes / MIB);
+    });
+  });
+}
+
+async function main() {
+  const work = mkdtempSync(join(tmpdir(), 's3ab-bench-mounts-'));
+  const endpoint = await startEmbeddedEndpoint();
+  const signal = new AbortController().signal;
+  setMaxListeners(1000, signal);
+  const client = makeS3Client(endpoint.target, { maxSockets: 8 });
+  const reference = new ReferenceStore(client, endpoint.target.bucket);
+  const table = new Table({
+    head: ['method', 'version', 'mount–ready–unmount s, median (min–max)', '≤ 2 s', 'large-read MiB/s', 'fio read MiB/s', 'large-read / fio', 'within 5%'],
+    style: { head: [], border: [] },
+  });
+  let failures = 0;
+  try {
+    console.log(`writing a ${formatSize(size)} object (untimed)`);
+    const fixture = await reference.writeFixture({ id: 'bench', count: 1, size, keyOf: () => 'large.bin' }, 'bench/', 1, () => {});
+    const key = 'bench/large.bin';
+    const digest = fixture.digestOf(0);
+    if (digest !== (await patternDigest('fixture/bench/0', size))) throw new Error('fixture digest mismatch');
+
+    for (const name of values.methods!.split(',')) {
+      const method = findMethod(name) as MethodDefinition;
+      if (!method || method.kind !== 'mount') throw new Error(`${name} is not a mount method`);
+      const availability = await method.probe();
+      if (!availability.available) throw new Error(`${name}: ${availability.reason}`);
+      const open = () => method.open({ target: endpoint.target, options: method.variants.default, scratchDir: work, signal, reference: { head: (k) => reference.head(k) } });
+
+      console.log(`${name}: ${cycles} mount–ready–unmount cycles`);
+      const cycleSeconds: number[] = [];
+      for (let i = 0; i < cycles; i++) {
+        const t0 = process.hrtime.bigint();
+        const s = await open();
+        await s.close();
+        cycleSeconds.push(Number(process.hrtime.bigint() - t0) / 1e9);
+      }
+
+      console.log(`${name}: large-read vs fio, ${reps} repetitions, each from a cold remount`);
+      const session: StorageSession = await open();
+      const ratios: number[] = [];
+      const runner: number[] = [];
+      const fio: number[] = [];
+      try {
+        for (let rep = 0; rep < reps; rep++) {
+          // Alternate which goes first, so neither always follows the other.
+          for (const which of rep % 2 ? ['fio', 'runner'] : ['runner', 'fio']) {
+            await session.fs!.remount();
+            if (which === 'runner') {
+              const batch = new Batch('read', size);
+              const got = await batch.op(() => session.get(key), (f) => f.bytes);
+              if (!got || (await got.digest()) !== digest) throw new Error(`${name}: large-read data does not match`);
+              const m = batch.finish();
+              runner.push(m.bytes / MIB / (m.durationMs / 1000));
+            } else {
+              fio.push(await fioRead(session.fs!.pathOf(key), join(work, 'fio.json')));
+            }
+          }
+          ratios.push(runner[runner.length - 1] / fio[fio.length - 1]);
+        }
+      } finally {
+        await session.close();
+      }
+      const cycleOk = median(cycleSeconds) <= 2;
+      const ratio = median(ratios);
+      const readOk = Math.abs(ratio - 1) <= 0.05;
+      failures += Number(!cycleOk) + Number(!readOk);
+      table.push([
+        name, availability.version ?? '', `${median(cycleSeconds).toFixed(2)} (${Math.min(...cycleSeconds).toFixed(2)}–${Math.max(...cycleSeconds).toFixed(2)})`,
+        cycleOk ? 'PASS' : 'FAIL', median(runner).toFixed(0), median(fio).toFixed(0), `${(ratio * 100).toFixed(1)}%`, readOk ? 'PASS' : 'FAIL',
+      ]);
+    }
+    console.log(`\n${formatSize(size)} object on the embedded versitygw; reads verified by SHA-256; medians over ${reps} repetitions (ratio: median of per-repetition ratios)`);
+    console.log(table.toString());
+    console.log('targets: mount–ready–unmount ≤ 2 s; large-read within 5% of fio on the same mount');
+    if (failures) process.exitCode = 1;
+  } finally {
+    client.destroy();
+    await endpoint.stop();
+    rmSync(work, { recursive: true, force: true });
+    await cleanupAll();
+  }
+}
+
+main().catch(async (err) => {
+  console.error(`bench:mounts failed: ${err.message}`);
+  await cleanupAll();
+  process.exitCode = 1;
+});
