@@ -217,6 +217,8 @@ export const gitClone: WorkloadDefinition<GitCloneParams> = {
   summary: 'seed 002\'s git clone onto the mount from a local repository with history; checkout verified',
   seed: '002-zerofs-vs-mountpoint-benchmarks',
   requires: 'file-system',
+  // It writes its own files every time: a warm pass on the same mount would repeat the cold one.
+  coldOnly: true,
   paramsSchema: GIT_CLONE_PARAMS_SCHEMA,
   describe: (p) => ({ files: String(p.files), commits: String(p.commits), git: gitVersion() }),
   async run(ctx) {

@@ -104,6 +104,8 @@ export const metadata: WorkloadDefinition<MetadataParams> = {
   summary: 'seed 002\'s metadata suite: sequential writes, modifications, appends, empty files/dirs, moves, random reads, deletion, traversal',
   seed: '002-zerofs-vs-mountpoint-benchmarks',
   requires: 'file-system',
+  // It writes its own files every time: a warm pass on the same mount would repeat the cold one.
+  coldOnly: true,
   paramsSchema: METADATA_PARAMS_SCHEMA,
   describe: describeMetadataParams,
   async run(ctx) {

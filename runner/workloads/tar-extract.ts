@@ -213,6 +213,8 @@ export const tarExtract: WorkloadDefinition<TarExtractParams> = {
   summary: 'seeds 002/004\'s tar -xf of a source-tree archive onto the mount; contents, modes, times checked',
   seed: '004-efs-vs-objectivefs-small-files',
   requires: 'file-system',
+  // It writes its own files every time: a warm pass on the same mount would repeat the cold one.
+  coldOnly: true,
   paramsSchema: TAR_EXTRACT_PARAMS_SCHEMA,
   describe: describeTarExtractParams,
   async run(ctx) {
