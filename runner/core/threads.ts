@@ -53,7 +53,10 @@ let compiledScript: string | null = null;
  */
 export function threadScript(): string {
   const bundled = join(__dirname, 'fs-thread.js');
-  if (__filename.endsWith('.js') && existsSync(bundled)) return bundled;
+  if (__filename.endsWith('.js')) {
+    if (existsSync(bundled)) return bundled;
+    throw new Error(`the measuring threads' script ${bundled} is missing next to the bundle: rebuild with \`npm run build\` and ship dist/fs-thread.js with dist/s3ab.js`);
+  }
   if (compiledScript && existsSync(compiledScript)) return compiledScript;
   const entry = join(__dirname, 'fs-thread.ts');
   const dir = join(tmpdir(), 's3ab-fs-thread');
@@ -87,8 +90,17 @@ export async function runThreads<R>(jobs: ThreadJob[], opts: ThreadRunOptions): 
   };
   opts.signal.addEventListener('abort', onAbort, { once: true });
   if (opts.signal.aborted) onAbort();
+  // A thread blocked in a system call on a hung mount never answers: on abort, stop waiting for it
+  // (the mount's teardown unblocks it later).
+  let onAbortWait: () => void = () => {};
+  const aborted = new Promise<never>((_, reject) => {
+    onAbortWait = () => reject(opts.signal.reason ?? new Error('aborted'));
+    if (opts.signal.aborted) onAbortWait();
+    else opts.signal.addEventListener('abort', onAbortWait, { once: true });
+  });
+  aborted.catch(() => {});
   try {
-    await Promise.all(workers.map((worker, i) => new Promise<void>((resolve, reject) => {
+    await Promise.race([aborted, Promise.all(workers.map((worker, i) => new Promise<void>((resolve, reject) => {
       let settled = false;
       const settle = (err?: Error) => {
         if (settled) return;
@@ -119,14 +131,17 @@ export async function runThreads<R>(jobs: ThreadJob[], opts: ThreadRunOptions): 
       });
       worker.on('error', (err) => settle(new Error(`thread ${i} (${jobs[i].kind}) crashed: ${errorSummary(err)}`)));
       worker.on('exit', (code) => settle(code === 0 ? undefined : new Error(`thread ${i} (${jobs[i].kind}) exited with code ${code}`)));
-    })));
+    })))]);
     if (opts.signal.aborted) throw opts.signal.reason ?? new Error('aborted');
     opts.onSpans?.(spans);
     return results;
   } finally {
     opts.signal.removeEventListener('abort', onAbort);
+    opts.signal.removeEventListener('abort', onAbortWait);
     onAbort();
-    await Promise.all(workers.map((w) => w.terminate().catch(() => 0)));
+    // Terminating a thread waits for its current system call; do not wait long for a blocked one.
+    const terminated = Promise.all(workers.map((w) => w.terminate().catch(() => 0)));
+    await Promise.race([terminated, new Promise((r) => setTimeout(r, 2000).unref())]);
   }
 }
 

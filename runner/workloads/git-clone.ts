@@ -164,6 +164,7 @@ export async function runGitClone(fs: FsRunContext, repo: SourceRepo): Promise<v
   try {
     clone = await runTool('git', ['clone', '--quiet', '--no-hardlinks', `file://${repo.path}`, dest], { env, signal: fs.signal });
   } catch (err) {
+    if (fs.signal.aborted) throw err;
     fs.record(notMeasured('clone', null, `could not run git: ${errorSummary(err)}`, false));
     return;
   }

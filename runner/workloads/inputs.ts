@@ -57,8 +57,14 @@ export function runTool(command: string, args: string[], opts: { cwd?: string; e
     const keep = (s: string, chunk: Buffer) => (s.length < 1_000_000 ? s + chunk.toString() : s);
     child.stdout!.on('data', (c: Buffer) => (stdout = keep(stdout, c)));
     child.stderr!.on('data', (c: Buffer) => (stderr = keep(stderr, c)));
-    const onAbort = () => child.kill('SIGTERM');
-    opts.signal.addEventListener('abort', onAbort, { once: true });
+    // On abort: kill, and stop waiting at once (a tool blocked on a hung mount exits only once the
+    // mount is detached, which happens after this step gives up).
+    const onAbort = () => {
+      child.kill('SIGKILL');
+      reject(opts.signal.reason ?? new Error('aborted'));
+    };
+    if (opts.signal.aborted) onAbort();
+    else opts.signal.addEventListener('abort', onAbort, { once: true });
     child.once('error', (err) => {
       opts.signal.removeEventListener('abort', onAbort);
       reject(err);

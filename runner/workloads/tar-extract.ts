@@ -87,6 +87,7 @@ export async function runTarExtract(fs: FsRunContext, archive: Tarball): Promise
   try {
     tar = await runTool('tar', ['-x', '-p', '-f', archive.path, '-C', dest], { signal: fs.signal, env: { ...process.env, LC_ALL: 'C' } });
   } catch (err) {
+    if (fs.signal.aborted) throw err;
     fs.record(notMeasured('extract', null, `could not run tar: ${errorSummary(err)}`, false));
     return;
   }

@@ -63,7 +63,7 @@ describe('s3ab CLI', () => {
       expectRejected(await s3ab(['run', '--workloads', 'walk', '--results', results]), results, /workloads\.walk is not a workload/, /objects, dir-walk/);
     });
     test('unknown profile', async () => {
-      expectRejected(await s3ab(['run', '--profile', 'fast', '--results', results]), results, /unknown profile "fast"/, /full, quick, seed/);
+      expectRejected(await s3ab(['run', '--profile', 'fast', '--results', results]), results, /unknown profile "fast"/, /full, mounts, quick, seed/);
     });
     test('malformed matrix file', async () => {
       const dir = tmp();

@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, closeSync, constants, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
@@ -11,7 +11,7 @@ import type { FsRunContext } from '../../runner/workloads/fs-common';
 import { historyStream, runGitClone, sourceRepo } from '../../runner/workloads/git-clone';
 import { METADATA_TESTS, runMetadataSuite } from '../../runner/workloads/metadata';
 import { readScalingFiles, runReadScaling } from '../../runner/workloads/read-scaling';
-import type { ReadFilesResult } from '../../runner/workloads/read-files.thread';
+import type { ReadFilesJob, ReadFilesResult } from '../../runner/workloads/read-files.thread';
 import { NO_CACHE_CONTROL, runReaders, type ReadableFile } from '../../runner/workloads/readers';
 import { runTarExtract, tarball } from '../../runner/workloads/tar-extract';
 import { planTree, treeCrcs, writeTree } from '../../runner/workloads/tree';
@@ -216,6 +216,30 @@ describe('parallel readers', () => {
         expect(r.endNs).toBeLessThanOrEqual(spans[i].endedNs);
       }
     } finally {
+      fs.cleanup();
+    }
+  });
+
+  test('an abort stops waiting for a thread blocked in a system call (a hung mount)', async () => {
+    const fs = context();
+    const fifo = join(fs.root, 'blocked');
+    execFileSync('mkfifo', [fifo]);
+    try {
+      const abort = new AbortController();
+      // Opening a FIFO for reading blocks until a writer comes: like a read on a hung FUSE mount.
+      const job: ReadFilesJob = { kind: 'read-files', files: [{ path: fifo, size: 1, crc32: 0 }], sequence: [0], chunkBytes: 4096, reportProgress: false };
+      const run = runThreads([job], { signal: abort.signal });
+      setTimeout(() => abort.abort(new Error('the mount died')), 300);
+      const started = Date.now();
+      await expect(run).rejects.toThrow('the mount died');
+      expect(Date.now() - started).toBeLessThan(5000);
+    } finally {
+      // Unblock the thread so that it ends (a writer's open completes the reader's).
+      try {
+        closeSync(openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK));
+      } catch {
+        // no reader left: the thread already ended
+      }
       fs.cleanup();
     }
   });
