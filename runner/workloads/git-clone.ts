@@ -129,7 +129,8 @@ export function historyStream(p: GitCloneParams): { stream: Buffer; files: numbe
 /** Builds (once per parameters, cached) the bare source repository. */
 export async function sourceRepo(p: GitCloneParams, signal: AbortSignal): Promise<SourceRepo> {
   const { stream, files, bytes } = historyStream(p);
-  const path = await cachedInput(`git-${p.files}f-${p.commits}c.git`, async (dir) => {
+  // The name changes with the generator's output (bump the version), so an older cached one is not reused.
+  const path = await cachedInput(`git-v1-${p.files}f-${p.commits}c.git`, async (dir) => {
     await mkdir(dir, { recursive: true });
     const env = gitEnv(dir);
     const run = async (args: string[], input?: Buffer) => {

@@ -8,7 +8,7 @@ import { SIZE_SCHEMA, sizeOf } from './common';
 import type { WorkloadDefinition } from '../core/workload';
 import { fsMeasurement, fsRunContextOf, isRefusalText, notMeasured, type FsRunContext } from './fs-common';
 import { cachedInput, firstLine, runTool } from './inputs';
-import { planTree, treeCrcs, writeTarball, type TreePlan, type TreeSpec } from './tree';
+import { TREE_OWNER, planTree, treeCrcs, writeTarball, type TreePlan, type TreeSpec } from './tree';
 
 export interface TarExtractParams {
   /** Files in the archive (seed 002's ZFS source: 4,280; seed 004's kernel tree: ~54K). */
@@ -47,7 +47,8 @@ export interface Tarball {
 /** Builds (once per parameters, cached) the archive: an uncompressed tar of the planned tree. */
 export async function tarball(p: TarExtractParams): Promise<Tarball> {
   const plan = planTree(tarTree(p));
-  const path = await cachedInput(`tar-${p.files}f-${p.dirs}d-${plan.totalBytes}b.tar`, async (partial) => {
+  // The name changes with the archive's format (owner, layout), so an older cached one is not reused.
+  const path = await cachedInput(`tar-v2-${p.files}f-${p.dirs}d-${plan.totalBytes}b.tar`, async (partial) => {
     await writeTarball(plan, partial, TOP);
   });
   return { path, plan, crcs: treeCrcs(plan) };
@@ -85,7 +86,8 @@ export async function runTarExtract(fs: FsRunContext, archive: Tarball): Promise
   fs.progress(`tar -xf (${plan.files.length} files, ${formatSize(plan.totalBytes)})`);
   let tar;
   try {
-    tar = await runTool('tar', ['-x', '-p', '-f', archive.path, '-C', dest], { signal: fs.signal, env: { ...process.env, LC_ALL: 'C' } });
+    // --numeric-owner: the archive's owner ids as they are, whatever this host's user names.
+    tar = await runTool('tar', ['-x', '-p', '--numeric-owner', '-f', archive.path, '-C', dest], { signal: fs.signal, env: { ...process.env, LC_ALL: 'C' } });
   } catch (err) {
     if (fs.signal.aborted) throw err;
     fs.record(notMeasured('extract', null, `could not run tar: ${errorSummary(err)}`, false));
@@ -120,8 +122,13 @@ export async function runTarExtract(fs: FsRunContext, archive: Tarball): Promise
   for (const a of aspects) {
     const refusedLine = tar.stderr.split('\n').find((l) => a.complaint.test(l) && isRefusalText(l)) ?? null;
     const noneKept = present > 0 && a.bad === present;
-    const unsupported = present > 0 && (refusedLine !== null || noneKept);
-    const how = refusedLine ? `refused: ${refusedLine.trim()}` : noneKept ? 'every call succeeded but no value stuck' : complaint;
+    // One mode for every file where the archive has several: the file system imposes its own, and
+    // the files that "kept" theirs only had that mode already (rclone: 0644 for all).
+    const imposed = a.operation === 'permissions' && check.modesSeen.size === 1 && new Set(archive.plan.files.map((f) => f.mode)).size > 1;
+    const unsupported = present > 0 && (refusedLine !== null || noneKept || imposed);
+    const how = refusedLine ? `refused: ${refusedLine.trim()}`
+      : imposed ? `every file reads mode ${[...check.modesSeen][0].toString(8)}: the file system ignores the mode`
+        : noneKept ? 'every call succeeded but no value stuck' : complaint;
     const kept = unsupported ? 0 : present - a.bad;
     fs.record({
       operation: a.operation, objectSizeBytes: null, status: unsupported ? 'unsupported' : a.bad ? 'failed' : 'ok', supported: !unsupported,
@@ -140,7 +147,9 @@ interface ExtractionCheck {
   contentBad: number;
   modeBad: number;
   timeBad: number;
-  /** Owners are checked when running as root (tar then restores them: the archive's are root). */
+  /** Distinct modes the extracted files show. */
+  modesSeen: Set<number>;
+  /** Owners are checked when running as root (only root's tar restores the archive's owners). */
   ownerChecked: boolean;
   ownerBad: number;
   firstOwnerProblem: string | null;
@@ -153,7 +162,7 @@ interface ExtractionCheck {
 async function checkExtraction(root: string, archive: Tarball, signal: AbortSignal): Promise<ExtractionCheck> {
   const c: ExtractionCheck = {
     bytes: 0, missing: 0, contentBad: 0, modeBad: 0, timeBad: 0, firstCode: null, firstContentProblem: null, firstModeProblem: null, firstTimeProblem: null,
-    ownerChecked: process.getuid?.() === 0, ownerBad: 0, firstOwnerProblem: null,
+    modesSeen: new Set(), ownerChecked: process.getuid?.() === 0, ownerBad: 0, firstOwnerProblem: null,
   };
   const buffer = Buffer.allocUnsafe(1024 * 1024);
   for (let i = 0; i < archive.plan.files.length && !signal.aborted; i++) {
@@ -177,13 +186,14 @@ async function checkExtraction(root: string, archive: Tarball, signal: AbortSign
       } else {
         c.bytes += got;
       }
+      c.modesSeen.add(st.mode & 0o7777);
       if ((st.mode & 0o7777) !== f.mode) {
         c.modeBad++;
         c.firstModeProblem ??= `${f.path} has mode ${(st.mode & 0o7777).toString(8)}, expected ${f.mode.toString(8)}`;
       }
-      if (c.ownerChecked && (st.uid !== 0 || st.gid !== 0)) {
+      if (c.ownerChecked && (st.uid !== TREE_OWNER.uid || st.gid !== TREE_OWNER.gid)) {
         c.ownerBad++;
-        c.firstOwnerProblem ??= `${f.path} is owned by ${st.uid}:${st.gid}, expected 0:0`;
+        c.firstOwnerProblem ??= `${f.path} is owned by ${st.uid}:${st.gid}, expected ${TREE_OWNER.uid}:${TREE_OWNER.gid}`;
       }
       if (Math.floor(st.mtimeMs / 1000) !== f.mtimeSec) {
         c.timeBad++;

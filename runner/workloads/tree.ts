@@ -47,6 +47,11 @@ export interface TreePlan {
 }
 
 const BASE_MTIME = Date.UTC(2016, 7, 20) / 1000;
+/**
+ * Owner of every archive entry: an ordinary user, as in upstream source tarballs, so that an
+ * extraction as root that drops ownership (files left to root) is seen.
+ */
+export const TREE_OWNER = { uid: 1000, gid: 1000, uname: 'builder', gname: 'builder' };
 const TWO_YEARS = 2 * 365 * 86400;
 const EXTENSIONS = ['.c', '.c', '.c', '.h', '.h', '.S', '.txt', '.rst', '.py', '.sh', '.json', '.yaml'];
 /** Median file size before scaling; the log-normal's sigma gives kernel-like spread (mean/median ≈ 2.7). */
@@ -115,8 +120,8 @@ export async function writeTree(plan: TreePlan, root: string, onProgress?: (done
 }
 
 /**
- * Writes the tree as an uncompressed tar archive (GNU tar reads it; entries sorted as planned,
- * owner root, fixed times), so the same spec gives the same archive byte for byte.
+ * Writes the tree as an uncompressed tar archive (GNU tar reads it; entries in plan order, owner
+ * TREE_OWNER, fixed times), so the same spec gives the same archive byte for byte.
  */
 export async function writeTarball(plan: TreePlan, path: string, topDir: string): Promise<{ bytes: number }> {
   const pack = tarPack();
@@ -126,12 +131,12 @@ export async function writeTarball(plan: TreePlan, path: string, topDir: string)
   const entry = (header: Parameters<typeof pack.entry>[0], body?: Buffer) => new Promise<void>((resolve, reject) => {
     pack.entry(header, body ?? Buffer.alloc(0), (err) => (err ? reject(err) : resolve()));
   });
-  await entry({ name: `${topDir}/`, type: 'directory', mode: 0o755, mtime: dirTime, uid: 0, gid: 0, uname: 'root', gname: 'root' });
+  await entry({ name: `${topDir}/`, type: 'directory', mode: 0o755, mtime: dirTime, ...TREE_OWNER });
   for (const d of plan.dirs) {
-    await entry({ name: `${topDir}/${d}/`, type: 'directory', mode: 0o755, mtime: dirTime, uid: 0, gid: 0, uname: 'root', gname: 'root' });
+    await entry({ name: `${topDir}/${d}/`, type: 'directory', mode: 0o755, mtime: dirTime, ...TREE_OWNER });
   }
   for (const f of plan.files) {
-    await entry({ name: `${topDir}/${f.path}`, type: 'file', size: f.size, mode: f.mode, mtime: new Date(f.mtimeSec * 1000), uid: 0, gid: 0, uname: 'root', gname: 'root' }, fileContent(f));
+    await entry({ name: `${topDir}/${f.path}`, type: 'file', size: f.size, mode: f.mode, mtime: new Date(f.mtimeSec * 1000), ...TREE_OWNER }, fileContent(f));
   }
   pack.finalize();
   await done;

@@ -105,13 +105,13 @@ describe('file-system workloads on s3fs and Mountpoint against the embedded endp
     }
   });
 
-  test('tar -xf: contents verified on both; Mountpoint refuses modes and times', () => {
+  test('tar -xf: contents verified on both; Mountpoint refuses modes, times and owners', () => {
     for (const method of ['s3fs', 'mountpoint']) {
       const r = find(method, 'tar-extract', 'extract', 'cold');
       expect({ method, status: r.status, verified: r.verified, ok: r.ok, ops: r.ops }).toEqual({ method, status: 'ok', verified: true, ok: 120, ops: 120 });
       expect(r.ops_per_s).toBeGreaterThan(0);
     }
-    for (const op of ['permissions', 'timestamps']) {
+    for (const op of ['permissions', 'timestamps', 'ownership']) {
       const r = find('mountpoint', 'tar-extract', op, 'cold');
       expect({ op, status: r.status, supported: r.supported, ok: r.ok }).toEqual({ op, status: 'unsupported', supported: false, ok: 0 });
       expect(r.error_sample).toMatch(/refused: tar: .*Operation not permitted/);
