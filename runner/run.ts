@@ -1,11 +1,12 @@
 import { HeadBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { randomBytes } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
+import { rmSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Batch, notApplicable, type Measurement } from './core/batch';
-import { Interrupted, onCleanup } from './core/cleanup';
+import { Interrupted, onCleanup, onEmergencyExit } from './core/cleanup';
 import { UserError, errorSummary } from './core/errors';
 import { hostFacts } from './core/host';
 import { applyOverrides, expandSteps, loadMatrixFile, loadProfile, resolveMatrix, type ResolvedMatrix, type Step } from './core/matrix';
@@ -14,7 +15,7 @@ import { Progress } from './core/progress';
 import { formatDuration } from './core/units';
 import type { Fixture } from './core/workload';
 import { startEmbeddedEndpoint, type EmbeddedEndpoint } from './endpoint/embedded';
-import { linkLimitFor } from './endpoint/link-limit';
+import { linkLimitFor, type LinkLimit } from './endpoint/link-limit';
 import { isUnreachable, preflight } from './endpoint/preflight';
 import { ReferenceStore } from './endpoint/reference';
 import { makeS3Client } from './endpoint/s3-client';
@@ -40,6 +41,8 @@ export interface RunOptions {
   quiet?: boolean;
   /** Called with the embedded endpoint once it runs (tests use it to inject faults). */
   onEndpoint?: (e: EmbeddedEndpoint) => void;
+  /** Called as each step starts (tests use it to inject faults at a known point). */
+  onStep?: (index: number, label: string) => void;
   /** Called whenever a mount comes up (tests use it to kill or stop the client). */
   onMounted?: OpenContext['onMounted'];
   signal?: AbortSignal;
@@ -128,18 +131,24 @@ export async function runBenchmark(opts: RunOptions): Promise<RunOutcome> {
       if (!embedded) await reference!.deletePrefix(prefix);
     });
 
-    // The most the link can carry: results above it came from a cache, and are flagged so.
-    const link = await linkLimitFor(client, target.bucket, `${prefix}link-limit.bin`, hostFacts().instance_type);
-    progress.log(`link limit: ${link.mibPerSecond ?? 'unknown'} MiB/s (${link.source})`);
-
     // Everything is valid: from here on the run writes results.
-    const host = hostFacts(link);
     const endpointFacts: ResultRecord['endpoint'] = { kind: target.kind, url: target.endpointUrl ?? null, server: target.server };
     writer = new ResultsWriter(resolve(opts.resultsDir), {
       run_id: runId, status: 'running', started_at: new Date().toISOString(), ended_at: null, matrix: matrix.name,
       steps_total: steps.length, steps_done: 0, steps_failed: 0, problem: null, endpoint: endpointFacts, peak_rss_bytes: null,
     });
     await writer.open();
+
+    // The most the link can carry: results above it came from a cache, and are flagged so.
+    let link: LinkLimit;
+    try {
+      link = await linkLimitFor(client, target.bucket, `${prefix}link-limit.bin`, hostFacts().instance_type);
+    } catch (err) {
+      if (abort.signal.aborted) throw err;
+      link = { mibPerSecond: null, source: `not measured (${errorSummary(err)}): no plausibility check` };
+    }
+    progress.log(`link limit: ${link.mibPerSecond ?? 'unknown'} MiB/s (${link.source})`);
+    const host = hostFacts(link);
     progress.log(`run ${runId}: ${steps.length} steps (${matrix.methods.length} methods × ${matrix.workloads.length} workloads × ${matrix.repetitions} repetitions), results in ${writer.partitionDir}`);
 
     const fixtures = await writeFixtures(matrix, reference, prefix, progress, abort.signal);
@@ -148,6 +157,7 @@ export async function runBenchmark(opts: RunOptions): Promise<RunOutcome> {
       if (abort.signal.aborted) break;
       const label = `${step.method.name}${step.method.variant === 'default' ? '' : `:${step.method.variant}`} ${step.workload.name} rep ${step.repetition}`;
       progress.step(step.index, label);
+      opts.onStep?.(step.index, label);
       const started = Date.now();
       const records = await runStep(step, {
         target, host, endpointFacts, runId, prefix, reference, fixtures, progress, signal: abort.signal, cache: matrix.cache, onMounted: opts.onMounted,
@@ -251,6 +261,7 @@ async function runStep(step: Step, env: StepEnv): Promise<ResultRecord[]> {
 
   const scratchDir = await mkdtemp(join(tmpdir(), `s3ab-step${step.index}-`));
   const removeScratch = onCleanup(`scratch ${scratchDir}`, () => rm(scratchDir, { recursive: true, force: true }));
+  const removeScratchNow = onEmergencyExit(() => rmSync(scratchDir, { recursive: true, force: true }));
   const stepPrefix = `${env.prefix}steps/${String(step.index).padStart(3, '0')}/`;
   const measurements: { m: Measurement; cache: ResultRecord['cache'] }[] = [];
   let session: StorageSession | null = null;
@@ -308,6 +319,7 @@ async function runStep(step: Step, env: StepEnv): Promise<ResultRecord[]> {
     env.signal.removeEventListener('abort', onRunAbort);
     await session?.close().catch((err) => env.progress.log(`closing ${method.name} failed: ${errorSummary(err)}`));
     removeScratch();
+    removeScratchNow();
     await rm(scratchDir, { recursive: true, force: true });
     await env.reference.deletePrefix(stepPrefix).catch(() => {});
   }

@@ -1,7 +1,7 @@
 import { CreateBucketCommand, ListBucketsCommand, S3Client } from '@aws-sdk/client-s3';
 import { ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { accessSync, constants, existsSync, readFileSync } from 'node:fs';
+import { accessSync, constants, existsSync, readFileSync, rmSync } from 'node:fs';
 import { mkdtemp, mkdir, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -110,7 +110,10 @@ export async function startEmbeddedEndpoint(log: (msg: string) => void = () => {
     };
     const unregisterStop = onCleanup(`embedded server (pid ${child.pid})`, stop);
     // A second Ctrl-C exits at once: the server must not outlive the runner even then.
-    const unregisterKill = onEmergencyExit(() => child.kill('SIGKILL'));
+    const unregisterKill = onEmergencyExit(() => {
+      child.kill('SIGKILL');
+      rmSync(dir, { recursive: true, force: true });
+    });
     void exited.then(() => unregisterKill());
 
     const target: StoreTarget = {

@@ -1,5 +1,5 @@
 import { ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { readFileSync, rmdirSync } from 'node:fs';
+import { readFileSync, rmSync, rmdirSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, rm, rmdir, stat, unlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -255,6 +255,8 @@ export class MountSession implements StorageSession, FileSystemAccess {
     } catch {
       // still busy or already gone
     }
+    // The client's files include credentials: never leave them behind.
+    rmSync(this.workDir, { recursive: true, force: true });
   }
 
   /** Unmounts, stops the client, removes the mount point and the client's files. Safe to call twice. */

@@ -3,7 +3,7 @@ import type { Availability, Options } from '../core/method';
 import type { MountDriver, MountPlan, MountPlanContext } from '../core/mount';
 import { fuseProblem } from '../core/mounts-table';
 import { parseSize } from '../core/units';
-import { findBinary, once, toolsBin, versionOutput } from './client-binaries';
+import { findBinary, once, toolsBin, versionOutput } from '../core/binaries';
 import { mountMethod } from './mount-session';
 
 /**

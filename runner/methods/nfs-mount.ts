@@ -1,7 +1,7 @@
 import type { Availability, Options } from '../core/method';
 import type { MountDriver, MountPlan, MountPlanContext } from '../core/mount';
 import { kernelHasNfs } from '../core/mounts-table';
-import { findBinary, once, versionOutput } from './client-binaries';
+import { findBinary, once, versionOutput } from '../core/binaries';
 
 /** NFS options AWS recommends for EFS (and so S3 Files, which is built on it), recorded with every result. */
 export const NFS_OPTIONS: Options = {

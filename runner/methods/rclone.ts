@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { Availability, Options } from '../core/method';
 import type { MountDriver, MountPlan, MountPlanContext } from '../core/mount';
 import { fuseProblem } from '../core/mounts-table';
-import { findBinary, once, versionOutput } from './client-binaries';
+import { findBinary, once, versionOutput } from '../core/binaries';
 import { mountMethod } from './mount-session';
 
 /**

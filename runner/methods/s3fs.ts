@@ -4,7 +4,7 @@ import { onEc2 } from '../core/host';
 import type { Availability, Options } from '../core/method';
 import type { MountDriver, MountPlanContext } from '../core/mount';
 import { fuseProblem } from '../core/mounts-table';
-import { findBinary, once, versionOutput } from './client-binaries';
+import { findBinary, once, versionOutput } from '../core/binaries';
 import { mountMethod } from './mount-session';
 
 /**

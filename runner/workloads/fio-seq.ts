@@ -4,7 +4,7 @@ import { constants as osConstants } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { Measurement } from '../core/batch';
 import { errorSummary } from '../core/errors';
-import { findBinary, once, versionOutput } from '../methods/client-binaries';
+import { findBinary, once, versionOutput } from '../core/binaries';
 import { formatSize } from '../core/units';
 import type { WorkloadContext, WorkloadDefinition } from '../core/workload';
 import { SIZE_SCHEMA, sizeOf, waitForObjects } from './common';

@@ -8,7 +8,7 @@ import type { Measurement } from '../core/batch';
 import { errorSummary } from '../core/errors';
 import type { FileSystemAccess } from '../core/method';
 import type { WorkloadContext, WorkloadDefinition } from '../core/workload';
-import { findBinary } from '../methods/client-binaries';
+import { findBinary } from '../core/binaries';
 
 interface SemanticsParams {
   /** How long the propagation probes (and checks of write-back uploads) wait, in seconds. */

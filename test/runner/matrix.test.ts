@@ -77,3 +77,28 @@ describe('sizes', () => {
     expect(formatSize(1024 ** 3)).toBe('1 GiB');
   });
 });
+
+describe('the cache dimension and mount methods in matrices', () => {
+  const base = { methods: ['s3fs', { name: 'mountpoint', variant: 'cached' }], workloads: { 'fio-seq': {} } };
+
+  test('cache states default to cold, run cold before warm, and take --cache', () => {
+    expect(resolveMatrix(base, 'm').cache).toEqual(['cold']);
+    expect(resolveMatrix({ ...base, cache: ['warm', 'cold'] }, 'm').cache).toEqual(['cold', 'warm']);
+    expect(resolveMatrix(applyOverrides(base, { cache: ['warm'] }), 'm').cache).toEqual(['warm']);
+  });
+
+  test('a bad cache state, variant or option is named with the valid values', () => {
+    expect(problemOf(() => resolveMatrix({ ...base, cache: ['hot'] }, 'm'))).toMatch(/matrix\.cache\.0 must be one of cold, warm/);
+    expect(problemOf(() => resolveMatrix({ methods: [{ name: 's3fs', variant: 'tuned' }], workloads: { 'fio-seq': {} } }, 'm')))
+      .toMatch(/s3fs has no variant "tuned" \| use one of: default, seed-000/);
+    expect(problemOf(() => resolveMatrix({ methods: [{ name: 'rclone', options: { vfs_cache_mod: 'full' } }], workloads: { semantics: {} } }, 'm')))
+      .toMatch(/rclone has no option "vfs_cache_mod"/);
+    expect(problemOf(() => resolveMatrix({ methods: ['s3fs'], workloads: { 'fio-seq': { io: ['sync'] } } }, 'm')))
+      .toMatch(/workloads\.fio-seq\.io\.0 must be one of direct, buffered/);
+  });
+
+  test('fio-seq defaults to seed 000\'s sizes, 10 files, libaio, O_DIRECT, blocks up to 1 MiB', () => {
+    const m = resolveMatrix({ methods: ['s3fs'], workloads: { 'fio-seq': {} } }, 'm');
+    expect(m.workloads[0].params).toEqual({ sizes: ['1KiB', '100KiB', '1MiB', '10MiB', '100MiB'], files: 10, io: ['direct'], ioengine: 'libaio', max_block_size: '1MiB' });
+  });
+});

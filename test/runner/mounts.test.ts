@@ -30,16 +30,28 @@ function matrixFile(dir: string, matrix: object): string {
   return file;
 }
 
+/** Temporary folders of this file, removed at the end even when a test fails. */
+const tempDirs: string[] = [];
+function tempDir(prefix: string): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  tempDirs.push(dir);
+  return dir;
+}
+afterAll(() => {
+  for (const d of tempDirs) rmSync(d, { recursive: true, force: true });
+});
+
 /** Mounts this test run made: our mount points all start with s3ab-mnt-. */
 const ourMounts = (points: string[]) => mountTable().filter((m) => points.includes(m.mountPoint));
 
 describe('s3fs, Mountpoint and rclone mounted on the embedded versitygw', () => {
-  const dir = mkdtempSync(join(tmpdir(), 's3ab-test-mounts-'));
+  let dir = '';
   let records: ResultRecord[] = [];
   const mounted: { method: string; mountPoint: string; clientPid: number | null }[] = [];
   let problem: string | null = 'did not run';
 
   beforeAll(async () => {
+    dir = tempDir('s3ab-test-mounts-');
     const outcome = await runBenchmark({
       matrixFile: matrixFile(dir, {
         name: 'mounts-test', repetitions: 1, cache: ['cold', 'warm'],
@@ -57,7 +69,6 @@ describe('s3fs, Mountpoint and rclone mounted on the embedded versitygw', () => 
     records = readRecords(join(dir, 'results'));
     problem = outcome.manifest.problem;
   }, 600_000);
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   test('the run completes: no step failed', () => {
     const failed = records.filter((r) => r.status === 'failed').map((r) => `${r.method} ${r.workload} ${r.cache} ${r.operation}: ${r.error_sample}`);
@@ -186,7 +197,7 @@ describe('s3fs, Mountpoint and rclone mounted on the embedded versitygw', () => 
 
 describe('mount faults', () => {
   test('a client killed during a workload: the step fails naming it, the run goes on, the mount is gone', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 's3ab-test-kill-mount-'));
+    const dir = tempDir('s3ab-test-kill-mount-');
     const mounted: { mountPoint: string; clientPid: number | null }[] = [];
     const outcome = await runBenchmark({
       matrixFile: matrixFile(dir, { repetitions: 1, methods: ['s3fs', 'mountpoint'], workloads: { 'small-reads': { files: 400, size: '8KiB' } } }),
@@ -207,7 +218,6 @@ describe('mount faults', () => {
     expect(records.filter((r) => r.method === 'mountpoint').every((r) => r.status === 'ok')).toBe(true);
     expect(ourMounts(mounted.map((m) => m.mountPoint))).toEqual([]);
     for (const m of mounted) expect(existsSync(m.mountPoint)).toBe(false);
-    rmSync(dir, { recursive: true, force: true });
   }, 180_000);
 
   describe('against a live server', () => {
@@ -221,7 +231,7 @@ describe('mount faults', () => {
     });
 
     test('a hung client: unmount falls back to a lazy unmount, the client is killed, nothing is left', async () => {
-      const scratch = mkdtempSync(join(tmpdir(), 's3ab-test-hang-'));
+      const scratch = tempDir('s3ab-test-hang-');
       const signal = new AbortController().signal;
       setMaxListeners(100, signal);
       const session = await s3fs.open({ target: server.target, options: s3fs.variants.default, scratchDir: scratch, signal });
@@ -235,11 +245,10 @@ describe('mount faults', () => {
       expect(ourMounts([mountPoint])).toEqual([]);
       expect(alive(pid)).toBe(false);
       expect(existsSync(mountPoint)).toBe(false);
-      rmSync(scratch, { recursive: true, force: true });
     }, 60_000);
 
     test('a mount that fails: a clear step failure with the client\'s reason, no mount left', async () => {
-      const dir = mkdtempSync(join(tmpdir(), 's3ab-test-badmount-'));
+      const dir = tempDir('s3ab-test-badmount-');
       const before = ourS3fsMounts();
       const r = await s3ab(['run', '--matrix', matrixFile(dir, { repetitions: 1, methods: [{ name: 's3fs', options: { sigv2: true } }], workloads: { 'small-reads': { files: 2 } } }),
         '--endpoint', server.target.endpointUrl!, '--bucket', server.target.bucket, '--results', join(dir, 'results')],
@@ -247,7 +256,6 @@ describe('mount faults', () => {
       expect(r.code).toBe(1);
       expect(r.stdout).toMatch(/s3fs did not mount: .*(invalid credentials|Exiting FUSE)/);
       expect(ourS3fsMounts().filter((m) => !before.includes(m))).toEqual([]);
-      rmSync(dir, { recursive: true, force: true });
     }, 60_000);
   });
 
@@ -267,7 +275,7 @@ describe('mount faults', () => {
   });
 
   test('Ctrl-C during a mount step: exit 130, the mount and its client are gone', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 's3ab-test-int-'));
+    const dir = tempDir('s3ab-test-int-');
     const before = ourS3fsMounts();
     const child = spawn(process.execPath, [S3AB, 'run', '--matrix', matrixFile(dir, { repetitions: 2, methods: ['s3fs'], workloads: { 'small-reads': { files: 1000 } } }),
       '--results', join(dir, 'results')], { env: process.env });
@@ -296,13 +304,14 @@ describe('mount faults', () => {
     for (const pid of clients) expect(alive(pid)).toBe(false);
     expect(err).toMatch(/SIGINT: stopping; cleaning up/);
     expect(ourS3fsMounts().filter((m) => !before.includes(m))).toEqual([]);
-    rmSync(dir, { recursive: true, force: true });
   }, 90_000);
 });
 
 test('Ctrl-C twice during a mount step: the runner exits at once, still leaving no mount and no client', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 's3ab-test-int2-'));
+  const dir = tempDir('s3ab-test-int2-');
   const before = ourS3fsMounts();
+  const clientFiles = () => readdirSync('/dev/shm').filter((d) => d.startsWith('s3ab-s3fs-'));
+  const filesBefore = clientFiles();
   const child = spawn(process.execPath, [S3AB, 'run', '--matrix', matrixFile(dir, { repetitions: 1, methods: ['s3fs'], workloads: { 'small-reads': { files: 1000 } } }),
     '--results', join(dir, 'results')], { env: process.env });
   let out = '';
@@ -325,8 +334,9 @@ test('Ctrl-C twice during a mount step: the runner exits at once, still leaving 
   expect(code).toBe(130);
   expect(clients.length).toBeGreaterThan(0);
   for (const pid of clients) expect(await goneWithin(pid, 3000)).toBe(true);
+  // The client's folder (with its credentials file) went with it.
+  expect(clientFiles().filter((d) => !filesBefore.includes(d))).toEqual([]);
   expect(ourS3fsMounts().filter((m) => !before.includes(m))).toEqual([]);
-  rmSync(dir, { recursive: true, force: true });
 }, 90_000);
 
 /** Waits until a process no longer runs (gone, or a zombie waiting for init to reap it). */

@@ -120,11 +120,9 @@ describe('faults', () => {
     const outcome = await runBenchmark({
       matrixFile: undefined, profile: 'quick', methods: ['s3-api'], workloads: ['objects', 'small-reads'], repetitions: 3,
       resultsDir: dir, quiet: true,
-      onEndpoint: (e) => {
-        pid = e.pid;
-        // Kill it once the first step is under way.
-        setTimeout(() => process.kill(e.pid, 'SIGKILL'), 300);
-      },
+      onEndpoint: (e) => (pid = e.pid),
+      // Kill it once the first step is under way.
+      onStep: (index) => { if (index === 1) setTimeout(() => process.kill(pid, 'SIGKILL'), 300); },
     });
     expect(outcome.manifest.status).toBe('failed');
     expect(outcome.manifest.problem).toMatch(/embedded S3 server \(versitygw\) exited mid-run/);

@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { projectRoot, which } from '../core/paths';
+import { projectRoot, which } from './paths';
 
 const execFileAsync = promisify(execFile);
 
