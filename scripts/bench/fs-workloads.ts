@@ -16,6 +16,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
 import { crc32 } from 'node:zlib';
 import { parseArgs } from 'node:util';
 import { patternBuffer } from '../../runner/core/data';
@@ -186,10 +187,35 @@ async function readers(): Promise<boolean> {
   return pass;
 }
 
+/**
+ * The machine's own reference: how much more CRC-32 work (in memory, no I/O) 16 threads get done
+ * than 1 in the same time. Below ~1.6x, other work holds the CPUs and no reader can scale.
+ */
+async function cpuReference(): Promise<number> {
+  const code = `const { parentPort } = require('node:worker_threads'); const { crc32 } = require('node:zlib');
+    const b = Buffer.alloc(1 << 20, 1); const t = Date.now(); let n = 0;
+    while (Date.now() - t < 1000) { crc32(b); n++; } parentPort.postMessage(n);`;
+  const run = async (k: number) => {
+    const workers = Array.from({ length: k }, () => new Worker(code, { eval: true }));
+    const counts = await Promise.all(workers.map((w) => new Promise<number>((r) => w.once('message', r))));
+    await Promise.all(workers.map((w) => w.terminate()));
+    return counts.reduce((a, b) => a + b, 0);
+  };
+  const ones: number[] = [];
+  const sixteens: number[] = [];
+  for (let round = 0; round < 3; round++) {
+    ones.push(await run(1));
+    sixteens.push(await run(16));
+  }
+  return median(sixteens) / median(ones);
+}
+
 async function main(): Promise<void> {
   console.log(`fs-workloads bench: ${cpus().length} CPUs, load average ${loadavg().map((x) => x.toFixed(2)).join(' ')} before; ${values.dir} is ${fsType(values.dir!)}`);
   const a = await overhead();
   const b = await readers();
+  const cpu = await cpuReference();
+  console.log(`\n3. the machine's reference: 16 threads of in-memory CRC-32 do ${fmt(cpu)}x the work of 1 thread ${cpu < 1.6 ? '— the CPUs are busy with other work: reader scaling cannot show now' : ''}`);
   console.log(`\nload average ${loadavg().map((x) => x.toFixed(2)).join(' ')} after (other work on this machine shares the ${cpus().length} CPUs)`);
   console.log(a && b ? 'all targets met' : 'TARGETS MISSED (see above)');
   process.exitCode = a && b ? 0 : 1;
