@@ -6,7 +6,10 @@
  *    tools' latencies is the runner's own per-operation overhead. Target: within 2 µs.
  * 2. Parallel readers: 16 reader threads against 1, reading whole files with the workloads' reader
  *    (CRC-32 checked), large files (read-scaling) and small files with the 80/20 pattern
- *    (web-serving). Target: 16 readers reach ≥ 1.6× the single reader's rate on 2 cores.
+ *    (web-serving); aggregate rate = bytes / (first open to last close). Target: 16 readers reach
+ *    ≥ 1.6× the single reader's rate on 2 cores.
+ * 3. The machine's reference: 16 threads against 1 on in-memory work, to tell a busy machine from
+ *    a runner that serializes.
  *
  * Rounds alternate between the tools and between 1 and 16 readers, so drift on a shared machine
  * hits both sides; medians over rounds are the verdict. Usage:
@@ -120,27 +123,17 @@ async function overhead(): Promise<boolean> {
   return pass;
 }
 
-/** fio reading the 16 large files: one job all of them in turn, or 16 jobs one each (MB/s). */
-function fioReaders(dir: string, jobs: number): number {
-  const files = Array.from({ length: 16 }, (_, i) => `big-${i}.bin`);
-  const args = jobs === 1
-    ? [`--filename=${files.join(':')}`, '--file_service_type=sequential']
-    : ['--filename_format=big-$jobnum.bin', '--size=32m', `--numjobs=${jobs}`, '--group_reporting'];
-  const out = execFileSync('fio', ['--name=readers', '--rw=read', '--bs=1M', '--ioengine=psync', '--thread', `--directory=${dir}`, ...args, '--output-format=json'], { encoding: 'utf8' });
-  const read = JSON.parse(out.slice(out.indexOf('{'))).jobs[0].read;
-  return read.bw_bytes / 1e6;
-}
-
 async function readers(): Promise<boolean> {
   console.log(`\n2. parallel readers on ${fsType(values.dir!)}: 16 reader threads vs 1, ${ROUNDS} rounds (MB/s, CRC-32 checked)`);
   const dir = mkdtempSync(join(values.dir!, 's3ab-bench-readers-'));
   const ctx = { root: dir, scratchDir: dir, dataSeed: 'bench', signal, record: () => {}, progress: () => {} };
   let pass = true;
   try {
-    // Large files: each reader its own 32 MiB file (read-scaling's concurrent readers).
+    // Large files: each reader its own 96 MiB file (read-scaling's concurrent readers). Enough
+    // work (~1 s) that threads scheduled a little late on a busy machine do not decide the ratio.
     const big: ReadableFile[] = Array.from({ length: 16 }, (_, i) => {
-      const data = patternBuffer(`bench-big-${i}`, 32 * 1024 * 1024);
-      const path = join(dir, `big-${i}.bin`); // fio's baseline reads the same files by these names
+      const data = patternBuffer(`bench-big-${i}`, 96 * 1024 * 1024);
+      const path = join(dir, `big-${i}.bin`);
       writeFileSync(path, data);
       return { path, size: data.length, crc32: crc32(data) };
     });
@@ -151,35 +144,28 @@ async function readers(): Promise<boolean> {
     const small: ReadableFile[] = plan.files.map((f, i) => ({ path: join(dir, 'web', f.path), size: f.size, crc32: crcs[i] }));
     const cases = [
       {
-        name: 'large files (32 MiB each)', files: big, chunk: 1024 * 1024, fio: true,
+        name: 'large files (96 MiB each)', files: big, chunk: 1024 * 1024,
         sequences: (n: number) => (n === 1 ? [Array.from({ length: 16 }, (_, i) => i)] : Array.from({ length: n }, (_, i) => [i])),
       },
       {
-        name: 'small files (80/20, 16,000 reads)', files: small, chunk: 256 * 1024, fio: false,
-        sequences: (n: number) => accessSequences(small.length, { reads: 16000, readers: n, hotFraction: 0.2, hotShare: 0.8 }, 'bench'),
+        name: 'small files (80/20, 48,000 reads)', files: small, chunk: 256 * 1024,
+        sequences: (n: number) => accessSequences(small.length, { reads: 48000, readers: n, hotFraction: 0.2, hotShare: 0.8 }, 'bench'),
       },
     ];
     for (const c of cases) {
       const rates: Record<number, number[]> = { 1: [], 16: [] };
-      const fioRates: Record<number, number[]> = { 1: [], 16: [] };
       for (let round = 0; round < ROUNDS; round++) {
         for (const n of round % 2 === 0 ? [1, 16] : [16, 1]) {
           const r = await runReaders(ctx, c.files, c.sequences(n), c.chunk, 'wall');
           if (r.failed || r.mismatches) throw new Error(`${c.name}, ${n} readers: ${r.failed} failed: ${r.firstError}`);
           rates[n].push(r.bytes / 1e6 / (r.durationNs / 1e9));
-          if (c.fio) fioRates[n].push(fioReaders(dir, n));
         }
-        const ref = c.fio ? ` | fio: 1 job ${fmt(fioRates[1][round], 0)} MB/s, 16 jobs ${fmt(fioRates[16][round], 0)} MB/s` : '';
-        console.log(`   ${c.name} round ${round + 1}: 1 reader ${fmt(rates[1][round], 0)} MB/s, 16 readers ${fmt(rates[16][round], 0)} MB/s${ref}`);
+        console.log(`   ${c.name} round ${round + 1}: 1 reader ${fmt(rates[1][round], 0)} MB/s, 16 readers ${fmt(rates[16][round], 0)} MB/s`);
       }
       const ratio = median(rates[16]) / median(rates[1]);
       const ok = ratio >= 1.6;
       pass &&= ok;
       console.log(`   => ${c.name}: 1 reader ${fmt(median(rates[1]), 0)} MB/s, 16 readers ${fmt(median(rates[16]), 0)} MB/s: ${fmt(ratio)}x — target ≥ 1.6x: ${ok ? 'PASS' : 'FAIL'}`);
-      if (c.fio) {
-        const fioRatio = median(fioRates[16]) / median(fioRates[1]);
-        console.log(`      fio on the same files in the same rounds (psync, 1 MiB, threads): ${fmt(fioRatio)}x — ${fioRatio < 1.6 ? 'the machine itself does not give 16 readers more now (other load on its CPUs)' : 'the machine scales'}`);
-      }
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });
