@@ -1,4 +1,5 @@
-import { existsSync, mkdirSync, statSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
@@ -59,13 +60,20 @@ export function threadScript(): string {
   }
   if (compiledScript && existsSync(compiledScript)) return compiledScript;
   const entry = join(__dirname, 'fs-thread.ts');
-  const dir = join(tmpdir(), 's3ab-fs-thread');
-  mkdirSync(dir, { recursive: true });
-  const out = join(dir, `fs-thread-${process.pid}-${Math.round(statSync(entry).mtimeMs)}.js`);
   // Loaded only here, so the bundle does not depend on esbuild.
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const esbuild = require('esbuild') as typeof import('esbuild');
-  esbuild.buildSync({ entryPoints: [entry], outfile: out, bundle: true, platform: 'node', target: 'node20', format: 'cjs', logLevel: 'warning' });
+  const built = esbuild.buildSync({ entryPoints: [entry], write: false, bundle: true, platform: 'node', target: 'node20', format: 'cjs', logLevel: 'warning' });
+  const code = built.outputFiles[0].contents;
+  // Named by content: every process of the same sources shares one file, and nothing piles up.
+  const dir = join(tmpdir(), 's3ab-fs-thread');
+  mkdirSync(dir, { recursive: true });
+  const out = join(dir, `fs-thread-${createHash('sha256').update(code).digest('hex').slice(0, 16)}.js`);
+  if (!existsSync(out)) {
+    const partial = `${out}.${process.pid}.tmp`;
+    writeFileSync(partial, code);
+    renameSync(partial, out);
+  }
   compiledScript = out;
   return out;
 }
