@@ -1,32 +1,28 @@
-import { createHash } from 'node:crypto';
+import { createHash, type Hash } from 'node:crypto';
 import { lstat, open, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import { readRestOnThread } from './reader-thread';
 
 const CHUNK = 1024 * 1024;
 
 /**
- * Reads a file front to back in 1 MiB chunks into SHA-256, with the next read in flight while the
- * previous chunk is hashed, so hashing overlaps the file system's latency instead of adding to it.
- * `hashing: false` reads the same way without hashing (the overhead check in bench:mounts).
+ * Reads a file front to back into SHA-256. The first 1 MiB is read here; a longer file is read on,
+ * through the same open file, by a reader thread (runner/core/reader-thread.ts) with blocking 1 MiB
+ * reads back to back, as fio reads, while this thread hashes what arrives: the hash overlaps the
+ * file system's latency, and a late event loop does not slow the reads. `hashing: false` reads the
+ * same way without hashing (the overhead check in bench:mounts).
  */
 export async function readFileHashed(path: string, chunk = CHUNK, hashing = true): Promise<{ bytes: number; digest: string }> {
+  const hash = createHash('sha256');
+  const sink: Pick<Hash, 'update'> = hashing ? hash : { update: () => hash };
   const file = await open(path, 'r');
   try {
-    const hash = createHash('sha256');
-    const buffers = [Buffer.allocUnsafe(chunk), Buffer.allocUnsafe(chunk)];
-    let which = 0;
-    let position = 0;
-    let pending = file.read(buffers[0], 0, chunk, position);
-    for (;;) {
-      const { bytesRead } = await pending;
-      if (bytesRead === 0) break;
-      const current = buffers[which];
-      position += bytesRead;
-      which ^= 1;
-      pending = file.read(buffers[which], 0, chunk, position);
-      if (hashing) hash.update(current.subarray(0, bytesRead));
-    }
-    return { bytes: position, digest: hashing ? hash.digest('hex') : '' };
+    const buffer = Buffer.allocUnsafe(chunk);
+    const first = (await file.read(buffer, 0, chunk, 0)).bytesRead;
+    sink.update(buffer.subarray(0, first));
+    // One open file: the reader thread reads on with the same descriptor.
+    const bytes = first < chunk ? first : await readRestOnThread(file.fd, first, sink);
+    return { bytes, digest: hashing ? hash.digest('hex') : '' };
   } finally {
     await file.close();
   }

@@ -28,9 +28,9 @@ export function instanceLinkLimit(instanceType: string): LinkLimit {
 /**
  * The most the endpoint can deliver to this host: an object is read with 1, 4 and 8 parallel
  * ranged GETs, three times each, the data discarded; the best rate × LOOPBACK_HEADROOM is the limit.
- * Takes about a second against the embedded server.
+ * Takes well under a second against the embedded server.
  */
-export async function measureLinkLimit(client: S3Client, bucket: string, key: string, size = 128 * MIB): Promise<LinkLimit> {
+export async function measureLinkLimit(client: S3Client, bucket: string, key: string, size = 64 * MIB): Promise<LinkLimit> {
   await client.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: patternStream('link-limit', size), ContentLength: size }));
   let best = 0;
   let bestStreams = 1;
