@@ -18,7 +18,7 @@ function newest(dir) {
   return t;
 }
 
-if (process.argv.includes('--if-stale') && existsSync(out)) {
+if (process.argv.includes('--if-stale') && existsSync(out) && existsSync(join(root, 'dist', 'fs-thread.js'))) {
   const sources = Math.max(newest(join(root, 'runner')), newest(join(root, 'assets')), statSync(join(root, 'package-lock.json')).mtimeMs);
   if (statSync(out).mtimeMs >= sources) process.exit(0);
 }
@@ -31,12 +31,24 @@ await build({
   format: 'cjs',
   sourcemap: 'linked',
   banner: { js: '#!/usr/bin/env node' },
-  // Native binding: loaded only by `s3ab report`, from node_modules.
-  external: ['@duckdb/node-api'],
+  // Native binding: loaded only by `s3ab report`, from node_modules. esbuild: only when the
+  // measuring threads' script is built from sources (tests), never from the bundle.
+  external: ['@duckdb/node-api', 'esbuild'],
   // vega-canvas's Node build loads the optional native `canvas` package with a top-level await,
   // which a CommonJS bundle cannot hold; its browser build has no native part, and Vega renders
   // SVG without a canvas (text widths are estimated).
   alias: { 'vega-canvas': join(root, 'node_modules', 'vega-canvas', 'build', 'vega-canvas.browser.js') },
+  logLevel: 'warning',
+  legalComments: 'none',
+});
+// The measuring threads' script (runner/core/threads.ts), next to the bundle.
+await build({
+  entryPoints: [join(root, 'runner', 'core', 'fs-thread.ts')],
+  outfile: join(root, 'dist', 'fs-thread.js'),
+  bundle: true,
+  platform: 'node',
+  target: 'node20',
+  format: 'cjs',
   logLevel: 'warning',
   legalComments: 'none',
 });

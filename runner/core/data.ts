@@ -1,6 +1,7 @@
 import { createCipheriv, createHash } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { Readable, Transform } from 'node:stream';
+import { crc32 } from 'node:zlib';
 import { pipeline } from 'node:stream/promises';
 
 const CHUNK = 1024 * 1024;
@@ -29,12 +30,20 @@ export function patternStream(seed: string, size: number): Readable {
   });
 }
 
-/** A pass-through stream that hashes what flows through it. */
+/** The first `size` bytes of the pattern for `seed`, in memory (the same bytes as patternStream). */
+export function patternBuffer(seed: string, size: number): Buffer {
+  const key = createHash('sha256').update(seed).digest();
+  return createCipheriv('aes-256-ctr', key, Buffer.alloc(16)).update(Buffer.alloc(size));
+}
+
+/** A pass-through stream that hashes what flows through it (SHA-256, and CRC-32 in `crc`). */
 export class HashingStream extends Transform {
   private readonly hash = createHash('sha256');
   bytes = 0;
+  crc = 0;
   _transform(chunk: Buffer, _enc: BufferEncoding, done: (err?: Error | null, data?: Buffer) => void): void {
     this.hash.update(chunk);
+    this.crc = crc32(chunk, this.crc);
     this.bytes += chunk.length;
     done(null, chunk);
   }

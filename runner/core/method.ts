@@ -47,9 +47,12 @@ export interface FileSystemAccess {
   readonly uploadsAfterClose: boolean;
   /**
    * A cold start: unmounts, empties the client's own cache, drops the kernel's caches and mounts
-   * again. The next access goes to the store.
+   * again. The next access goes to the store. With `keepDiskCache` the client's disk cache is
+   * kept (memory caches are still dropped): the next access is served from that disk cache.
    */
-  remount(): Promise<void>;
+  remount(opts?: { keepDiskCache?: boolean }): Promise<void>;
+  /** True when the client keeps a local disk cache (s3fs use_cache, Mountpoint --cache, ...). */
+  readonly diskCache: boolean;
   /** Throws a clear error when the client process died or the mount went away. */
   check(): void;
   /** Pid of the client process (null for kernel clients such as NFS). */

@@ -6,9 +6,12 @@ export interface FixtureSpec {
   /** Stable name within the run, e.g. `dir-walk-10000x4096`. */
   id: string;
   count: number;
+  /** Size of every object; when they differ (sizeOf), the largest. */
   size: number;
   /** Key of object i, relative to the fixture prefix. */
   keyOf(i: number): string;
+  /** Size of object i when the objects differ in size (a source tree, a range of sizes). */
+  sizeOf?(i: number): number;
 }
 
 export interface Fixture {
@@ -17,6 +20,8 @@ export interface Fixture {
   prefix: string;
   /** Expected SHA-256 of object i. */
   digestOf(i: number): string;
+  /** Expected CRC-32 (zlib) of object i: the cheap check of the parallel file readers. */
+  crc32Of(i: number): number;
 }
 
 export interface WorkloadContext<P> {

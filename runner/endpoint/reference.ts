@@ -60,30 +60,39 @@ export class ReferenceStore {
     }
   }
 
-  /** Writes a fixture's objects (deterministic data, so each digest is known) with `parallel` uploads at once. */
+  /**
+   * Writes a fixture's objects (deterministic data, so each digest is known): objects up to the
+   * single-PUT limit `parallel` at a time, larger ones one after another as multipart uploads.
+   */
   async writeFixture(spec: FixtureSpec, prefix: string, parallel: number, onProgress: (done: number) => void): Promise<Fixture> {
     const digests: string[] = new Array(spec.count);
-    let next = 0;
+    const crcs: number[] = new Array(spec.count);
     let done = 0;
     const seedOf = (i: number) => `fixture/${spec.id}/${i}`;
-    const worker = async () => {
-      while (next < spec.count) {
-        const i = next++;
-        const hashing = new HashingStream();
-        const body = patternStream(seedOf(i), spec.size).pipe(hashing);
-        const key = prefix + spec.keyOf(i);
-        if (spec.size <= SINGLE_PUT_LIMIT) {
-          await this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key: key, Body: body, ContentLength: spec.size }));
-        } else {
-          await new Upload({ client: this.client, params: { Bucket: this.bucket, Key: key, Body: body }, partSize: 8 * 1024 * 1024, queueSize: 4 }).done();
-        }
-        digests[i] = hashing.digest();
-        onProgress(++done);
+    const sizeOf = (i: number) => spec.sizeOf?.(i) ?? spec.size;
+    const upload = async (i: number) => {
+      const size = sizeOf(i);
+      const hashing = new HashingStream();
+      const body = patternStream(seedOf(i), size).pipe(hashing);
+      const key = prefix + spec.keyOf(i);
+      if (size <= SINGLE_PUT_LIMIT) {
+        await this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key: key, Body: body, ContentLength: size }));
+      } else {
+        await new Upload({ client: this.client, params: { Bucket: this.bucket, Key: key, Body: body }, partSize: 8 * 1024 * 1024, queueSize: 4 }).done();
       }
+      digests[i] = hashing.digest();
+      crcs[i] = hashing.crc;
+      onProgress(++done);
     };
-    const workers = spec.size > SINGLE_PUT_LIMIT ? 1 : parallel;
-    await Promise.all(Array.from({ length: Math.min(workers, spec.count) }, worker));
-    return { spec, prefix, digestOf: (i) => digests[i] };
+    const all = Array.from({ length: spec.count }, (_, i) => i);
+    const small = all.filter((i) => sizeOf(i) <= SINGLE_PUT_LIMIT);
+    let next = 0;
+    const worker = async () => {
+      while (next < small.length) await upload(small[next++]);
+    };
+    await Promise.all(Array.from({ length: Math.min(parallel, small.length) }, worker));
+    for (const i of all.filter((x) => sizeOf(x) > SINGLE_PUT_LIMIT)) await upload(i);
+    return { spec, prefix, digestOf: (i) => digests[i], crc32Of: (i) => crcs[i] };
   }
 }
 

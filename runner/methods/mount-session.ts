@@ -127,9 +127,16 @@ export class MountSession implements StorageSession, FileSystemAccess {
     return (telling.pop() ?? lines.pop() ?? '').slice(0, 300);
   }
 
-  /** Mounts with an empty client cache and dropped kernel caches; resolves when the mount answers. */
-  private async mount(): Promise<boolean> {
-    for (const dir of this.plan.cacheDirs) {
+  get diskCache(): boolean {
+    return this.plan.cacheDirs.length > 0;
+  }
+
+  /**
+   * Mounts with an empty client cache (unless `keepDiskCache`) and dropped kernel caches; resolves
+   * when the mount answers.
+   */
+  private async mount(keepDiskCache = false): Promise<boolean> {
+    for (const dir of keepDiskCache ? [] : this.plan.cacheDirs) {
       await rm(dir, { recursive: true, force: true });
       await mkdir(dir, { recursive: true });
     }
@@ -223,10 +230,10 @@ export class MountSession implements StorageSession, FileSystemAccess {
     this.child = null;
   }
 
-  async remount(): Promise<void> {
+  async remount(opts: { keepDiskCache?: boolean } = {}): Promise<void> {
     this.check();
     await this.unmount();
-    await this.mount();
+    await this.mount(opts.keepDiskCache ?? false);
     this.ctx.onMounted?.({ method: this.driver.name, mountPoint: this.mountPoint, clientPid: this.clientPid });
   }
 

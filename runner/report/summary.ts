@@ -7,6 +7,7 @@ import { formatSize } from '../core/units';
 import type { RunManifest } from '../results/writer';
 import { ScannedResults } from './load';
 import { namedQueries, query } from './results-db';
+import { WORKLOADS_WITH_SEED_TABLES, printMetadata, printNotApplicable, printReadScaling, printRealWorld, printWebServing } from './workload-tables';
 
 type Row = Record<string, unknown>;
 
@@ -81,7 +82,12 @@ export async function printSummary(dir: string, runId: string | undefined, out: 
     if (objects.length) printObjects(objects, out);
     const fio = await query(db.connection, queries.fio_seq);
     if (fio.length) printFio(fio, out);
-    const others = await query(db.connection, queries.workload_summary);
+    printMetadata(await query(db.connection, queries.metadata_suite), out);
+    printRealWorld(await query(db.connection, queries.real_world_jobs), out);
+    printWebServing(await query(db.connection, queries.web_serving), out);
+    printReadScaling(await query(db.connection, queries.read_scaling), out);
+    printNotApplicable(await query(db.connection, queries.not_applicable), out);
+    const others = (await query(db.connection, queries.workload_summary)).filter((r) => !WORKLOADS_WITH_SEED_TABLES.includes(String(r.workload)));
     if (others.length) printWorkloads(others, out);
     const probes = await query(db.connection, queries.semantics_matrix);
     if (probes.length) printSemantics(probes, out);

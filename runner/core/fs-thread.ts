@@ -1,0 +1,39 @@
+import { parentPort, workerData } from 'node:worker_threads';
+import { metadataThreadJob } from '../workloads/metadata.thread';
+import { readFilesThreadJob } from '../workloads/read-files.thread';
+import type { ThreadJob } from './threads';
+import { CONTROL_ABORT, CONTROL_GO, nowNs, type ThreadContext, type ThreadJobHandler } from './thread-job';
+
+/**
+ * Entry point of the runner's measuring threads (see runner/core/threads.ts): prepares its job
+ * untimed, reports ready, waits for the common start signal, runs, and posts the result.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+const HANDLERS: Record<string, ThreadJobHandler<any, any, any>> = {
+  metadata: metadataThreadJob,
+  'read-files': readFilesThreadJob,
+};
+
+function main(): void {
+  const { job, control } = workerData as { job: ThreadJob; control: Int32Array };
+  const handler = HANDLERS[job.kind];
+  const post = (msg: unknown) => parentPort!.postMessage(msg);
+  try {
+    if (!handler) throw new Error(`no thread job "${job.kind}" (known: ${Object.keys(HANDLERS).join(', ')})`);
+    const ctx: ThreadContext = {
+      aborted: () => Atomics.load(control, CONTROL_ABORT) === 1,
+      progress: (note) => post({ type: 'progress', note }),
+    };
+    const state = handler.prepare(job, ctx);
+    const readyNs = nowNs();
+    post({ type: 'ready' });
+    Atomics.wait(control, CONTROL_GO, 0);
+    const startedNs = nowNs();
+    const { result, transfer } = handler.run(state, ctx);
+    parentPort!.postMessage({ type: 'done', result, span: { readyNs, startedNs, endedNs: nowNs() } }, transfer ?? []);
+  } catch (err) {
+    post({ type: 'error', message: (err as Error)?.stack ?? String(err) });
+  }
+}
+
+main();

@@ -1,0 +1,160 @@
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
+import { errorSummary } from './errors';
+import { CONTROL_ABORT, CONTROL_GO } from './thread-job';
+
+/**
+ * File-system measurements run in worker threads, never on the runner's event loop:
+ * - each thread makes plain synchronous system calls (openSync, readSync, ...) timed with
+ *   hrtime around the call, so a measured operation carries about a microsecond of overhead
+ *   (Node's async fs would add a hop through libuv's 4-thread pool, tens of microseconds, and
+ *   would serialize more than four parallel readers);
+ * - parallel readers are separate OS threads released together by a barrier, so the runner does
+ *   not serialize them;
+ * - the event loop stays free for progress, Ctrl-C and noticing a dead server.
+ *
+ * Thread jobs are registered in runner/core/fs-thread.ts (the worker's entry point).
+ */
+export interface ThreadJob {
+  /** Name of the job handler in fs-thread.ts; the other fields are the handler's. */
+  kind: string;
+}
+
+
+export interface ThreadRunOptions {
+  signal: AbortSignal;
+  /** Called with each thread's progress messages (counts of operations done, phases). */
+  onProgress?: (thread: number, note: string) => void;
+  /** Called with each thread's moments on the process-wide clock (ns), in job order. */
+  onSpans?: (spans: ThreadSpan[]) => void;
+}
+
+/** When a thread was prepared and waiting, was released, and finished (process-wide clock, ns). */
+export interface ThreadSpan {
+  readyNs: number;
+  startedNs: number;
+  endedNs: number;
+}
+
+type FromThread =
+  | { type: 'ready' }
+  | { type: 'progress'; note: string }
+  | { type: 'done'; result: unknown; span: ThreadSpan }
+  | { type: 'error'; message: string };
+
+let compiledScript: string | null = null;
+
+/**
+ * The worker's script. In the bundle it is dist/fs-thread.js next to dist/s3ab.js (built by
+ * scripts/build.mjs); from TypeScript sources (tests, tsx scripts) it is bundled on first use with
+ * esbuild into a temporary file, once per process.
+ */
+export function threadScript(): string {
+  const bundled = join(__dirname, 'fs-thread.js');
+  if (__filename.endsWith('.js')) {
+    if (existsSync(bundled)) return bundled;
+    throw new Error(`the measuring threads' script ${bundled} is missing next to the bundle: rebuild with \`npm run build\` and ship dist/fs-thread.js with dist/s3ab.js`);
+  }
+  if (compiledScript && existsSync(compiledScript)) return compiledScript;
+  const entry = join(__dirname, 'fs-thread.ts');
+  // Loaded only here, so the bundle does not depend on esbuild.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const esbuild = require('esbuild') as typeof import('esbuild');
+  const built = esbuild.buildSync({ entryPoints: [entry], write: false, bundle: true, platform: 'node', target: 'node20', format: 'cjs', logLevel: 'warning' });
+  const code = built.outputFiles[0].contents;
+  // Named by content: every process of the same sources shares one file, and nothing piles up.
+  const dir = join(tmpdir(), 's3ab-fs-thread');
+  mkdirSync(dir, { recursive: true });
+  const out = join(dir, `fs-thread-${createHash('sha256').update(code).digest('hex').slice(0, 16)}.js`);
+  if (!existsSync(out)) {
+    const partial = `${out}.${process.pid}.tmp`;
+    writeFileSync(partial, code);
+    renameSync(partial, out);
+  }
+  compiledScript = out;
+  return out;
+}
+
+/**
+ * Runs one job per thread, all threads released at the same instant once every one is ready.
+ * Resolves with each job's result in order; rejects with the first thread's error. On abort the
+ * threads are told to stop at their next operation and terminated.
+ */
+export async function runThreads<R>(jobs: ThreadJob[], opts: ThreadRunOptions): Promise<R[]> {
+  if (!jobs.length) return [];
+  const control = new Int32Array(new SharedArrayBuffer(8));
+  const script = threadScript();
+  const workers = jobs.map((job) => new Worker(script, { workerData: { job, control } }));
+  const results: R[] = new Array(jobs.length);
+  const spans: ThreadSpan[] = new Array(jobs.length);
+  let ready = 0;
+  const onAbort = () => {
+    Atomics.store(control, CONTROL_ABORT, 1);
+    Atomics.store(control, CONTROL_GO, 1);
+    Atomics.notify(control, CONTROL_GO);
+  };
+  opts.signal.addEventListener('abort', onAbort, { once: true });
+  if (opts.signal.aborted) onAbort();
+  // A thread blocked in a system call on a hung mount never answers: on abort, stop waiting for it
+  // (the mount's teardown unblocks it later).
+  let onAbortWait: () => void = () => {};
+  const aborted = new Promise<never>((_, reject) => {
+    onAbortWait = () => reject(opts.signal.reason ?? new Error('aborted'));
+    if (opts.signal.aborted) onAbortWait();
+    else opts.signal.addEventListener('abort', onAbortWait, { once: true });
+  });
+  aborted.catch(() => {});
+  try {
+    await Promise.race([aborted, Promise.all(workers.map((worker, i) => new Promise<void>((resolve, reject) => {
+      let settled = false;
+      const settle = (err?: Error) => {
+        if (settled) return;
+        settled = true;
+        if (err) reject(err);
+        else resolve();
+      };
+      worker.on('message', (msg: FromThread) => {
+        switch (msg.type) {
+          case 'ready':
+            if (++ready === workers.length) {
+              Atomics.store(control, CONTROL_GO, 1);
+              Atomics.notify(control, CONTROL_GO);
+            }
+            break;
+          case 'progress':
+            opts.onProgress?.(i, msg.note);
+            break;
+          case 'done':
+            results[i] = msg.result as R;
+            spans[i] = msg.span;
+            settle();
+            break;
+          case 'error':
+            settle(new Error(msg.message));
+            break;
+        }
+      });
+      worker.on('error', (err) => settle(new Error(`thread ${i} (${jobs[i].kind}) crashed: ${errorSummary(err)}`)));
+      worker.on('exit', (code) => settle(code === 0 ? undefined : new Error(`thread ${i} (${jobs[i].kind}) exited with code ${code}`)));
+    })))]);
+    if (opts.signal.aborted) throw opts.signal.reason ?? new Error('aborted');
+    opts.onSpans?.(spans);
+    return results;
+  } finally {
+    opts.signal.removeEventListener('abort', onAbort);
+    opts.signal.removeEventListener('abort', onAbortWait);
+    onAbort();
+    // Terminating a thread waits for its current system call; do not wait long for a blocked one.
+    const terminated = Promise.all(workers.map((w) => w.terminate().catch(() => 0)));
+    await Promise.race([terminated, new Promise((r) => setTimeout(r, 2000).unref())]);
+  }
+}
+
+/** Runs a single job in one thread. */
+export async function runThread<R>(job: ThreadJob, opts: ThreadRunOptions): Promise<R> {
+  const [result] = await runThreads<R>([job], opts);
+  return result;
+}

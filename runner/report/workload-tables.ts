@@ -1,0 +1,212 @@
+import Table from 'cli-table3';
+import { formatSize } from '../core/units';
+import { METHODS } from '../methods';
+
+/**
+ * Text tables for the file-system workloads, each in the shape of the published table it
+ * reproduces (seed 002's synthetic and real-world tables, seed 003's read scaling, seed 004's
+ * small-file latency/throughput and untar tables). Rows come from the SQL files in assets/queries/.
+ */
+type Row = Record<string, unknown>;
+type Out = (line: string) => void;
+
+/** Workloads printed here rather than in the generic "other workloads" table. */
+export const WORKLOADS_WITH_SEED_TABLES = ['metadata', 'git-clone', 'tar-extract', 'web-serving', 'read-scaling'];
+
+const STYLE = { head: [] as string[], border: [] as string[] };
+
+function num(v: unknown, digits = 3): string {
+  if (v === null || v === undefined) return '–';
+  const x = Number(v);
+  if (!Number.isFinite(x)) return '–';
+  if (x === 0) return '0';
+  const magnitude = Math.floor(Math.log10(Math.abs(x)));
+  const decimals = Math.max(0, digits - 1 - magnitude);
+  return x.toLocaleString('en-US', { maximumFractionDigits: decimals, minimumFractionDigits: 0 });
+}
+
+/** Microseconds as the seeds print latencies: µs below 1 ms, ms below 10 s, else s. */
+function latency(us: unknown): string {
+  if (us === null || us === undefined) return '–';
+  const x = Number(us);
+  if (x < 1000) return `${num(x)} µs`;
+  if (x < 10_000_000) return `${num(x / 1000)} ms`;
+  return `${num(x / 1e6)} s`;
+}
+
+/** Sizes as the seeds print them: decimal units when round (1 MB, 200 MB, 1 GB), else binary. */
+function size(bytes: number): string {
+  for (const [unit, name] of [[1e9, 'GB'], [1e6, 'MB'], [1e3, 'KB']] as const) {
+    if (bytes >= unit && bytes % unit === 0) return `${bytes / unit} ${name}`;
+  }
+  return formatSize(bytes);
+}
+
+function seconds(ms: unknown): string {
+  if (ms === null || ms === undefined) return '–';
+  const x = Number(ms) / 1000;
+  return x < 120 ? `${num(x)} s` : `${Math.floor(x / 60)} min ${Math.round(x % 60)} s`;
+}
+
+function percent(rate: unknown): string {
+  const x = Number(rate);
+  return Number.isFinite(x) ? `${num(x * 100)}%` : '–';
+}
+
+/** "A vs B" as seed 002 prints it: how many times the first is better than the second. */
+function ratio(a: unknown, b: unknown, higherIsBetter: boolean): string {
+  const x = Number(a);
+  const y = Number(b);
+  if (!(x > 0) || !(y > 0)) return '–';
+  return `${num(higherIsBetter ? x / y : y / x)}x`;
+}
+
+/** Column label of a method (and cache state, when a run measured several). */
+function labeller(rows: Row[]): (r: Row) => string {
+  const caches = new Set(rows.map((r) => r.cache));
+  return (r) => {
+    const m = r.method_variant === 'default' ? String(r.method) : `${r.method}:${r.method_variant}`;
+    return caches.size > 1 ? `${m} (${r.cache})` : m;
+  };
+}
+
+function columns(rows: Row[], label: (r: Row) => string): string[] {
+  const rank = (r: Row) => METHODS.findIndex((m) => m.name === r.method) * 1000 + (r.method_variant === 'default' ? 0 : 100) + ['cold', 'warm', 'warm-disk', 'warm-memory', 'none'].indexOf(String(r.cache));
+  return [...new Map([...rows].sort((a, b) => rank(a) - rank(b)).map((r) => [label(r), r])).keys()];
+}
+
+const TEST_TITLES: Record<string, string> = {
+  'sequential-writes': 'Sequential Writes', 'data-modifications': 'Data Modifications', 'single-file-append': 'Single File Append',
+  'empty-files': 'Empty Files', 'empty-directories': 'Empty Directories', 'file-moves': 'File Moves', 'random-reads': 'Random Reads',
+  deletion: 'Deletion', traversal: 'Traversal',
+};
+
+/** Seed 002's "Synthetic Benchmarks": per test, ops/s, mean latency, p50/p95/p99 and success rate per method. */
+export function printMetadata(rows: Row[], out: Out): void {
+  if (!rows.length) return;
+  const label = labeller(rows);
+  const methods = columns(rows, label);
+  const perTest = Number(rows[0].ops_per_repetition);
+  out('');
+  out(`metadata (seed 002) — ${num(perTest)} operations per test; medians over repetitions; success rate over all operations`);
+  const head = ['test', 'metric', ...methods];
+  if (methods.length === 2) head.push('difference');
+  const table = new Table({ head, style: { ...STYLE, compact: true } });
+  const tests = Object.keys(TEST_TITLES).filter((t) => rows.some((r) => r.test === t));
+  for (const test of tests) {
+    const cell = (m: string) => rows.find((r) => r.test === test && label(r) === m);
+    const refused = (r: Row | undefined) => !!r && Number(r.unsupported_repetitions) > 0 && Number(r.ok) === 0;
+    const metric = (name: string, f: (r: Row) => string, diff: string | null) => {
+      const line = [name === 'ops/s' ? TEST_TITLES[test] : '', name, ...methods.map((m) => {
+        const r = cell(m);
+        return !r ? '–' : refused(r) && name !== 'success rate' ? 'N/A' : f(r);
+      })];
+      if (methods.length === 2) line.push(diff ?? '');
+      table.push(line);
+    };
+    const [a, b] = methods.map(cell);
+    metric('ops/s', (r) => num(r.ops_s_median), a && b ? ratio(a.ops_s_median, b.ops_s_median, true) : null);
+    metric('mean latency', (r) => latency(r.mean_us_median), a && b ? ratio(a.mean_us_median, b.mean_us_median, false) : null);
+    metric('p50 / p95 / p99', (r) => `${latency(r.p50_us_median)} / ${latency(r.p95_us_median)} / ${latency(r.p99_us_median)}`, null);
+    metric('success rate', (r) => (refused(r) ? '0% (not supported)' : `${percent(r.success_rate)}${Number(r.unverified_repetitions) ? ' (unverified!)' : ''}`),
+      a && b && (refused(a) || refused(b)) ? 'not supported' : null);
+  }
+  out(table.toString());
+  out('"difference": the first method over the second (ops/s: higher is better; latency: lower is better).');
+  const notes = rows.filter((r) => Number(r.ok) < Number(r.attempted) || Number(r.unsupported_repetitions) || Number(r.unverified_repetitions));
+  for (const r of notes) out(`  ${label(r)} ${r.test}: ${r.first_error ?? 'see the records'}`);
+}
+
+/** Seed 002's "Real-World Operations" (git clone, tar -xf) and seed 004's untar table. */
+export function printRealWorld(rows: Row[], out: Out): void {
+  if (!rows.length) return;
+  const label = labeller(rows);
+  const methods = columns(rows, label);
+  out('');
+  out('real-world operations (seeds 002, 004) — median time of the successful repetitions');
+  const table = new Table({ head: ['operation', ...methods], style: STYLE, wordWrap: true });
+  const describe = (r: Row | undefined): string => {
+    if (!r) return '–';
+    if (Number(r.succeeded) === 0) return Number(r.unsupported) ? `not supported (${r.first_error})` : `Failed (${r.first_error})`;
+    const failedReps = Number(r.repetitions) - Number(r.succeeded);
+    return `${seconds(r.duration_ms_median)}${failedReps ? ` (${failedReps} of ${r.repetitions} failed)` : ''}`;
+  };
+  const clone = rows.filter((r) => r.workload === 'git-clone' && r.operation === 'clone');
+  if (clone.length) table.push(['git clone', ...methods.map((m) => describe(clone.find((r) => label(r) === m)))]);
+  const extract = rows.filter((r) => r.workload === 'tar-extract' && r.operation === 'extract');
+  if (extract.length) {
+    table.push([`tar -xf (${num(extract[0].files)} files)`, ...methods.map((m) => describe(extract.find((r) => label(r) === m)))]);
+    const rate = (r: Row | undefined) => (r && Number(r.succeeded) ? `${num(r.files_s_median)} files/s, ${num(r.mb_s_median)} MB/s` : '–');
+    table.push(['  write throughput', ...methods.map((m) => rate(extract.find((r) => label(r) === m)))]);
+    for (const op of ['permissions', 'timestamps', 'ownership'].filter((o) => rows.some((r) => r.operation === o))) {
+      const kept = (r: Row | undefined) => (!r ? '–' : Number(r.unsupported) ? 'not kept (not supported)' : `${percent(r.kept_rate)} kept`);
+      table.push([`  ${op} kept`, ...methods.map((m) => kept(rows.find((r) => r.workload === 'tar-extract' && r.operation === op && label(r) === m)))]);
+    }
+  }
+  out(table.toString());
+}
+
+/** Seed 004's two tables: p95 latency and throughput of small random reads, per method and cache state. */
+export function printWebServing(rows: Row[], out: Out): void {
+  if (!rows.length) return;
+  const cacheName: Record<string, string> = {
+    cold: 'cold cache', 'warm-memory': 'warm memory cache', 'warm-disk': 'warm disk cache', warm: 'warm cache', none: 'no client cache',
+  };
+  const label = (r: Row) => `${r.method_variant === 'default' ? r.method : `${r.method}:${r.method_variant}`} (${cacheName[String(r.cache)] ?? r.cache})`;
+  const ordered = columns(rows, label).map((l) => rows.find((r) => label(r) === l)!);
+  out('');
+  out(`web-serving (seed 004) — ${num(ordered[0].reads_per_repetition)} whole-file reads by parallel readers, 80/20 access; medians over repetitions`);
+  const base = ordered[0];
+  const table = new Table({ head: ['file system (cache)', 'latency (95th percentile)', 'improvement', 'read throughput', 'improvement', 'p50'], style: STYLE });
+  for (const r of ordered) {
+    const ok = Number(r.repetitions) > 0;
+    table.push([
+      label(r),
+      ok ? latency(r.p95_us_median) : `FAILED (${r.first_error})`,
+      ok ? ratio(base.p95_us_median, r.p95_us_median, true) : '–',
+      ok ? `${num(r.mb_s_median)} MB/s${Number(r.served_from_cache) ? ' (above link: cache)' : ''}` : '–',
+      ok ? ratio(r.mb_s_median, base.mb_s_median, true) : '–',
+      ok ? latency(r.p50_us_median) : '–',
+    ]);
+  }
+  out(table.toString());
+  out(`"improvement" is relative to the first row (${label(base)}), as the seed's tables.`);
+}
+
+/** Seed 003's figures: single-stream MB/s by file size, aggregate MB/s by number of concurrent readers. */
+export function printReadScaling(rows: Row[], out: Out): void {
+  if (!rows.length) return;
+  const label = labeller(rows);
+  const methods = columns(rows, label);
+  const cell = (r: Row | undefined) => (!r ? '–' : Number(r.repetitions) ? `${num(r.mb_s_median)}${Number(r.served_from_cache) ? ' (cache)' : ''}` : `FAILED (${r.first_error})`);
+  out('');
+  out('read-scaling (seed 003) — MB/s, medians over repetitions');
+  const single = rows.filter((r) => r.operation === 'single-stream');
+  if (single.length) {
+    const table = new Table({ head: ['single stream: file size', ...methods.map((m) => `${m} MB/s`)], style: STYLE });
+    for (const bytes of [...new Set(single.map((r) => Number(r.object_size_bytes)))].sort((a, b) => a - b)) {
+      table.push([size(bytes), ...methods.map((m) => cell(single.find((r) => Number(r.object_size_bytes) === bytes && label(r) === m)))]);
+    }
+    out(table.toString());
+  }
+  const concurrent = rows.filter((r) => r.operation !== 'single-stream');
+  if (concurrent.length) {
+    const table = new Table({ head: [`concurrent readers (${size(Number(concurrent[0].object_size_bytes))} each)`, ...methods.map((m) => `${m} MB/s (aggregate)`)], style: STYLE });
+    for (const readers of [...new Set(concurrent.map((r) => Number(r.readers)))].sort((a, b) => a - b)) {
+      table.push([String(readers), ...methods.map((m) => cell(concurrent.find((r) => Number(r.readers) === readers && label(r) === m)))]);
+    }
+    out(table.toString());
+  }
+}
+
+/** One line per workload that some methods cannot run. */
+export function printNotApplicable(rows: Row[], out: Out): void {
+  const byWorkload = new Map<string, Set<string>>();
+  for (const r of rows) {
+    const m = r.method_variant === 'default' ? String(r.method) : `${r.method}:${r.method_variant}`;
+    byWorkload.set(String(r.workload), (byWorkload.get(String(r.workload)) ?? new Set()).add(m));
+  }
+  if (!byWorkload.size) return;
+  out('');
+  for (const [workload, methods] of byWorkload) out(`not applicable: ${workload} on ${[...methods].join(', ')} (needs a mounted file system)`);
+}
