@@ -5,6 +5,7 @@ import { UserError } from '../core/errors';
 import { METHODS } from '../methods';
 import { formatSize } from '../core/units';
 import type { RunManifest } from '../results/writer';
+import { num, ratio } from './format';
 import { ScannedResults } from './load';
 import { namedQueries, query } from './results-db';
 import { WORKLOADS_WITH_SEED_TABLES, printMetadata, printNotApplicable, printReadScaling, printRealWorld, printWebServing } from './workload-tables';
@@ -18,23 +19,6 @@ export function listRuns(dir: string): RunManifest[] {
     .filter((f) => f.endsWith('.json'))
     .map((f) => JSON.parse(readFileSync(join(runsDir, f), 'utf8')) as RunManifest)
     .sort((a, b) => a.started_at.localeCompare(b.started_at));
-}
-
-function num(v: unknown, digits = 3): string {
-  if (v === null || v === undefined) return '–';
-  const x = Number(v);
-  if (!Number.isFinite(x)) return '–';
-  if (x === 0) return '0';
-  const magnitude = Math.floor(Math.log10(Math.abs(x)));
-  const decimals = Math.max(0, digits - 1 - magnitude);
-  return x.toLocaleString('en-US', { maximumFractionDigits: decimals, minimumFractionDigits: 0 });
-}
-
-function ratio(a: unknown, b: unknown): string {
-  const x = Number(a);
-  const y = Number(b);
-  if (!(x > 0) || !(y > 0)) return '–';
-  return `${num(x / y, 3)}x`;
 }
 
 /** `s3fs:seed-000 (warm)`: method, variant unless default, cache state unless none or not part of the row. */

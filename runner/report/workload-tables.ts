@@ -1,6 +1,7 @@
 import Table from 'cli-table3';
 import { formatSize } from '../core/units';
 import { METHODS } from '../methods';
+import { num, ratio } from './format';
 
 /**
  * Text tables for the file-system workloads, each in the shape of the published table it
@@ -14,16 +15,6 @@ type Out = (line: string) => void;
 export const WORKLOADS_WITH_SEED_TABLES = ['metadata', 'git-clone', 'tar-extract', 'web-serving', 'read-scaling'];
 
 const STYLE = { head: [] as string[], border: [] as string[] };
-
-function num(v: unknown, digits = 3): string {
-  if (v === null || v === undefined) return '–';
-  const x = Number(v);
-  if (!Number.isFinite(x)) return '–';
-  if (x === 0) return '0';
-  const magnitude = Math.floor(Math.log10(Math.abs(x)));
-  const decimals = Math.max(0, digits - 1 - magnitude);
-  return x.toLocaleString('en-US', { maximumFractionDigits: decimals, minimumFractionDigits: 0 });
-}
 
 /** Microseconds as the seeds print latencies: µs below 1 ms, ms below 10 s, else s. */
 function latency(us: unknown): string {
@@ -51,14 +42,6 @@ function seconds(ms: unknown): string {
 function percent(rate: unknown): string {
   const x = Number(rate);
   return Number.isFinite(x) ? `${num(x * 100)}%` : '–';
-}
-
-/** "A vs B" as seed 002 prints it: how many times the first is better than the second. */
-function ratio(a: unknown, b: unknown, higherIsBetter: boolean): string {
-  const x = Number(a);
-  const y = Number(b);
-  if (!(x > 0) || !(y > 0)) return '–';
-  return `${num(higherIsBetter ? x / y : y / x)}x`;
 }
 
 /** Column label of a method (and cache state, when a run measured several). */

@@ -1,23 +1,11 @@
 import { formatSize } from '../../core/units';
+import { num } from '../format';
+
+export { num, ratio } from '../format';
 
 /** Text for HTML: everything from the results is escaped, always. */
 export function esc(v: unknown): string {
   return String(v ?? '').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
-}
-
-/** A number with about three significant digits and thousands separators; '–' when absent. */
-export function num(v: number | null | undefined, digits = 3): string {
-  if (v === null || v === undefined || !Number.isFinite(v)) return '–';
-  if (v === 0) return '0';
-  const magnitude = Math.floor(Math.log10(Math.abs(v)));
-  const decimals = Math.max(0, digits - 1 - magnitude);
-  return v.toLocaleString('en-US', { maximumFractionDigits: decimals, minimumFractionDigits: 0 });
-}
-
-/** "12.3x" for a ratio; '–' when either side is missing or zero. */
-export function ratio(a: number | null | undefined, b: number | null | undefined): string {
-  if (!a || !b || !(a > 0) || !(b > 0)) return '–';
-  return `${num(a / b)}x`;
 }
 
 export function pct(part: number, whole: number): string {
