@@ -86,9 +86,9 @@ export class Pipeline extends Construct {
       entry: 'validate-input',
       description: 's3-access-bench: validate an execution\'s matrix (the runner\'s validator) and store it for the runners',
       memorySize: 256, timeout: Duration.seconds(20),
-      environment: { RESULTS_BUCKET: results.bucket.bucketName, DEFAULT_INSTANCE_TYPE: fleet.instanceType, S3AB_HOME: '/var/task' },
-      // The profiles and schemas the runner reads from disk ship next to the bundle.
-      bundling: { commandHooks: { beforeBundling: () => [], beforeInstall: () => [], afterBundling: (input, output) => [`cp -r ${input}/assets ${output}/assets`] } },
+      environment: { RESULTS_BUCKET: results.bucket.bucketName, DEFAULT_INSTANCE_TYPE: fleet.instanceType },
+      // The profiles and schemas the runner's matrix validator reads from disk ship next to the bundle.
+      includeAssets: true,
     });
     this.validate.role.addToPolicy(new iam.PolicyStatement({ actions: ['s3:PutObject'], resources: [results.bucket.arnForObjects(`${RESULTS_LAYOUT.executions}*`)] }));
 
