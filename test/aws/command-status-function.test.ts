@@ -1,9 +1,14 @@
 import { ListCommandInvocationsCommand, SSMClient, type CommandInvocation } from '@aws-sdk/client-ssm';
 import { mockClient } from 'aws-sdk-client-mock';
-import { handler } from '../../lambda/command-status';
+import type { handler as Handler } from '../../lambda/command-status';
 import { fakeEc2, type FakeInstance } from '../helpers/ec2';
 
 process.env.POWERTOOLS_LOG_LEVEL = 'SILENT';
+// Imported once the log level is set: the Powertools logger reads it when the module loads.
+let handler: typeof Handler;
+beforeAll(async () => {
+  ({ handler } = await import('../../lambda/command-status'));
+});
 const ssm = mockClient(SSMClient);
 const RUNNERS = ['i-aaa', 'i-bbb', 'i-ccc'];
 const live = (state: FakeInstance['state'] = 'running'): FakeInstance[] => RUNNERS.map((id) => ({ id, state, tags: {}, launchTime: new Date() }));

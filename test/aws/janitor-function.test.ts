@@ -1,9 +1,14 @@
 import { DescribeInstancesCommand, TerminateInstancesCommand } from '@aws-sdk/client-ec2';
-import { handler } from '../../lambda/janitor';
+import type { handler as Handler } from '../../lambda/janitor';
 import { RUNNER_TAG } from '../../lib/runner-tags';
 import { fakeEc2, terminatedIds, type FakeInstance } from '../helpers/ec2';
 
 process.env.POWERTOOLS_LOG_LEVEL = 'SILENT';
+// Imported once the log level is set: the Powertools logger reads it when the module loads.
+let handler: typeof Handler;
+beforeAll(async () => {
+  ({ handler } = await import('../../lambda/janitor'));
+});
 const NOW = new Date('2026-11-22T12:00:00Z');
 const hoursAgo = (h: number) => new Date(NOW.getTime() - h * 3600_000);
 const runner = (id: string, hours: number, over: Partial<FakeInstance> = {}, tags: Record<string, string> = {}): FakeInstance => ({
