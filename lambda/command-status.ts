@@ -1,6 +1,7 @@
-import { DescribeInstancesCommand, EC2Client } from '@aws-sdk/client-ec2';
+import { EC2Client } from '@aws-sdk/client-ec2';
 import { ListCommandInvocationsCommand, SSMClient } from '@aws-sdk/client-ssm';
 import { logger, NamedError } from './shared/powertools';
+import { findInstances } from './shared/runners';
 
 const ssm = new SSMClient({ maxAttempts: 5 });
 const ec2 = new EC2Client({ maxAttempts: 5 });
@@ -21,8 +22,17 @@ export async function handler(event: CommandStatusEvent, clients = { ssm, ec2 })
   if (!event?.commandId || !Array.isArray(event.instanceIds) || !event.instanceIds.length) {
     throw new NamedError('InvalidEvent', `commandId and instanceIds are required, got ${JSON.stringify(event)}`);
   }
-  const instances = await clients.ec2.send(new DescribeInstancesCommand({ InstanceIds: event.instanceIds }));
-  for (const i of (instances.Reservations ?? []).flatMap((r) => r.Instances ?? [])) {
+  let instances;
+  try {
+    instances = await findInstances(clients.ec2, { instanceIds: event.instanceIds });
+  } catch (err) {
+    // EC2 forgets an instance a while after it terminated.
+    if ((err as Error).name === 'InvalidInstanceID.NotFound') throw new NamedError('RunnerLost', `a runner is gone while command ${event.commandId} runs: ${(err as Error).message}`);
+    throw err;
+  }
+  for (const id of event.instanceIds) {
+    const i = instances.find((x) => x.InstanceId === id);
+    if (!i) throw new NamedError('RunnerLost', `runner ${id} is no longer known to EC2 while command ${event.commandId} runs`);
     if (GONE.has(i.State?.Name ?? '')) {
       throw new NamedError('RunnerLost', `runner ${i.InstanceId} is ${i.State?.Name}${i.StateReason?.Message ? ` (${i.StateReason.Message})` : ''} while command ${event.commandId} runs`);
     }

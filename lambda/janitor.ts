@@ -1,6 +1,6 @@
-import { DescribeInstancesCommand, EC2Client, TerminateInstancesCommand } from '@aws-sdk/client-ec2';
-import { RUNNER_TAG } from '../lib/runner-tags';
+import { EC2Client } from '@aws-sdk/client-ec2';
 import { logger } from './shared/powertools';
+import { findInstances, runnerFilters, terminateInstances } from './shared/runners';
 import { env } from './shared/s3';
 
 const ec2 = new EC2Client({ maxAttempts: 5 });
@@ -12,15 +12,10 @@ const ec2 = new EC2Client({ maxAttempts: 5 });
  */
 export async function handler(_event: unknown = {}, clients = { ec2 }, now = new Date()): Promise<{ terminated: string[]; checked: number }> {
   const maxMinutes = Number(env('MAX_LIFETIME_MINUTES'));
-  const found = await clients.ec2.send(new DescribeInstancesCommand({
-    Filters: [
-      { Name: `tag:${RUNNER_TAG.stack}`, Values: [env('STACK_NAME')] },
-      { Name: 'instance-state-name', Values: ['pending', 'running', 'stopping', 'stopped'] },
-    ],
-  }));
-  const instances = (found.Reservations ?? []).flatMap((r) => r.Instances ?? []);
+  if (!(maxMinutes > 0)) throw new Error(`MAX_LIFETIME_MINUTES must be a number of minutes > 0, got "${process.env.MAX_LIFETIME_MINUTES}"`);
+  const instances = await findInstances(clients.ec2, { filters: runnerFilters(env('STACK_NAME')) });
   const old = instances.filter((i) => i.LaunchTime && now.getTime() - new Date(i.LaunchTime).getTime() > maxMinutes * 60_000).map((i) => i.InstanceId!);
-  if (old.length) await clients.ec2.send(new TerminateInstancesCommand({ InstanceIds: old }));
+  await terminateInstances(clients.ec2, old);
   logger.info('janitor', { checked: instances.length, terminated: old });
   return { terminated: old, checked: instances.length };
 }

@@ -1,50 +1,73 @@
-import { AthenaClient, GetQueryResultsCommand } from '@aws-sdk/client-athena';
+import { AthenaClient } from '@aws-sdk/client-athena';
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { RESULTS_LAYOUT } from '../lib/results-layout';
+import { athenaRows, REPORT_QUERY_NAMES, reportInputFromAthena, type AthenaRows, type ExecutionFacts } from '../runner/report/athena';
+import { renderHtmlReport } from '../runner/report/html/render';
+import type { ReportQueryName } from '../runner/report/model';
 import { logger, NamedError } from './shared/powertools';
-import { textAndJsonRenderer, type ReportData, type ReportRenderer } from './shared/report-render';
+import { summaryFiles, type ReportFile } from './shared/report-render';
 import { env, s3Client } from './shared/s3';
 
 const athena = new AthenaClient({ maxAttempts: 5 });
 const s3 = s3Client();
 
-export interface ReportEvent { runId: string; queries: { name: string; queryExecutionId: string }[] }
-export interface ReportResult { reportLocation: string; files: string[]; rows: number }
+export interface ReportEvent {
+  runId: string;
+  /** The Aggregate state's output: every named query, run for this run. */
+  queries: { name: string; queryExecutionId: string }[];
+  /** What the execution knows (the matrix's name, its step count, its start time). @default unknown: the page says so */
+  execution?: ExecutionFacts;
+}
 
-/** Every row of a finished Athena query, as column → value. */
-export async function queryRows(client: AthenaClient, queryExecutionId: string): Promise<{ columns: string[]; rows: Record<string, string | null>[] }> {
-  let columns: string[] = [];
-  const rows: Record<string, string | null>[] = [];
-  let token: string | undefined;
-  let first = true;
-  do {
-    const page = await client.send(new GetQueryResultsCommand({ QueryExecutionId: queryExecutionId, NextToken: token }));
-    columns = (page.ResultSet?.ResultSetMetadata?.ColumnInfo ?? []).map((c) => c.Name!);
-    const data = page.ResultSet?.Rows ?? [];
-    // The first row of the first page holds the column names.
-    for (const row of first ? data.slice(1) : data) rows.push(Object.fromEntries(columns.map((c, i) => [c, row.Data?.[i]?.VarCharValue ?? null])));
-    first = false;
-    token = page.NextToken;
-  } while (token);
-  return { columns, rows };
+export interface ReportResult {
+  /** s3:// URI of the HTML page. */
+  reportLocation: string;
+  files: string[];
+  rows: number;
+  /** Sections of the page without data in this run. */
+  sectionsWithoutData: string[];
 }
 
 /**
- * Report: reads the run's summary queries (run by Aggregate) and writes the report into the
- * results bucket under reports/RUNID/; returns the location of its main file.
+ * Report: reads the rows of the run's named queries (run by Aggregate, restricted to the run and
+ * ordered as each SQL file says), draws the same HTML page as `s3ab report --html` with the same
+ * code (runner/report/: normalizers, renderHtmlReport), and writes it with a plain-text and JSON
+ * summary of every query into the results bucket under reports/RUNID/. Returns the page's location.
  */
-export async function handler(event: ReportEvent, clients: { athena: AthenaClient; s3: S3Client } = { athena, s3 }, render: ReportRenderer = textAndJsonRenderer): Promise<ReportResult> {
-  if (!event?.runId || !Array.isArray(event.queries)) throw new NamedError('InvalidEvent', `runId and queries are required, got ${JSON.stringify(event)}`);
-  const data: ReportData = { runId: event.runId, generatedAt: new Date().toISOString(), queries: [] };
-  for (const q of event.queries) data.queries.push({ name: q.name, ...(await queryRows(clients.athena, q.queryExecutionId)) });
+export async function handler(event: ReportEvent, clients: { athena: AthenaClient; s3: S3Client } = { athena, s3 }, now = () => new Date()): Promise<ReportResult> {
+  if (!event?.runId || !/^[0-9]{8}T[0-9]{6}Z-[0-9a-f]{6}$/.test(event.runId) || !Array.isArray(event.queries)) {
+    throw new NamedError('InvalidEvent', `runId (a run id) and queries are required, got ${JSON.stringify(event)?.slice(0, 300)}`);
+  }
+  const missing = REPORT_QUERY_NAMES.filter((n) => !event.queries.some((q) => q.name === n));
+  if (missing.length) {
+    throw new NamedError('InvalidEvent', `the Aggregate output has no ${missing.join(', ')} — the report needs the named queries ${REPORT_QUERY_NAMES.join(', ')} (one per file in assets/queries/); redeploy the stack`);
+  }
+  const generatedAt = now().toISOString();
+  const results: { name: string; result: AthenaRows }[] = await Promise.all(event.queries.map(async (q) => ({ name: q.name, result: await athenaRows(clients.athena, q.queryExecutionId) })));
+  const rowsOf = (name: ReportQueryName) => results.find((r) => r.name === name)!.result.rows;
   const bucket = env('RESULTS_BUCKET');
-  const files: string[] = [];
-  for (const f of render(data)) {
+  const input = reportInputFromAthena({
+    runId: event.runId,
+    rows: { report_cells: rowsOf('report_cells'), run_facts: rowsOf('run_facts'), workload_facts: rowsOf('workload_facts'), run_health: rowsOf('run_health') },
+    source: `s3://${bucket}/${RESULTS_LAYOUT.records} (Athena, the pipeline's Aggregate queries)`,
+    execution: event.execution ?? null,
+    generatedAt,
+  });
+  const t0 = performance.now();
+  const page = await renderHtmlReport(input);
+  const renderMs = Math.round(performance.now() - t0);
+  const files: ReportFile[] = [
+    { name: 'report.html', contentType: 'text/html; charset=utf-8', body: page.html },
+    ...summaryFiles({ runId: event.runId, generatedAt, queries: results.map((r) => ({ name: r.name, ...r.result })) }),
+  ];
+  const written: string[] = [];
+  for (const f of files) {
     const key = `${RESULTS_LAYOUT.reports}${event.runId}/${f.name}`;
     await clients.s3.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: f.body, ContentType: f.contentType }));
-    files.push(`s3://${bucket}/${key}`);
+    written.push(`s3://${bucket}/${key}`);
   }
-  const rows = data.queries.reduce((n, q) => n + q.rows.length, 0);
-  logger.info('report written', { runId: event.runId, files, rows });
-  return { reportLocation: files.find((f) => f.endsWith('.txt')) ?? files[0], files, rows };
+  const rows = results.reduce((n, r) => n + r.result.rows.length, 0);
+  const sectionsWithoutData = page.sections.filter((s) => !s.hasData).map((s) => s.title);
+  logger.info('report written', { runId: event.runId, files: written, rows, renderMs, charts: page.charts, warnings: page.warnings, sectionsWithoutData });
+  return { reportLocation: written[0], files: written, rows, sectionsWithoutData };
 }

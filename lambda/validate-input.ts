@@ -54,7 +54,9 @@ export function validateInput(input: unknown, defaultInstanceType: string): Omit
   if (!Array.isArray(runners) || runners.length === 0) throw bad('input.runners must be a non-empty list', 'e.g. [{"instanceType":"c7g.large","count":1}]');
   runners.forEach((r, i) => {
     if (typeof r?.instanceType !== 'string' || !/^[a-z][a-z0-9-]*\d[a-z0-9-]*\.[a-z0-9]+$/.test(r.instanceType)) throw bad(`input.runners[${i}].instanceType "${r?.instanceType}" is not an EC2 instance type`, 'e.g. c7g.large, m7i.xlarge');
-    if (!Number.isInteger(r.count) || r.count < 1 || r.count > MAX_RUNNERS) throw bad(`input.runners[${i}].count must be 1–${MAX_RUNNERS}, got ${JSON.stringify(r.count)}`, 'ask for fewer runners');
+    if (!Number.isInteger(r.count) || r.count < 1 || r.count > MAX_RUNNERS) {
+      throw bad(`input.runners[${i}].count must be a whole number from 1 to ${MAX_RUNNERS}, got ${JSON.stringify(r.count)}`, r.count > MAX_RUNNERS ? `at most ${MAX_RUNNERS} runners per execution` : 'e.g. "count": 1');
+    }
   });
   const runnerCount = runners.reduce((n, r) => n + r.count, 0);
   if (runnerCount > MAX_RUNNERS) throw bad(`${runnerCount} runners in total`, `at most ${MAX_RUNNERS} per execution`);

@@ -1,13 +1,12 @@
 import { Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
-import { NodejsFunction, type BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { join } from 'node:path';
+import { functionCode } from './function-bundles';
 import { acknowledge } from './nag';
 
-export const PROJECT_ROOT = join(__dirname, '..');
+export { PROJECT_ROOT } from './function-bundles';
 
 export interface BenchFunctionProps {
   /** Handler file under lambda/, without extension, e.g. `before`. */
@@ -24,18 +23,22 @@ export interface BenchFunctionProps {
   readonly logRetention?: logs.RetentionDays;
   /** VPC placement and file system: only for functions that mount S3 Files. @default no VPC */
   readonly vpc?: Pick<lambda.FunctionProps, 'vpc' | 'vpcSubnets' | 'securityGroups' | 'filesystem'>;
-  /** Extra esbuild options (e.g. files to copy next to the bundle). @default none */
-  readonly bundling?: Partial<BundlingOptions>;
+  /**
+   * Ship assets/ (schemas, profiles, queries) next to the bundle and point S3AB_HOME at it, for
+   * handlers that run runner code reading those files from disk. @default false
+   */
+  readonly includeAssets?: boolean;
 }
 
 /**
  * The house Lambda construct: every function of the stack is built the same way — Node.js 24 on
- * arm64 (Graviton), bundled from lambda/NAME.ts by esbuild (NodejsFunction), X-Ray tracing
+ * arm64 (Graviton), bundled from lambda/NAME.ts by esbuild (one pass for all functions, see
+ * function-bundles.ts), X-Ray tracing
  * active, Powertools service name and metrics namespace set, its own log group with retention
  * that goes with the stack, and a role whose only log permissions are on that group.
  */
 export class BenchFunction extends Construct {
-  readonly function: NodejsFunction;
+  readonly function: lambda.Function;
   readonly role: iam.Role;
   readonly logGroup: logs.LogGroup;
 
@@ -60,9 +63,9 @@ export class BenchFunction extends Construct {
     acknowledge(this.role, 'AwsSolutions-IAM5[Resource::<' + Stack.of(this).getLogicalId(this.logGroup.node.defaultChild as never) + '.Arn>:*]',
       'log streams of this function\'s own log group: stream names are created by Lambda at run time');
 
-    this.function = new NodejsFunction(this, 'Function', {
-      entry: join(PROJECT_ROOT, 'lambda', `${props.entry}.ts`),
-      handler: 'handler',
+    this.function = new lambda.Function(this, 'Function', {
+      code: functionCode(props.entry, { includeAssets: props.includeAssets }),
+      handler: 'index.handler',
       description: props.description,
       runtime: lambda.Runtime.NODEJS_24_X,
       architecture: lambda.Architecture.ARM_64,
@@ -75,19 +78,10 @@ export class BenchFunction extends Construct {
         POWERTOOLS_SERVICE_NAME: props.entry,
         POWERTOOLS_METRICS_NAMESPACE: 's3-access-bench',
         AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+        ...(props.includeAssets ? { S3AB_HOME: '/var/task' } : {}),
         ...props.environment,
       },
       ...props.vpc,
-      projectRoot: PROJECT_ROOT,
-      depsLockFilePath: join(PROJECT_ROOT, 'package-lock.json'),
-      bundling: {
-        minify: true,
-        sourceMap: true,
-        target: 'node24',
-        // The runtime ships SDK v3, but bundling pins the lockfile's version: results stay reproducible.
-        externalModules: ['@duckdb/node-api'],
-        ...props.bundling,
-      },
     });
     if (props.vpc) {
       // Lambda creates the function's network interfaces with the execution role; those EC2 calls take no resource ARNs.

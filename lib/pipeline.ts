@@ -16,6 +16,7 @@ import type { ResultsCatalog } from './results-catalog';
 import { RESULTS_LAYOUT } from './results-layout';
 import type { RunnerFleet } from './runner-fleet';
 import { RUNNER_TAG } from './runner-tags';
+import { orderByOf, runQueryIntrinsic } from '../runner/report/run-query';
 
 /** Poll loops of the pipeline: how long to wait between checks and how many checks at most. */
 export interface PollBudget { waitSeconds: number; maxPolls: number }
@@ -37,6 +38,9 @@ export interface PipelineProps {
   /** SSM execution timeout of one step. @default Duration.hours(2) */
   readonly stepTimeout?: Duration;
 }
+
+/** The Report function's timeout (and its task's): with one retry it keeps the non-benchmark part ≤ 15 min. */
+const REPORT_TIMEOUT_S = 30;
 
 /** Errors worth a retry: throttling and transient service faults. */
 const TRANSIENT_LAMBDA = ['Lambda.ServiceException', 'Lambda.AWSLambdaException', 'Lambda.SdkClientException', 'Lambda.TooManyRequestsException'];
@@ -86,9 +90,9 @@ export class Pipeline extends Construct {
       entry: 'validate-input',
       description: 's3-access-bench: validate an execution\'s matrix (the runner\'s validator) and store it for the runners',
       memorySize: 256, timeout: Duration.seconds(20),
-      environment: { RESULTS_BUCKET: results.bucket.bucketName, DEFAULT_INSTANCE_TYPE: fleet.instanceType, S3AB_HOME: '/var/task' },
-      // The profiles and schemas the runner reads from disk ship next to the bundle.
-      bundling: { commandHooks: { beforeBundling: () => [], beforeInstall: () => [], afterBundling: (input, output) => [`cp -r ${input}/assets ${output}/assets`] } },
+      environment: { RESULTS_BUCKET: results.bucket.bucketName, DEFAULT_INSTANCE_TYPE: fleet.instanceType },
+      // The profiles and schemas the runner's matrix validator reads from disk ship next to the bundle.
+      includeAssets: true,
     });
     this.validate.role.addToPolicy(new iam.PolicyStatement({ actions: ['s3:PutObject'], resources: [results.bucket.arnForObjects(`${RESULTS_LAYOUT.executions}*`)] }));
 
@@ -113,9 +117,11 @@ export class Pipeline extends Construct {
       resources: ['s3ab/*', `${DOCS_PREFIX}*`, `${storage.accessPointPrefix}*`].map((p) => storage.bucket.arnForObjects(p)),
     }));
 
+    // The HTML report (charts rendered to SVG by Vega): one full vCPU (1,769 MB) renders a seed run's
+    // page in about a second; `npm run bench:report-function` measures the bundle and the render.
     this.report = new BenchFunction(this, 'ReportFn', {
-      entry: 'report', description: 's3-access-bench: write a run\'s report (summary queries) into the results bucket',
-      memorySize: 256, timeout: Duration.seconds(20), environment: { RESULTS_BUCKET: results.bucket.bucketName },
+      entry: 'report', description: 's3-access-bench: write a run\'s HTML report and query summary into the results bucket',
+      memorySize: 1769, timeout: Duration.seconds(REPORT_TIMEOUT_S), environment: { RESULTS_BUCKET: results.bucket.bucketName },
     });
     this.report.role.addToPolicy(new iam.PolicyStatement({
       actions: ['athena:GetQueryResults'], resources: [stack.formatArn({ service: 'athena', resource: 'workgroup', resourceName: results.workGroupName })],
@@ -281,7 +287,7 @@ export class Pipeline extends Construct {
 
     // Aggregate: every named summary query, restricted to this run, through Athena .sync.
     const queryList = new sfn.Pass(this, 'ListSummaryQueries', {
-      result: sfn.Result.fromArray(results.namedQueries.map((q) => ({ name: q.name, id: q.query.attrNamedQueryId }))),
+      result: sfn.Result.fromArray(results.namedQueries.map((q) => ({ name: q.name, id: q.query.attrNamedQueryId, orderBy: orderByOf(q.sql, `${q.name}.sql`) }))),
       resultPath: '$.queries',
     });
     const getQuery = sdkTask('GetNamedQuery', 'athena', 'getNamedQuery', { 'NamedQueryId.$': '$.query.id' },
@@ -294,7 +300,8 @@ export class Pipeline extends Construct {
         Type: 'Task',
         Resource: `arn:${Aws.PARTITION}:states:::athena:startQueryExecution.sync`,
         Parameters: {
-          'QueryString.$': "States.Format('SELECT * FROM ({}\n) AS q WHERE run_id = \\'{}\\'', $.named.sql, $.runId)",
+          // The file's SQL restricted to the run, its ORDER BY repeated outside (runner/report/run-query.ts).
+          'QueryString.$': runQueryIntrinsic('$.named.sql', '$.runId', '$.query.orderBy'),
           QueryExecutionContext: { Database: results.databaseName },
           WorkGroup: results.workGroupName,
         },
@@ -314,7 +321,12 @@ export class Pipeline extends Construct {
     })));
     aggregate.addCatch(teardown, catchToTeardown);
 
-    const report = lambdaTask('Report', this.report, { 'runId.$': '$.run.value.runId', 'queries.$': '$.aggregate' }, Duration.seconds(20), '$.report');
+    // The execution tells the report what the rows cannot: the matrix, its steps (all succeeded to get here), the start time.
+    const report = lambdaTask('Report', this.report, {
+      'runId.$': '$.run.value.runId',
+      'queries.$': '$.aggregate',
+      execution: { 'matrix.$': '$.run.value.matrixName', 'steps.$': 'States.ArrayLength($.run.value.steps)', 'startedAt.$': '$$.Execution.StartTime' },
+    }, Duration.seconds(REPORT_TIMEOUT_S), '$.report');
     report.addCatch(teardown, catchToTeardown);
 
     // --- Wiring --------------------------------------------------------------------------------

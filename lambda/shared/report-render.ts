@@ -1,4 +1,4 @@
-/** The rows of each named summary query of one run, as Athena returned them. */
+/** The rows of each named query of one run, as Athena returned them. */
 export interface ReportData {
   runId: string;
   generatedAt: string;
@@ -12,12 +12,6 @@ export interface ReportFile {
   body: string;
 }
 
-/**
- * Turns the summary data into report files. The default writes a JSON summary and a plain-text
- * table per query; an HTML renderer (runner/report/, another branch) plugs in here.
- */
-export type ReportRenderer = (data: ReportData) => ReportFile[];
-
 function textTable(columns: string[], rows: Record<string, string | null>[]): string {
   const cells = [columns, ...rows.map((r) => columns.map((c) => r[c] ?? '–'))];
   const widths = columns.map((_, i) => Math.max(...cells.map((row) => row[i].length)));
@@ -25,12 +19,18 @@ function textTable(columns: string[], rows: Record<string, string | null>[]): st
   return [line(cells[0]), widths.map((w) => '-'.repeat(w)).join('  '), ...cells.slice(1).map(line)].join('\n');
 }
 
-export const textAndJsonRenderer: ReportRenderer = (data) => [
-  { name: 'summary.json', contentType: 'application/json', body: JSON.stringify(data, null, 2) },
-  {
-    name: 'summary.txt',
-    contentType: 'text/plain; charset=utf-8',
-    body: [`s3-access-bench run ${data.runId} — summary generated ${data.generatedAt}`, '',
-      ...data.queries.flatMap((q) => [`== ${q.name} (${q.rows.length} rows)`, q.rows.length ? textTable(q.columns, q.rows) : '(no rows)', ''])].join('\n'),
-  },
-];
+/**
+ * Next to the HTML page: every query's rows as JSON (for scripts) and as plain-text tables (for a
+ * terminal or a ticket) — summary.json and summary.txt.
+ */
+export function summaryFiles(data: ReportData): ReportFile[] {
+  return [
+    { name: 'summary.json', contentType: 'application/json', body: JSON.stringify(data, null, 2) },
+    {
+      name: 'summary.txt',
+      contentType: 'text/plain; charset=utf-8',
+      body: [`s3-access-bench run ${data.runId} — summary generated ${data.generatedAt}`, '',
+        ...data.queries.flatMap((q) => [`== ${q.name} (${q.rows.length} rows)`, q.rows.length ? textTable(q.columns, q.rows) : '(no rows)', ''])].join('\n'),
+    },
+  ];
+}

@@ -61,6 +61,9 @@ export async function printQueryResults(c: AwsClients, id: string, title: string
   return rows.length;
 }
 
+/** Named queries whose rows only the HTML report draws (run_health, the integrity check, is printed too). */
+const PAGE_ONLY_QUERIES = new Set(['report_cells', 'run_facts', 'workload_facts']);
+
 export interface RunArgs { stack: string; profile?: string; matrix?: string; runners?: { instanceType: string; count: number }[]; pollMs?: number }
 
 /**
@@ -89,7 +92,8 @@ export async function awsRun(c: AwsClients, a: RunArgs, out: Out, sleep = (ms: n
       return 1;
     }
     const result = JSON.parse(ex.output ?? '{}') as { report?: { value?: { reportLocation?: string } }; aggregate?: { name: string; queryExecutionId: string }[] };
-    for (const q of result.aggregate ?? []) await printQueryResults(c, q.queryExecutionId, q.name, out);
+    // The summary tables; the rows that only feed the HTML page (one per cell, dozens of columns) stay in the page.
+    for (const q of result.aggregate ?? []) if (!PAGE_ONLY_QUERIES.has(q.name)) await printQueryResults(c, q.queryExecutionId, q.name, out);
     out(`report: ${result.report?.value?.reportLocation ?? '(none)'}`);
     return 0;
   }

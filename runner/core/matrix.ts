@@ -79,6 +79,23 @@ function describeAjvError(where: string, e: ErrorObject): string {
   }
 }
 
+/** What to write instead, for a matrix whose shape is wrong: the valid values of the field at fault. */
+function shapeFix(e: ErrorObject): string {
+  const field = e.instancePath.split('/')[1] ?? (e.keyword === 'required' ? (e.params as { missingProperty: string }).missingProperty : '');
+  const rep = (matrixSchema.properties as Record<string, { minimum?: number; maximum?: number }>).repetitions;
+  switch (field) {
+    case 'methods':
+      return `methods is a list of one or more of: ${METHODS.map((m) => m.name).join(', ')} (each a name, or {"name", "variant", "options"})`;
+    case 'workloads':
+      return `workloads maps one or more of ${WORKLOADS.map((w) => w.name).join(', ')} to their parameters ({} for the defaults; see \`s3ab list\`)`;
+    case 'repetitions':
+      return `repetitions is a whole number from ${rep.minimum} to ${rep.maximum}`;
+    case '':
+      if (e.keyword === 'additionalProperties') return `a matrix has the fields ${Object.keys(matrixSchema.properties).join(', ')}`;
+  }
+  return 'see assets/schema/matrix.schema.json and the profiles in assets/profiles/ for the format';
+}
+
 /**
  * Validates a matrix before anything is created: its shape against assets/schema/matrix.schema.json,
  * method and workload names against the registries, each workload's parameters against its own
@@ -89,7 +106,7 @@ export function resolveMatrix(input: unknown, source: string): ResolvedMatrix {
   const data = structuredClone(input) as Matrix;
   if (!validateMatrixShape(data)) {
     const first = validateMatrixShape.errors!.find((e) => e.keyword !== 'oneOf') ?? validateMatrixShape.errors![0];
-    throw bad(describeAjvError('matrix', first), 'see assets/schema/matrix.schema.json and the profiles in assets/profiles/ for the format');
+    throw bad(describeAjvError('matrix', first), shapeFix(first));
   }
   const methods = data.methods.map((spec: MethodSpec, i): MethodChoice => {
     const sel = typeof spec === 'string' ? { name: spec } : spec;

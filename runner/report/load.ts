@@ -4,7 +4,7 @@ import { UserError } from '../core/errors';
 import { memoryBackedTmp } from '../endpoint/embedded';
 import { SCHEMA_VERSION, recordErrors } from '../results/record';
 import type { RunManifest } from '../results/writer';
-import { normalizeCells, normalizeHealth, normalizeMethodFacts, normalizeWorkloadFacts, type BadLine, type ReportInput } from './model';
+import { REPORT_QUERIES, reportRows, type BadLine, type ReportInput, type ReportQueryName } from './model';
 import { namedQueries, openRecords, query, type OpenedResults } from './results-db';
 
 /** Bad lines listed one by one in the report; the rest are counted. */
@@ -104,13 +104,9 @@ export class ScannedResults {
     if (!db) return base;
     try {
       const sql = Object.fromEntries(namedQueries().map((q) => [q.name, q.sql]));
-      return {
-        ...base,
-        cells: normalizeCells(await query(db.connection, sql.report_cells)),
-        methods: normalizeMethodFacts(await query(db.connection, sql.run_facts)),
-        workloads: normalizeWorkloadFacts(await query(db.connection, sql.workload_facts)),
-        health: normalizeHealth(await query(db.connection, sql.run_health)),
-      };
+      const rows = {} as Record<ReportQueryName, Record<string, unknown>[]>;
+      for (const name of Object.keys(REPORT_QUERIES) as ReportQueryName[]) rows[name] = await query(db.connection, sql[name]);
+      return { ...base, ...reportRows(rows) };
     } finally {
       db.close();
     }

@@ -13,8 +13,8 @@ export interface ReportInput {
   manifest: RunManifest | null;
   /** Where the records came from (a folder or an S3 URI), for the page's facts. */
   source: string;
-  /** Other runs found at the same source, newest last. */
-  otherRuns: string[];
+  /** Other runs found at the same source, newest last; null where the source was not listed (the pipeline's report). */
+  otherRuns: string[] | null;
   /** Rows of report_cells.sql. */
   cells: Cell[];
   /** Rows of run_facts.sql. */
@@ -154,12 +154,13 @@ function text(v: unknown): string | null {
 
 /**
  * A string map as DuckDB returns it ([{key, value}]), as a plain object, as JSON text or as
- * Athena's `{k=v, ...}` text.
+ * Athena's `{k=v, ...}` text — with its keys sorted, since neither engine keeps an order.
  */
 export function stringMapOf(v: unknown): Record<string, string> {
   if (v === null || v === undefined) return {};
-  if (Array.isArray(v)) return Object.fromEntries(v.map((e: { key: unknown; value: unknown }) => [String(e.key), String(e.value)]));
-  if (typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, String(x)]));
+  const sorted = (entries: [string, string][]) => Object.fromEntries(entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+  if (Array.isArray(v)) return sorted(v.map((e: { key: unknown; value: unknown }) => [String(e.key), String(e.value)]));
+  if (typeof v === 'object') return sorted(Object.entries(v).map(([k, x]) => [k, String(x)]));
   const s = String(v).trim();
   if (s.startsWith('{') && s.includes('"')) {
     try {
@@ -170,7 +171,7 @@ export function stringMapOf(v: unknown): Record<string, string> {
   }
   const inner = s.replace(/^\{|\}$/g, '');
   if (!inner) return {};
-  return Object.fromEntries(inner.split(', ').map((kv) => {
+  return sorted(inner.split(', ').map((kv) => {
     const i = kv.indexOf('=');
     return i < 0 ? [kv, ''] : [kv.slice(0, i), kv.slice(i + 1)];
   }));
@@ -204,6 +205,23 @@ export function normalizeWorkloadFacts(rows: Row[]): WorkloadFacts[] {
 
 export function normalizeHealth(rows: Row[]): HealthRow[] {
   return rows.map((r) => normalize<HealthRow>(r, HEALTH_TEXT));
+}
+
+/** The SQL files (assets/queries/NAME.sql) the report is drawn from, and the ReportInput field each fills. */
+export const REPORT_QUERIES = { report_cells: 'cells', run_facts: 'methods', workload_facts: 'workloads', run_health: 'health' } as const;
+export type ReportQueryName = keyof typeof REPORT_QUERIES;
+
+/**
+ * The report's rows from the rows of its four queries, however they were run: DuckDB's values
+ * (numbers, BigInts, structs) or Athena's strings both come out as the same typed rows.
+ */
+export function reportRows(rows: Record<ReportQueryName, Row[]>): Pick<ReportInput, 'cells' | 'methods' | 'workloads' | 'health'> {
+  return {
+    cells: normalizeCells(rows.report_cells),
+    methods: normalizeMethodFacts(rows.run_facts),
+    workloads: normalizeWorkloadFacts(rows.workload_facts),
+    health: normalizeHealth(rows.run_health),
+  };
 }
 
 /** `method` or `method:variant`: how a method variant is named everywhere in the report. */

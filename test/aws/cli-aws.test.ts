@@ -22,7 +22,7 @@ test('run: starts an execution with the validated matrix, follows it and prints 
   sfn.on(DescribeExecutionCommand)
     .resolvesOnce(running).resolvesOnce(running).resolvesOnce(running)
     .resolves({ status: 'SUCCEEDED', executionArn: 'arn:exec:1', stateMachineArn: 'sm', startDate: new Date(),
-      output: JSON.stringify({ aggregate: [{ name: 'run_health', queryExecutionId: 'q1' }], report: { value: { reportLocation: 's3://r/reports/x/summary.txt' } } }) });
+      output: JSON.stringify({ aggregate: [{ name: 'run_health', queryExecutionId: 'q1' }, { name: 'report_cells', queryExecutionId: 'q2' }], report: { value: { reportLocation: 's3://r/reports/x/report.html' } } }) });
   // The history as it grows between polls: provisioning, then the steps Map (3 steps), then the Lambdas.
   let id = 0;
   const ev = (type: string, extra: Partial<HistoryEvent> = {}): HistoryEvent => ({ id: ++id, type: type as HistoryEvent['type'], timestamp: new Date(), ...extra });
@@ -55,7 +55,10 @@ test('run: starts an execution with the validated matrix, follows it and prints 
   expect(text).toMatch(/execution SUCCEEDED/);
   expect(text).toMatch(/run_health \(1 rows\)/);
   expect(text).toContain('s3-api');
-  expect(text).toContain('report: s3://r/reports/x/summary.txt');
+  expect(text).toContain('report: s3://r/reports/x/report.html');
+  // The report's own cell rows stay in the page: only the summary tables are printed.
+  expect(athena.commandCalls(GetQueryResultsCommand).map((c) => c.args[0].input.QueryExecutionId)).toEqual(['q1']);
+  expect(text).not.toMatch(/report_cells/);
 });
 
 test('run: a failed execution shows its error and cause and returns 1', async () => {

@@ -2,6 +2,8 @@ import aslValidator from 'asl-validator';
 import { StateMachine } from 'aws-local-stepfunctions';
 import { validateInput } from '../../lambda/validate-input';
 import { profileNames } from '../../runner/core/matrix';
+import { namedQueries } from '../../runner/report/results-db';
+import { queryForRun } from '../../runner/report/run-query';
 import { newRunId } from '../../runner/run-id';
 import { synthesizedDefinition } from '../helpers/definition';
 
@@ -24,11 +26,20 @@ class Named extends Error {
   constructor(name: string, message: string) { super(message); this.name = name; }
 }
 
+/** The SQL file behind a named query id of the definition (ListSummaryQueries holds name and id). */
+function sqlOfNamedQuery(id: string): string {
+  const entry = definition.States.ListSummaryQueries.Result.find((q: any) => q.id === id);
+  if (!entry) throw new Error(`no named query ${id}`);
+  return namedQueries().find((q) => q.name === entry.name)!.sql;
+}
+
 /** A small stand-in for the AWS services the pipeline calls: instances, SSM, Athena, the functions. */
 function fakeCloud(opts: { failAt?: string; neverOnline?: boolean } = {}) {
   const instances = new Map<string, { state: string; tags: Record<string, string> }>();
   const calls: string[] = [];
   const stepsRun: string[] = [];
+  const queriesSent: string[] = [];
+  const reportEvents: any[] = [];
   let n = 0;
   const step = (name: string, fn: (input: any) => unknown) => async (input: any) => {
     calls.push(name);
@@ -61,16 +72,23 @@ function fakeCloud(opts: { failAt?: string; neverOnline?: boolean } = {}) {
     RunStepCheck: step('RunStepCheck', () => ({ Payload: { done: true } })),
     InvokeBefore: step('InvokeBefore', ({ Payload: p }) => ({ Payload: { method: 's3-api', repetition: p.repetition, files: p.documents, verified: true } })),
     InvokeAfter: step('InvokeAfter', ({ Payload: p }) => ({ Payload: { method: 's3-files', repetition: p.repetition, files: p.documents, verified: true } })),
-    GetNamedQuery: step('GetNamedQuery', () => ({ NamedQuery: { QueryString: 'SELECT 1' } })),
-    RunSummaryQuery: step('RunSummaryQuery', (p) => ({ QueryExecution: { QueryExecutionId: `qe-${p.QueryString.length}` } })),
-    Report: step('Report', ({ Payload: p }) => ({ Payload: { reportLocation: `s3://results/reports/${p.runId}/summary.txt`, files: [] } })),
+    // Athena: the named queries hold the SQL files; each run of one is recorded as sent.
+    GetNamedQuery: step('GetNamedQuery', (p) => ({ NamedQuery: { QueryString: sqlOfNamedQuery(p.NamedQueryId) } })),
+    RunSummaryQuery: step('RunSummaryQuery', (p) => {
+      queriesSent.push(p.QueryString);
+      return { QueryExecution: { QueryExecutionId: `qe-${queriesSent.length}` } };
+    }),
+    Report: step('Report', ({ Payload: p }) => {
+      reportEvents.push(p);
+      return { Payload: { reportLocation: `s3://results/reports/${p.runId}/report.html`, files: [] } };
+    }),
     Teardown: step('Teardown', ({ Payload: p }) => {
       const ids = [...instances].filter(([, i]) => i.tags['s3ab:run-id'] === p.runId && i.state === 'running').map(([id]) => id);
       for (const id of ids) instances.get(id)!.state = 'terminated';
       return { Payload: { terminated: ids } };
     }),
   };
-  return { instances, calls, stepsRun, handlers };
+  return { instances, calls, stepsRun, queriesSent, reportEvents, handlers };
 }
 
 async function execute(input: unknown, cloud: ReturnType<typeof fakeCloud>) {
@@ -112,7 +130,18 @@ test('happy path: every state in order, all runners on every step, a report loca
   expect(order.every((s) => firstOf(s) >= 0)).toBe(true);
   expect(cloud.stepsRun).toEqual(['1@3', '2@3']); // each step on the three runners at once
   expect(cloud.calls.filter((c) => c === 'InvokeBefore')).toHaveLength(2);
-  expect(output.report.value.reportLocation).toMatch(/^s3:\/\/results\/reports\/\d{8}T\d{6}Z-[0-9a-f]{6}\/summary\.txt$/);
+  expect(output.report.value.reportLocation).toMatch(/^s3:\/\/results\/reports\/\d{8}T\d{6}Z-[0-9a-f]{6}\/report\.html$/);
+  // Aggregate sends each SQL file restricted to the run, its ORDER BY repeated outside (Athena drops
+  // an ORDER BY inside a subquery), exactly as runner/report/run-query.ts writes it.
+  const runId = output.run.value.runId;
+  expect(cloud.queriesSent.sort()).toEqual(namedQueries().map((q) => queryForRun(q.sql, runId)).sort());
+  const cells = cloud.queriesSent.find((q) => q.startsWith(`SELECT * FROM (${namedQueries().find((x) => x.name === 'report_cells')!.sql}`))!;
+  expect(cells.endsWith(`\n) AS q WHERE run_id = '${runId}' ORDER BY run_id, workload, operation, object_size_bytes, method, method_variant, cache`)).toBe(true);
+  // Report gets every query's execution id and what the execution knows about the run.
+  expect(cloud.reportEvents).toEqual([{
+    runId, queries: expect.arrayContaining(namedQueries().map((q) => ({ name: q.name, queryExecutionId: expect.stringMatching(/^qe-\d+$/) }))),
+    execution: { matrix: output.run.value.matrixName, steps: 2, startedAt: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/) },
+  }]);
   expect(output.aggregate.map((q: any) => q.name).sort()).toEqual(expect.arrayContaining(['objects_by_size', 'run_health', 'workload_summary']));
   expect([...cloud.instances.values()].map((i) => i.state)).toEqual(['terminated', 'terminated', 'terminated']);
   expect([...cloud.instances.values()][0].tags).toMatchObject({ 's3ab:stack': 'S3AccessBench', 's3ab:execution': expect.stringContaining(':execution:') });
@@ -151,7 +180,7 @@ describe('bad input stops at ValidateInput with nothing provisioned', () => {
     ['missing methods', { matrix: { workloads: { objects: {} } } }, /must have required property 'methods'/],
     ['unknown profile', { profile: 'huge' }, new RegExp(`unknown profile "huge" — use one of: ${profileNames().join(', ')}`)],
     ['bad runner type', { matrix: MATRIX, runners: [{ instanceType: 'big', count: 1 }] }, /runners\[0\]\.instanceType "big" is not an EC2 instance type/],
-    ['too many runners', { matrix: MATRIX, runners: [{ instanceType: 'c7g.large', count: 50 }] }, /count must be 1–20/],
+    ['too many runners', { matrix: MATRIX, runners: [{ instanceType: 'c7g.large', count: 50 }] }, /count must be a whole number from 1 to 20/],
   ];
   for (const [name, input, message] of cases) {
     test(name, async () => {

@@ -11,10 +11,12 @@ export interface Synthesized {
 
 /**
  * Synthesizes the stack once per test file, without Lambda bundling (esbuild is exercised by
- * `cdk synth`; the tests look at the template), with no AWS account or credentials.
+ * `cdk synth`; the tests look at the template), with no AWS account or credentials, and without
+ * CDK's built-in template validation, as bin/app.ts (it only warns, cfn-lint checks the template in
+ * stack.test.ts, and its engine costs 2–3 s per test file).
  */
 export function synthesize(props: S3AccessBenchStackProps = {}): Synthesized {
-  const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+  const app = new App({ context: { 'aws:cdk:bundling-stacks': [] }, builtinCloudFormationValidation: false });
   const stack = new S3AccessBenchStack(app, 'S3AccessBench', props);
   const template = Template.fromStack(stack);
   return { app, stack, template, json: template.toJSON() as Synthesized['json'] };

@@ -419,7 +419,7 @@ function factsSection(ctx: Ctx): Section {
     ['runner peak memory', m?.peak_rss_bytes ? bytesHuman(m.peak_rss_bytes) : '–'],
     ['source', input.source],
     ['records', `${num(input.methods.reduce((s, x) => s + x.records, 0))} in this run (${num(input.recordCount)} valid records read, ${num(input.badLineCount)} unreadable lines)`],
-    ['other runs at the source', input.otherRuns.length ? input.otherRuns.join(', ') : 'none'],
+    ['other runs at the source', input.otherRuns === null ? 'not listed (query the results table: SELECT DISTINCT run_id FROM results)' : input.otherRuns.length ? input.otherRuns.join(', ') : 'none'],
     ['report generated', input.generatedAt],
   ], { cls: 'facts' }));
   if (input.methods.length) {

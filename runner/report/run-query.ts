@@ -1,0 +1,42 @@
+/**
+ * How the pipeline's Aggregate state runs each named query (assets/queries/NAME.sql) for one run:
+ * it wraps the file's SQL and keeps the run's rows. Athena (Trino) ignores an ORDER BY inside a
+ * subquery, so the file's own ORDER BY is repeated outside — the rows then come back in the order
+ * the file asks for, as DuckDB returns them locally, and the report is drawn from the same rows
+ * in the same order either way.
+ *
+ * The template is States.Format's: `{}` takes, in order, the SQL, the run id and the ORDER BY.
+ */
+export const RUN_QUERY_TEMPLATE = "SELECT * FROM ({}\n) AS q WHERE run_id = '{}' {}";
+
+/** The trailing top-level `ORDER BY col, col DESC, ...` of a query file, or '' when it has none. */
+export function orderByOf(sql: string, name = 'query'): string {
+  const code = sql.split('\n').map((l) => l.replace(/--.*$/, '')).join('\n').trim().replace(/;\s*$/, '');
+  const last = [...code.matchAll(/\bORDER\s+BY\b/gi)].pop();
+  if (!last) return '';
+  let depth = 0;
+  for (const ch of code.slice(0, last.index)) depth += ch === '(' ? 1 : ch === ')' ? -1 : 0;
+  // An ORDER BY inside parentheses (a subquery, a window) is not the query's own.
+  if (depth > 0) return '';
+  const items = code.slice(last.index + last[0].length).split(',').map((s) => s.trim().replace(/\s+/g, ' '));
+  for (const item of items) {
+    // Outside the subquery only the output columns are in scope.
+    if (!/^[a-z_][a-z0-9_]*( (ASC|DESC))?( NULLS (FIRST|LAST))?$/i.test(item)) {
+      throw new Error(`${name}: ORDER BY item "${item}" must be an output column name (optionally ASC/DESC), so the pipeline can repeat it outside its run filter`);
+    }
+  }
+  return `ORDER BY ${items.join(', ')}`;
+}
+
+/** The query the pipeline sends to Athena for one run (what States.Format makes of the template). */
+export function queryForRun(sql: string, runId: string, orderBy = orderByOf(sql)): string {
+  if (!/^[0-9]{8}T[0-9]{6}Z-[0-9a-f]{6}$/.test(runId)) throw new Error(`"${runId}" is not a run id`);
+  const args = [sql, runId, orderBy];
+  let i = 0;
+  return RUN_QUERY_TEMPLATE.replace(/\{\}/g, () => args[i++]);
+}
+
+/** The template as an ASL intrinsic string literal (quotes escaped), for States.Format. */
+export function runQueryIntrinsic(...paths: [sql: string, runId: string, orderBy: string]): string {
+  return `States.Format('${RUN_QUERY_TEMPLATE.replace(/'/g, "\\'")}', ${paths.join(', ')})`;
+}

@@ -1,0 +1,196 @@
+import { AthenaClient, GetQueryResultsCommand, type GetQueryResultsCommandInput, type GetQueryResultsCommandOutput } from '@aws-sdk/client-athena';
+import { CreateBucketCommand, GetObjectCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
+import { mockClient } from 'aws-sdk-client-mock';
+import { buildSync } from 'esbuild';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { ReportEvent } from '../../lambda/report';
+import { functionBuildOptions } from '../../lib/function-bundles';
+import { cleanupAll } from '../../runner/core/cleanup';
+import { startEmbeddedEndpoint, type EmbeddedEndpoint } from '../../runner/endpoint/embedded';
+import { makeS3Client } from '../../runner/endpoint/s3-client';
+import { writeHtmlReport, type WrittenReport } from '../../runner/report/html-report';
+import { namedQueries, openResults } from '../../runner/report/results-db';
+import { queryForRun } from '../../runner/report/run-query';
+import { writeReportFixture } from '../../scripts/fixtures/report-fixture';
+import { athenaPages, athenaResultOf, javaDouble, type AthenaResult } from '../../scripts/fixtures/athena-results';
+import { ROOT } from '../helpers/cli';
+
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
+const athena = mockClient(AthenaClient);
+const RESULTS = 's3ab-results';
+
+/** The page's sections by id: whether each has data, and its HTML. */
+function sectionsOf(html: string): Map<string, { hasData: boolean; html: string }> {
+  const out = new Map<string, { hasData: boolean; html: string }>();
+  for (const m of html.matchAll(/<section id="([a-z-]+)" data-has-data="(true|false)">([\s\S]*?)<\/section>/g)) out.set(m[1], { hasData: m[2] === 'true', html: m[3] });
+  return out;
+}
+
+/** The `<h3>` subsections of a section. */
+function subsections(html: string): Map<string, string> {
+  return new Map([...html.matchAll(/<h3>([^<]+)<\/h3>([\s\S]*?)(?=<h3>|$)/g)].map((m) => [m[1], m[2]]));
+}
+
+test('Athena values are written as Athena writes them (Java doubles)', () => {
+  expect([100, 0.5, 0.001, 1e-4, 12345678.9, 1e7, 1234567, 0].map(javaDouble)).toEqual(['100.0', '0.5', '0.001', '1.0E-4', '1.23456789E7', '1.0E7', '1234567.0', '0.0']);
+});
+
+describe('the Report function: Athena rows of a real results folder in, the same HTML page as `s3ab report --html` out', () => {
+  const work = mkdtempSync(join(tmpdir(), 's3ab-report-fn-'));
+  const resultsDir = join(work, 'results');
+  let server: EmbeddedEndpoint;
+  let s3: S3Client;
+  let runId: string;
+  let local: WrittenReport;
+  let report: typeof import('../../lambda/report');
+  /** GetQueryResults pages by query execution id. */
+  const pages = new Map<string, GetQueryResultsCommandOutput[]>();
+  const queries: ReportEvent['queries'] = [];
+  const execution = { matrix: 'rendering-fixture', steps: 110, startedAt: '2026-01-15T10:15:00.000Z' };
+
+  beforeAll(async () => {
+    ({ runId } = await writeReportFixture(resultsDir, { repetitions: 2 }));
+    local = await writeHtmlReport(resultsDir, runId, join(work, 'local.html'));
+    // What Aggregate leaves in Athena: each named query, as the state machine wraps it for the run,
+    // over the same folder (DuckDB standing in for Athena), paged as GetQueryResults pages.
+    const db = await openResults(resultsDir);
+    try {
+      for (const q of namedQueries()) {
+        const result: AthenaResult = await athenaResultOf(db.connection, queryForRun(q.sql, runId));
+        const id = `qe-${q.name}`;
+        pages.set(id, athenaPages(result, 40));
+        queries.push({ name: q.name, queryExecutionId: id });
+      }
+    } finally {
+      db.close();
+    }
+    server = await startEmbeddedEndpoint();
+    s3 = makeS3Client(server.target, { maxSockets: 4 });
+    await s3.send(new CreateBucketCommand({ Bucket: RESULTS }));
+    Object.assign(process.env, {
+      AWS_ACCESS_KEY_ID: server.target.credentials!.accessKeyId, AWS_SECRET_ACCESS_KEY: server.target.credentials!.secretAccessKey,
+      AWS_REGION: 'us-east-1', S3AB_S3_ENDPOINT: server.target.endpointUrl, RESULTS_BUCKET: RESULTS,
+      POWERTOOLS_METRICS_DISABLED: 'true', POWERTOOLS_LOG_LEVEL: 'SILENT',
+    });
+    report = await import('../../lambda/report');
+  }, 120_000);
+
+  beforeEach(() => {
+    athena.reset();
+    athena.on(GetQueryResultsCommand).callsFake((input: GetQueryResultsCommandInput) => {
+      const list = pages.get(input.QueryExecutionId!);
+      if (!list) throw Object.assign(new Error(`QueryExecution ${input.QueryExecutionId} was not found`), { name: 'InvalidRequestException' });
+      return list[input.NextToken ? Number(input.NextToken.replace('page-', '')) : 0];
+    });
+  });
+
+  afterAll(async () => {
+    s3?.destroy();
+    await server?.stop();
+    await cleanupAll();
+    rmSync(work, { recursive: true, force: true });
+  });
+
+  async function read(key: string): Promise<{ body: string; type: string | undefined }> {
+    const res = await s3.send(new GetObjectCommand({ Bucket: RESULTS, Key: key }));
+    return { body: await res.Body!.transformToString(), type: res.ContentType };
+  }
+
+  test('writes report.html, summary.json and summary.txt under reports/RUNID/ and returns the page\'s location', async () => {
+    const out = await report.handler({ runId, queries, execution });
+    expect(out.reportLocation).toBe(`s3://${RESULTS}/reports/${runId}/report.html`);
+    expect(out.files).toEqual(['report.html', 'summary.json', 'summary.txt'].map((f) => `s3://${RESULTS}/reports/${runId}/${f}`));
+    expect(out.sectionsWithoutData).toEqual([]);
+    // Every page of every query was read: report_cells spans several pages of 40.
+    expect(athena.commandCalls(GetQueryResultsCommand).filter((c) => c.args[0].input.QueryExecutionId === 'qe-report_cells').length).toBe(pages.get('qe-report_cells')!.length);
+    expect(pages.get('qe-report_cells')!.length).toBeGreaterThan(3);
+    expect(out.rows).toBe([...pages.values()].reduce((n, p) => n + p.reduce((m, x) => m + x.ResultSet!.Rows!.length, 0) - 1, 0));
+    const page = await read(`reports/${runId}/report.html`);
+    expect(page.type).toBe('text/html; charset=utf-8');
+    expect(page.body).toMatch(/^<!DOCTYPE html>/);
+    const summary = JSON.parse((await read(`reports/${runId}/summary.json`)).body);
+    expect(summary.queries.map((q: { name: string }) => q.name).sort()).toEqual(namedQueries().map((q) => q.name).sort());
+    expect((await read(`reports/${runId}/summary.txt`)).body).toContain('== report_cells (');
+  });
+
+  test('the page has the same sections as the local report, identical but for what only the local folder knows', async () => {
+    await report.handler({ runId, queries, execution });
+    const remote = sectionsOf((await read(`reports/${runId}/report.html`)).body);
+    const mine = sectionsOf(local.rendered.html);
+    expect([...remote.keys()]).toEqual(local.rendered.sections.map((s) => s.id));
+    expect([...remote.keys()]).toEqual(['summary', 'problems', 'size', 'ratios', 'percentiles', 'metadata', 'cache', 'semantics', 'workloads', 'facts']);
+    for (const [id, section] of mine) expect({ id, hasData: remote.get(id)!.hasData }).toEqual({ id, hasData: section.hasData });
+    // Charts, tables, the generated summary: byte for byte.
+    for (const id of ['summary', 'size', 'ratios', 'percentiles', 'metadata', 'cache', 'semantics', 'workloads']) {
+      expect({ id, html: remote.get(id)!.html }).toEqual({ id, html: mine.get(id)!.html });
+    }
+    // Problems: the fixture's local manifest says the run failed (one step on purpose); the pipeline
+    // reports only runs whose steps all succeeded. Everything else in the section is the same.
+    const localProblems = mine.get('problems')!.html.replace(/<p class="bad"><strong>Run failed — results incomplete:<\/strong>[^\n]*<\/p>\n?/, '');
+    expect(localProblems).not.toBe(mine.get('problems')!.html);
+    expect(remote.get('problems')!.html).toBe(localProblems);
+    expect(remote.get('problems')!.html).toContain('Failed or unverified measurements');
+    // Facts: host, methods (versions, options — order-free maps) and workloads the same; the run's own facts from the execution.
+    const [rf, lf] = [subsections(remote.get('facts')!.html), subsections(mine.get('facts')!.html)];
+    for (const h of ['Host and endpoint', 'Methods: versions and options', 'Workloads: parameters']) expect({ h, html: rf.get(h) }).toEqual({ h, html: lf.get(h) });
+    const run = rf.get('Run')!;
+    expect(run).toContain('<td>rendering-fixture</td>');
+    expect(run).toContain('<td>complete</td>');
+    expect(run).toContain('110 of 110 ran, 0 failed');
+    expect(run).toContain(`2026-01-15T10:15:00.000Z / `);
+    expect(run).toContain(`s3://${RESULTS}/results/ (Athena`);
+    expect(run).toContain('not listed (query the results table');
+    expect(run).toContain(`${local.input.recordCount.toLocaleString('en-US')} valid records read, 0 unreadable lines`);
+  });
+
+  test('without the execution\'s facts the page says the run\'s status is unknown', async () => {
+    await report.handler({ runId, queries });
+    const html = (await read(`reports/${runId}/report.html`)).body;
+    expect(html).toContain('status unknown (no run manifest)');
+  });
+
+  test('a run with no records: every data section says "No data", and the page is still written', async () => {
+    const empty = '20260116T000000Z-000000';
+    const db = await openResults(resultsDir);
+    try {
+      for (const q of namedQueries()) pages.set(`qe-empty-${q.name}`, athenaPages(await athenaResultOf(db.connection, queryForRun(q.sql, empty))));
+    } finally {
+      db.close();
+    }
+    const out = await report.handler({ runId: empty, queries: namedQueries().map((q) => ({ name: q.name, queryExecutionId: `qe-empty-${q.name}` })), execution });
+    expect(out.rows).toBe(0);
+    expect(out.sectionsWithoutData).toEqual(['Which method for which workload', 'Throughput, IOPS and latency against size', 'Tables: A vs B', 'Latency percentiles',
+      'Metadata operations', 'Cold vs warm cache', 'POSIX semantics and propagation', 'Workload times']);
+    expect((await read(`reports/${empty}/report.html`)).body).toContain('No data:');
+  });
+
+  test('the deployed bundle (the stack\'s esbuild options, vega-canvas aliased) draws the same page in plain Node', async () => {
+    const fixed = new Date('2026-01-15T12:00:00.000Z');
+    await report.handler({ runId, queries, execution }, undefined, () => fixed);
+    const inProcess = (await read(`reports/${runId}/report.html`)).body;
+    const out = join(work, 'bundle');
+    buildSync(functionBuildOptions(['report'], out));
+    const pagesFile = join(work, 'pages.json');
+    writeFileSync(pagesFile, JSON.stringify({ runId, execution, generatedAt: fixed.toISOString(), pages: Object.fromEntries([...pages].filter(([id]) => !id.includes('empty')).map(([id, p]) => [id.replace(/^qe-/, ''), p])) }));
+    const html = join(work, 'bundle.html');
+    const run = spawnSync(process.execPath, [join(ROOT, 'scripts', 'fixtures', 'run-report-bundle.cjs'), join(out, 'report', 'index.js'), pagesFile, html], { encoding: 'utf8' });
+    expect(run.stderr).toBe('');
+    expect(run.status).toBe(0);
+    expect(JSON.parse(run.stdout).result.reportLocation).toBe(`s3://${RESULTS}/reports/${runId}/report.html`);
+    expect(readFileSync(html, 'utf8')).toBe(inProcess);
+  });
+
+  test('bad events and Athena errors fail the state with a clear message and write nothing', async () => {
+    const failing = '20260117T000000Z-111111';
+    await expect(report.handler({ runId: 'nope', queries })).rejects.toMatchObject({ name: 'InvalidEvent', message: expect.stringContaining('runId (a run id) and queries are required') });
+    await expect(report.handler({ runId: failing, queries: queries.filter((q) => q.name !== 'run_facts' && q.name !== 'run_health') }))
+      .rejects.toMatchObject({ name: 'InvalidEvent', message: expect.stringMatching(/the Aggregate output has no run_facts, run_health — the report needs the named queries report_cells, run_facts, workload_facts, run_health/) });
+    await expect(report.handler({ runId: failing, queries: [...queries.filter((q) => q.name !== 'run_health'), { name: 'run_health', queryExecutionId: 'qe-gone' }] }))
+      .rejects.toMatchObject({ name: 'InvalidRequestException', message: expect.stringContaining('qe-gone') });
+    const listed = await s3.send(new ListObjectsV2Command({ Bucket: RESULTS, Prefix: `reports/${failing}/` }));
+    expect(listed.KeyCount ?? 0).toBe(0);
+  });
+});

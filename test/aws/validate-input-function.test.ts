@@ -1,0 +1,94 @@
+import { CreateBucketCommand, GetObjectCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
+import { expandSteps, loadProfile, resolveMatrix } from '../../runner/core/matrix';
+import { cleanupAll } from '../../runner/core/cleanup';
+import { startEmbeddedEndpoint, type EmbeddedEndpoint } from '../../runner/endpoint/embedded';
+import { makeS3Client } from '../../runner/endpoint/s3-client';
+
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
+const RESULTS = 's3ab-results';
+const MATRIX = { name: 'two-methods', methods: ['s3-api', 'aws-cli'], repetitions: 2, workloads: { 'small-reads': { files: 4 }, 'dir-walk': { objects: 10 } } };
+
+describe('ValidateInput: the runner\'s matrix validator before anything exists; the matrix stored for the runners', () => {
+  let server: EmbeddedEndpoint;
+  let s3: S3Client;
+  let validate: typeof import('../../lambda/validate-input');
+
+  beforeAll(async () => {
+    server = await startEmbeddedEndpoint();
+    s3 = makeS3Client(server.target, { maxSockets: 4 });
+    await s3.send(new CreateBucketCommand({ Bucket: RESULTS }));
+    Object.assign(process.env, {
+      AWS_ACCESS_KEY_ID: server.target.credentials!.accessKeyId, AWS_SECRET_ACCESS_KEY: server.target.credentials!.secretAccessKey,
+      AWS_REGION: 'us-east-1', S3AB_S3_ENDPOINT: server.target.endpointUrl, RESULTS_BUCKET: RESULTS, DEFAULT_INSTANCE_TYPE: 'm7g.large', POWERTOOLS_LOG_LEVEL: 'SILENT',
+    });
+    validate = await import('../../lambda/validate-input');
+  }, 60_000);
+
+  afterAll(async () => {
+    s3?.destroy();
+    await server?.stop();
+    await cleanupAll();
+  });
+
+  const stored = async () => ((await s3.send(new ListObjectsV2Command({ Bucket: RESULTS, Prefix: 'executions/' }))).Contents ?? []).map((o) => o.Key!).sort();
+
+  test('a good matrix: a new run id, its steps labelled in run order, defaults filled in, the matrix stored as given', async () => {
+    const run = await validate.handler({ input: { matrix: MATRIX } });
+    expect(run.runId).toMatch(/^\d{8}T\d{6}Z-[0-9a-f]{6}$/);
+    expect(run.matrixKey).toBe(`executions/${run.runId}/matrix.json`);
+    expect(run.matrixName).toBe('two-methods');
+    expect(run.steps).toEqual([
+      { step: '1', label: 's3-api small-reads rep 1' }, { step: '2', label: 'aws-cli small-reads rep 1' },
+      { step: '3', label: 's3-api small-reads rep 2' }, { step: '4', label: 'aws-cli small-reads rep 2' },
+      { step: '5', label: 's3-api dir-walk rep 1' }, { step: '6', label: 'aws-cli dir-walk rep 1' },
+      { step: '7', label: 's3-api dir-walk rep 2' }, { step: '8', label: 'aws-cli dir-walk rep 2' },
+    ]);
+    // The stack's default instance type, one runner; seed 001's Lambda benchmark size.
+    expect(run).toMatchObject({ runners: [{ instanceType: 'm7g.large', count: 1 }], runnerCount: 1, documents: 20, lambdaRepetitions: [1, 2, 3] });
+    expect(run).not.toHaveProperty('matrix');
+    const body = await (await s3.send(new GetObjectCommand({ Bucket: RESULTS, Key: run.matrixKey }))).Body!.transformToString();
+    expect(JSON.parse(body)).toEqual(MATRIX);
+  });
+
+  test('a profile by name, runner specs and the Lambda benchmark\'s size', async () => {
+    const run = await validate.handler({ input: { profile: 'quick', runners: [{ instanceType: 'c7g.large', count: 2 }, { instanceType: 'm7i.xlarge', count: 3 }], lambdas: { documents: 50, repetitions: 2 } } });
+    expect(run.matrixName).toBe('quick');
+    expect(run.steps).toHaveLength(expandSteps(resolveMatrix(loadProfile('quick'), 'quick')).length);
+    expect(run).toMatchObject({ runnerCount: 5, documents: 50, lambdaRepetitions: [1, 2] });
+    const body = await (await s3.send(new GetObjectCommand({ Bucket: RESULTS, Key: run.matrixKey }))).Body!.transformToString();
+    expect(JSON.parse(body)).toEqual(loadProfile('quick'));
+  });
+
+  describe('a bad input fails with the field at fault and what to write instead, and stores nothing', () => {
+    const runner = (r: unknown) => ({ matrix: MATRIX, runners: [r] });
+    const cases: [string, unknown, string, RegExp][] = [
+      ['unknown method', { matrix: { ...MATRIX, methods: ['ftp'] } }, 'InvalidMatrix', /^input\.matrix: methods\[0\] "ftp" is not a method — use one of: s3-api, aws-cli$/],
+      ['no methods', { matrix: { ...MATRIX, methods: [] } }, 'InvalidMatrix', /matrix\.methods must NOT have fewer than 1 items — methods is a list of one or more of: s3-api, aws-cli/],
+      ['unknown variant', { matrix: { ...MATRIX, methods: [{ name: 's3-api', variant: 'turbo' }] } }, 'InvalidMatrix', /methods\[0\] s3-api has no variant "turbo" — use one of: default, single-stream/],
+      ['unknown method option', { matrix: { ...MATRIX, methods: [{ name: 's3-api', options: { warp: 9 } }] } }, 'InvalidMatrix', /methods\[0\] s3-api has no option "warp" — its options are: /],
+      ['unknown workload', { matrix: { ...MATRIX, workloads: { nope: {} } } }, 'InvalidMatrix', /workloads\.nope is not a workload — use one of: objects, dir-walk, large-read, small-reads/],
+      ['missing workloads', { matrix: { methods: ['s3-api'] } }, 'InvalidMatrix', /matrix must have required property 'workloads' — workloads maps one or more of objects, /],
+      ['parameter out of range', { matrix: { ...MATRIX, workloads: { 'small-reads': { files: 0 } } } }, 'InvalidMatrix', /workloads\.small-reads\.files must be >= 1 — parameters of small-reads: files, /],
+      ['unknown parameter', { matrix: { ...MATRIX, workloads: { 'small-reads': { filez: 3 } } } }, 'InvalidMatrix', /workloads\.small-reads has an unknown field "filez" — parameters of small-reads: files/],
+      ['repetitions not a number', { matrix: { ...MATRIX, repetitions: 'three' } }, 'InvalidMatrix', /matrix\.repetitions must be integer — repetitions is a whole number from 1 to 100/],
+      ['unknown matrix field', { matrix: { ...MATRIX, threads: 4 } }, 'InvalidMatrix', /matrix has an unknown field "threads" — a matrix has the fields \$schema, name, description, repetitions, methods, workloads/],
+      ['both matrix and profile', { matrix: MATRIX, profile: 'quick' }, 'InvalidInput', /^the input has both "matrix" and "profile" — give one of them$/],
+      ['unknown profile', { profile: 'huge' }, 'InvalidInput', /^unknown profile "huge" — use one of: full, quick, seed/],
+      ['runners not a list', { matrix: MATRIX, runners: { instanceType: 'c7g.large' } }, 'InvalidInput', /^input\.runners must be a non-empty list — e\.g\. \[\{"instanceType":"c7g\.large","count":1\}\]$/],
+      ['bad instance type', runner({ instanceType: 'big', count: 1 }), 'InvalidInput', /^input\.runners\[0\]\.instanceType "big" is not an EC2 instance type — e\.g\. c7g\.large, m7i\.xlarge$/],
+      ['runner count 0', runner({ instanceType: 'c7g.large', count: 0 }), 'InvalidInput', /^input\.runners\[0\]\.count must be a whole number from 1 to 20, got 0 — e\.g\. "count": 1$/],
+      ['runner count 21', runner({ instanceType: 'c7g.large', count: 21 }), 'InvalidInput', /^input\.runners\[0\]\.count must be a whole number from 1 to 20, got 21 — at most 20 runners per execution$/],
+      ['too many runners in all', { matrix: MATRIX, runners: [{ instanceType: 'c7g.large', count: 15 }, { instanceType: 'm7i.large', count: 10 }] }, 'InvalidInput', /^25 runners in total — at most 20 per execution$/],
+      ['documents out of range', { matrix: MATRIX, lambdas: { documents: 5000 } }, 'InvalidInput', /^input\.lambdas\.documents must be 1–1000, got 5000 — seed 001 used 20$/],
+      ['Lambda repetitions not whole', { matrix: MATRIX, lambdas: { repetitions: 1.5 } }, 'InvalidInput', /^input\.lambdas\.repetitions must be 1–20, got 1\.5 — seed 001 used 3$/],
+    ];
+    for (const [name, input, error, message] of cases) {
+      test(name, async () => {
+        const before = await stored();
+        const err = await validate.handler({ input }).catch((e) => e);
+        expect({ name: err.name, message: err.message }).toEqual({ name: error, message: expect.stringMatching(message) });
+        expect(await stored()).toEqual(before);
+      });
+    }
+  });
+});
