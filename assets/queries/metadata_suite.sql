@@ -25,4 +25,4 @@ SELECT
 FROM results
 WHERE workload = 'metadata' AND operation <> 'step' AND status <> 'not-applicable'
 GROUP BY run_id, operation, method, method_variant, cache
-ORDER BY run_id, operation, method, method_variant, cache
+ORDER BY run_id, test, method, method_variant, cache

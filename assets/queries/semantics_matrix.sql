@@ -14,4 +14,4 @@ SELECT
 FROM results
 WHERE workload = 'semantics' AND operation <> 'step' AND status <> 'not-applicable'
 GROUP BY run_id, method, method_variant, operation
-ORDER BY run_id, method, method_variant, operation
+ORDER BY run_id, method, method_variant, probe

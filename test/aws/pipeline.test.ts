@@ -2,6 +2,7 @@ import aslValidator from 'asl-validator';
 import { StateMachine } from 'aws-local-stepfunctions';
 import { validateInput } from '../../lambda/validate-input';
 import { profileNames } from '../../runner/core/matrix';
+import { METHODS } from '../../runner/methods';
 import { namedQueries } from '../../runner/report/results-db';
 import { queryForRun } from '../../runner/report/run-query';
 import { newRunId } from '../../runner/run-id';
@@ -174,7 +175,7 @@ describe('a failure injected in each task state ends in Teardown with the runner
 
 describe('bad input stops at ValidateInput with nothing provisioned', () => {
   const cases: [string, unknown, RegExp][] = [
-    ['unknown method', { matrix: { ...MATRIX, methods: ['ftp'] } }, /methods\[0\] "ftp" is not a method — use one of: s3-api, aws-cli/],
+    ['unknown method', { matrix: { ...MATRIX, methods: ['ftp'] } }, new RegExp(`methods\\[0\\] "ftp" is not a method — use one of: ${METHODS.map((m) => m.name).join(', ')}`)],
     ['unknown workload', { matrix: { ...MATRIX, workloads: { nope: {} } } }, /workloads\.nope is not a workload — use one of: objects/],
     ['bad parameter', { matrix: { ...MATRIX, workloads: { 'small-reads': { files: 0 } } } }, /workloads\.small-reads/],
     ['missing methods', { matrix: { workloads: { objects: {} } } }, /must have required property 'methods'/],

@@ -1,5 +1,7 @@
 import { CreateBucketCommand, GetObjectCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
-import { expandSteps, loadProfile, resolveMatrix } from '../../runner/core/matrix';
+import { expandSteps, loadProfile, profileNames, resolveMatrix } from '../../runner/core/matrix';
+import { METHODS } from '../../runner/methods';
+import matrixSchema from '../../assets/schema/matrix.schema.json';
 import { cleanupAll } from '../../runner/core/cleanup';
 import { startEmbeddedEndpoint, type EmbeddedEndpoint } from '../../runner/endpoint/embedded';
 import { makeS3Client } from '../../runner/endpoint/s3-client';
@@ -60,10 +62,12 @@ describe('ValidateInput: the runner\'s matrix validator before anything exists; 
   });
 
   describe('a bad input fails with the field at fault and what to write instead, and stores nothing', () => {
+    // The valid values come from the registries, as the messages do.
+    const methodList = METHODS.map((m) => m.name).join(', ');
     const runner = (r: unknown) => ({ matrix: MATRIX, runners: [r] });
     const cases: [string, unknown, string, RegExp][] = [
-      ['unknown method', { matrix: { ...MATRIX, methods: ['ftp'] } }, 'InvalidMatrix', /^input\.matrix: methods\[0\] "ftp" is not a method — use one of: s3-api, aws-cli$/],
-      ['no methods', { matrix: { ...MATRIX, methods: [] } }, 'InvalidMatrix', /matrix\.methods must NOT have fewer than 1 items — methods is a list of one or more of: s3-api, aws-cli/],
+      ['unknown method', { matrix: { ...MATRIX, methods: ['ftp'] } }, 'InvalidMatrix', new RegExp(`^input\\.matrix: methods\\[0\\] "ftp" is not a method — use one of: ${methodList}$`)],
+      ['no methods', { matrix: { ...MATRIX, methods: [] } }, 'InvalidMatrix', new RegExp(`matrix\\.methods must NOT have fewer than 1 items — methods is a list of one or more of: ${methodList}`)],
       ['unknown variant', { matrix: { ...MATRIX, methods: [{ name: 's3-api', variant: 'turbo' }] } }, 'InvalidMatrix', /methods\[0\] s3-api has no variant "turbo" — use one of: default, single-stream/],
       ['unknown method option', { matrix: { ...MATRIX, methods: [{ name: 's3-api', options: { warp: 9 } }] } }, 'InvalidMatrix', /methods\[0\] s3-api has no option "warp" — its options are: /],
       ['unknown workload', { matrix: { ...MATRIX, workloads: { nope: {} } } }, 'InvalidMatrix', /workloads\.nope is not a workload — use one of: objects, dir-walk, large-read, small-reads/],
@@ -71,9 +75,9 @@ describe('ValidateInput: the runner\'s matrix validator before anything exists; 
       ['parameter out of range', { matrix: { ...MATRIX, workloads: { 'small-reads': { files: 0 } } } }, 'InvalidMatrix', /workloads\.small-reads\.files must be >= 1 — parameters of small-reads: files, /],
       ['unknown parameter', { matrix: { ...MATRIX, workloads: { 'small-reads': { filez: 3 } } } }, 'InvalidMatrix', /workloads\.small-reads has an unknown field "filez" — parameters of small-reads: files/],
       ['repetitions not a number', { matrix: { ...MATRIX, repetitions: 'three' } }, 'InvalidMatrix', /matrix\.repetitions must be integer — repetitions is a whole number from 1 to 100/],
-      ['unknown matrix field', { matrix: { ...MATRIX, threads: 4 } }, 'InvalidMatrix', /matrix has an unknown field "threads" — a matrix has the fields \$schema, name, description, repetitions, methods, workloads/],
+      ['unknown matrix field', { matrix: { ...MATRIX, threads: 4 } }, 'InvalidMatrix', new RegExp(`matrix has an unknown field "threads" — a matrix has the fields ${Object.keys(matrixSchema.properties).join(', ').replace('$', '\\$')}`)],
       ['both matrix and profile', { matrix: MATRIX, profile: 'quick' }, 'InvalidInput', /^the input has both "matrix" and "profile" — give one of them$/],
-      ['unknown profile', { profile: 'huge' }, 'InvalidInput', /^unknown profile "huge" — use one of: full, quick, seed/],
+      ['unknown profile', { profile: 'huge' }, 'InvalidInput', new RegExp(`^unknown profile "huge" — use one of: ${profileNames().join(', ')}`)],
       ['runners not a list', { matrix: MATRIX, runners: { instanceType: 'c7g.large' } }, 'InvalidInput', /^input\.runners must be a non-empty list — e\.g\. \[\{"instanceType":"c7g\.large","count":1\}\]$/],
       ['bad instance type', runner({ instanceType: 'big', count: 1 }), 'InvalidInput', /^input\.runners\[0\]\.instanceType "big" is not an EC2 instance type — e\.g\. c7g\.large, m7i\.xlarge$/],
       ['runner count 0', runner({ instanceType: 'c7g.large', count: 0 }), 'InvalidInput', /^input\.runners\[0\]\.count must be a whole number from 1 to 20, got 0 — e\.g\. "count": 1$/],
