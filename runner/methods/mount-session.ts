@@ -49,6 +49,17 @@ function processState(pid: number | undefined): string | null {
  * and always unmounts — lazily when a plain unmount fails or hangs — stops the client and removes
  * the mount point.
  */
+/** Removes a mount point (if nothing is mounted there any more) and a client's folder, synchronously. */
+function removeDirsSync(mountPoint: string, workDir: string): void {
+  try {
+    rmdirSync(mountPoint);
+  } catch {
+    // still busy or already gone
+  }
+  // The client's files include credentials: never leave them behind.
+  rmSync(workDir, { recursive: true, force: true });
+}
+
 export class MountSession implements StorageSession, FileSystemAccess {
   readonly options: Options;
   readonly uploadsAfterClose: boolean;
@@ -97,12 +108,15 @@ export class MountSession implements StorageSession, FileSystemAccess {
       await rmdir(mountPoint).catch(() => {});
       await rm(workDir, { recursive: true, force: true });
     });
+    // Until the session can detach itself, a forced exit still removes the folders (credentials).
+    const removeDirsNow = onEmergencyExit(() => removeDirsSync(mountPoint, workDir));
     try {
       const plan = await driver.plan({ target: ctx.target, options: ctx.options, mountPoint, workDir });
       session = new MountSession(driver, availability.version ?? 'unknown', plan, mountPoint, workDir, ctx);
       session.unregisterCleanup = onCleanup(`${driver.name} mount at ${mountPoint}`, () => session!.close());
       session.unregisterEmergency = onEmergencyExit(() => session!.detachNow());
       removeDirs();
+      removeDirsNow();
       const dropped = await session.mount();
       session.options.cold_start = dropped
         ? 'fresh mount, client cache emptied, kernel caches dropped'
@@ -115,6 +129,7 @@ export class MountSession implements StorageSession, FileSystemAccess {
         removeDirs();
         await rmdir(mountPoint).catch(() => {});
         await rm(workDir, { recursive: true, force: true });
+        removeDirsNow();
       }
       throw err;
     }
@@ -251,13 +266,7 @@ export class MountSession implements StorageSession, FileSystemAccess {
     this.unmounting = true;
     if (mountAt(this.mountPoint)) spawnSync('umount', ['-l', this.mountPoint], { timeout: 5_000 });
     this.child?.kill('SIGKILL');
-    try {
-      rmdirSync(this.mountPoint);
-    } catch {
-      // still busy or already gone
-    }
-    // The client's files include credentials: never leave them behind.
-    rmSync(this.workDir, { recursive: true, force: true });
+    removeDirsSync(this.mountPoint, this.workDir);
   }
 
   /** Unmounts, stops the client, removes the mount point and the client's files. Safe to call twice. */
@@ -267,9 +276,10 @@ export class MountSession implements StorageSession, FileSystemAccess {
         await this.unmount();
       } finally {
         this.unregisterCleanup();
-        this.unregisterEmergency();
         if (!mountAt(this.mountPoint)) await rmdir(this.mountPoint).catch(() => {});
         await rm(this.workDir, { recursive: true, force: true });
+        // Only now: a forced exit while the folders were being removed still removes them.
+        this.unregisterEmergency();
       }
     })();
     return this.closing;
