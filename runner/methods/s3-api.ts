@@ -9,6 +9,7 @@ import { multipartUpload, PartBuffers, rangedDownload, type TransferSettings } f
 import { makeS3Client } from '../endpoint/s3-client';
 import type { Fetched, ListedObject, MethodDefinition, OpenContext, Options, StorageSession } from '../core/method';
 import { parseSize } from '../core/units';
+import { WriterThread } from '../core/writer-thread';
 // The SDK's version is part of every result; esbuild inlines this JSON.
 import sdkPackage from '@aws-sdk/client-s3/package.json';
 
@@ -42,6 +43,8 @@ class S3ApiSession implements StorageSession {
   private readonly concurrency: number;
   private seq = 0;
   private readonly partBuffers: PartBuffers;
+  /** Started on the first download larger than a part; stopped by close(). */
+  private writerThread: WriterThread | null = null;
 
   constructor(private readonly ctx: OpenContext) {
     this.partSize = parseSize(String(ctx.options.part_size));
@@ -52,11 +55,17 @@ class S3ApiSession implements StorageSession {
     this.client = makeS3Client(ctx.target, { maxSockets: this.concurrency * 2, checksums });
     this.bucket = ctx.target.bucket;
     this.partBuffers = new PartBuffers(this.partSize);
-    this.options = { ...ctx.options, multipart_threshold: String(ctx.options.part_size), keep_alive: true, max_sockets: this.concurrency * 2 };
+    this.options = {
+      ...ctx.options, multipart_threshold: String(ctx.options.part_size), keep_alive: true, max_sockets: this.concurrency * 2,
+      download_writes: 'writer thread for multi-part downloads',
+    };
   }
 
   private get transfer(): TransferSettings {
-    return { client: this.client, bucket: this.bucket, partSize: this.partSize, concurrency: this.concurrency, signal: this.ctx.signal };
+    return {
+      client: this.client, bucket: this.bucket, partSize: this.partSize, concurrency: this.concurrency, signal: this.ctx.signal,
+      writer: () => (this.writerThread ??= new WriterThread()),
+    };
   }
 
   async put(key: string, file: { path: string; size: number }): Promise<void> {
@@ -99,5 +108,6 @@ class S3ApiSession implements StorageSession {
 
   async close(): Promise<void> {
     this.client.destroy();
+    await this.writerThread?.close();
   }
 }

@@ -5,6 +5,7 @@ import {
 import { writeSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
+import type { WriterThread } from '../core/writer-thread';
 
 /*
  * Parallel multipart upload from a file and parallel ranged download into a file, as s5cmd and the
@@ -21,6 +22,8 @@ export interface TransferSettings {
   partSize: number;
   concurrency: number;
   signal: AbortSignal;
+  /** Writes downloads to disk beside the network reads (runner/core/writer-thread.ts); started on first use. */
+  writer: () => WriterThread;
 }
 
 /** Runs `task(i)` for i in [0, count) with at most `limit` running at once; stops at the first failure. */
@@ -111,13 +114,18 @@ export async function multipartUpload(s: TransferSettings, buffers: PartBuffers,
 export async function rangedDownload(s: TransferSettings, key: string, path: string): Promise<number> {
   const { client, bucket, signal } = s;
   const file = await open(path, 'w');
+  let writer = null as WriterThread | null; // assigned in fetchInto, on the first multi-part download
   try {
     const fetchInto = async (start: number, end: number | null) => {
       const res = await client.send(
         new GetObjectCommand({ Bucket: bucket, Key: key, Range: end === null ? undefined : `bytes=${start}-${end}` }),
         { abortSignal: signal },
       );
-      const position = await writeAt(file.fd, res.Body as Readable, start);
+      const total = Number(/\/(\d+)$/.exec(res.ContentRange ?? '')?.[1] ?? res.ContentLength ?? 0);
+      // An object that comes in one response is written on the spot: a hop to the writer thread
+      // would only add latency to small downloads.
+      const body = res.Body as Readable;
+      const position = total > s.partSize ? await writeOnThread((writer ??= s.writer()), file.fd, body, start) : await writeHere(file.fd, body, start);
       return { res, bytes: position - start };
     };
     let first;
@@ -137,22 +145,51 @@ export async function rangedDownload(s: TransferSettings, key: string, path: str
       const { bytes } = await fetchInto(start, Math.min(start + s.partSize, total) - 1);
       received += bytes;
     });
+    await writer?.flushed(file.fd);
     if (received !== total) throw new Error(`received ${received} of ${total} bytes of ${key}`);
     return total;
   } finally {
+    // Never close while writes for this descriptor are queued: its number could go to another file.
+    await writer?.flushed(file.fd).catch(() => {});
     await file.close();
   }
 }
 
 /**
- * Writes a response body into `fd` from `start`, each socket chunk with a positional writeSync as it
- * arrives. Measured here against batching chunks into async writev calls and against copying them
- * into pooled buffers: the synchronous write used the least CPU per GiB (about half), because each
- * chunk dies young instead of being kept alive across an async write and promoted to the old
- * generation (whose mark-compacts cost a quarter of the time). Resolves with the position after
- * the last byte.
+ * Hands a response body to the writer thread, chunk by chunk at its offset in `fd`, pausing the
+ * body while the thread's backlog is full. Resolves with the position after the last byte once
+ * the body has ended (the bytes may still be queued: see WriterThread.flushed).
  */
-function writeAt(fd: number, body: Readable, start: number): Promise<number> {
+function writeOnThread(writer: WriterThread, fd: number, body: Readable, start: number): Promise<number> {
+  return new Promise((resolve, reject) => {
+    let position = start;
+    const unsubscribe = writer.onDrain(() => {
+      if (body.isPaused()) body.resume();
+    });
+    body.on('data', (chunk: Buffer) => {
+      try {
+        const length = chunk.length; // the chunk is detached once handed over
+        if (!writer.write(fd, chunk, position)) body.pause();
+        position += length;
+      } catch (err) {
+        unsubscribe();
+        body.destroy();
+        reject(err);
+      }
+    });
+    body.once('end', () => {
+      unsubscribe();
+      resolve(position);
+    });
+    body.once('error', (err) => {
+      unsubscribe();
+      reject(err);
+    });
+  });
+}
+
+/** Writes a response body into `fd` from `start` with a positional writeSync per chunk. */
+function writeHere(fd: number, body: Readable, start: number): Promise<number> {
   return new Promise((resolve, reject) => {
     let position = start;
     body.on('data', (chunk: Buffer) => {
