@@ -261,11 +261,18 @@ export class MountSession implements StorageSession, FileSystemAccess {
     return join(this.mountPoint, key);
   }
 
-  /** For an exit that cannot wait: detach the mount, kill the client, remove the mount point. */
+  /** For an exit that cannot wait: kill the client, detach the mount, remove the mount point. */
   detachNow(): void {
     this.unmounting = true;
-    if (mountAt(this.mountPoint)) spawnSync('umount', ['-l', this.mountPoint], { timeout: 5_000 });
+    const pid = this.child?.pid;
     this.child?.kill('SIGKILL');
+    // The client may have been inside mount(2): its mount appears when the call returns, even
+    // though the process dies then. Wait (briefly, synchronously) until it is gone, then detach
+    // whatever is mounted there.
+    const until = Date.now() + 2_000;
+    const tick = new Int32Array(new SharedArrayBuffer(4));
+    for (let state = processState(pid); state !== null && state !== 'Z' && Date.now() < until; state = processState(pid)) Atomics.wait(tick, 0, 0, 10);
+    if (mountAt(this.mountPoint)) spawnSync('umount', ['-l', this.mountPoint], { timeout: 5_000 });
     removeDirsSync(this.mountPoint, this.workDir);
   }
 
