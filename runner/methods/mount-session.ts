@@ -100,8 +100,8 @@ export class MountSession implements StorageSession, FileSystemAccess {
   static async open(driver: MountDriver, ctx: OpenContext): Promise<MountSession> {
     const availability = await driver.probe();
     if (!availability.available) throw new Error(`${driver.name} is not available on this host: ${availability.reason}`);
-    const mountPoint = await mkdtemp(join(tmpdir(), `s3ab-mnt-${driver.name}-`));
-    // The runner's pid in the name tells whose folder it is (several runs may share a host).
+    // The runner's pid in the names tells whose mount and folder they are (several runs may share a host).
+    const mountPoint = await mkdtemp(join(tmpdir(), `s3ab-mnt-${driver.name}-${process.pid}-`));
     const workDir = await mkdtemp(join(memoryBackedTmp(), `s3ab-${driver.name}-${process.pid}-`));
     let session: MountSession | null = null;
     const removeDirs = onCleanup(`mount point ${mountPoint}`, async () => {

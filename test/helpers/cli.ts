@@ -5,6 +5,8 @@ export const ROOT = join(__dirname, '..', '..');
 export const S3AB = join(ROOT, 'dist', 's3ab.js');
 
 export interface CliResult {
+  /** The runner's process id (its mount points and client folders carry it). */
+  pid: number;
   code: number | null;
   stdout: string;
   stderr: string;
@@ -22,7 +24,7 @@ export function s3ab(args: string[], opts: { env?: NodeJS.ProcessEnv; cwd?: stri
     child.once('error', reject);
     child.once('close', (code) => {
       clearTimeout(timer);
-      resolve({ code, stdout, stderr });
+      resolve({ pid: child.pid!, code, stdout, stderr });
     });
   });
 }

@@ -249,13 +249,12 @@ describe('mount faults', () => {
 
     test('a mount that fails: a clear step failure with the client\'s reason, no mount left', async () => {
       const dir = tempDir('s3ab-test-badmount-');
-      const before = ourS3fsMounts();
       const r = await s3ab(['run', '--matrix', matrixFile(dir, { repetitions: 1, methods: [{ name: 's3fs', options: { sigv2: true } }], workloads: { 'small-reads': { files: 2 } } }),
         '--endpoint', server.target.endpointUrl!, '--bucket', server.target.bucket, '--results', join(dir, 'results')],
       { env: { AWS_ACCESS_KEY_ID: server.target.credentials!.accessKeyId, AWS_SECRET_ACCESS_KEY: server.target.credentials!.secretAccessKey } });
       expect(r.code).toBe(1);
       expect(r.stdout).toMatch(/s3fs did not mount: .*(invalid credentials|Exiting FUSE)/);
-      expect(ourS3fsMounts().filter((m) => !before.includes(m))).toEqual([]);
+      expect(s3fsMountsOf(r.pid)).toEqual([]);
     }, 60_000);
   });
 
@@ -276,7 +275,6 @@ describe('mount faults', () => {
 
   test('Ctrl-C during a mount step: exit 130, the mount and its client are gone', async () => {
     const dir = tempDir('s3ab-test-int-');
-    const before = ourS3fsMounts();
     const child = spawn(process.execPath, [S3AB, 'run', '--matrix', matrixFile(dir, { repetitions: 2, methods: ['s3fs'], workloads: { 'small-reads': { files: 1000 } } }),
       '--results', join(dir, 'results')], { env: process.env });
     let out = '';
@@ -303,13 +301,12 @@ describe('mount faults', () => {
     expect(clients.length).toBeGreaterThan(0);
     for (const pid of clients) expect(alive(pid)).toBe(false);
     expect(err).toMatch(/SIGINT: stopping; cleaning up/);
-    expect(ourS3fsMounts().filter((m) => !before.includes(m))).toEqual([]);
+    expect(s3fsMountsOf(child.pid!)).toEqual([]);
   }, 90_000);
 });
 
 test('Ctrl-C twice during a mount step: the runner exits at once, still leaving no mount and no client', async () => {
   const dir = tempDir('s3ab-test-int2-');
-  const before = ourS3fsMounts();
   const child = spawn(process.execPath, [S3AB, 'run', '--matrix', matrixFile(dir, { repetitions: 1, methods: ['s3fs'], workloads: { 'small-reads': { files: 1000 } } }),
     '--results', join(dir, 'results')], { env: process.env });
   let out = '';
@@ -334,7 +331,7 @@ test('Ctrl-C twice during a mount step: the runner exits at once, still leaving 
   for (const pid of clients) expect(await goneWithin(pid, 3000)).toBe(true);
   // The client's folder (with its credentials file) went with it.
   expect(readdirSync('/dev/shm').filter((d) => d.startsWith(`s3ab-s3fs-${child.pid}-`))).toEqual([]);
-  expect(ourS3fsMounts().filter((m) => !before.includes(m))).toEqual([]);
+  expect(s3fsMountsOf(child.pid!)).toEqual([]);
 }, 90_000);
 
 /** Waits until a process no longer runs (gone, or a zombie waiting for init to reap it). */
@@ -354,9 +351,9 @@ async function goneWithin(pid: number, ms: number): Promise<boolean> {
   }
 }
 
-/** s3fs mounts made by an s3ab runner (their mount points are named s3ab-mnt-s3fs-*). */
-function ourS3fsMounts(): string[] {
-  return mountTable().filter((m) => m.mountPoint.includes('/s3ab-mnt-s3fs-')).map((m) => m.mountPoint);
+/** s3fs mounts made by the s3ab runner with this process id (mount points s3ab-mnt-s3fs-PID-*). */
+function s3fsMountsOf(pid: number): string[] {
+  return mountTable().filter((m) => m.mountPoint.includes(`/s3ab-mnt-s3fs-${pid}-`)).map((m) => m.mountPoint);
 }
 
 /** Direct s3fs children of a process, from /proc. */
