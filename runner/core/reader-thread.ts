@@ -59,7 +59,8 @@ let nextId = 0;
 function acquire(): Reader {
   const reader = idle.pop();
   if (reader) return reader;
-  const worker = new Worker(READER_SOURCE, { eval: true });
+  // Plain source: the thread needs none of the parent's loaders (tsx in tests and scripts).
+  const worker = new Worker(READER_SOURCE, { eval: true, execArgv: [] });
   // An idle reader must not keep the process alive.
   worker.unref();
   return { worker, data: new SharedArrayBuffer(SLOTS * CHUNK) };

@@ -48,7 +48,8 @@ export class WriterThread {
   private readonly drainListeners = new Set<() => void>();
 
   constructor(private readonly maxPendingBytes = 32 * 1024 * 1024) {
-    this.worker = new Worker(WRITER_SOURCE, { eval: true });
+    // Plain source: the thread needs none of the parent's loaders (tsx in tests and scripts).
+    this.worker = new Worker(WRITER_SOURCE, { eval: true, execArgv: [] });
     this.worker.on('message', (ack: Ack) => this.acknowledge(ack));
     this.worker.on('error', (err) => {
       for (const [fd, f] of this.files) this.acknowledge({ fd, length: f.pending, error: { message: `writer thread failed: ${err.message}` } });

@@ -182,7 +182,7 @@ async function cpuReference(): Promise<number> {
     const b = Buffer.alloc(1 << 20, 1); const t = Date.now(); let n = 0;
     while (Date.now() - t < 1000) { crc32(b); n++; } parentPort.postMessage(n);`;
   const run = async (k: number) => {
-    const workers = Array.from({ length: k }, () => new Worker(code, { eval: true }));
+    const workers = Array.from({ length: k }, () => new Worker(code, { eval: true, execArgv: [] }));
     const counts = await Promise.all(workers.map((w) => new Promise<number>((r) => w.once('message', r))));
     await Promise.all(workers.map((w) => w.terminate()));
     return counts.reduce((a, b) => a + b, 0);
