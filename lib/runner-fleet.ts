@@ -30,9 +30,17 @@ export interface RunnerFleetProps {
   readonly rootVolumeGiB?: number;
   /** s3fs-fuse release built on the runner (Amazon Linux 2023 does not package it). @default 'v1.95' */
   readonly s3fsVersion?: string;
+  /** rclone release installed on the runner from rclone.org (Amazon Linux 2023 does not package it). @default 'v1.68.2' */
+  readonly rcloneVersion?: string;
 }
 
 export { RUNNER_TAG };
+
+/**
+ * The methods every runner must offer (setup fails naming any that is missing). `efs` is left out:
+ * the stack creates no EFS file system (test/aws/stack.test.ts keeps this in step with the runner).
+ */
+export const RUNNER_METHODS = ['s3-api', 'aws-cli', 's3fs', 'mountpoint', 'rclone', 's3files'] as const;
 
 /** True for Graviton (arm64) instance families: c7g, m7gd, r8g, t4g, ... */
 export function isGraviton(instanceType: string): boolean {
@@ -73,6 +81,8 @@ export class RunnerFleet extends Construct {
     if (rootGiB < 8 || rootGiB > 1000) throw new Error(`RunnerFleet: rootVolumeGiB must be 8–1000, got ${rootGiB}`);
     const s3fsVersion = props.s3fsVersion ?? 'v1.95';
     if (!/^v\d+\.\d+$/.test(s3fsVersion)) throw new Error(`RunnerFleet: s3fsVersion must be a release tag such as v1.95, got "${s3fsVersion}"`);
+    const rcloneVersion = props.rcloneVersion ?? 'v1.68.2';
+    if (!/^v\d+\.\d+\.\d+$/.test(rcloneVersion)) throw new Error(`RunnerFleet: rcloneVersion must be a release tag such as v1.68.2, got "${rcloneVersion}"`);
     if (!existsSync(join(PROJECT_ROOT, 'dist', 's3ab.js'))) {
       throw new Error('RunnerFleet: the runner bundle dist/s3ab.js is missing: run `npm run build` first (`npx cdk synth` does it through cdk.json)');
     }
@@ -166,7 +176,7 @@ export class RunnerFleet extends Construct {
           name: 'setup',
           inputs: {
             timeoutSeconds: '{{ executionTimeout }}',
-            runCommand: setupScript({ bundleUrl: this.bundle.s3ObjectUrl, assetsUrl: this.assets.s3ObjectUrl, fileSystemId: props.fileSystemId, s3fsVersion }),
+            runCommand: setupScript({ bundleUrl: this.bundle.s3ObjectUrl, assetsUrl: this.assets.s3ObjectUrl, fileSystemId: props.fileSystemId, s3fsVersion, rcloneVersion }),
           },
         }],
       },
@@ -197,13 +207,13 @@ export class RunnerFleet extends Construct {
 }
 
 /** Shell lines of the setup document (Amazon Linux 2023). Exits non-zero with the failing step named. */
-export function setupScript(p: { bundleUrl: string; assetsUrl: string; fileSystemId: string; s3fsVersion: string }): string[] {
+export function setupScript(p: { bundleUrl: string; assetsUrl: string; fileSystemId: string; s3fsVersion: string; rcloneVersion: string }): string[] {
   return [
     'set -euo pipefail',
     'exec > >(tee -a /var/log/s3ab-setup.log) 2>&1',
     'step() { echo "== s3ab setup: $*"; }',
-    'step "packages: fio, Node.js 22, amazon-efs-utils (mount.s3files), FUSE, build tools for s3fs"',
-    'dnf install -y -q fio nodejs22 amazon-efs-utils fuse fuse-devel unzip gcc-c++ make automake autoconf libcurl-devel libxml2-devel openssl-devel git',
+    'step "packages: fio, Node.js 22, amazon-efs-utils (mount.s3files), FUSE 2 (s3fs) and 3 (rclone), build tools for s3fs"',
+    'dnf install -y -q fio nodejs22 amazon-efs-utils fuse fuse3 fuse-devel unzip gcc-c++ make automake autoconf libcurl-devel libxml2-devel openssl-devel git',
     'command -v mount.s3files >/dev/null || { echo "s3ab setup: amazon-efs-utils has no mount.s3files (S3 Files needs amazon-efs-utils >= 3.0.0): $(rpm -q amazon-efs-utils)" >&2; exit 3; }',
     'step "Mountpoint for Amazon S3 (official package)"',
     'ARCH=$(uname -m | sed s/aarch64/arm64/)',
@@ -214,18 +224,25 @@ export function setupScript(p: { bundleUrl: string; assetsUrl: string; fileSyste
     `  git clone -q --depth 1 --branch ${p.s3fsVersion} https://github.com/s3fs-fuse/s3fs-fuse /opt/s3fs-src`,
     '  (cd /opt/s3fs-src && ./autogen.sh >/dev/null && ./configure -q --prefix=/usr >/dev/null && make -s -j"$(nproc)" && make -s install)',
     'fi',
+    `step "rclone ${p.rcloneVersion} (rclone.org release: not packaged for Amazon Linux 2023)"`,
+    `if ! rclone version 2>/dev/null | grep -q "rclone ${p.rcloneVersion}$"; then`,
+    '  RARCH=$(uname -m | sed -e s/aarch64/arm64/ -e s/x86_64/amd64/)',
+    `  curl -fsSL -o /tmp/rclone.zip "https://downloads.rclone.org/${p.rcloneVersion}/rclone-${p.rcloneVersion}-linux-$RARCH.zip"`,
+    `  unzip -q -o -j /tmp/rclone.zip "rclone-${p.rcloneVersion}-linux-$RARCH/rclone" -d /usr/local/bin && chmod 755 /usr/local/bin/rclone`,
+    'fi',
     'step "runner bundle"',
     'rm -rf /opt/s3ab && mkdir -p /opt/s3ab/dist /opt/s3ab/assets',
     `aws s3 cp --only-show-errors ${p.bundleUrl} /tmp/s3ab-bundle.zip && unzip -q -o /tmp/s3ab-bundle.zip -d /opt/s3ab/dist`,
     `aws s3 cp --only-show-errors ${p.assetsUrl} /tmp/s3ab-assets.zip && unzip -q -o /tmp/s3ab-assets.zip -d /opt/s3ab/assets`,
     'NODE=$(command -v node-22 || command -v node)',
     'echo "$NODE" > /opt/s3ab/node',
-    'S3AB_HOME=/opt/s3ab "$NODE" /opt/s3ab/dist/s3ab.js list',
+    'step "every method the runner benchmarks is available here (s3ab list --require names what is missing)"',
+    `S3AB_HOME=/opt/s3ab "$NODE" /opt/s3ab/dist/s3ab.js list --require ${RUNNER_METHODS.join(',')}`,
     'step "mount S3 Files as a check"',
     'mkdir -p /mnt/s3files',
     `mountpoint -q /mnt/s3files || mount -t s3files ${p.fileSystemId}:/ /mnt/s3files`,
     'stat -f /mnt/s3files >/dev/null && ls /mnt/s3files >/dev/null',
-    'step "done: $(fio --version), $(s3fs --version | head -1), $(mount-s3 --version), $(rpm -q amazon-efs-utils), node $("$NODE" --version)"',
+    'step "done: $(fio --version), $(s3fs --version | head -1), $(mount-s3 --version), $(rclone version | head -1), $(rpm -q amazon-efs-utils), node $("$NODE" --version)"',
   ];
 }
 

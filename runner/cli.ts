@@ -176,8 +176,12 @@ Examples:
   program
     .command('list')
     .description('list methods (and whether each works on this host), workloads and profiles')
-    .action(async () => {
+    .option('--require <a,b>', 'exit 2 unless these methods are available here (a host check, as the AWS runner setup does)', list)
+    .action(async (o: { require?: string[] }) => {
       const out = (line: string) => process.stdout.write(`${line}\n`);
+      const known = METHODS.map((m) => m.name);
+      const unknown = (o.require ?? []).filter((name) => !known.includes(name));
+      if (unknown.length) throw new UserError(`--require: ${unknown.map((n) => `"${n}"`).join(', ')} ${unknown.length > 1 ? 'are not methods' : 'is not a method'}`, `use one of: ${known.join(', ')}`);
       const methods = new Table({ head: ['method', 'kind', 'available here', 'version / why not', 'variants'], style: { head: [], border: [] }, colWidths: [null, null, null, 60, null] as never, wordWrap: true });
       for (const m of METHODS) {
         const a = await m.probe();
@@ -185,6 +189,12 @@ Examples:
       }
       out('Methods');
       out(methods.toString());
+      const missing: string[] = [];
+      for (const name of o.require ?? []) {
+        const a = await METHODS.find((m) => m.name === name)!.probe();
+        if (!a.available) missing.push(`${name}: ${a.reason}`);
+      }
+      if (missing.length) throw new UserError(`required methods are not available on this host: ${missing.join('; ')}`, 'install what each reason names, then check again with `s3ab list --require ...`');
       const workloads = new Table({ head: ['workload', 'what it measures', 'parameters (defaults)'], style: { head: [], border: [] }, colWidths: [null, 50, 50] as never, wordWrap: true });
       for (const w of WORKLOADS) {
         const props = (w.paramsSchema as { properties: Record<string, { default?: unknown }> }).properties;

@@ -9,6 +9,8 @@ import { acknowledgments, applyAcknowledgments } from '../../lib/nag';
 import { namedQueries } from '../../runner/report/results-db';
 import { ROOT } from '../helpers/cli';
 import { resourcesOf, synthesize, type Synthesized } from '../helpers/stack';
+import { RUNNER_METHODS } from '../../lib/runner-fleet';
+import { METHODS } from '../../runner/methods';
 
 const s = synthesize();
 const statementsOf = (props: Record<string, any>) => (props.PolicyDocument?.Statement ?? []) as Record<string, any>[];
@@ -210,7 +212,13 @@ describe('runner fleet', () => {
   test('the setup document installs every client and checks the S3 Files mount', () => {
     const [, doc] = resourcesOf(s, 'AWS::SSM::Document').find(([id]) => id.includes('Setup'))!;
     const script = JSON.stringify(doc.Content.mainSteps[0].inputs.runCommand);
-    for (const needle of ['fio', 'nodejs22', 'amazon-efs-utils', 'mount-s3.rpm', 's3fs-fuse', 'mount -t s3files', 'unzip']) expect(script).toContain(needle);
+    for (const needle of ['fio', 'nodejs22', 'amazon-efs-utils', 'mount-s3.rpm', 's3fs-fuse', 'fuse3', 'downloads.rclone.org/v1.68.2/', 'mount -t s3files', 'unzip']) expect(script).toContain(needle);
+    // Setup ends by asking the runner itself whether every method works on the host.
+    expect(script).toContain(`s3ab.js list --require ${RUNNER_METHODS.join(',')}`);
+  });
+
+  test('the runner hosts every method of the runner except efs (no EFS file system in the stack)', () => {
+    expect([...RUNNER_METHODS, 'efs'].sort()).toEqual(METHODS.map((m) => m.name).sort());
   });
 
   test('the run-step document runs the runner bundle for one step and uploads to the results bucket', () => {

@@ -54,6 +54,18 @@ describe('s3ab CLI', () => {
     expect(r.stdout).toMatch(/aws-cli\s+│ object\s+│ no\s+│ S3AB_AWS_CLI=\/nonexistent\/aws is not an AWS CLI v2/);
   });
 
+  test('list --require passes when the methods are here and fails naming each missing one and why', async () => {
+    const ok = await s3ab(['list', '--require', 's3-api,aws-cli']);
+    expect(ok.code).toBe(0);
+    const missing = await s3ab(['list', '--require', 's3-api,aws-cli'], { env: { S3AB_AWS_CLI: '/nonexistent/aws' } });
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/required methods are not available on this host: aws-cli: S3AB_AWS_CLI=\/nonexistent\/aws is not an AWS CLI v2/);
+    expect(missing.stderr).not.toMatch(/s3-api:/);
+    const typo = await s3ab(['list', '--require', 's3fss']);
+    expect(typo.code).toBe(2);
+    expect(typo.stderr).toMatch(/"s3fss" is not a method.*\n.*use one of: s3-api, aws-cli, s3fs/);
+  });
+
   describe('bad input: one clear line, exit 2, nothing created', () => {
     const results = join(tmpdir(), `s3ab-never-${process.pid}`);
     test('unknown method', async () => {
