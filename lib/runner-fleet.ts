@@ -24,7 +24,7 @@ export interface RunnerFleetProps {
   readonly fileSystemArn: string;
   /** Default instance type; an execution can ask for others. @default 'c7g.large' (Graviton, seed 001's EC2) */
   readonly instanceType?: string;
-  /** A runner shuts itself down (and so terminates) this long after boot, whatever happens. @default Duration.hours(6) */
+  /** A runner shuts itself down (and so terminates) this long after boot, whatever happens. @default Duration.hours(12) */
   readonly maxLifetime?: Duration;
   /** Root volume size. @default 30 GiB */
   readonly rootVolumeGiB?: number;
@@ -74,7 +74,7 @@ export class RunnerFleet extends Construct {
     super(scope, id);
     this.instanceType = props.instanceType ?? 'c7g.large';
     if (!/^[a-z][a-z0-9-]*\d[a-z0-9-]*\.[a-z0-9]+$/.test(this.instanceType)) throw new Error(`RunnerFleet: "${this.instanceType}" is not an EC2 instance type (e.g. c7g.large)`);
-    this.maxLifetime = props.maxLifetime ?? Duration.hours(6);
+    this.maxLifetime = props.maxLifetime ?? Duration.hours(12);
     const lifetimeMinutes = this.maxLifetime.toMinutes();
     if (lifetimeMinutes < 30 || lifetimeMinutes > 24 * 60) throw new Error(`RunnerFleet: maxLifetime must be 30 minutes to 24 hours, got ${lifetimeMinutes} minutes`);
     const rootGiB = props.rootVolumeGiB ?? 30;

@@ -10,7 +10,11 @@ import { RunnerFleet } from './runner-fleet';
 export interface S3AccessBenchStackProps extends StackProps {
   /** Default runner instance type (context `runnerInstanceType`). @default 'c7g.large' */
   readonly runnerInstanceType?: string;
-  /** Runners end themselves after this long (context `runnerMaxLifetimeHours`). @default 6 hours */
+  /**
+   * Runners end themselves after this long (context `runnerMaxLifetimeHours`); it is also the
+   * execution's time limit, so no execution outlives its runners and no runner outlives its
+   * execution by much. @default 12 hours
+   */
   readonly runnerMaxLifetime?: Duration;
 }
 
@@ -46,7 +50,7 @@ export class S3AccessBenchStack extends Stack {
       fileSystemId: this.storage.fileSystem.attrFileSystemId,
       fileSystemArn: this.storage.fileSystemArn,
       instanceType: props.runnerInstanceType,
-      maxLifetime: props.runnerMaxLifetime,
+      maxLifetime: props.runnerMaxLifetime ?? Duration.hours(12),
     });
     this.documents = new DocumentFunctions(this, 'Documents', {
       storage: this.storage,
@@ -60,6 +64,7 @@ export class S3AccessBenchStack extends Stack {
 
     this.pipeline = new Pipeline(this, 'Pipeline', {
       storage: this.storage, results: this.results, fleet: this.fleet, documents: this.documents, runnerSubnets: this.network.runnerSubnets,
+      executionTimeout: this.fleet.maxLifetime,
     });
 
     const out = (id: string, value: string, description: string) => new CfnOutput(this, id, { value, description });

@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Duration } from 'aws-cdk-lib';
 import { Match } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import resultSchema from '../../assets/schema/result.schema.json';
@@ -197,8 +198,16 @@ describe('runner fleet', () => {
     expect(lt.LaunchTemplateData.InstanceInitiatedShutdownBehavior).toBe('terminate');
     expect(lt.LaunchTemplateData.InstanceType).toBe('c7g.large');
     expect(JSON.stringify(s.json.Parameters ?? {})).toMatch(/al2023-ami-kernel-[0-9.]+-arm64/);
-    expect(JSON.stringify(lt.LaunchTemplateData.UserData)).toContain('shutdown -h +360');
+    expect(JSON.stringify(lt.LaunchTemplateData.UserData)).toContain('shutdown -h +720');
     expect(lt.LaunchTemplateData.TagSpecifications[0].Tags).toContainEqual({ Key: 's3ab:stack', Value: 'S3AccessBench' });
+  });
+
+  test('the runners\' lifetime is the execution\'s time limit (no execution outlives its runners)', () => {
+    const definitionOf = (x: Synthesized) => JSON.stringify(resourcesOf(x, 'AWS::StepFunctions::StateMachine')[0][1].DefinitionString);
+    expect(definitionOf(s)).toContain('\\"TimeoutSeconds\\":43200');
+    const short = synthesize({ runnerMaxLifetime: Duration.hours(3) });
+    expect(JSON.stringify(resourcesOf(short, 'AWS::EC2::LaunchTemplate')[0][1].LaunchTemplateData.UserData)).toContain('shutdown -h +180');
+    expect(definitionOf(short)).toContain('\\"TimeoutSeconds\\":10800');
   });
 
   test('the instance type is a parameter of the stack (x86 types get the x86 image)', () => {
