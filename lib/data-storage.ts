@@ -180,7 +180,8 @@ export class DataStorage extends Construct {
 
   /**
    * Writes the file-system policy: the given roles may mount and write (and, where listed in
-   * `rootAccess`, act as root); every request without TLS is denied. Called once, with every client.
+   * `rootAccess`, act as root), every other principal is denied client access, and every request
+   * without TLS is denied. Called once, with every client.
    */
   allowClients(clients: iam.IRole[], rootAccess: iam.IRole[] = []): s3files.CfnFileSystemPolicy {
     if (this.policy) throw new Error('DataStorage.allowClients: the file-system policy is already written; pass every client in one call');
@@ -201,6 +202,16 @@ export class DataStorage extends Construct {
         Resource: this.fileSystemArn,
       });
     }
+    // An Allow here does not stop other roles of the account whose own IAM policy grants
+    // s3files:Client* (AWS documents this); the explicit deny does, whatever identity policies say.
+    statements.push({
+      Sid: 'DenyClientsOtherThanBenchmarkRoles',
+      Effect: 'Deny',
+      Principal: { AWS: '*' },
+      Action: ['s3files:ClientMount', 's3files:ClientWrite', 's3files:ClientRootAccess'],
+      Resource: this.fileSystemArn,
+      Condition: { ArnNotEquals: { 'aws:PrincipalArn': clients.map((r) => r.roleArn) } },
+    });
     statements.push({
       Sid: 'DenyWithoutTls',
       Effect: 'Deny',

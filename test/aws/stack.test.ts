@@ -159,7 +159,11 @@ describe('S3 Files', () => {
     expect(allow.Action).toEqual(['s3files:ClientMount', 's3files:ClientWrite']);
     const root = st.find((x: any) => x.Sid === 'RootAccessForRunners');
     expect(root.Principal.AWS.map((p: any) => p['Fn::GetAtt'][0])).toEqual([idOf('AWS::IAM::Role', 'RunnersRole')]);
-    expect(st.find((x: any) => x.Effect === 'Deny')).toMatchObject({ Action: 's3files:*', Condition: { Bool: { 'aws:SecureTransport': 'false' } } });
+    expect(st.find((x: any) => x.Sid === 'DenyWithoutTls')).toMatchObject({ Effect: 'Deny', Action: 's3files:*', Condition: { Bool: { 'aws:SecureTransport': 'false' } } });
+    // Other roles of the account are denied even if their own IAM policies allow s3files:Client*.
+    const others = st.find((x: any) => x.Sid === 'DenyClientsOtherThanBenchmarkRoles');
+    expect(others).toMatchObject({ Effect: 'Deny', Principal: { AWS: '*' }, Action: ['s3files:ClientMount', 's3files:ClientWrite', 's3files:ClientRootAccess'] });
+    expect(others.Condition.ArnNotEquals['aws:PrincipalArn'].map((p: any) => p['Fn::GetAtt'][0]).sort()).toEqual(allow.Principal.AWS.map((p: any) => p['Fn::GetAtt'][0]).sort());
     expect(s.json.Resources[polId].DependsOn).toEqual(expect.arrayContaining(resourcesOf(s, 'AWS::S3Files::MountTarget').map(([id]) => id)));
   });
 });
