@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { analyze, makeDocuments, processInbox } from '../../lambda/shared/documents';
 import type { DocumentResult } from '../../lambda/shared/document-benchmark';
 import { FsDocumentStore } from '../../lambda/shared/fs-document-store';
+import { S3DocumentStore } from '../../lambda/shared/s3-document-store';
 import { cleanupAll } from '../../runner/core/cleanup';
 import { startEmbeddedEndpoint, type EmbeddedEndpoint } from '../../runner/endpoint/embedded';
 import { makeS3Client } from '../../runner/endpoint/s3-client';
@@ -99,20 +100,35 @@ describe('seed 001 document-processing functions, run as handlers', () => {
     expect(records.find((x) => x.operation === 'move')).toMatchObject({ ops: 12, ok: 12, status: 'ok', cache: 'warm' });
   });
 
-  test('the same documents give the same outputs on every store', async () => {
-    // Same seed → same documents; processing each gives the same metadata everywhere.
+  test('the same documents give the same outputs on every store: before\'s S3 API store, after\'s on a directory and on s3fs', async () => {
+    // Same seed → same documents; processing each gives the same metadata and moved documents everywhere.
     const docs = makeDocuments('same', 5);
     const outputs: Record<string, string[]> = {};
+    const moved: Record<string, string[]> = {};
+    const { readFile } = await import('node:fs/promises');
     for (const [name, root] of [['local', join(localRoot, 'same')], ['s3fs', join(s3fs.dir, 'same')]] as const) {
       const store = new FsDocumentStore(name, root);
       await store.seed(docs);
       const outcome = await processInbox(store, docs);
       expect(outcome.measurements.every((m) => m.verified)).toBe(true);
-      const { readFile } = await import('node:fs/promises');
       outputs[name] = await Promise.all(docs.map((d) => readFile(join(root, 'processed', `${d.name}.meta.json`), 'utf8')));
+      moved[name] = (await store.listProcessed()).sort();
       await store.cleanup();
     }
+    const s3Store = new S3DocumentStore(client, server.target.bucket, 'same-s3/', tmp);
+    await s3Store.seed(docs);
+    const s3Outcome = await processInbox(s3Store, docs);
+    expect(s3Outcome.measurements.every((m) => m.verified)).toBe(true);
+    const object = async (key: string) => (await client.send(new GetObjectCommand({ Bucket: server.target.bucket, Key: key }))).Body!.transformToString();
+    outputs.s3 = await Promise.all(docs.map((d) => object(`same-s3/processed/${d.name}.meta.json`)));
+    moved.s3 = (await s3Store.listProcessed()).sort();
+    expect(await s3Store.list()).toEqual([]); // the inbox is empty: every document moved
+    await s3Store.cleanup();
     expect(outputs.s3fs).toEqual(outputs.local);
+    expect(outputs.s3).toEqual(outputs.local);
+    expect(moved.s3).toEqual(moved.local);
+    expect(moved.s3fs).toEqual(moved.local);
+    expect(moved.local).toHaveLength(2 * docs.length); // each document and its metadata
     expect(JSON.parse(outputs.local[0])).toEqual(analyze(docs[0].body));
     // And the three handler runs above processed the same number of documents, all verified.
     expect([results.before, results.local, results.s3fs].map((r) => [r.files, r.verified])).toEqual([[12, true], [12, true], [12, true]]);
