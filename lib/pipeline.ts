@@ -11,6 +11,7 @@ import { BenchFunction } from './bench-function';
 import type { DataStorage } from './data-storage';
 import { DOCS_PREFIX } from './document-prefixes';
 import type { DocumentFunctions } from './document-functions';
+import { AL2023_PARAMETER_PREFIX, MAX_RUNNERS, SSM_INSTANCE_INFORMATION_PAGE } from './instance-types';
 import { acknowledge } from './nag';
 import type { ResultsCatalog } from './results-catalog';
 import { RESULTS_LAYOUT } from './results-layout';
@@ -29,9 +30,9 @@ export interface PipelineProps {
   readonly runnerSubnets: ec2.SelectedSubnets;
   /** Whole execution. @default Duration.hours(12) */
   readonly executionTimeout?: Duration;
-  /** Waiting for runners to be online in SSM. @default { waitSeconds: 10, maxPolls: 12 } */
+  /** Waiting for runners to be online in SSM. @default { waitSeconds: 20, maxPolls: 6 } */
   readonly ready?: PollBudget;
-  /** Waiting for the setup command. @default { waitSeconds: 15, maxPolls: 16 } */
+  /** Waiting for the setup command. @default { waitSeconds: 60, maxPolls: 4 } */
   readonly setup?: PollBudget;
   /** Waiting for one benchmark step (the step command's own timeout is `stepTimeout`). @default { waitSeconds: 30, maxPolls: 250 } */
   readonly step?: PollBudget;
@@ -41,10 +42,24 @@ export interface PipelineProps {
 
 /** The Report function's timeout (and its task's): with one retry it keeps the non-benchmark part ≤ 15 min. */
 const REPORT_TIMEOUT_S = 30;
+/** RunInstances returns within seconds; a timeout is not retried (the launch may have happened). */
+const RUN_INSTANCES_TIMEOUT_S = 10;
 
-/** Errors worth a retry: throttling and transient service faults. */
-const TRANSIENT_LAMBDA = ['Lambda.ServiceException', 'Lambda.AWSLambdaException', 'Lambda.SdkClientException', 'Lambda.TooManyRequestsException'];
-const TRANSIENT_SDK = ['Ec2.RequestLimitExceededException', 'Ssm.ThrottlingException', 'Athena.TooManyRequestsException', 'States.Timeout'];
+/**
+ * Errors worth a retry, per service: throttling and transient service faults, as Step Functions
+ * names them (service prefix + the API's error name with an "Exception" suffix). EC2's API errors
+ * reach the aws-sdk integration as `Ec2.Ec2Exception` (RequestLimitExceeded shows up so), so that
+ * name is retried too; RunInstances carries a ClientToken, which makes its retries idempotent.
+ * States.Timeout is not retried: a call that timed out may still have taken effect.
+ */
+export const TRANSIENT_ERRORS: Record<'lambda' | 'ec2' | 'ssm' | 'athena', string[]> = {
+  lambda: ['Lambda.ServiceException', 'Lambda.AWSLambdaException', 'Lambda.SdkClientException', 'Lambda.TooManyRequestsException'],
+  ec2: ['Ec2.RequestLimitExceededException', 'Ec2.Ec2Exception', 'Ec2.InternalErrorException'],
+  ssm: ['Ssm.ThrottlingException', 'Ssm.InternalServerErrorException'],
+  athena: ['Athena.TooManyRequestsException', 'Athena.InternalServerException'],
+};
+/** Backoff of every retry: 1 s, 2 s, 4 s (3 retries). */
+const RETRY = { maxAttempts: 3, interval: Duration.seconds(1), backoffRate: 2 };
 
 /**
  * The benchmark pipeline, one Step Functions execution per matrix (JSONPath, so the synthesized
@@ -72,13 +87,15 @@ export class Pipeline extends Construct {
 
   constructor(scope: Construct, id: string, props: PipelineProps) {
     super(scope, id);
-    const ready = props.ready ?? { waitSeconds: 10, maxPolls: 12 };
-    const setup = props.setup ?? { waitSeconds: 15, maxPolls: 16 };
+    const ready = props.ready ?? { waitSeconds: 20, maxPolls: 6 };
+    const setup = props.setup ?? { waitSeconds: 60, maxPolls: 4 };
     const stepPoll = props.step ?? { waitSeconds: 30, maxPolls: 250 };
     const stepTimeout = props.stepTimeout ?? Duration.hours(2);
     for (const [name, b] of Object.entries({ ready, setup, step: stepPoll })) {
       if (!(b.waitSeconds >= 1 && b.maxPolls >= 1 && Number.isInteger(b.maxPolls))) throw new Error(`Pipeline: ${name} poll budget must have waitSeconds ≥ 1 and a whole maxPolls ≥ 1`);
     }
+    // WaitUntilReady counts the online runners in one DescribeInstanceInformation page.
+    if (MAX_RUNNERS > SSM_INSTANCE_INFORMATION_PAGE) throw new Error(`Pipeline: MAX_RUNNERS (${MAX_RUNNERS}) exceeds one DescribeInstanceInformation page (${SSM_INSTANCE_INFORMATION_PAGE})`);
     if (stepPoll.waitSeconds * stepPoll.maxPolls < stepTimeout.toSeconds()) {
       throw new Error(`Pipeline: the step poll budget (${stepPoll.waitSeconds * stepPoll.maxPolls} s) is shorter than stepTimeout (${stepTimeout.toSeconds()} s)`);
     }
@@ -153,21 +170,37 @@ export class Pipeline extends Construct {
         retryOnServiceExceptions: false,
         taskTimeout: sfn.Timeout.duration(timeout),
       });
-      t.addRetry({ errors: TRANSIENT_LAMBDA, maxAttempts: 1, interval: Duration.seconds(1), backoffRate: 2 });
+      t.addRetry({ errors: TRANSIENT_ERRORS.lambda, ...RETRY });
       return t;
     };
-    const sdkTask = (id: string, service: string, action: string, parameters: Record<string, unknown>, iamResources: string[], timeout: Duration, extra: Partial<tasks.CallAwsServiceProps> = {}) => {
+    const sdkTask = (id: string, service: 'ec2' | 'ssm' | 'athena', action: string, parameters: Record<string, unknown>, iamResources: string[], timeout: Duration, extra: Partial<tasks.CallAwsServiceProps> = {}) => {
       const t = new tasks.CallAwsService(this, id, { service, action, parameters, iamResources, taskTimeout: sfn.Timeout.duration(timeout), ...extra });
-      t.addRetry({ errors: TRANSIENT_SDK, maxAttempts: 1, interval: Duration.seconds(1), backoffRate: 2 });
+      t.addRetry({ errors: TRANSIENT_ERRORS[service], ...RETRY });
       return t;
     };
 
     const teardown = lambdaTask('Teardown', this.teardown, { 'runId.$': '$.run.value.runId' }, Duration.seconds(45), '$.teardown');
-    const teardownFailed = new sfn.Fail(this, 'TeardownFailed', {
-      error: 'TeardownFailed', cause: 'Teardown did not finish: the janitor and the runners\' maximum lifetime will terminate what is left',
-    });
-    teardown.addCatch(teardownFailed, { errors: ['States.ALL'], resultPath: '$.teardownError' });
     const failed = new sfn.Fail(this, 'ExecutionFailed', { errorPath: '$.error.Error', causePath: '$.error.Cause' });
+    // Teardown itself failed: the execution still fails with the original error and cause (when
+    // there was one), the teardown's error added to the cause — never replacing it.
+    const leftover = 'the janitor and the runner lifetime limit will terminate what is left';
+    const addTeardownError = new sfn.Pass(this, 'AddTeardownError', {
+      parameters: {
+        'Error.$': '$.error.Error',
+        'Cause.$': `States.Format('{} [and Teardown failed: {}: {}; ${leftover}]', $.error.Cause, $.teardownError.Error, $.teardownError.Cause)`,
+      },
+      resultPath: '$.error',
+    }).next(failed);
+    const teardownErrorAlone = new sfn.Pass(this, 'TeardownErrorAlone', {
+      parameters: {
+        Error: 'TeardownFailed',
+        'Cause.$': `States.Format('Teardown did not finish: {}: {}; ${leftover}', $.teardownError.Error, $.teardownError.Cause)`,
+      },
+      resultPath: '$.error',
+    }).next(failed);
+    teardown.addCatch(new sfn.Choice(this, 'TeardownFailedAfterError?')
+      .when(sfn.Condition.isPresent('$.error'), addTeardownError)
+      .otherwise(teardownErrorAlone), { errors: ['States.ALL'], resultPath: '$.teardownError' });
     const done = new sfn.Succeed(this, 'Done', { comment: 'The report is at $.report.value.reportLocation' });
     teardown.next(new sfn.Choice(this, 'FailedBeforeTeardown?').when(sfn.Condition.isPresent('$.error'), failed).otherwise(done));
 
@@ -178,9 +211,15 @@ export class Pipeline extends Construct {
     validate.addCatch(inputRejected, { errors: ['States.ALL'], resultPath: '$.error' });
 
     // ProvisionRunners: one RunInstances per runner spec, all tagged with the run and execution.
+    // Each spec launches the AL2023 image of its own architecture (ValidateInput picks it), over
+    // the launch template's, so Graviton and x86 types can be compared in one execution.
+    const launchTemplateArn = stack.formatArn({ service: 'ec2', resource: 'launch-template', resourceName: fleet.launchTemplate.launchTemplateId });
     const runInstances = sdkTask('RunInstances', 'ec2', 'runInstances', {
       LaunchTemplate: { LaunchTemplateId: fleet.launchTemplate.launchTemplateId, Version: '$Latest' },
       'InstanceType.$': '$.spec.instanceType',
+      'ImageId.$': '$.spec.imageId',
+      // Idempotent retries: the same token for every attempt of this spec in this run.
+      'ClientToken.$': "States.Format('{}-{}', $.runId, $.index)",
       'MinCount.$': '$.spec.count',
       'MaxCount.$': '$.spec.count',
       SubnetId: props.runnerSubnets.subnetIds[0],
@@ -193,21 +232,36 @@ export class Pipeline extends Construct {
           { Key: 'Name', Value: `${stack.stackName}-runner` },
         ],
       }],
-    }, ['*'], Duration.seconds(20), {
-      resultSelector: { 'instanceIds.$': '$.Instances[*].InstanceId' },
+    }, [launchTemplateArn], Duration.seconds(RUN_INSTANCES_TIMEOUT_S), {
+      resultSelector: { 'instanceIds.$': '$.Instances[*].InstanceId', launched: true },
       additionalIamStatements: [
+        // Every resource RunInstances touches (instance, volume, ENI, subnet, security group, the
+        // arm64 and x86_64 AL2023 images) — only when launched from this stack's launch template.
+        new iam.PolicyStatement({ actions: ['ec2:RunInstances'], resources: ['*'], conditions: { ArnLike: { 'ec2:LaunchTemplate': launchTemplateArn } } }),
+        // `resolve:ssm:` image ids: EC2 reads AWS's public AL2023 parameters as the caller.
+        new iam.PolicyStatement({ actions: ['ssm:GetParameters'], resources: [`arn:${Aws.PARTITION}:ssm:${Aws.REGION}::parameter${AL2023_PARAMETER_PREFIX}*`] }),
         new iam.PolicyStatement({ actions: ['iam:PassRole'], resources: [fleet.role.roleArn], conditions: { StringEquals: { 'iam:PassedToService': 'ec2.amazonaws.com' } } }),
         new iam.PolicyStatement({ actions: ['ec2:CreateTags'], resources: ['*'], conditions: { StringEquals: { 'ec2:CreateAction': 'RunInstances' } } }),
       ],
     });
+    // A spec that fails to launch does not end the Map at once: the other specs' RunInstances calls
+    // finish first, so Teardown (which finds runners by tag) sees every instance launched.
+    const launchFailed = new sfn.Pass(this, 'LaunchFailed', { parameters: { instanceIds: [], launched: false, 'error.$': '$.launchError' } });
+    runInstances.addCatch(launchFailed, { errors: ['States.ALL'], resultPath: '$.launchError' });
     const provision = new sfn.Map(this, 'ProvisionRunners', {
       itemsPath: '$.run.value.runners',
-      itemSelector: { 'spec.$': '$$.Map.Item.Value', 'runId.$': '$.run.value.runId', 'executionId.$': '$$.Execution.Id' },
+      itemSelector: { 'spec.$': '$$.Map.Item.Value', 'index.$': '$$.Map.Item.Index', 'runId.$': '$.run.value.runId', 'executionId.$': '$$.Execution.Id' },
       maxConcurrency: 0,
       resultPath: '$.provisioned',
     });
     provision.itemProcessor(runInstances);
     provision.addCatch(teardown, catchToTeardown);
+    const checkLaunches = new sfn.Pass(this, 'CheckLaunches', {
+      parameters: { 'anyFailed.$': 'States.ArrayContains($.provisioned[*].launched, false)' }, resultPath: '$.launches',
+    });
+    const launchError = new sfn.Pass(this, 'LaunchFailures', {
+      parameters: { anyFailed: true, 'errors.$': '$.provisioned[?(@.launched == false)].error' }, resultPath: '$.launches',
+    }).next(new sfn.Pass(this, 'FirstLaunchError', { inputPath: '$.launches.errors[0]', resultPath: '$.error' })).next(teardown);
     const collect = new sfn.Pass(this, 'CollectRunners', { parameters: { 'instanceIds.$': '$.provisioned[*].instanceIds[*]' }, resultPath: '$.runners' });
 
     // WaitUntilReady: every runner online in SSM, at most ready.maxPolls checks.
@@ -219,6 +273,8 @@ export class Pipeline extends Construct {
     const readyWait = new sfn.Wait(this, 'ReadyWait', { time: sfn.WaitTime.duration(Duration.seconds(ready.waitSeconds)) });
     const checkReady = sdkTask('CheckRunnersOnline', 'ssm', 'describeInstanceInformation', {
       Filters: [{ Key: 'InstanceIds', 'Values.$': '$.runners.instanceIds' }, { Key: 'PingStatus', Values: ['Online'] }],
+      // One page holds every runner (the default page is 10): MAX_RUNNERS ≤ 50 is checked above.
+      MaxResults: SSM_INSTANCE_INFORMATION_PAGE,
     }, ['*'], Duration.seconds(3), { resultSelector: { 'online.$': 'States.ArrayLength($.InstanceInformationList)' }, resultPath: '$.readyCheck' });
     checkReady.addCatch(teardown, catchToTeardown);
     const countReady = new sfn.Pass(this, 'CountReadyChecks', {
@@ -332,9 +388,7 @@ export class Pipeline extends Construct {
     // --- Wiring --------------------------------------------------------------------------------
     const setupChain = sendAndWait('SetupRunners', fleet.setupDocument.ref, { executionTimeout: [String(setup.waitSeconds * setup.maxPolls)] }, setup, setupTimedOut,
       steps.next(lambdas).next(queryList).next(aggregate).next(report).next(teardown), teardown);
-    const definition = validate
-      .next(provision)
-      .next(collect)
+    const afterLaunch = collect
       // The SendCommand steps read $.instanceIds (as inside the steps Map).
       .next(new sfn.Pass(this, 'RunnerIds', { inputPath: '$.runners.instanceIds', resultPath: '$.instanceIds' }))
       .next(initReady)
@@ -345,6 +399,10 @@ export class Pipeline extends Construct {
         .when(sfn.Condition.numberEqualsJsonPath('$.ready.online', '$.ready.expected'), setupChain)
         .when(sfn.Condition.numberGreaterThanEquals('$.ready.attempts', ready.maxPolls), notReady)
         .otherwise(readyWait));
+    const definition = validate
+      .next(provision)
+      .next(checkLaunches)
+      .next(new sfn.Choice(this, 'AllRunnersLaunched?').when(sfn.Condition.booleanEquals('$.launches.anyFailed', true), launchError).otherwise(afterLaunch));
 
     this.logGroup = new logs.LogGroup(this, 'ExecutionLogs', { retention: logs.RetentionDays.ONE_MONTH, removalPolicy: RemovalPolicy.DESTROY });
     this.stateMachine = new sfn.StateMachine(this, 'StateMachine', {
