@@ -449,7 +449,8 @@ export class Pipeline extends Construct {
     acknowledge(smRole, 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:ec2:<AWS::Region>:<AWS::AccountId>:instance/*]', 'SendCommand targets the runners the execution launched, whose ids exist only at run time');
     acknowledge(smRole, `AwsSolutions-IAM5[Resource::${resultsArn}/${RESULTS_LAYOUT.athena}*]`, 'Athena .sync writes query results under athena/ with generated names');
     acknowledge(smRole, `AwsSolutions-IAM5[Resource::${resultsArn}/${RESULTS_LAYOUT.records}*]`, 'the summary queries read every result file of the table (results/dt=…)');
-    acknowledge(smRole, 'AwsSolutions-IAM5[Resource::*]', 'ec2:RunInstances touches many resource types (instance, volume, ENI, image) named at run time; ec2:CreateTags is limited to RunInstances; ssm:SendCommand/DescribeInstanceInformation target instances created by the execution; X-Ray and log delivery take no ARNs');
+    acknowledge(smRole, 'AwsSolutions-IAM5[Resource::*]', 'ec2:RunInstances touches many resource types (instance, volume, ENI, image) named at run time and is allowed only from this stack\'s launch template (ec2:LaunchTemplate condition); ec2:CreateTags is limited to RunInstances; ssm:DescribeInstanceInformation takes no ARN; X-Ray and log delivery take no ARNs');
+    acknowledge(smRole, `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:ssm:<AWS::Region>::parameter${AL2023_PARAMETER_PREFIX}*]`, 'RunInstances resolves the runner image from AWS\'s public Amazon Linux 2023 parameters (arm64 and x86_64, read-only)');
     for (const fn of [this.validate, this.commandStatus, this.teardown, this.report, documents.before, documents.after]) {
       acknowledge(smRole, `AwsSolutions-IAM5[Resource::<${stack.getLogicalId(fn.function.node.defaultChild as never)}.Arn>:*]`, 'invoking any version of the pipeline\'s own functions (LambdaInvoke grant)');
     }
