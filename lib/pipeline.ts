@@ -47,7 +47,7 @@ export interface PipelineProps {
  * the call's usual duration: SSM/EC2/Athena control calls take under a second, the report renders
  * in about one (`npm run bench:report-function`), teardown deletes 1,000 versions per request.
  */
-const TIMEOUT_S = { validate: 8, runInstances: 8, checkOnline: 2, sendCommand: 5, commandStatus: 3, getNamedQuery: 3, summaryQuery: 20, report: 12, teardown: 25 };
+export const TASK_TIMEOUT_S = { validate: 8, runInstances: 8, checkOnline: 2, sendCommand: 5, commandStatus: 3, getNamedQuery: 3, summaryQuery: 20, report: 12, teardown: 25 };
 
 /**
  * Errors worth a retry, per service: throttling and transient service faults, as Step Functions
@@ -110,7 +110,7 @@ export class Pipeline extends Construct {
     this.validate = new BenchFunction(this, 'ValidateInputFn', {
       entry: 'validate-input',
       description: 's3-access-bench: validate an execution\'s matrix (the runner\'s validator) and store it for the runners',
-      memorySize: 256, timeout: Duration.seconds(TIMEOUT_S.validate),
+      memorySize: 256, timeout: Duration.seconds(TASK_TIMEOUT_S.validate),
       environment: { RESULTS_BUCKET: results.bucket.bucketName, DEFAULT_INSTANCE_TYPE: fleet.instanceType },
       // The profiles and schemas the runner's matrix validator reads from disk ship next to the bundle.
       includeAssets: true,
@@ -119,13 +119,13 @@ export class Pipeline extends Construct {
 
     this.commandStatus = new BenchFunction(this, 'CommandStatusFn', {
       entry: 'command-status', description: 's3-access-bench: one poll of an SSM command on the runners (fails fast on a lost runner)',
-      memorySize: 256, timeout: Duration.seconds(TIMEOUT_S.commandStatus),
+      memorySize: 256, timeout: Duration.seconds(TASK_TIMEOUT_S.commandStatus),
     });
     this.commandStatus.role.addToPolicy(new iam.PolicyStatement({ actions: ['ssm:ListCommandInvocations', 'ec2:DescribeInstances'], resources: ['*'] }));
 
     this.teardown = new BenchFunction(this, 'TeardownFn', {
       entry: 'teardown', description: 's3-access-bench: terminate a run\'s runners and delete its benchmark data (all versions)',
-      memorySize: 256, timeout: Duration.seconds(TIMEOUT_S.teardown),
+      memorySize: 256, timeout: Duration.seconds(TASK_TIMEOUT_S.teardown),
       environment: { STACK_NAME: stack.stackName, DATA_BUCKET: storage.bucket.bucketName, ACCESS_POINT_PREFIX: storage.accessPointPrefix },
     });
     const stackTagged = { StringEquals: { [`ec2:ResourceTag/${RUNNER_TAG.stack}`]: stack.stackName } };
@@ -142,7 +142,7 @@ export class Pipeline extends Construct {
     // page in about a second; `npm run bench:report-function` measures the bundle and the render.
     this.report = new BenchFunction(this, 'ReportFn', {
       entry: 'report', description: 's3-access-bench: write a run\'s HTML report and query summary into the results bucket',
-      memorySize: 1769, timeout: Duration.seconds(TIMEOUT_S.report), environment: { RESULTS_BUCKET: results.bucket.bucketName },
+      memorySize: 1769, timeout: Duration.seconds(TASK_TIMEOUT_S.report), environment: { RESULTS_BUCKET: results.bucket.bucketName },
     });
     this.report.role.addToPolicy(new iam.PolicyStatement({
       actions: ['athena:GetQueryResults'], resources: [stack.formatArn({ service: 'athena', resource: 'workgroup', resourceName: results.workGroupName })],
@@ -183,7 +183,7 @@ export class Pipeline extends Construct {
       return t;
     };
 
-    const teardown = lambdaTask('Teardown', this.teardown, { 'runId.$': '$.run.value.runId' }, Duration.seconds(TIMEOUT_S.teardown), '$.teardown');
+    const teardown = lambdaTask('Teardown', this.teardown, { 'runId.$': '$.run.value.runId' }, Duration.seconds(TASK_TIMEOUT_S.teardown), '$.teardown');
     const failed = new sfn.Fail(this, 'ExecutionFailed', { errorPath: '$.error.Error', causePath: '$.error.Cause' });
     // Teardown itself failed: the execution still fails with the original error and cause (when
     // there was one), the teardown's error added to the cause — never replacing it.
@@ -210,7 +210,7 @@ export class Pipeline extends Construct {
 
     // ValidateInput: nothing exists yet, so a bad input fails at once.
     const inputRejected = new sfn.Fail(this, 'InputRejected', { errorPath: '$.error.Error', causePath: '$.error.Cause' });
-    const validate = lambdaTask('ValidateInput', this.validate, { 'input.$': '$' }, Duration.seconds(TIMEOUT_S.validate), '$.run');
+    const validate = lambdaTask('ValidateInput', this.validate, { 'input.$': '$' }, Duration.seconds(TASK_TIMEOUT_S.validate), '$.run');
     // The function receives the execution input under "input".
     validate.addCatch(inputRejected, { errors: ['States.ALL'], resultPath: '$.error' });
 
@@ -236,7 +236,7 @@ export class Pipeline extends Construct {
           { Key: 'Name', Value: `${stack.stackName}-runner` },
         ],
       }],
-    }, [launchTemplateArn], Duration.seconds(TIMEOUT_S.runInstances), {
+    }, [launchTemplateArn], Duration.seconds(TASK_TIMEOUT_S.runInstances), {
       resultSelector: { 'instanceIds.$': '$.Instances[*].InstanceId', launched: true },
       additionalIamStatements: [
         // Every resource RunInstances touches (instance, volume, ENI, subnet, security group, the
@@ -279,7 +279,7 @@ export class Pipeline extends Construct {
       Filters: [{ Key: 'InstanceIds', 'Values.$': '$.runners.instanceIds' }, { Key: 'PingStatus', Values: ['Online'] }],
       // One page holds every runner (the default page is 10): MAX_RUNNERS ≤ 50 is checked above.
       MaxResults: SSM_INSTANCE_INFORMATION_PAGE,
-    }, ['*'], Duration.seconds(TIMEOUT_S.checkOnline), { resultSelector: { 'online.$': 'States.ArrayLength($.InstanceInformationList)' }, resultPath: '$.readyCheck' });
+    }, ['*'], Duration.seconds(TASK_TIMEOUT_S.checkOnline), { resultSelector: { 'online.$': 'States.ArrayLength($.InstanceInformationList)' }, resultPath: '$.readyCheck' });
     checkReady.addCatch(teardown, catchToTeardown);
     const countReady = new sfn.Pass(this, 'CountReadyChecks', {
       parameters: { 'attempts.$': 'States.MathAdd($.ready.attempts, 1)', 'online.$': '$.readyCheck.online', 'expected.$': 'States.ArrayLength($.runners.instanceIds)' },
@@ -296,9 +296,9 @@ export class Pipeline extends Construct {
         Parameters: parameters,
         TimeoutSeconds: 60,
         Comment: `s3-access-bench ${prefix}`,
-      }, [documentArn, runnerInstances], Duration.seconds(TIMEOUT_S.sendCommand), { resultSelector: { 'commandId.$': '$.Command.CommandId', attempts: 0 }, resultPath: '$.command' });
+      }, [documentArn, runnerInstances], Duration.seconds(TASK_TIMEOUT_S.sendCommand), { resultSelector: { 'commandId.$': '$.Command.CommandId', attempts: 0 }, resultPath: '$.command' });
       const wait = new sfn.Wait(this, `${prefix}Wait`, { time: sfn.WaitTime.duration(Duration.seconds(budget.waitSeconds)) });
-      const check = lambdaTask(`${prefix}Check`, this.commandStatus, { 'commandId.$': '$.command.commandId', 'instanceIds.$': '$.instanceIds' }, Duration.seconds(TIMEOUT_S.commandStatus), '$.commandStatus');
+      const check = lambdaTask(`${prefix}Check`, this.commandStatus, { 'commandId.$': '$.command.commandId', 'instanceIds.$': '$.instanceIds' }, Duration.seconds(TASK_TIMEOUT_S.commandStatus), '$.commandStatus');
       const count = new sfn.Pass(this, `${prefix}Count`, {
         parameters: { 'commandId.$': '$.command.commandId', 'attempts.$': 'States.MathAdd($.command.attempts, 1)' }, resultPath: '$.command',
       });
@@ -351,7 +351,7 @@ export class Pipeline extends Construct {
       resultPath: '$.queries',
     });
     const getQuery = sdkTask('GetNamedQuery', 'athena', 'getNamedQuery', { 'NamedQueryId.$': '$.query.id' },
-      [stack.formatArn({ service: 'athena', resource: 'workgroup', resourceName: results.workGroupName })], Duration.seconds(TIMEOUT_S.getNamedQuery),
+      [stack.formatArn({ service: 'athena', resource: 'workgroup', resourceName: results.workGroupName })], Duration.seconds(TASK_TIMEOUT_S.getNamedQuery),
       { resultSelector: { 'sql.$': '$.NamedQuery.QueryString' }, resultPath: '$.named' });
     // Athena .sync as a raw Task state: CDK's AthenaStartQueryExecution grants s3:CreateBucket and
     // reads on "*" when the workgroup holds the output location; the grants below are scoped instead.
@@ -367,7 +367,7 @@ export class Pipeline extends Construct {
         },
         ResultSelector: { 'queryExecutionId.$': '$.QueryExecution.QueryExecutionId' },
         ResultPath: '$.execution',
-        TimeoutSeconds: TIMEOUT_S.summaryQuery,
+        TimeoutSeconds: TASK_TIMEOUT_S.summaryQuery,
       },
     });
     runQuery.addRetry({ errors: TRANSIENT_ERRORS.athena, ...RETRY });
@@ -387,7 +387,7 @@ export class Pipeline extends Construct {
       'runId.$': '$.run.value.runId',
       'queries.$': '$.aggregate',
       execution: { 'matrix.$': '$.run.value.matrixName', 'steps.$': 'States.ArrayLength($.run.value.steps)', 'startedAt.$': '$$.Execution.StartTime' },
-    }, Duration.seconds(TIMEOUT_S.report), '$.report');
+    }, Duration.seconds(TASK_TIMEOUT_S.report), '$.report');
     report.addCatch(teardown, catchToTeardown);
 
     // --- Wiring --------------------------------------------------------------------------------
