@@ -2,6 +2,7 @@ import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { UserError } from '../runner/core/errors';
 import { expandSteps, loadProfile, resolveMatrix } from '../runner/core/matrix';
 import { newRunId } from '../runner/run-id';
+import { architectureOf, INSTANCE_TYPE_FORM, MAX_RUNNERS, RUNNER_IMAGE, type Architecture } from '../lib/instance-types';
 import { RESULTS_LAYOUT } from '../lib/results-layout';
 import { logger, NamedError } from './shared/powertools';
 import { env, s3Client } from './shared/s3';
@@ -9,6 +10,8 @@ import { env, s3Client } from './shared/s3';
 const client = s3Client();
 
 export interface RunnerSpec { instanceType: string; count: number }
+/** A runner spec as the state machine launches it: the architecture decides the image (lib/instance-types.ts). */
+export interface ValidatedRunnerSpec extends RunnerSpec { architecture: Architecture; imageId: string }
 
 /** The state machine's input: the same matrix format as `s3ab run --matrix` (or a profile name), runner specs and the Lambda benchmark's size. */
 export interface ExecutionInput {
@@ -23,13 +26,11 @@ export interface ValidatedRun {
   matrixName: string;
   matrixKey: string;
   steps: { step: string; label: string }[];
-  runners: RunnerSpec[];
+  runners: ValidatedRunnerSpec[];
   runnerCount: number;
   documents: number;
   lambdaRepetitions: number[];
 }
-
-const MAX_RUNNERS = 20;
 
 /** Validates an execution's input; every problem is an `InvalidInput` error naming the field and the valid values. */
 export function validateInput(input: unknown, defaultInstanceType: string): Omit<ValidatedRun, 'runId' | 'matrixKey'> & { matrix: unknown } {
@@ -52,11 +53,14 @@ export function validateInput(input: unknown, defaultInstanceType: string): Omit
   }
   const runners = ev.runners ?? [{ instanceType: defaultInstanceType, count: 1 }];
   if (!Array.isArray(runners) || runners.length === 0) throw bad('input.runners must be a non-empty list', 'e.g. [{"instanceType":"c7g.large","count":1}]');
-  runners.forEach((r, i) => {
-    if (typeof r?.instanceType !== 'string' || !/^[a-z][a-z0-9-]*\d[a-z0-9-]*\.[a-z0-9]+$/.test(r.instanceType)) throw bad(`input.runners[${i}].instanceType "${r?.instanceType}" is not an EC2 instance type`, 'e.g. c7g.large, m7i.xlarge');
+  const specs = runners.map((r, i): ValidatedRunnerSpec => {
+    const architecture = typeof r?.instanceType === 'string' ? architectureOf(r.instanceType) : null;
+    if (!architecture) throw bad(`input.runners[${i}].instanceType "${r?.instanceType}" is not an EC2 instance type that runs Amazon Linux 2023`, `use ${INSTANCE_TYPE_FORM}`);
     if (!Number.isInteger(r.count) || r.count < 1 || r.count > MAX_RUNNERS) {
       throw bad(`input.runners[${i}].count must be a whole number from 1 to ${MAX_RUNNERS}, got ${JSON.stringify(r.count)}`, r.count > MAX_RUNNERS ? `at most ${MAX_RUNNERS} runners per execution` : 'e.g. "count": 1');
     }
+    // Graviton and x86 types can be mixed: each spec launches the image of its own architecture.
+    return { instanceType: r.instanceType, count: r.count, architecture, imageId: RUNNER_IMAGE[architecture] };
   });
   const runnerCount = runners.reduce((n, r) => n + r.count, 0);
   if (runnerCount > MAX_RUNNERS) throw bad(`${runnerCount} runners in total`, `at most ${MAX_RUNNERS} per execution`);
@@ -68,7 +72,7 @@ export function validateInput(input: unknown, defaultInstanceType: string): Omit
     step: String(s.index),
     label: `${s.method.name}${s.method.variant === 'default' ? '' : `:${s.method.variant}`} ${s.workload.name} rep ${s.repetition}`,
   }));
-  return { matrix: raw, matrixName: resolved.name, steps, runners, runnerCount, documents, lambdaRepetitions: Array.from({ length: repetitions }, (_, i) => i + 1) };
+  return { matrix: raw, matrixName: resolved.name, steps, runners: specs, runnerCount, documents, lambdaRepetitions: Array.from({ length: repetitions }, (_, i) => i + 1) };
 }
 
 /**

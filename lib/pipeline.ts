@@ -11,6 +11,7 @@ import { BenchFunction } from './bench-function';
 import type { DataStorage } from './data-storage';
 import { DOCS_PREFIX } from './document-prefixes';
 import type { DocumentFunctions } from './document-functions';
+import { AL2023_PARAMETER_PREFIX, MAX_RUNNERS, SSM_INSTANCE_INFORMATION_PAGE } from './instance-types';
 import { acknowledge } from './nag';
 import type { ResultsCatalog } from './results-catalog';
 import { RESULTS_LAYOUT } from './results-layout';
@@ -29,9 +30,9 @@ export interface PipelineProps {
   readonly runnerSubnets: ec2.SelectedSubnets;
   /** Whole execution. @default Duration.hours(12) */
   readonly executionTimeout?: Duration;
-  /** Waiting for runners to be online in SSM. @default { waitSeconds: 10, maxPolls: 12 } */
+  /** Waiting for runners to be online in SSM. @default { waitSeconds: 24, maxPolls: 5 } */
   readonly ready?: PollBudget;
-  /** Waiting for the setup command. @default { waitSeconds: 15, maxPolls: 16 } */
+  /** Waiting for the setup command. @default { waitSeconds: 60, maxPolls: 4 } */
   readonly setup?: PollBudget;
   /** Waiting for one benchmark step (the step command's own timeout is `stepTimeout`). @default { waitSeconds: 30, maxPolls: 250 } */
   readonly step?: PollBudget;
@@ -39,12 +40,30 @@ export interface PipelineProps {
   readonly stepTimeout?: Duration;
 }
 
-/** The Report function's timeout (and its task's): with one retry it keeps the non-benchmark part ≤ 15 min. */
-const REPORT_TIMEOUT_S = 30;
+/**
+ * One attempt of each non-benchmark task, in seconds (a function's timeout equals its task's).
+ * With 3 retries on each and the poll budgets, they bound the non-benchmark part of an execution
+ * to ≤ 15 min (test/aws/pipeline.test.ts sums them from the definition). Each is several times
+ * the call's usual duration: SSM/EC2/Athena control calls take under a second, the report renders
+ * in about one (`npm run bench:report-function`), teardown deletes 1,000 versions per request.
+ */
+export const TASK_TIMEOUT_S = { validate: 8, runInstances: 8, checkOnline: 2, sendCommand: 5, commandStatus: 3, getNamedQuery: 3, summaryQuery: 20, report: 12, teardown: 25 };
 
-/** Errors worth a retry: throttling and transient service faults. */
-const TRANSIENT_LAMBDA = ['Lambda.ServiceException', 'Lambda.AWSLambdaException', 'Lambda.SdkClientException', 'Lambda.TooManyRequestsException'];
-const TRANSIENT_SDK = ['Ec2.RequestLimitExceededException', 'Ssm.ThrottlingException', 'Athena.TooManyRequestsException', 'States.Timeout'];
+/**
+ * Errors worth a retry, per service: throttling and transient service faults, as Step Functions
+ * names them (service prefix + the API's error name with an "Exception" suffix). EC2's API errors
+ * reach the aws-sdk integration as `Ec2.Ec2Exception` (RequestLimitExceeded shows up so), so that
+ * name is retried too; RunInstances carries a ClientToken, which makes its retries idempotent.
+ * States.Timeout is not retried: a call that timed out may still have taken effect.
+ */
+export const TRANSIENT_ERRORS: Record<'lambda' | 'ec2' | 'ssm' | 'athena', string[]> = {
+  lambda: ['Lambda.ServiceException', 'Lambda.AWSLambdaException', 'Lambda.SdkClientException', 'Lambda.TooManyRequestsException'],
+  ec2: ['Ec2.RequestLimitExceededException', 'Ec2.Ec2Exception', 'Ec2.InternalErrorException'],
+  ssm: ['Ssm.ThrottlingException', 'Ssm.InternalServerErrorException'],
+  athena: ['Athena.TooManyRequestsException', 'Athena.InternalServerException'],
+};
+/** Backoff of every retry: 1 s, 2 s, 4 s (3 retries). */
+const RETRY = { maxAttempts: 3, interval: Duration.seconds(1), backoffRate: 2 };
 
 /**
  * The benchmark pipeline, one Step Functions execution per matrix (JSONPath, so the synthesized
@@ -72,13 +91,15 @@ export class Pipeline extends Construct {
 
   constructor(scope: Construct, id: string, props: PipelineProps) {
     super(scope, id);
-    const ready = props.ready ?? { waitSeconds: 10, maxPolls: 12 };
-    const setup = props.setup ?? { waitSeconds: 15, maxPolls: 16 };
+    const ready = props.ready ?? { waitSeconds: 24, maxPolls: 5 };
+    const setup = props.setup ?? { waitSeconds: 60, maxPolls: 4 };
     const stepPoll = props.step ?? { waitSeconds: 30, maxPolls: 250 };
     const stepTimeout = props.stepTimeout ?? Duration.hours(2);
     for (const [name, b] of Object.entries({ ready, setup, step: stepPoll })) {
       if (!(b.waitSeconds >= 1 && b.maxPolls >= 1 && Number.isInteger(b.maxPolls))) throw new Error(`Pipeline: ${name} poll budget must have waitSeconds ≥ 1 and a whole maxPolls ≥ 1`);
     }
+    // WaitUntilReady counts the online runners in one DescribeInstanceInformation page.
+    if (MAX_RUNNERS > SSM_INSTANCE_INFORMATION_PAGE) throw new Error(`Pipeline: MAX_RUNNERS (${MAX_RUNNERS}) exceeds one DescribeInstanceInformation page (${SSM_INSTANCE_INFORMATION_PAGE})`);
     if (stepPoll.waitSeconds * stepPoll.maxPolls < stepTimeout.toSeconds()) {
       throw new Error(`Pipeline: the step poll budget (${stepPoll.waitSeconds * stepPoll.maxPolls} s) is shorter than stepTimeout (${stepTimeout.toSeconds()} s)`);
     }
@@ -89,7 +110,7 @@ export class Pipeline extends Construct {
     this.validate = new BenchFunction(this, 'ValidateInputFn', {
       entry: 'validate-input',
       description: 's3-access-bench: validate an execution\'s matrix (the runner\'s validator) and store it for the runners',
-      memorySize: 256, timeout: Duration.seconds(20),
+      memorySize: 256, timeout: Duration.seconds(TASK_TIMEOUT_S.validate),
       environment: { RESULTS_BUCKET: results.bucket.bucketName, DEFAULT_INSTANCE_TYPE: fleet.instanceType },
       // The profiles and schemas the runner's matrix validator reads from disk ship next to the bundle.
       includeAssets: true,
@@ -98,13 +119,13 @@ export class Pipeline extends Construct {
 
     this.commandStatus = new BenchFunction(this, 'CommandStatusFn', {
       entry: 'command-status', description: 's3-access-bench: one poll of an SSM command on the runners (fails fast on a lost runner)',
-      memorySize: 256, timeout: Duration.seconds(4),
+      memorySize: 256, timeout: Duration.seconds(TASK_TIMEOUT_S.commandStatus),
     });
     this.commandStatus.role.addToPolicy(new iam.PolicyStatement({ actions: ['ssm:ListCommandInvocations', 'ec2:DescribeInstances'], resources: ['*'] }));
 
     this.teardown = new BenchFunction(this, 'TeardownFn', {
       entry: 'teardown', description: 's3-access-bench: terminate a run\'s runners and delete its benchmark data (all versions)',
-      memorySize: 256, timeout: Duration.seconds(45),
+      memorySize: 256, timeout: Duration.seconds(TASK_TIMEOUT_S.teardown),
       environment: { STACK_NAME: stack.stackName, DATA_BUCKET: storage.bucket.bucketName, ACCESS_POINT_PREFIX: storage.accessPointPrefix },
     });
     const stackTagged = { StringEquals: { [`ec2:ResourceTag/${RUNNER_TAG.stack}`]: stack.stackName } };
@@ -121,7 +142,7 @@ export class Pipeline extends Construct {
     // page in about a second; `npm run bench:report-function` measures the bundle and the render.
     this.report = new BenchFunction(this, 'ReportFn', {
       entry: 'report', description: 's3-access-bench: write a run\'s HTML report and query summary into the results bucket',
-      memorySize: 1769, timeout: Duration.seconds(REPORT_TIMEOUT_S), environment: { RESULTS_BUCKET: results.bucket.bucketName },
+      memorySize: 1769, timeout: Duration.seconds(TASK_TIMEOUT_S.report), environment: { RESULTS_BUCKET: results.bucket.bucketName },
     });
     this.report.role.addToPolicy(new iam.PolicyStatement({
       actions: ['athena:GetQueryResults'], resources: [stack.formatArn({ service: 'athena', resource: 'workgroup', resourceName: results.workGroupName })],
@@ -153,34 +174,56 @@ export class Pipeline extends Construct {
         retryOnServiceExceptions: false,
         taskTimeout: sfn.Timeout.duration(timeout),
       });
-      t.addRetry({ errors: TRANSIENT_LAMBDA, maxAttempts: 1, interval: Duration.seconds(1), backoffRate: 2 });
+      t.addRetry({ errors: TRANSIENT_ERRORS.lambda, ...RETRY });
       return t;
     };
-    const sdkTask = (id: string, service: string, action: string, parameters: Record<string, unknown>, iamResources: string[], timeout: Duration, extra: Partial<tasks.CallAwsServiceProps> = {}) => {
+    const sdkTask = (id: string, service: 'ec2' | 'ssm' | 'athena', action: string, parameters: Record<string, unknown>, iamResources: string[], timeout: Duration, extra: Partial<tasks.CallAwsServiceProps> = {}) => {
       const t = new tasks.CallAwsService(this, id, { service, action, parameters, iamResources, taskTimeout: sfn.Timeout.duration(timeout), ...extra });
-      t.addRetry({ errors: TRANSIENT_SDK, maxAttempts: 1, interval: Duration.seconds(1), backoffRate: 2 });
+      t.addRetry({ errors: TRANSIENT_ERRORS[service], ...RETRY });
       return t;
     };
 
-    const teardown = lambdaTask('Teardown', this.teardown, { 'runId.$': '$.run.value.runId' }, Duration.seconds(45), '$.teardown');
-    const teardownFailed = new sfn.Fail(this, 'TeardownFailed', {
-      error: 'TeardownFailed', cause: 'Teardown did not finish: the janitor and the runners\' maximum lifetime will terminate what is left',
-    });
-    teardown.addCatch(teardownFailed, { errors: ['States.ALL'], resultPath: '$.teardownError' });
+    const teardown = lambdaTask('Teardown', this.teardown, { 'runId.$': '$.run.value.runId' }, Duration.seconds(TASK_TIMEOUT_S.teardown), '$.teardown');
     const failed = new sfn.Fail(this, 'ExecutionFailed', { errorPath: '$.error.Error', causePath: '$.error.Cause' });
+    // Teardown itself failed: the execution still fails with the original error and cause (when
+    // there was one), the teardown's error added to the cause — never replacing it.
+    const leftover = 'the janitor and the runner lifetime limit will terminate what is left';
+    const addTeardownError = new sfn.Pass(this, 'AddTeardownError', {
+      parameters: {
+        'Error.$': '$.error.Error',
+        'Cause.$': `States.Format('{} [and Teardown failed: {}: {}; ${leftover}]', $.error.Cause, $.teardownError.Error, $.teardownError.Cause)`,
+      },
+      resultPath: '$.error',
+    }).next(failed);
+    const teardownErrorAlone = new sfn.Pass(this, 'TeardownErrorAlone', {
+      parameters: {
+        Error: 'TeardownFailed',
+        'Cause.$': `States.Format('Teardown did not finish: {}: {}; ${leftover}', $.teardownError.Error, $.teardownError.Cause)`,
+      },
+      resultPath: '$.error',
+    }).next(failed);
+    teardown.addCatch(new sfn.Choice(this, 'TeardownFailedAfterError?')
+      .when(sfn.Condition.isPresent('$.error'), addTeardownError)
+      .otherwise(teardownErrorAlone), { errors: ['States.ALL'], resultPath: '$.teardownError' });
     const done = new sfn.Succeed(this, 'Done', { comment: 'The report is at $.report.value.reportLocation' });
     teardown.next(new sfn.Choice(this, 'FailedBeforeTeardown?').when(sfn.Condition.isPresent('$.error'), failed).otherwise(done));
 
     // ValidateInput: nothing exists yet, so a bad input fails at once.
     const inputRejected = new sfn.Fail(this, 'InputRejected', { errorPath: '$.error.Error', causePath: '$.error.Cause' });
-    const validate = lambdaTask('ValidateInput', this.validate, { 'input.$': '$' }, Duration.seconds(20), '$.run');
+    const validate = lambdaTask('ValidateInput', this.validate, { 'input.$': '$' }, Duration.seconds(TASK_TIMEOUT_S.validate), '$.run');
     // The function receives the execution input under "input".
     validate.addCatch(inputRejected, { errors: ['States.ALL'], resultPath: '$.error' });
 
     // ProvisionRunners: one RunInstances per runner spec, all tagged with the run and execution.
+    // Each spec launches the AL2023 image of its own architecture (ValidateInput picks it), over
+    // the launch template's, so Graviton and x86 types can be compared in one execution.
+    const launchTemplateArn = stack.formatArn({ service: 'ec2', resource: 'launch-template', resourceName: fleet.launchTemplate.launchTemplateId });
     const runInstances = sdkTask('RunInstances', 'ec2', 'runInstances', {
       LaunchTemplate: { LaunchTemplateId: fleet.launchTemplate.launchTemplateId, Version: '$Latest' },
       'InstanceType.$': '$.spec.instanceType',
+      'ImageId.$': '$.spec.imageId',
+      // Idempotent retries: the same token for every attempt of this spec in this run.
+      'ClientToken.$': "States.Format('{}-{}', $.runId, $.index)",
       'MinCount.$': '$.spec.count',
       'MaxCount.$': '$.spec.count',
       SubnetId: props.runnerSubnets.subnetIds[0],
@@ -193,21 +236,36 @@ export class Pipeline extends Construct {
           { Key: 'Name', Value: `${stack.stackName}-runner` },
         ],
       }],
-    }, ['*'], Duration.seconds(20), {
-      resultSelector: { 'instanceIds.$': '$.Instances[*].InstanceId' },
+    }, [launchTemplateArn], Duration.seconds(TASK_TIMEOUT_S.runInstances), {
+      resultSelector: { 'instanceIds.$': '$.Instances[*].InstanceId', launched: true },
       additionalIamStatements: [
+        // Every resource RunInstances touches (instance, volume, ENI, subnet, security group, the
+        // arm64 and x86_64 AL2023 images) — only when launched from this stack's launch template.
+        new iam.PolicyStatement({ actions: ['ec2:RunInstances'], resources: ['*'], conditions: { ArnLike: { 'ec2:LaunchTemplate': launchTemplateArn } } }),
+        // `resolve:ssm:` image ids: EC2 reads AWS's public AL2023 parameters as the caller.
+        new iam.PolicyStatement({ actions: ['ssm:GetParameters'], resources: [`arn:${Aws.PARTITION}:ssm:${Aws.REGION}::parameter${AL2023_PARAMETER_PREFIX}*`] }),
         new iam.PolicyStatement({ actions: ['iam:PassRole'], resources: [fleet.role.roleArn], conditions: { StringEquals: { 'iam:PassedToService': 'ec2.amazonaws.com' } } }),
         new iam.PolicyStatement({ actions: ['ec2:CreateTags'], resources: ['*'], conditions: { StringEquals: { 'ec2:CreateAction': 'RunInstances' } } }),
       ],
     });
+    // A spec that fails to launch does not end the Map at once: the other specs' RunInstances calls
+    // finish first, so Teardown (which finds runners by tag) sees every instance launched.
+    const launchFailed = new sfn.Pass(this, 'LaunchFailed', { parameters: { instanceIds: [], launched: false, 'error.$': '$.launchError' } });
+    runInstances.addCatch(launchFailed, { errors: ['States.ALL'], resultPath: '$.launchError' });
     const provision = new sfn.Map(this, 'ProvisionRunners', {
       itemsPath: '$.run.value.runners',
-      itemSelector: { 'spec.$': '$$.Map.Item.Value', 'runId.$': '$.run.value.runId', 'executionId.$': '$$.Execution.Id' },
+      itemSelector: { 'spec.$': '$$.Map.Item.Value', 'index.$': '$$.Map.Item.Index', 'runId.$': '$.run.value.runId', 'executionId.$': '$$.Execution.Id' },
       maxConcurrency: 0,
       resultPath: '$.provisioned',
     });
     provision.itemProcessor(runInstances);
     provision.addCatch(teardown, catchToTeardown);
+    const checkLaunches = new sfn.Pass(this, 'CheckLaunches', {
+      parameters: { 'anyFailed.$': 'States.ArrayContains($.provisioned[*].launched, false)' }, resultPath: '$.launches',
+    });
+    const launchError = new sfn.Pass(this, 'LaunchFailures', {
+      parameters: { anyFailed: true, 'errors.$': '$.provisioned[?(@.launched == false)].error' }, resultPath: '$.launches',
+    }).next(new sfn.Pass(this, 'FirstLaunchError', { inputPath: '$.launches.errors[0]', resultPath: '$.error' })).next(teardown);
     const collect = new sfn.Pass(this, 'CollectRunners', { parameters: { 'instanceIds.$': '$.provisioned[*].instanceIds[*]' }, resultPath: '$.runners' });
 
     // WaitUntilReady: every runner online in SSM, at most ready.maxPolls checks.
@@ -219,7 +277,9 @@ export class Pipeline extends Construct {
     const readyWait = new sfn.Wait(this, 'ReadyWait', { time: sfn.WaitTime.duration(Duration.seconds(ready.waitSeconds)) });
     const checkReady = sdkTask('CheckRunnersOnline', 'ssm', 'describeInstanceInformation', {
       Filters: [{ Key: 'InstanceIds', 'Values.$': '$.runners.instanceIds' }, { Key: 'PingStatus', Values: ['Online'] }],
-    }, ['*'], Duration.seconds(3), { resultSelector: { 'online.$': 'States.ArrayLength($.InstanceInformationList)' }, resultPath: '$.readyCheck' });
+      // One page holds every runner (the default page is 10): MAX_RUNNERS ≤ 50 is checked above.
+      MaxResults: SSM_INSTANCE_INFORMATION_PAGE,
+    }, ['*'], Duration.seconds(TASK_TIMEOUT_S.checkOnline), { resultSelector: { 'online.$': 'States.ArrayLength($.InstanceInformationList)' }, resultPath: '$.readyCheck' });
     checkReady.addCatch(teardown, catchToTeardown);
     const countReady = new sfn.Pass(this, 'CountReadyChecks', {
       parameters: { 'attempts.$': 'States.MathAdd($.ready.attempts, 1)', 'online.$': '$.readyCheck.online', 'expected.$': 'States.ArrayLength($.runners.instanceIds)' },
@@ -236,9 +296,9 @@ export class Pipeline extends Construct {
         Parameters: parameters,
         TimeoutSeconds: 60,
         Comment: `s3-access-bench ${prefix}`,
-      }, [documentArn, runnerInstances], Duration.seconds(10), { resultSelector: { 'commandId.$': '$.Command.CommandId', attempts: 0 }, resultPath: '$.command' });
+      }, [documentArn, runnerInstances], Duration.seconds(TASK_TIMEOUT_S.sendCommand), { resultSelector: { 'commandId.$': '$.Command.CommandId', attempts: 0 }, resultPath: '$.command' });
       const wait = new sfn.Wait(this, `${prefix}Wait`, { time: sfn.WaitTime.duration(Duration.seconds(budget.waitSeconds)) });
-      const check = lambdaTask(`${prefix}Check`, this.commandStatus, { 'commandId.$': '$.command.commandId', 'instanceIds.$': '$.instanceIds' }, Duration.seconds(4), '$.commandStatus');
+      const check = lambdaTask(`${prefix}Check`, this.commandStatus, { 'commandId.$': '$.command.commandId', 'instanceIds.$': '$.instanceIds' }, Duration.seconds(TASK_TIMEOUT_S.commandStatus), '$.commandStatus');
       const count = new sfn.Pass(this, `${prefix}Count`, {
         parameters: { 'commandId.$': '$.command.commandId', 'attempts.$': 'States.MathAdd($.command.attempts, 1)' }, resultPath: '$.command',
       });
@@ -291,7 +351,7 @@ export class Pipeline extends Construct {
       resultPath: '$.queries',
     });
     const getQuery = sdkTask('GetNamedQuery', 'athena', 'getNamedQuery', { 'NamedQueryId.$': '$.query.id' },
-      [stack.formatArn({ service: 'athena', resource: 'workgroup', resourceName: results.workGroupName })], Duration.seconds(5),
+      [stack.formatArn({ service: 'athena', resource: 'workgroup', resourceName: results.workGroupName })], Duration.seconds(TASK_TIMEOUT_S.getNamedQuery),
       { resultSelector: { 'sql.$': '$.NamedQuery.QueryString' }, resultPath: '$.named' });
     // Athena .sync as a raw Task state: CDK's AthenaStartQueryExecution grants s3:CreateBucket and
     // reads on "*" when the workgroup holds the output location; the grants below are scoped instead.
@@ -307,9 +367,10 @@ export class Pipeline extends Construct {
         },
         ResultSelector: { 'queryExecutionId.$': '$.QueryExecution.QueryExecutionId' },
         ResultPath: '$.execution',
-        TimeoutSeconds: 45,
+        TimeoutSeconds: TASK_TIMEOUT_S.summaryQuery,
       },
     });
+    runQuery.addRetry({ errors: TRANSIENT_ERRORS.athena, ...RETRY });
     const aggregate = new sfn.Map(this, 'Aggregate', {
       itemsPath: '$.queries',
       itemSelector: { 'query.$': '$$.Map.Item.Value', 'runId.$': '$.run.value.runId' },
@@ -326,15 +387,13 @@ export class Pipeline extends Construct {
       'runId.$': '$.run.value.runId',
       'queries.$': '$.aggregate',
       execution: { 'matrix.$': '$.run.value.matrixName', 'steps.$': 'States.ArrayLength($.run.value.steps)', 'startedAt.$': '$$.Execution.StartTime' },
-    }, Duration.seconds(REPORT_TIMEOUT_S), '$.report');
+    }, Duration.seconds(TASK_TIMEOUT_S.report), '$.report');
     report.addCatch(teardown, catchToTeardown);
 
     // --- Wiring --------------------------------------------------------------------------------
     const setupChain = sendAndWait('SetupRunners', fleet.setupDocument.ref, { executionTimeout: [String(setup.waitSeconds * setup.maxPolls)] }, setup, setupTimedOut,
       steps.next(lambdas).next(queryList).next(aggregate).next(report).next(teardown), teardown);
-    const definition = validate
-      .next(provision)
-      .next(collect)
+    const afterLaunch = collect
       // The SendCommand steps read $.instanceIds (as inside the steps Map).
       .next(new sfn.Pass(this, 'RunnerIds', { inputPath: '$.runners.instanceIds', resultPath: '$.instanceIds' }))
       .next(initReady)
@@ -345,6 +404,10 @@ export class Pipeline extends Construct {
         .when(sfn.Condition.numberEqualsJsonPath('$.ready.online', '$.ready.expected'), setupChain)
         .when(sfn.Condition.numberGreaterThanEquals('$.ready.attempts', ready.maxPolls), notReady)
         .otherwise(readyWait));
+    const definition = validate
+      .next(provision)
+      .next(checkLaunches)
+      .next(new sfn.Choice(this, 'AllRunnersLaunched?').when(sfn.Condition.booleanEquals('$.launches.anyFailed', true), launchError).otherwise(afterLaunch));
 
     this.logGroup = new logs.LogGroup(this, 'ExecutionLogs', { retention: logs.RetentionDays.ONE_MONTH, removalPolicy: RemovalPolicy.DESTROY });
     this.stateMachine = new sfn.StateMachine(this, 'StateMachine', {
@@ -386,7 +449,8 @@ export class Pipeline extends Construct {
     acknowledge(smRole, 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:ec2:<AWS::Region>:<AWS::AccountId>:instance/*]', 'SendCommand targets the runners the execution launched, whose ids exist only at run time');
     acknowledge(smRole, `AwsSolutions-IAM5[Resource::${resultsArn}/${RESULTS_LAYOUT.athena}*]`, 'Athena .sync writes query results under athena/ with generated names');
     acknowledge(smRole, `AwsSolutions-IAM5[Resource::${resultsArn}/${RESULTS_LAYOUT.records}*]`, 'the summary queries read every result file of the table (results/dt=…)');
-    acknowledge(smRole, 'AwsSolutions-IAM5[Resource::*]', 'ec2:RunInstances touches many resource types (instance, volume, ENI, image) named at run time; ec2:CreateTags is limited to RunInstances; ssm:SendCommand/DescribeInstanceInformation target instances created by the execution; X-Ray and log delivery take no ARNs');
+    acknowledge(smRole, 'AwsSolutions-IAM5[Resource::*]', 'ec2:RunInstances touches many resource types (instance, volume, ENI, image) named at run time and is allowed only from this stack\'s launch template (ec2:LaunchTemplate condition); ec2:CreateTags is limited to RunInstances; ssm:DescribeInstanceInformation takes no ARN; X-Ray and log delivery take no ARNs');
+    acknowledge(smRole, `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:ssm:<AWS::Region>::parameter${AL2023_PARAMETER_PREFIX}*]`, 'RunInstances resolves the runner image from AWS\'s public Amazon Linux 2023 parameters (arm64 and x86_64, read-only)');
     for (const fn of [this.validate, this.commandStatus, this.teardown, this.report, documents.before, documents.after]) {
       acknowledge(smRole, `AwsSolutions-IAM5[Resource::<${stack.getLogicalId(fn.function.node.defaultChild as never)}.Arn>:*]`, 'invoking any version of the pipeline\'s own functions (LambdaInvoke grant)');
     }

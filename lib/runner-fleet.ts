@@ -8,6 +8,7 @@ import { Construct } from 'constructs';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { PROJECT_ROOT } from './bench-function';
+import { architectureOf } from './instance-types';
 import { acknowledge } from './nag';
 import { RESULTS_LAYOUT } from './results-layout';
 import { RUNNER_TAG } from './runner-tags';
@@ -42,10 +43,6 @@ export { RUNNER_TAG };
  */
 export const RUNNER_METHODS = ['s3-api', 'aws-cli', 's3fs', 'mountpoint', 'rclone', 's3files'] as const;
 
-/** True for Graviton (arm64) instance families: c7g, m7gd, r8g, t4g, ... */
-export function isGraviton(instanceType: string): boolean {
-  return /^[a-z]+\d+g[a-z]*\./.test(instanceType);
-}
 
 /**
  * The benchmark runner fleet — templates only: the stack launches no instance; runners exist
@@ -73,7 +70,7 @@ export class RunnerFleet extends Construct {
   constructor(scope: Construct, id: string, props: RunnerFleetProps) {
     super(scope, id);
     this.instanceType = props.instanceType ?? 'c7g.large';
-    if (!/^[a-z][a-z0-9-]*\d[a-z0-9-]*\.[a-z0-9]+$/.test(this.instanceType)) throw new Error(`RunnerFleet: "${this.instanceType}" is not an EC2 instance type (e.g. c7g.large)`);
+    if (!architectureOf(this.instanceType)) throw new Error(`RunnerFleet: "${this.instanceType}" is not an EC2 instance type that runs Amazon Linux 2023 (e.g. c7g.large)`);
     this.maxLifetime = props.maxLifetime ?? Duration.hours(12);
     const lifetimeMinutes = this.maxLifetime.toMinutes();
     if (lifetimeMinutes < 30 || lifetimeMinutes > 24 * 60) throw new Error(`RunnerFleet: maxLifetime must be 30 minutes to 24 hours, got ${lifetimeMinutes} minutes`);
@@ -139,7 +136,7 @@ export class RunnerFleet extends Construct {
     );
     this.launchTemplate = new ec2.LaunchTemplate(this, 'LaunchTemplate', {
       machineImage: ec2.MachineImage.latestAmazonLinux2023({
-        cpuType: isGraviton(this.instanceType) ? ec2.AmazonLinuxCpuType.ARM_64 : ec2.AmazonLinuxCpuType.X86_64,
+        cpuType: architectureOf(this.instanceType) === 'arm64' ? ec2.AmazonLinuxCpuType.ARM_64 : ec2.AmazonLinuxCpuType.X86_64,
       }),
       instanceType: new ec2.InstanceType(this.instanceType),
       requireImdsv2: true,

@@ -50,10 +50,25 @@ async function waitForQuery(c: AwsClients, id: string, sleep: (ms: number) => Pr
   }
 }
 
+/** Every row of a query's result, page by page (Athena pages hold at most 1,000 rows); the header row dropped. */
+async function queryRows(c: AwsClients, id: string): Promise<{ cols: string[]; rows: string[][] }> {
+  let cols: string[] = [];
+  const rows: string[][] = [];
+  let nextToken: string | undefined;
+  let first = true;
+  do {
+    const res = await c.athena.send(new GetQueryResultsCommand({ QueryExecutionId: id, NextToken: nextToken, MaxResults: 1000 }));
+    if (first) cols = (res.ResultSet?.ResultSetMetadata?.ColumnInfo ?? []).map((x) => x.Name!);
+    // Only the first page starts with the column names.
+    rows.push(...(res.ResultSet?.Rows ?? []).slice(first ? 1 : 0).map((r) => (r.Data ?? []).map((d) => d.VarCharValue ?? '–')));
+    first = false;
+    nextToken = res.NextToken;
+  } while (nextToken);
+  return { cols, rows };
+}
+
 export async function printQueryResults(c: AwsClients, id: string, title: string, out: Out): Promise<number> {
-  const res = await c.athena.send(new GetQueryResultsCommand({ QueryExecutionId: id }));
-  const cols = (res.ResultSet?.ResultSetMetadata?.ColumnInfo ?? []).map((x) => x.Name!);
-  const rows = (res.ResultSet?.Rows ?? []).slice(1).map((r) => (r.Data ?? []).map((d) => d.VarCharValue ?? '–'));
+  const { cols, rows } = await queryRows(c, id);
   out(`${title} (${rows.length} rows)`);
   const table = new Table({ head: cols, style: { head: [], border: [] } });
   for (const r of rows) table.push(r);
@@ -158,8 +173,18 @@ export class ExecutionProgress {
 /** `s3ab aws query NAME`: runs a named query in the stack's workgroup and prints the table. */
 export async function awsQuery(c: AwsClients, stack: string, name: string, out: Out, sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms))): Promise<number> {
   const outputs = await stackOutputs(c, stack);
-  const ids = (await c.athena.send(new ListNamedQueriesCommand({ WorkGroup: outputs.AthenaWorkGroup }))).NamedQueryIds ?? [];
-  const queries = ids.length ? (await c.athena.send(new BatchGetNamedQueryCommand({ NamedQueryIds: ids }))).NamedQueries ?? [] : [];
+  const ids: string[] = [];
+  let nextToken: string | undefined;
+  do {
+    const page = await c.athena.send(new ListNamedQueriesCommand({ WorkGroup: outputs.AthenaWorkGroup, NextToken: nextToken, MaxResults: 50 }));
+    ids.push(...(page.NamedQueryIds ?? []));
+    nextToken = page.NextToken;
+  } while (nextToken);
+  const queries = [];
+  // BatchGetNamedQuery takes at most 50 ids.
+  for (let i = 0; i < ids.length; i += 50) {
+    queries.push(...((await c.athena.send(new BatchGetNamedQueryCommand({ NamedQueryIds: ids.slice(i, i + 50) }))).NamedQueries ?? []));
+  }
   const q = queries.find((x) => x.Name === name);
   if (!q) throw new UserError(`no named query "${name}" in workgroup ${outputs.AthenaWorkGroup}`, `use one of: ${queries.map((x) => x.Name).sort().join(', ') || '(none)'}`);
   const started = await c.athena.send(new StartQueryExecutionCommand({ QueryString: q.QueryString, WorkGroup: outputs.AthenaWorkGroup, QueryExecutionContext: { Database: q.Database } }));

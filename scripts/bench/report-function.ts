@@ -4,7 +4,7 @@
  * (the named queries run for the run on DuckDB, shaped as GetQueryResults pages) in a fresh Node
  * process, and prints the bundle size, the module load time, the first (cold) and a second (warm)
  * handler call, and the peak memory — what the function's memory size and timeout are chosen from
- * (lib/pipeline.ts: 1,769 MB = one full vCPU, 30 s).
+ * (lib/pipeline.ts: 1,769 MB = one full vCPU, TASK_TIMEOUT_S.report).
  *
  *   npm run bench:report-function
  *
@@ -18,12 +18,13 @@ import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { functionBuildOptions } from '../../lib/function-bundles';
+import { TASK_TIMEOUT_S } from '../../lib/pipeline';
 import { namedQueries, openResults } from '../../runner/report/results-db';
 import { queryForRun } from '../../runner/report/run-query';
 import { athenaPages, athenaResultOf } from '../fixtures/athena-results';
 import { writeReportFixture } from '../fixtures/report-fixture';
 
-const TIMEOUT_S = 30;
+const TIMEOUT_S = TASK_TIMEOUT_S.report;
 
 async function main(): Promise<void> {
   const work = mkdtempSync(join(tmpdir(), 's3ab-bench-report-fn-'));

@@ -1,8 +1,8 @@
-import { AthenaClient, GetQueryResultsCommand } from '@aws-sdk/client-athena';
+import { AthenaClient, BatchGetNamedQueryCommand, GetQueryExecutionCommand, GetQueryResultsCommand, ListNamedQueriesCommand, StartQueryExecutionCommand } from '@aws-sdk/client-athena';
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
-import { DescribeExecutionCommand, GetExecutionHistoryCommand, SFNClient, StartExecutionCommand, type HistoryEvent } from '@aws-sdk/client-sfn';
+import { DescribeExecutionCommand, GetExecutionHistoryCommand, ListExecutionsCommand, SFNClient, StartExecutionCommand, type HistoryEvent } from '@aws-sdk/client-sfn';
 import { mockClient } from 'aws-sdk-client-mock';
-import { awsRun, type AwsClients } from '../../runner/aws/commands';
+import { awsQuery, awsRun, awsStatus, type AwsClients } from '../../runner/aws/commands';
 import { UserError } from '../../runner/core/errors';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
@@ -86,4 +86,95 @@ test('run: missing credentials are a user error naming the fix', async () => {
 test('run: a bad matrix is rejected before anything is started', async () => {
   await expect(awsRun(clients(), { stack: 'S', profile: 'nope' }, () => {}, noSleep)).rejects.toMatchObject({ problem: 'unknown profile "nope"' });
   expect(cfn.commandCalls(DescribeStacksCommand)).toHaveLength(0);
+});
+
+describe('query NAME: runs a named query of the stack\'s workgroup and prints the table', () => {
+  const stack = () => cfn.on(DescribeStacksCommand).resolves({ Stacks: [{ StackName: 'S', CreationTime: new Date(), StackStatus: 'CREATE_COMPLETE', Outputs: OUTPUTS }] });
+  /** 60 named queries over two ListNamedQueries pages; BatchGetNamedQuery answers what it is asked (≤ 50 ids). */
+  const namedQueries = () => {
+    const all = Array.from({ length: 60 }, (_, i) => ({ NamedQueryId: `nq-${i}`, Name: i === 57 ? 'workload_summary' : `query_${String(i).padStart(2, '0')}`, Database: 's3ab', QueryString: `SELECT ${i}` }));
+    athena.on(ListNamedQueriesCommand).callsFake((input) => (input.NextToken
+      ? { NamedQueryIds: all.slice(50).map((q) => q.NamedQueryId) }
+      : { NamedQueryIds: all.slice(0, 50).map((q) => q.NamedQueryId), NextToken: 'page-2' }));
+    athena.on(BatchGetNamedQueryCommand).callsFake((input) => {
+      if (input.NamedQueryIds.length > 50) throw Object.assign(new Error('too many ids'), { name: 'InvalidRequestException' });
+      return { NamedQueries: all.filter((q) => input.NamedQueryIds.includes(q.NamedQueryId)) };
+    });
+    return all;
+  };
+  const cell = (v: string) => ({ VarCharValue: v });
+
+  test('prints every row, following the result pages (NextToken), and runs the query\'s SQL in the workgroup', async () => {
+    stack();
+    namedQueries();
+    athena.on(StartQueryExecutionCommand).resolves({ QueryExecutionId: 'qe-1' });
+    athena.on(GetQueryExecutionCommand).resolvesOnce({ QueryExecution: { Status: { State: 'RUNNING' } } }).resolves({ QueryExecution: { Status: { State: 'SUCCEEDED' } } });
+    const meta = { ColumnInfo: [{ Name: 'method', Type: 'varchar' }, { Name: 'records', Type: 'bigint' }] };
+    athena.on(GetQueryResultsCommand)
+      .resolvesOnce({ ResultSet: { ResultSetMetadata: meta, Rows: [{ Data: [cell('method'), cell('records')] }, { Data: [cell('s3-api'), cell('42')] }] }, NextToken: 'r2' })
+      .resolvesOnce({ ResultSet: { ResultSetMetadata: meta, Rows: [{ Data: [cell('mountpoint'), cell('7')] }] }, NextToken: 'r3' })
+      .resolves({ ResultSet: { ResultSetMetadata: meta, Rows: [{ Data: [cell('s3fs'), cell('5')] }] } });
+    const lines: string[] = [];
+    expect(await awsQuery(clients(), 'S', 'workload_summary', (l) => lines.push(l), noSleep)).toBe(0);
+    expect(athena.commandCalls(StartQueryExecutionCommand)[0].args[0].input).toEqual({ QueryString: 'SELECT 57', WorkGroup: 'wg', QueryExecutionContext: { Database: 's3ab' } });
+    expect(athena.commandCalls(BatchGetNamedQueryCommand).map((c) => c.args[0].input.NamedQueryIds!.length)).toEqual([50, 10]);
+    expect(athena.commandCalls(GetQueryResultsCommand).map((c) => c.args[0].input.NextToken)).toEqual([undefined, 'r2', 'r3']);
+    const text = lines.join('\n');
+    expect(lines[0]).toBe('workload_summary (3 rows)');
+    for (const v of ['method', 'records', 's3-api', '42', 'mountpoint', '7', 's3fs', '5']) expect(text).toContain(v);
+    // The column names are printed once, as the header, not as a row.
+    expect(text.match(/method/g)).toHaveLength(1);
+  });
+
+  test('an unknown name is a user error listing the valid names (from every page); nothing is run', async () => {
+    stack();
+    const all = namedQueries();
+    const err = await awsQuery(clients(), 'S', 'nope', () => {}, noSleep).catch((e) => e);
+    expect(err).toBeInstanceOf(UserError);
+    expect(err.problem).toBe('no named query "nope" in workgroup wg');
+    expect(err.fix).toBe(`use one of: ${all.map((q) => q.Name).sort().join(', ')}`);
+    expect(err.fix).toContain('workload_summary'); // on the second page
+    expect(athena.commandCalls(StartQueryExecutionCommand)).toHaveLength(0);
+  });
+
+  test('a failed query says why', async () => {
+    stack();
+    namedQueries();
+    athena.on(StartQueryExecutionCommand).resolves({ QueryExecutionId: 'qe-2' });
+    athena.on(GetQueryExecutionCommand).resolves({ QueryExecution: { Status: { State: 'FAILED', StateChangeReason: 'TABLE_NOT_FOUND: results' } } });
+    await expect(awsQuery(clients(), 'S', 'workload_summary', () => {}, noSleep)).rejects.toThrow('query qe-2 FAILED: TABLE_NOT_FOUND: results');
+  });
+});
+
+describe('status: the stack outputs and its latest executions', () => {
+  test('prints each output and the five latest executions', async () => {
+    cfn.on(DescribeStacksCommand).resolves({ Stacks: [{ StackName: 'S', CreationTime: new Date(), StackStatus: 'CREATE_COMPLETE', Outputs: OUTPUTS }] });
+    sfn.on(ListExecutionsCommand).resolves({ executions: [
+      { executionArn: 'arn:e2', stateMachineArn: 'sm', name: 'run-2', status: 'RUNNING', startDate: new Date('2026-03-02T10:00:00Z') },
+      { executionArn: 'arn:e1', stateMachineArn: 'sm', name: 'run-1', status: 'FAILED', startDate: new Date('2026-03-01T10:00:00Z') },
+    ] });
+    const lines: string[] = [];
+    expect(await awsStatus(clients(), 'S', (l) => lines.push(l))).toBe(0);
+    expect(sfn.commandCalls(ListExecutionsCommand)[0].args[0].input).toEqual({ stateMachineArn: 'arn:aws:states:us-east-1:1:stateMachine:sm', maxResults: 5 });
+    expect(lines).toEqual([
+      `${'AthenaWorkGroup'.padEnd(22)} wg`,
+      `${'StateMachineArn'.padEnd(22)} arn:aws:states:us-east-1:1:stateMachine:sm`,
+      'latest executions:',
+      '  2026-03-02T10:00:00.000Z  RUNNING  run-2',
+      '  2026-03-01T10:00:00.000Z  FAILED  run-1',
+    ]);
+  });
+
+  test('no execution yet', async () => {
+    cfn.on(DescribeStacksCommand).resolves({ Stacks: [{ StackName: 'S', CreationTime: new Date(), StackStatus: 'CREATE_COMPLETE', Outputs: OUTPUTS }] });
+    sfn.on(ListExecutionsCommand).resolves({ executions: [] });
+    const lines: string[] = [];
+    await awsStatus(clients(), 'S', (l) => lines.push(l));
+    expect(lines.slice(-2)).toEqual(['latest executions:', '  (none)']);
+  });
+
+  test('a missing stack is a user error naming the fix', async () => {
+    cfn.on(DescribeStacksCommand).rejects(Object.assign(new Error('Stack with id Nope does not exist'), { name: 'ValidationError' }));
+    await expect(awsStatus(clients(), 'Nope', () => {})).rejects.toMatchObject({ problem: 'stack "Nope" does not exist in this account and region' });
+  });
 });

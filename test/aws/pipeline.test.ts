@@ -1,6 +1,8 @@
 import aslValidator from 'asl-validator';
 import { StateMachine } from 'aws-local-stepfunctions';
 import { validateInput } from '../../lambda/validate-input';
+import { MAX_RUNNERS, RUNNER_IMAGE } from '../../lib/instance-types';
+import { TRANSIENT_ERRORS } from '../../lib/pipeline';
 import { profileNames } from '../../runner/core/matrix';
 import { METHODS } from '../../runner/methods';
 import { namedQueries } from '../../runner/report/results-db';
@@ -20,8 +22,28 @@ if (!(Promise as unknown as { withResolvers?: unknown }).withResolvers) {
 }
 
 const definition = synthesizedDefinition();
-const TASKS = ['ValidateInput', 'RunInstances', 'CheckRunnersOnline', 'SetupRunners', 'SetupRunnersCheck', 'RunStep', 'RunStepCheck',
-  'InvokeBefore', 'InvokeAfter', 'GetNamedQuery', 'RunSummaryQuery', 'Report', 'Teardown'];
+
+/** Every Task state of the definition, Map item processors included, by name. */
+function taskStates(states: Record<string, any> = definition.States): Record<string, any> {
+  const out: Record<string, any> = {};
+  for (const [name, st] of Object.entries(states)) {
+    if (st.Type === 'Task') out[name] = st;
+    if (st.ItemProcessor) Object.assign(out, taskStates(st.ItemProcessor.States));
+    for (const b of st.Branches ?? []) Object.assign(out, taskStates(b.States));
+  }
+  return out;
+}
+const TASK_STATES = taskStates();
+const TASKS = Object.keys(TASK_STATES);
+
+test('the task states are read from the definition and include every known one', () => {
+  expect(TASKS.length).toBeGreaterThan(0);
+  expect(TASKS).toEqual(expect.arrayContaining(['ValidateInput', 'RunInstances', 'CheckRunnersOnline', 'SetupRunners', 'SetupRunnersCheck', 'RunStep', 'RunStepCheck',
+    'InvokeBefore', 'InvokeAfter', 'GetNamedQuery', 'RunSummaryQuery', 'Report', 'Teardown']));
+});
+
+/** The instance types these tests launch, with their architecture (AWS's documentation). */
+const ARCHITECTURE: Record<string, 'arm64' | 'x86_64'> = { 'c7g.large': 'arm64', 'm7g.large': 'arm64', 'm7i.large': 'x86_64', 'c6i.large': 'x86_64' };
 
 class Named extends Error {
   constructor(name: string, message: string) { super(message); this.name = name; }
@@ -34,17 +56,40 @@ function sqlOfNamedQuery(id: string): string {
   return namedQueries().find((q) => q.name === entry.name)!.sql;
 }
 
+interface FakeOptions {
+  /** Task states that fail (InjectedFailure) every time they run. */
+  failAt?: string | string[];
+  /** Task states whose first call fails with this transient error name, e.g. { RunInstances: 'Ec2.Ec2Exception' }. */
+  transientOnce?: Record<string, string>;
+  neverOnline?: boolean;
+  /** RunInstances of this instance type fails (InsufficientInstanceCapacity). */
+  launchFailsFor?: string;
+  /** RunInstances of this instance type answers only after this many ms. */
+  slowLaunch?: { instanceType: string; ms: number };
+}
+
 /** A small stand-in for the AWS services the pipeline calls: instances, SSM, Athena, the functions. */
-function fakeCloud(opts: { failAt?: string; neverOnline?: boolean } = {}) {
-  const instances = new Map<string, { state: string; tags: Record<string, string> }>();
+function fakeCloud(opts: FakeOptions = {}) {
+  const instances = new Map<string, { state: string; tags: Record<string, string>; instanceType: string; imageId: string }>();
   const calls: string[] = [];
   const stepsRun: string[] = [];
   const queriesSent: string[] = [];
   const reportEvents: any[] = [];
+  const launches = new Map<string, string[]>(); // ClientToken → instance ids (EC2's idempotency)
+  const failAt = new Set([opts.failAt ?? []].flat());
+  const transient = new Map(Object.entries(opts.transientOnce ?? {}));
   let n = 0;
   const step = (name: string, fn: (input: any) => unknown) => async (input: any) => {
     calls.push(name);
-    if (opts.failAt === name) throw new Named('InjectedFailure', `injected failure in ${name}`);
+    if (failAt.has(name)) throw new Named('InjectedFailure', `injected failure in ${name}`);
+    const once = transient.get(name);
+    if (once) transient.delete(name);
+    // A launch's answer can be lost after EC2 acted on it: the retry must not launch again.
+    if (once && name === 'RunInstances') {
+      await fn(input);
+      throw new Named(once, `transient ${once} in ${name} (after the launch)`);
+    }
+    if (once) throw new Named(once, `transient ${once} in ${name}`);
     return fn(input);
   };
   const handlers: Record<string, (input: any) => Promise<unknown>> = {
@@ -55,14 +100,23 @@ function fakeCloud(opts: { failAt?: string; neverOnline?: boolean } = {}) {
       const runId = newRunId();
       return { Payload: { runId, matrixKey: `executions/${runId}/matrix.json`, ...rest } };
     }),
-    RunInstances: step('RunInstances', (p) => {
+    RunInstances: step('RunInstances', async (p) => {
+      if (opts.slowLaunch?.instanceType === p.InstanceType) await new Promise((r) => setTimeout(r, opts.slowLaunch!.ms));
+      if (opts.launchFailsFor === p.InstanceType) throw new Named('Ec2.InsufficientInstanceCapacityException', `no capacity for ${p.InstanceType}`);
+      // The launch template's image is arm64: an image of the other architecture fails the launch, as on EC2.
+      const wanted = RUNNER_IMAGE[ARCHITECTURE[p.InstanceType]];
+      if ((p.ImageId ?? RUNNER_IMAGE.arm64) !== wanted) throw new Named('Ec2.Ec2Exception', `The architecture of the image does not match instance type ${p.InstanceType}`);
+      const known = launches.get(p.ClientToken);
+      if (known) return { Instances: known.map((InstanceId) => ({ InstanceId })) };
       const ids = Array.from({ length: p.MinCount }, () => `i-${String(++n).padStart(8, '0')}`);
       const tags = Object.fromEntries(p.TagSpecifications[0].Tags.map((t: any) => [t.Key, t.Value]));
-      for (const id of ids) instances.set(id, { state: 'running', tags });
+      for (const id of ids) instances.set(id, { state: 'running', tags, instanceType: p.InstanceType, imageId: p.ImageId });
+      if (p.ClientToken) launches.set(p.ClientToken, ids);
       return { Instances: ids.map((InstanceId) => ({ InstanceId })) };
     }),
+    // SSM answers one page: MaxResults items (10 when not given), as DescribeInstanceInformation does.
     CheckRunnersOnline: step('CheckRunnersOnline', (p) => ({
-      InstanceInformationList: opts.neverOnline ? [] : p.Filters[0].Values.map((InstanceId: string) => ({ InstanceId, PingStatus: 'Online' })),
+      InstanceInformationList: opts.neverOnline ? [] : p.Filters[0].Values.slice(0, p.MaxResults ?? 10).map((InstanceId: string) => ({ InstanceId, PingStatus: 'Online' })),
     })),
     SetupRunners: step('SetupRunners', () => ({ Command: { CommandId: 'cmd-setup' } })),
     SetupRunnersCheck: step('SetupRunnersCheck', () => ({ Payload: { done: true } })),
@@ -112,7 +166,8 @@ async function execute(input: unknown, cloud: ReturnType<typeof fakeCloud>) {
 }
 
 const MATRIX = { methods: ['s3-api'], repetitions: 1, workloads: { 'small-reads': { files: 4 }, 'dir-walk': { objects: 10 } } };
-const INPUT = { matrix: MATRIX, runners: [{ instanceType: 'c7g.large', count: 2 }, { instanceType: 'm7i.large', count: 1 }], lambdas: { documents: 5, repetitions: 2 } };
+const INPUT = { matrix: MATRIX, runners: [{ instanceType: 'c7g.large', count: 3 }], lambdas: { documents: 5, repetitions: 2 } };
+const MIXED = { ...INPUT, runners: [{ instanceType: 'c7g.large', count: 2 }, { instanceType: 'm7i.large', count: 1 }] };
 
 test('the synthesized definition is valid ASL (asl-validator) and uses JSONPath only', () => {
   const { isValid, errorsText } = aslValidator(definition);
@@ -130,6 +185,7 @@ test('happy path: every state in order, all runners on every step, a report loca
   expect(order.map(firstOf)).toEqual([...order.map(firstOf)].sort((a, b) => a - b));
   expect(order.every((s) => firstOf(s) >= 0)).toBe(true);
   expect(cloud.stepsRun).toEqual(['1@3', '2@3']); // each step on the three runners at once
+  expect([...cloud.instances.values()].map((i) => i.imageId)).toEqual(Array(3).fill(RUNNER_IMAGE.arm64));
   expect(cloud.calls.filter((c) => c === 'InvokeBefore')).toHaveLength(2);
   expect(output.report.value.reportLocation).toMatch(/^s3:\/\/results\/reports\/\d{8}T\d{6}Z-[0-9a-f]{6}\/report\.html$/);
   // Aggregate sends each SQL file restricted to the run, its ORDER BY repeated outside (Athena drops
@@ -166,10 +222,18 @@ describe('a failure injected in each task state ends in Teardown with the runner
     expect(cloud.calls).toEqual(['ValidateInput']);
   });
 
-  test('Teardown itself: the execution fails as TeardownFailed (the janitor and the runners\' lifetime remain)', async () => {
+  test('Teardown itself, after a clean run: the execution fails as TeardownFailed with the teardown\'s error in the cause', async () => {
     const cloud = fakeCloud({ failAt: 'Teardown' });
     const { error } = await execute(INPUT, cloud);
     expect(error!.name).toBe('TeardownFailed');
+    expect(error!.message).toMatch(/^Teardown did not finish: InjectedFailure: .*injected failure in Teardown.*; the janitor and the runner lifetime limit will terminate what is left$/);
+  });
+
+  test('Teardown itself, after another failure: the original error and cause are kept, the teardown\'s error added', async () => {
+    const cloud = fakeCloud({ failAt: ['RunStep', 'Teardown'] });
+    const { error } = await execute(INPUT, cloud);
+    expect(error!.name).toBe('InjectedFailure');
+    expect(error!.message).toMatch(/^injected failure in RunStep \[and Teardown failed: InjectedFailure: .*injected failure in Teardown.*; the janitor and the runner lifetime limit will terminate what is left\]$/);
   });
 });
 
@@ -180,8 +244,9 @@ describe('bad input stops at ValidateInput with nothing provisioned', () => {
     ['bad parameter', { matrix: { ...MATRIX, workloads: { 'small-reads': { files: 0 } } } }, /workloads\.small-reads/],
     ['missing methods', { matrix: { workloads: { objects: {} } } }, /must have required property 'methods'/],
     ['unknown profile', { profile: 'huge' }, new RegExp(`unknown profile "huge" — use one of: ${profileNames().join(', ')}`)],
-    ['bad runner type', { matrix: MATRIX, runners: [{ instanceType: 'big', count: 1 }] }, /runners\[0\]\.instanceType "big" is not an EC2 instance type/],
-    ['too many runners', { matrix: MATRIX, runners: [{ instanceType: 'c7g.large', count: 50 }] }, /count must be a whole number from 1 to 20/],
+    ['bad runner type', { matrix: MATRIX, runners: [{ instanceType: 'big', count: 1 }] }, /runners\[0\]\.instanceType "big" is not an EC2 instance type .* e\.g\. c7g\.large \(Graviton, arm64\) or m7i\.large \(x86_64\)/],
+    ['too many runners', { matrix: MATRIX, runners: [{ instanceType: 'c7g.large', count: 51 }] }, new RegExp(`count must be a whole number from 1 to ${MAX_RUNNERS}`)],
+    ['unknown instance family', { matrix: MATRIX, runners: [{ instanceType: 'c7g.large', count: 1 }, { instanceType: 'mac2.metal', count: 1 }] }, /runners\[1\]\.instanceType "mac2\.metal" is not an EC2 instance type that runs Amazon Linux 2023 — use <family><generation>/],
   ];
   for (const [name, input, message] of cases) {
     test(name, async () => {
@@ -198,9 +263,11 @@ describe('bad input stops at ValidateInput with nothing provisioned', () => {
 test('a runner that never comes online: bounded wait, then Teardown terminates it and the execution fails with RunnersNotReady', async () => {
   const cloud = fakeCloud({ neverOnline: true });
   const { error } = await execute({ matrix: MATRIX }, cloud);
+  const polls = definition.States['RunnersReady?'].Choices.find((c: any) => c.Variable === '$.ready.attempts').NumericGreaterThanEquals;
+  expect(polls).toBeGreaterThan(1);
   expect(error!.name).toBe('RunnersNotReady');
-  expect(error!.message).toMatch(/not every runner was online in SSM after 12 checks/);
-  expect(cloud.calls.filter((c) => c === 'CheckRunnersOnline')).toHaveLength(12);
+  expect(error!.message).toMatch(new RegExp(`not every runner was online in SSM after ${polls} checks ${definition.States.ReadyWait.Seconds} s apart`));
+  expect(cloud.calls.filter((c) => c === 'CheckRunnersOnline')).toHaveLength(polls);
   expect(cloud.calls[cloud.calls.length - 1]).toBe('Teardown');
   expect([...cloud.instances.values()].map((i) => i.state)).toEqual(['terminated']);
 });
@@ -253,5 +320,77 @@ describe('the non-benchmark part is bounded by its timeouts to ≤ 15 minutes', 
     expect(all.length).toBeGreaterThanOrEqual(TASKS.length);
     for (const st of all) expect(st.TimeoutSeconds).toBeGreaterThan(0);
     expect(definition.TimeoutSeconds).toBe(12 * 3600);
+  });
+});
+
+test('mixed architectures: each runner spec launches the Amazon Linux 2023 image of its own architecture', async () => {
+  const cloud = fakeCloud();
+  const { output, error } = await execute(MIXED, cloud);
+  expect(error).toBeNull();
+  expect(output.run.value.runners).toEqual([
+    { instanceType: 'c7g.large', count: 2, architecture: 'arm64', imageId: RUNNER_IMAGE.arm64 },
+    { instanceType: 'm7i.large', count: 1, architecture: 'x86_64', imageId: RUNNER_IMAGE.x86_64 },
+  ]);
+  const byType = (t: string) => [...cloud.instances.values()].filter((i) => i.instanceType === t).map((i) => i.imageId);
+  expect(byType('c7g.large')).toEqual([RUNNER_IMAGE.arm64, RUNNER_IMAGE.arm64]);
+  expect(byType('m7i.large')).toEqual([RUNNER_IMAGE.x86_64]);
+  expect(cloud.stepsRun).toEqual(['1@3', '2@3']);
+  expect([...cloud.instances.values()].every((i) => i.state === 'terminated')).toBe(true);
+});
+
+test('more runners than SSM\'s default page (10): all are seen online at the first check', async () => {
+  const cloud = fakeCloud();
+  const { error } = await execute({ ...INPUT, runners: [{ instanceType: 'c7g.large', count: 8 }, { instanceType: 'c6i.large', count: 4 }] }, cloud);
+  expect(error).toBeNull();
+  expect(cloud.calls.filter((c) => c === 'CheckRunnersOnline')).toHaveLength(1);
+  expect(cloud.stepsRun).toEqual(['1@12', '2@12']);
+  expect(TASK_STATES.CheckRunnersOnline.Parameters.MaxResults).toBe(50);
+  expect(MAX_RUNNERS).toBeLessThanOrEqual(TASK_STATES.CheckRunnersOnline.Parameters.MaxResults);
+});
+
+test('the second runner spec fails to launch after the first launched: Teardown terminates the first spec\'s runners', async () => {
+  // The first spec's RunInstances answers late, the second fails at once: Teardown must still see the first's instances.
+  const cloud = fakeCloud({ slowLaunch: { instanceType: 'c7g.large', ms: 150 }, launchFailsFor: 'm7i.large' });
+  const { error } = await execute(MIXED, cloud);
+  expect(error).toEqual({ name: 'Ec2.InsufficientInstanceCapacityException', message: 'no capacity for m7i.large' });
+  expect(cloud.calls.filter((c) => c === 'RunInstances')).toHaveLength(2);
+  expect(cloud.calls[cloud.calls.length - 1]).toBe('Teardown');
+  expect(cloud.calls).not.toContain('CheckRunnersOnline');
+  const launched = [...cloud.instances.values()];
+  expect(launched.map((i) => [i.instanceType, i.state])).toEqual([['c7g.large', 'terminated'], ['c7g.large', 'terminated']]);
+});
+
+describe('retries: every task retries throttling and transient errors with backoff, at least 3 times', () => {
+  const expected: Record<string, string[]> = {
+    'arn:aws:states:::lambda:invoke': ['Lambda.ServiceException', 'Lambda.TooManyRequestsException', 'Lambda.SdkClientException'],
+    'arn:aws:states:::aws-sdk:ec2:runInstances': ['Ec2.RequestLimitExceededException', 'Ec2.Ec2Exception'],
+    'arn:aws:states:::aws-sdk:ssm:describeInstanceInformation': ['Ssm.ThrottlingException'],
+    'arn:aws:states:::aws-sdk:ssm:sendCommand': ['Ssm.ThrottlingException'],
+    'arn:aws:states:::aws-sdk:athena:getNamedQuery': ['Athena.TooManyRequestsException', 'Athena.InternalServerException'],
+    'arn:aws:states:::athena:startQueryExecution.sync': ['Athena.TooManyRequestsException', 'Athena.InternalServerException'],
+  };
+  for (const [name, st] of Object.entries(TASK_STATES)) {
+    test(name, () => {
+      expect(Object.keys(expected)).toContain(st.Resource);
+      expect(st.Retry).toHaveLength(1);
+      const [retry] = st.Retry;
+      expect(retry).toEqual({ ErrorEquals: expect.arrayContaining(expected[st.Resource]), IntervalSeconds: 1, MaxAttempts: 3, BackoffRate: 2 });
+      // A timed-out call may have taken effect (a launch, a command): it is not retried.
+      expect(retry.ErrorEquals).not.toContain('States.Timeout');
+      expect(retry.ErrorEquals).not.toContain('States.ALL');
+    });
+  }
+  test('the error lists are the per-service ones of lib/pipeline.ts', () => {
+    expect(TASK_STATES.RunSummaryQuery.Retry[0].ErrorEquals).toEqual(TRANSIENT_ERRORS.athena);
+    expect(TASK_STATES.RunInstances.Retry[0].ErrorEquals).toEqual(TRANSIENT_ERRORS.ec2);
+  });
+
+  test('transient errors are retried; a RunInstances whose answer was lost is retried with the same ClientToken: no runner launched twice', async () => {
+    const cloud = fakeCloud({ transientOnce: { RunInstances: 'Ec2.Ec2Exception', CheckRunnersOnline: 'Ssm.ThrottlingException', Report: 'Lambda.TooManyRequestsException' } });
+    const { output, error } = await execute(INPUT, cloud);
+    expect(error).toBeNull();
+    expect(cloud.calls.filter((c) => c === 'RunInstances')).toHaveLength(2);
+    expect(cloud.instances.size).toBe(3);
+    expect(output.report.value.reportLocation).toMatch(/report\.html$/);
   });
 });

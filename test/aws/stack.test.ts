@@ -29,7 +29,7 @@ describe('IAM: least privilege', () => {
     'ssm:ListCommandInvocations': 'takes no resource ARN (command-status function)',
     'ssm:describeInstanceInformation': 'takes no resource ARN (WaitUntilReady)',
     'ec2:DescribeInstances': 'takes no resource ARN (command-status, teardown, janitor)',
-    'ec2:runInstances': 'RunInstances touches instance, volume, network interface, image, subnet and security group resources named at run time (ProvisionRunners)',
+    'ec2:RunInstances': 'RunInstances touches instance, volume, network interface, image (arm64 and x86_64 AL2023), subnet and security group resources named at run time (ProvisionRunners); only from this stack\'s launch template (ArnLike ec2:LaunchTemplate, checked below)',
     'ec2:CreateTags': 'tags at launch, limited by the ec2:CreateAction = RunInstances condition',
     'logs:CreateLogDelivery': 'Step Functions log delivery (logging level ALL) takes no resource ARN',
     'logs:GetLogDelivery': 'Step Functions log delivery',
@@ -50,6 +50,30 @@ describe('IAM: least privilege', () => {
     }
     expect(wildcard.length).toBeGreaterThan(0);
     for (const w of wildcard) expect(Object.keys(WILDCARD_REASONS)).toContain(w.split(' ')[0]);
+  });
+
+  test('RunInstances on "*" only from this stack\'s launch template; tags only at launch; the runner images\' public parameters readable', () => {
+    const sm = statementsOf(resourcesOf(s, 'AWS::IAM::Policy').find(([id]) => id.startsWith('PipelineStateMachineRoleDefaultPolicy'))![1]);
+    const runInstances = sm.filter((st) => asList(st.Action).some((a: string) => a.toLowerCase() === 'ec2:runinstances'));
+    expect(runInstances.length).toBeGreaterThan(0);
+    const lt = idOf('AWS::EC2::LaunchTemplate', 'LaunchTemplate');
+    for (const st of runInstances) {
+      if (!asList(st.Resource).includes('*')) {
+        // CDK's own statement for the task: the launch template itself.
+        expect(JSON.stringify(st.Resource)).toContain(`launch-template/`);
+        expect(JSON.stringify(st.Resource)).toContain(lt);
+        continue;
+      }
+      expect(Object.keys(st.Condition)).toEqual(['ArnLike']);
+      const arn = JSON.stringify(st.Condition.ArnLike['ec2:LaunchTemplate']);
+      expect(arn).toContain(':launch-template/');
+      expect(arn).toContain(JSON.stringify(ref(lt)));
+    }
+    expect(runInstances.some((st) => asList(st.Resource).includes('*'))).toBe(true);
+    const tags = sm.find((st) => asList(st.Action).includes('ec2:CreateTags'))!;
+    expect(tags.Condition).toEqual({ StringEquals: { 'ec2:CreateAction': 'RunInstances' } });
+    const params = sm.find((st) => asList(st.Action).includes('ssm:GetParameters'))!;
+    expect(JSON.stringify(params.Resource)).toContain('::parameter/aws/service/ami-amazon-linux-latest/*');
   });
 
   test('no statement allows a service wildcard action (s3:*, iam:*, ...)', () => {

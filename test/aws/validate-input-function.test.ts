@@ -5,6 +5,7 @@ import matrixSchema from '../../assets/schema/matrix.schema.json';
 import { cleanupAll } from '../../runner/core/cleanup';
 import { startEmbeddedEndpoint, type EmbeddedEndpoint } from '../../runner/endpoint/embedded';
 import { makeS3Client } from '../../runner/endpoint/s3-client';
+import { RUNNER_IMAGE } from '../../lib/instance-types';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 const RESULTS = 's3ab-results';
@@ -46,7 +47,7 @@ describe('ValidateInput: the runner\'s matrix validator before anything exists; 
       { step: '7', label: 's3-api dir-walk rep 2' }, { step: '8', label: 'aws-cli dir-walk rep 2' },
     ]);
     // The stack's default instance type, one runner; seed 001's Lambda benchmark size.
-    expect(run).toMatchObject({ runners: [{ instanceType: 'm7g.large', count: 1 }], runnerCount: 1, documents: 20, lambdaRepetitions: [1, 2, 3] });
+    expect(run).toMatchObject({ runners: [{ instanceType: 'm7g.large', count: 1, architecture: 'arm64', imageId: RUNNER_IMAGE.arm64 }], runnerCount: 1, documents: 20, lambdaRepetitions: [1, 2, 3] });
     expect(run).not.toHaveProperty('matrix');
     const body = await (await s3.send(new GetObjectCommand({ Bucket: RESULTS, Key: run.matrixKey }))).Body!.transformToString();
     expect(JSON.parse(body)).toEqual(MATRIX);
@@ -57,6 +58,11 @@ describe('ValidateInput: the runner\'s matrix validator before anything exists; 
     expect(run.matrixName).toBe('quick');
     expect(run.steps).toHaveLength(expandSteps(resolveMatrix(loadProfile('quick'), 'quick')).length);
     expect(run).toMatchObject({ runnerCount: 5, documents: 50, lambdaRepetitions: [1, 2] });
+    // Graviton and x86 side by side: each spec records its architecture and the image it launches.
+    expect(run.runners).toEqual([
+      { instanceType: 'c7g.large', count: 2, architecture: 'arm64', imageId: RUNNER_IMAGE.arm64 },
+      { instanceType: 'm7i.xlarge', count: 3, architecture: 'x86_64', imageId: RUNNER_IMAGE.x86_64 },
+    ]);
     const body = await (await s3.send(new GetObjectCommand({ Bucket: RESULTS, Key: run.matrixKey }))).Body!.transformToString();
     expect(JSON.parse(body)).toEqual(loadProfile('quick'));
   });
@@ -79,7 +85,11 @@ describe('ValidateInput: the runner\'s matrix validator before anything exists; 
       ['both matrix and profile', { matrix: MATRIX, profile: 'quick' }, 'InvalidInput', /^the input has both "matrix" and "profile" — give one of them$/],
       ['unknown profile', { profile: 'huge' }, 'InvalidInput', new RegExp(`^unknown profile "huge" — use one of: ${profileNames().join(', ')}`)],
       ['runners not a list', { matrix: MATRIX, runners: { instanceType: 'c7g.large' } }, 'InvalidInput', /^input\.runners must be a non-empty list — e\.g\. \[\{"instanceType":"c7g\.large","count":1\}\]$/],
-      ['bad instance type', runner({ instanceType: 'big', count: 1 }), 'InvalidInput', /^input\.runners\[0\]\.instanceType "big" is not an EC2 instance type — e\.g\. c7g\.large, m7i\.xlarge$/],
+      ['bad instance type', runner({ instanceType: 'big', count: 1 }), 'InvalidInput', /^input\.runners\[0\]\.instanceType "big" is not an EC2 instance type that runs Amazon Linux 2023 — use <family><generation>\[<attributes>\]\.<size>, e\.g\. c7g\.large \(Graviton, arm64\) or m7i\.large \(x86_64\)$/],
+      ['instance type without a size', runner({ instanceType: 'c7g', count: 1 }), 'InvalidInput', /^input\.runners\[0\]\.instanceType "c7g" is not an EC2 instance type .* — use <family>/],
+      ['unknown instance family', runner({ instanceType: 'q9.large', count: 1 }), 'InvalidInput', /^input\.runners\[0\]\.instanceType "q9\.large" is not an EC2 instance type/],
+      ['a Mac instance type (macOS only)', runner({ instanceType: 'mac2.metal', count: 1 }), 'InvalidInput', /^input\.runners\[0\]\.instanceType "mac2\.metal" is not an EC2 instance type that runs Amazon Linux 2023/],
+      ['instance type not a string', runner({ instanceType: 7, count: 1 }), 'InvalidInput', /^input\.runners\[0\]\.instanceType "7" is not an EC2 instance type/],
       ['runner count 0', runner({ instanceType: 'c7g.large', count: 0 }), 'InvalidInput', /^input\.runners\[0\]\.count must be a whole number from 1 to 20, got 0 — e\.g\. "count": 1$/],
       ['runner count 21', runner({ instanceType: 'c7g.large', count: 21 }), 'InvalidInput', /^input\.runners\[0\]\.count must be a whole number from 1 to 20, got 21 — at most 20 runners per execution$/],
       ['too many runners in all', { matrix: MATRIX, runners: [{ instanceType: 'c7g.large', count: 15 }, { instanceType: 'm7i.large', count: 10 }] }, 'InvalidInput', /^25 runners in total — at most 20 per execution$/],

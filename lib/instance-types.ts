@@ -1,0 +1,49 @@
+/**
+ * EC2 instance types a runner may use, and the Amazon Linux 2023 image each needs. Pure data and
+ * functions (no CDK): the ValidateInput function bundles this file.
+ */
+
+export type Architecture = 'arm64' | 'x86_64';
+
+/** The form of an instance type: family letters, generation digit, attribute letters, ".", size. */
+export const INSTANCE_TYPE_FORM = '<family><generation>[<attributes>].<size>, e.g. c7g.large (Graviton, arm64) or m7i.large (x86_64)';
+
+/**
+ * The family prefixes of current EC2 instance types that boot Amazon Linux 2023. Mac families
+ * (mac1, mac2…) are left out on purpose: they run macOS only.
+ */
+const FAMILIES = new Set(['a', 'c', 'd', 'dl', 'f', 'g', 'gr', 'h', 'hpc', 'i', 'im', 'inf', 'is', 'm', 'p', 'r', 't', 'trn', 'u', 'vt', 'x', 'z']);
+
+const TYPE = /^([a-z]+)(\d+)([a-z-]*)\.([a-z0-9]+)$/;
+
+/**
+ * The CPU architecture of an instance type, or null when the name is not an instance type of a
+ * known family. Graviton (arm64) families have a "g" right after the generation digit
+ * (c7g, m7gd, c6gn, t4g, r8g, im4gn, x2gd, hpc7g), plus the first-generation a1.
+ */
+export function architectureOf(instanceType: string): Architecture | null {
+  const m = TYPE.exec(instanceType);
+  if (!m || !FAMILIES.has(m[1])) return null;
+  const [, family, generation, attributes] = m;
+  if (family === 'a' && generation === '1') return 'arm64';
+  return attributes.startsWith('g') ? 'arm64' : 'x86_64';
+}
+
+/**
+ * The image a runner of each architecture launches: Amazon Linux 2023's public SSM parameter,
+ * which EC2 RunInstances resolves at launch (`resolve:ssm:` in ImageId; the caller needs
+ * ssm:GetParameters on it). Always the latest AL2023, as the launch template's own image.
+ */
+export const AL2023_PARAMETER_PREFIX = '/aws/service/ami-amazon-linux-latest/';
+export const RUNNER_IMAGE: Record<Architecture, string> = {
+  arm64: `resolve:ssm:${AL2023_PARAMETER_PREFIX}al2023-ami-kernel-default-arm64`,
+  x86_64: `resolve:ssm:${AL2023_PARAMETER_PREFIX}al2023-ami-kernel-default-x86_64`,
+};
+
+/**
+ * Runners per execution. WaitUntilReady reads them in one DescribeInstanceInformation page
+ * (MaxResults ≤ 50), so this must stay ≤ 50 (the pipeline checks it at synth).
+ */
+export const MAX_RUNNERS = 20;
+/** DescribeInstanceInformation's largest page. */
+export const SSM_INSTANCE_INFORMATION_PAGE = 50;
