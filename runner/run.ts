@@ -184,7 +184,8 @@ export async function runBenchmark(opts: RunOptions): Promise<RunOutcome> {
     }
     progress.log(`link limit: ${link.mibPerSecond ?? 'unknown'} MiB/s (${link.source})`);
     const host = hostFacts(link, opts.runnerId ?? null);
-    progress.log(`run ${runId}: ${steps.length} steps (${matrix.methods.length} methods × ${matrix.workloads.length} workloads × ${matrix.repetitions} repetitions), results in ${writer.partitionDir}`);
+    const skippedNote = unavailable.size ? `, ${unavailable.size} optional skipped` : '';
+    progress.log(`run ${runId}: ${steps.length} steps (${matrix.methods.length} methods${skippedNote} × ${matrix.workloads.length} workloads × ${matrix.repetitions} repetitions), results in ${writer.partitionDir}`);
 
     const needed = matrix.workloads.filter((w) => steps.some((st) => st.workload.name === w.name));
     const fixtures = await writeFixtures({ ...matrix, workloads: needed }, reference, prefix, progress, abort.signal);
@@ -192,7 +193,9 @@ export async function runBenchmark(opts: RunOptions): Promise<RunOutcome> {
     for (const step of steps) {
       if (abort.signal.aborted) break;
       const label = `${step.method.name}${step.method.variant === 'default' ? '' : `:${step.method.variant}`} ${step.workload.name} rep ${step.repetition}`;
-      progress.step(step.index, label);
+      // Progress counts the steps this run runs (skipped methods and other runners' steps left out).
+      const position = steps.indexOf(step) + 1;
+      progress.step(position, label);
       opts.onStep?.(step.index, label);
       const started = Date.now();
       const records = await runStep(step, {
@@ -202,7 +205,7 @@ export async function runBenchmark(opts: RunOptions): Promise<RunOutcome> {
       writer.manifest.steps_done++;
       files.push(await writer.writeStep(step.index, step.method.name, step.workload.name, records));
       const failed = records.filter((r) => r.status === 'failed');
-      progress.stepDone(step.index, failed.length ? `FAILED: ${failed[0].error_sample}` : `ok in ${formatDuration(Date.now() - started)}`);
+      progress.stepDone(position, failed.length ? `FAILED: ${failed[0].error_sample}` : `ok in ${formatDuration(Date.now() - started)}`);
       if (failed.length && !abort.signal.aborted && !embedded) {
         // A failure against a named endpoint: is the endpoint still there?
         try {
