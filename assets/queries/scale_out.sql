@@ -18,7 +18,7 @@ SELECT
   repetition,
   count(DISTINCT CASE WHEN good THEN runner END) AS runners,
   count(DISTINCT CASE WHEN good THEN instance_type END) AS instance_types,
-  arbitrary(CASE WHEN good THEN instance_type END) AS instance_type,
+  max(CASE WHEN good THEN instance_type END) AS instance_type,
   count_if(good) AS measurements,
   count_if(NOT good) AS failed_measurements,
   sum(CASE WHEN good THEN bytes END) AS total_bytes,
