@@ -195,7 +195,7 @@ export class RunnerFleet extends Construct {
           name: 'runStep',
           inputs: {
             timeoutSeconds: '{{ executionTimeout }}',
-            runCommand: runStepScript({ resultsBucket: props.resultsBucket.bucketName, dataBucket: props.dataBucket.bucketName }),
+            runCommand: runStepScript({ resultsBucket: props.resultsBucket.bucketName, dataBucket: props.dataBucket.bucketName, fileSystemId: props.fileSystemId }),
           },
         }],
       },
@@ -247,15 +247,18 @@ export function setupScript(p: { bundleUrl: string; assetsUrl: string; fileSyste
  * Shell lines of the run-step document. The `s3ab step` line is the runner's contract with the
  * state machine (test/aws/step-contract.test.ts runs that line as synthesized): it reads the
  * execution's matrix, runs step {{ step }} and uploads its records to the results bucket before
- * it exits 0.
+ * it exits 0. The `s3files` method mounts the stack's S3 Files file system by the id in
+ * S3AB_S3FILES_FS_ID (at its root, as root: the runner role has s3files:ClientRootAccess, so no
+ * access point is needed; amazon-efs-utils finds the region and mount target from IMDS).
  */
-export function runStepScript(p: { resultsBucket: string; dataBucket: string }): string[] {
+export function runStepScript(p: { resultsBucket: string; dataBucket: string; fileSystemId: string }): string[] {
   return [
     'set -euo pipefail',
     'TOKEN=$(curl -sf -X PUT http://169.254.169.254/latest/api/token -H "X-aws-ec2-metadata-token-ttl-seconds: 300")',
     'md() { curl -sf -H "X-aws-ec2-metadata-token: $TOKEN" "http://169.254.169.254/latest/meta-data/$1"; }',
     'export S3AB_HOME=/opt/s3ab S3AB_INSTANCE_TYPE="$(md instance-type)" S3AB_REGION="$(md placement/region)" S3AB_AZ="$(md placement/availability-zone)"',
     'export AWS_REGION="$S3AB_REGION" S3AB_RUNNER_ID="$(md instance-id)"',
+    `export S3AB_S3FILES_FS_ID=${p.fileSystemId}`,
     `aws s3 cp --only-show-errors s3://${p.resultsBucket}/${RESULTS_LAYOUT.executions}{{ runId }}/matrix.json /opt/s3ab/matrix-{{ runId }}.json`,
     `"$(cat /opt/s3ab/node)" /opt/s3ab/dist/s3ab.js step --matrix /opt/s3ab/matrix-{{ runId }}.json --step {{ step }} --run-id {{ runId }} --runner-id "$S3AB_RUNNER_ID" --bucket ${p.dataBucket} --region "$S3AB_REGION" --results s3://${p.resultsBucket}/${RESULTS_LAYOUT.records.replace(/\/$/, '')}`,
   ];

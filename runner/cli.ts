@@ -102,6 +102,7 @@ Exit codes: 0 complete, 1 a step failed (results marked incomplete), 2 bad input
         bucket: o.bucket, endpoint: o.endpoint, region: o.region, quiet: o.quiet, signal: abort.signal,
       });
       const m = outcome.run.manifest;
+      for (const s of m.skipped ?? []) if (s.steps) process.stdout.write(`s3ab step: step ${o.step} skipped: ${s.method} is optional in the matrix and not available here: ${s.reason}\n`);
       process.stdout.write(`s3ab step: run ${m.run_id} step ${o.step} ${m.status}: ${outcome.records} records uploaded\n${outcome.uploaded.map((u) => `  ${u}`).join('\n')}\n`);
       if (m.status === 'interrupted') process.exitCode = ExitCode.interrupted;
       else if (m.status !== 'complete') {

@@ -9,7 +9,7 @@ import { Batch, notApplicable, type Measurement } from './core/batch';
 import { Interrupted, onCleanup, onEmergencyExit } from './core/cleanup';
 import { UserError, errorSummary } from './core/errors';
 import { hostFacts } from './core/host';
-import { applyOverrides, expandSteps, loadMatrixFile, loadProfile, resolveMatrix, type ResolvedMatrix, type Step } from './core/matrix';
+import { applyOverrides, expandSteps, loadMatrixFile, loadProfile, resolveMatrix, type MethodChoice, type ResolvedMatrix, type Step } from './core/matrix';
 import type { OpenContext, StorageSession } from './core/method';
 import { Progress } from './core/progress';
 import { formatDuration } from './core/units';
@@ -87,7 +87,7 @@ export async function runBenchmark(opts: RunOptions): Promise<RunOutcome> {
   for (const n of opts.onlySteps ?? []) {
     if (!Number.isInteger(n) || n < 1 || n > allSteps.length) throw new UserError(`step ${n} is not in the matrix (it has ${allSteps.length} steps)`, `give a step from 1 to ${allSteps.length}`);
   }
-  const steps = opts.onlySteps ? allSteps.filter((st) => opts.onlySteps!.includes(st.index)) : allSteps;
+  const chosen = opts.onlySteps ? allSteps.filter((st) => opts.onlySteps!.includes(st.index)) : allSteps;
   if (opts.runId !== undefined && !/^[0-9]{8}T[0-9]{6}Z-[0-9a-f]{6}$/.test(opts.runId)) throw new UserError(`run id "${opts.runId}" is not valid`, 'use the form 20261122T101500Z-ab12cd');
   if (opts.runnerId !== undefined && !/^[A-Za-z0-9_-]{1,64}$/.test(opts.runnerId)) throw new UserError(`runner id "${opts.runnerId}" is not valid`, 'use letters, digits, - and _ only (an EC2 instance id, for example)');
   if (opts.endpoint && !opts.bucket) throw new UserError('--endpoint needs --bucket', 'name an existing bucket at that endpoint with --bucket NAME');
@@ -96,15 +96,31 @@ export async function runBenchmark(opts: RunOptions): Promise<RunOutcome> {
     throw new UserError(`--endpoint "${opts.endpoint}" is not a URL`, 'write it as http://HOST:PORT or https://HOST');
   }
 
+  // A method missing on this host fails the run before anything is created, unless the matrix
+  // marks it optional: then its steps are skipped (they keep their numbers) and the run says so.
+  const skipped: NonNullable<RunManifest['skipped']> = [];
+  const unavailable = new Set<MethodChoice>();
   for (const choice of matrix.methods) {
     const availability = await findMethod(choice.name)!.probe();
-    if (!availability.available) {
-      const others = matrix.methods.filter((m) => m.name !== choice.name).map((m) => m.name);
-      throw new UserError(`method "${choice.name}" is not available on this host: ${availability.reason}`,
-        others.length ? `install it, or leave it out with --methods ${[...new Set(others)].join(',')}` : 'install it (see `s3ab list`)');
+    if (availability.available) continue;
+    if (choice.optional) {
+      unavailable.add(choice);
+      skipped.push({ method: choice.name, variant: choice.variant, reason: availability.reason ?? 'not available on this host', steps: chosen.filter((st) => st.method === choice).length });
+      continue;
     }
+    const others = matrix.methods.filter((m) => m.name !== choice.name).map((m) => m.name);
+    throw new UserError(`method "${choice.name}" is not available on this host: ${availability.reason}`,
+      others.length ? `install it, or leave it out with --methods ${[...new Set(others)].join(',')}` : 'install it (see `s3ab list`)');
+  }
+  const steps = chosen.filter((st) => !unavailable.has(st.method));
+  if (!steps.length && !opts.onlySteps) {
+    throw new UserError(`nothing to measure here: every method of the matrix is optional and not available on this host (${skipped.map((x) => `${x.method}: ${x.reason}`).join('; ')})`,
+      'add a method that runs here (see `s3ab list`), or run this matrix where its methods are available (on AWS: `s3ab aws run`)');
   }
   const progress = new Progress(steps.length, process.stdout, opts.quiet);
+  for (const x of skipped) {
+    progress.log(`${x.method}${x.variant === 'default' ? '' : `:${x.variant}`} skipped (optional in the matrix): ${x.reason}; ${x.steps} of ${chosen.length} steps not run`);
+  }
   const abort = new AbortController();
   // Every in-flight request listens on the run's signal.
   setMaxListeners(1000, abort.signal);
@@ -154,6 +170,7 @@ export async function runBenchmark(opts: RunOptions): Promise<RunOutcome> {
     writer = new ResultsWriter(resolve(opts.resultsDir), {
       run_id: runId, status: 'running', started_at: new Date().toISOString(), ended_at: null, matrix: matrix.name,
       steps_total: steps.length, steps_done: 0, steps_failed: 0, problem: null, endpoint: endpointFacts, peak_rss_bytes: null,
+      ...(skipped.length ? { skipped } : {}),
     }, { nameSuffix: opts.runnerId });
     await writer.open();
 
@@ -166,8 +183,9 @@ export async function runBenchmark(opts: RunOptions): Promise<RunOutcome> {
       link = { mibPerSecond: null, source: `not measured (${errorSummary(err)}): no plausibility check` };
     }
     progress.log(`link limit: ${link.mibPerSecond ?? 'unknown'} MiB/s (${link.source})`);
-    const host = hostFacts(link);
-    progress.log(`run ${runId}: ${steps.length} steps (${matrix.methods.length} methods × ${matrix.workloads.length} workloads × ${matrix.repetitions} repetitions), results in ${writer.partitionDir}`);
+    const host = hostFacts(link, opts.runnerId ?? null);
+    const skippedNote = unavailable.size ? `, ${unavailable.size} optional skipped` : '';
+    progress.log(`run ${runId}: ${steps.length} steps (${matrix.methods.length} methods${skippedNote} × ${matrix.workloads.length} workloads × ${matrix.repetitions} repetitions), results in ${writer.partitionDir}`);
 
     const needed = matrix.workloads.filter((w) => steps.some((st) => st.workload.name === w.name));
     const fixtures = await writeFixtures({ ...matrix, workloads: needed }, reference, prefix, progress, abort.signal);
@@ -175,7 +193,9 @@ export async function runBenchmark(opts: RunOptions): Promise<RunOutcome> {
     for (const step of steps) {
       if (abort.signal.aborted) break;
       const label = `${step.method.name}${step.method.variant === 'default' ? '' : `:${step.method.variant}`} ${step.workload.name} rep ${step.repetition}`;
-      progress.step(step.index, label);
+      // Progress counts the steps this run runs (skipped methods and other runners' steps left out).
+      const position = steps.indexOf(step) + 1;
+      progress.step(position, label);
       opts.onStep?.(step.index, label);
       const started = Date.now();
       const records = await runStep(step, {
@@ -185,7 +205,7 @@ export async function runBenchmark(opts: RunOptions): Promise<RunOutcome> {
       writer.manifest.steps_done++;
       files.push(await writer.writeStep(step.index, step.method.name, step.workload.name, records));
       const failed = records.filter((r) => r.status === 'failed');
-      progress.stepDone(step.index, failed.length ? `FAILED: ${failed[0].error_sample}` : `ok in ${formatDuration(Date.now() - started)}`);
+      progress.stepDone(position, failed.length ? `FAILED: ${failed[0].error_sample}` : `ok in ${formatDuration(Date.now() - started)}`);
       if (failed.length && !abort.signal.aborted && !embedded) {
         // A failure against a named endpoint: is the endpoint still there?
         try {
@@ -282,7 +302,9 @@ async function runStep(step: Step, env: StepEnv): Promise<ResultRecord[]> {
   const removeScratch = onCleanup(`scratch ${scratchDir}`, () => rm(scratchDir, { recursive: true, force: true }));
   const removeScratchNow = onEmergencyExit(() => rmSync(scratchDir, { recursive: true, force: true }));
   const stepPrefix = `${env.prefix}steps/${String(step.index).padStart(3, '0')}/`;
-  const measurements: { m: Measurement; cache: ResultRecord['cache'] }[] = [];
+  // Each measurement keeps the moment the workload reported it: its end, so records of several
+  // runners give the window they shared (started_at .. recorded_at).
+  const measurements: { m: Measurement; cache: ResultRecord['cache']; endedAtMs: number }[] = [];
   let session: StorageSession | null = null;
   let currentCache: ResultRecord['cache'] = method.kind !== 'mount' ? 'none' : workload.coldOnly ? 'cold' : env.cache[0];
   let failure: unknown = null;
@@ -313,7 +335,7 @@ async function runStep(step: Step, env: StepEnv): Promise<ResultRecord[]> {
       scratchDir,
       dataSeed: `${env.runId}/${step.index}/${cache}`,
       signal,
-      record: (m) => { if (keep) measurements.push({ m, cache }); },
+      record: (m) => { if (keep) measurements.push({ m, cache, endedAtMs: Date.now() }); },
       progress: (note) => env.progress.note(method.kind === 'mount' ? `${cache}: ${note}` : note),
       reference: {
         list: (p) => reference.list(p), head: (k) => reference.head(k), getBytes: (k) => reference.getBytes(k),
@@ -342,7 +364,7 @@ async function runStep(step: Step, env: StepEnv): Promise<ResultRecord[]> {
     await rm(scratchDir, { recursive: true, force: true });
     await env.reference.deletePrefix(stepPrefix).catch(() => {});
   }
-  const records = measurements.map(({ m, cache }) => toRecord({ ...facts, cache: m.cache ?? cache }, m));
+  const records = measurements.map(({ m, cache, endedAtMs }) => toRecord({ ...facts, cache: m.cache ?? cache }, m, [], endedAtMs));
   if (failure) {
     const broken = new Batch('step', null, 'sequential', false);
     broken.fail(failure);

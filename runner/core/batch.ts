@@ -28,6 +28,11 @@ export interface Measurement {
   cache?: 'cold' | 'warm' | 'warm-disk' | 'warm-memory' | 'none';
   /** Parameters that differ between records of one step (e.g. fio's `direct`), added to workload_params. */
   params?: Record<string, string>;
+  /**
+   * When the first operation started (epoch ms), where the measurement knows it; otherwise the
+   * record's start is its end minus durationMs.
+   */
+  startedAtMs?: number;
 }
 
 /** The one record of a workload a method cannot run (a file-system workload on an object method). */
@@ -48,6 +53,7 @@ export class Batch {
   private readonly histogram = new LatencyHistogram();
   private activeNs = 0n;
   private wallStart: bigint | null = null;
+  private wallStartMs: number | null = null;
   private ok = 0;
   private failed = 0;
   private bytes = 0;
@@ -63,6 +69,7 @@ export class Batch {
 
   start(): void {
     this.wallStart ??= nowNs();
+    this.wallStartMs ??= Date.now();
   }
 
   /**
@@ -117,6 +124,7 @@ export class Batch {
       latency: this.histogram.summary(),
       errorSample: this.firstError,
       movesPayload: this.movesPayload,
+      ...(this.wallStartMs !== null ? { startedAtMs: this.wallStartMs } : {}),
     };
   }
 }

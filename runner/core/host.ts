@@ -22,8 +22,9 @@ export function onEc2(): boolean {
 /**
  * Facts about this machine. On EC2 the SSM document passes the instance type, region and AZ in
  * S3AB_INSTANCE_TYPE / S3AB_REGION / S3AB_AZ (it reads them from IMDSv2); elsewhere they are 'local'/null.
+ * `runnerId` names this runner among the several that run one step of a scaled-out run (null alone).
  */
-export function hostFacts(link: { mibPerSecond: number | null; source: string | null } = { mibPerSecond: null, source: null }): HostFacts {
+export function hostFacts(link: { mibPerSecond: number | null; source: string | null } = { mibPerSecond: null, source: null }, runnerId: string | null = null): HostFacts {
   return {
     hostname: hostname(),
     instance_type: process.env.S3AB_INSTANCE_TYPE ?? (onEc2() ? 'ec2-unknown' : 'local'),
@@ -35,5 +36,6 @@ export function hostFacts(link: { mibPerSecond: number | null; source: string | 
     availability_zone: process.env.S3AB_AZ ?? null,
     link_limit_mib_s: link.mibPerSecond,
     link_limit_source: link.source,
+    runner_id: runnerId,
   };
 }

@@ -23,7 +23,7 @@ export interface Matrix {
    */
   cache?: ('cold' | 'warm')[];
   /**
-   * Methods to benchmark: a name, or an object naming a variant and option overrides.
+   * Methods to benchmark: a name, or an object naming a variant, option overrides and whether the method is optional (skipped where unavailable).
    *
    * @minItems 1
    */
@@ -47,4 +47,8 @@ export interface MethodSelection {
   options?: {
     [k: string]: string | number | boolean;
   };
+  /**
+   * Skip this method, announced at the start and named as skipped in the summary and the run manifest, where it is not available on the host (e.g. s3files, which needs an NFS client: AWS only), instead of failing the run. Its steps keep their numbers, so a matrix has the same steps everywhere.
+   */
+  optional?: boolean;
 }

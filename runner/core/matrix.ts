@@ -16,6 +16,8 @@ export interface MethodChoice {
   name: string;
   variant: string;
   options: Options;
+  /** Skipped (announced, not failed) where the method is not available on the host. */
+  optional: boolean;
 }
 
 /** A matrix after validation: defaults applied, names resolved. */
@@ -85,7 +87,7 @@ function shapeFix(e: ErrorObject): string {
   const rep = (matrixSchema.properties as Record<string, { minimum?: number; maximum?: number }>).repetitions;
   switch (field) {
     case 'methods':
-      return `methods is a list of one or more of: ${METHODS.map((m) => m.name).join(', ')} (each a name, or {"name", "variant", "options"})`;
+      return `methods is a list of one or more of: ${METHODS.map((m) => m.name).join(', ')} (each a name, or {"name", "variant", "options", "optional"})`;
     case 'workloads':
       return `workloads maps one or more of ${WORKLOADS.map((w) => w.name).join(', ')} to their parameters ({} for the defaults; see \`s3ab list\`)`;
     case 'repetitions':
@@ -118,7 +120,7 @@ export function resolveMatrix(input: unknown, source: string): ResolvedMatrix {
     for (const key of Object.keys(sel.options ?? {})) {
       if (!(key in base)) throw bad(`methods[${i}] ${def.name} has no option "${key}"`, `its options are: ${Object.keys(base).join(', ')}`);
     }
-    return { name: def.name, variant, options: { ...base, ...sel.options } };
+    return { name: def.name, variant, options: { ...base, ...sel.options }, optional: sel.optional ?? false };
   });
   const workloads = Object.entries(data.workloads).map(([name, params]) => {
     const def = findWorkload(name);
@@ -148,7 +150,10 @@ export function expandSteps(m: ResolvedMatrix): Step[] {
   return steps;
 }
 
-/** Applies the CLI's --methods, --workloads and --repetitions to a raw matrix before validation. */
+/**
+ * Applies the CLI's --methods, --workloads and --repetitions to a raw matrix before validation. A
+ * method named with --methods is wanted: it is never optional, so a missing one fails clearly.
+ */
 export function applyOverrides(raw: unknown, o: { methods?: string[]; workloads?: string[]; repetitions?: number; cache?: string[] }): unknown {
   if (!raw || typeof raw !== 'object') return raw;
   const m = structuredClone(raw) as Matrix;
@@ -156,7 +161,7 @@ export function applyOverrides(raw: unknown, o: { methods?: string[]; workloads?
     m.methods = o.methods.map((name) => {
       const [base, variant] = name.split(':');
       const existing = (m.methods ?? []).find((s) => (typeof s === 'string' ? s : s.name) === base && (!variant || (typeof s !== 'string' && s.variant === variant)));
-      if (existing && !variant) return existing;
+      if (existing && !variant) return typeof existing === 'string' ? existing : { ...existing, optional: false };
       return variant ? { name: base, variant } : base;
     });
   }

@@ -52,7 +52,8 @@ export interface OpenedResults {
 
 /**
  * Opens a results folder in an in-memory DuckDB: a view `results` with the schema's columns over
- * DIR/dt=*\/*.jsonl (optionally one run only), and `approx_percentile` shimmed so the Athena SQL
+ * DIR/dt=*\/*.jsonl (optionally one run only), and `approx_percentile`, `from_iso8601_timestamp` and
+ * `to_unixtime` shimmed so the Athena SQL
  * files run unchanged.
  */
 export async function openResults(dir: string, runId?: string): Promise<OpenedResults> {
@@ -74,6 +75,9 @@ export async function openRecords(
   const instance = await DuckDBInstance.create(':memory:', opts.threads ? { threads: String(opts.threads) } : {});
   const connection = await instance.connect();
   await connection.run('CREATE MACRO approx_percentile(x, p) AS quantile_cont(x, p)');
+  // Trino's ISO 8601 parsing and epoch seconds (scale_out.sql's time window), in DuckDB spelling.
+  await connection.run('CREATE MACRO from_iso8601_timestamp(s) AS CAST(s AS TIMESTAMPTZ)');
+  await connection.run('CREATE MACRO to_unixtime(t) AS epoch(t)');
   const literal = (s: string) => `'${s.replace(/'/g, "''")}'`;
   const source = Array.isArray(files) ? `[${files.map(literal).join(', ')}]` : literal(files);
   const filter = opts.runId ? `WHERE run_id = ${literal(opts.runId)}` : '';

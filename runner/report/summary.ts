@@ -8,6 +8,7 @@ import type { RunManifest } from '../results/writer';
 import { num, ratio } from './format';
 import { ScannedResults } from './load';
 import { namedQueries, query } from './results-db';
+import { printInstanceTypes, printScaleOut } from './scale-tables';
 import { WORKLOADS_WITH_SEED_TABLES, printMetadata, printNotApplicable, printReadScaling, printRealWorld, printWebServing } from './workload-tables';
 
 type Row = Record<string, unknown>;
@@ -48,6 +49,12 @@ export async function printSummary(dir: string, runId: string | undefined, out: 
   out(`Run ${run.run_id} (${run.matrix}) — ${status}`);
   out(`  endpoint: ${run.endpoint?.kind ?? '?'} ${run.endpoint?.url ?? ''} ${run.endpoint?.server ?? ''}`.trimEnd());
   out(`  steps: ${run.steps_done}/${run.steps_total} ran, ${run.steps_failed} failed; started ${run.started_at}, ended ${run.ended_at ?? '—'}`);
+  // `s3ab step` on AWS: one manifest per runner of the run.
+  const manifests = runs.filter((r) => r.run_id === run.run_id);
+  if (manifests.length > 1) out(`  runners: ${manifests.length} manifests (${[...new Set(manifests.map((m) => m.status))].join(', ')})`);
+  for (const s of skippedOf(manifests)) {
+    out(`  SKIPPED (not measured, not failed): ${s.variant === 'default' ? s.method : `${s.method}:${s.variant}`} — ${s.reason} (${s.steps} steps; optional in the matrix)`);
+  }
 
   // Read through the scan: one checked copy of the run's lines, however many step files it has.
   const scan = ScannedResults.open(dir);
@@ -71,6 +78,8 @@ export async function printSummary(dir: string, runId: string | undefined, out: 
     printWebServing(await query(db.connection, queries.web_serving), out);
     printReadScaling(await query(db.connection, queries.read_scaling), out);
     printNotApplicable(await query(db.connection, queries.not_applicable), out);
+    printScaleOut(await query(db.connection, queries.scale_out), out);
+    printInstanceTypes(await query(db.connection, queries.instance_types), out);
     const others = (await query(db.connection, queries.workload_summary)).filter((r) => !WORKLOADS_WITH_SEED_TABLES.includes(String(r.workload)));
     if (others.length) printWorkloads(others, out);
     const probes = await query(db.connection, queries.semantics_matrix);
@@ -82,6 +91,13 @@ export async function printSummary(dir: string, runId: string | undefined, out: 
     scan.dispose();
   }
   return run;
+}
+
+/** Optional methods the run skipped (unavailable on the host), once each across the runners' manifests. */
+export function skippedOf(manifests: RunManifest[]): NonNullable<RunManifest['skipped']> {
+  const seen = new Map<string, NonNullable<RunManifest['skipped']>[number]>();
+  for (const m of manifests) for (const s of m.skipped ?? []) seen.set(`${s.method}:${s.variant}`, s);
+  return [...seen.values()];
 }
 
 function printObjects(rows: Row[], out: (line: string) => void): void {

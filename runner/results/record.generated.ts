@@ -7,11 +7,15 @@ export interface ResultRecord {
   /**
    * Version of this schema.
    */
-  schema_version: '1.1.0';
+  schema_version: '1.2.0';
   /**
    * One benchmark run: UTC start time and a random suffix.
    */
   run_id: string;
+  /**
+   * When the measurement's first operation started (UTC, ISO 8601). With recorded_at it gives the window several runners' measurements of one step share (aggregate throughput).
+   */
+  started_at: string;
   /**
    * When the measurement ended (UTC, ISO 8601).
    */
@@ -39,6 +43,10 @@ export interface ResultRecord {
      * How link_limit_mib_s was found (measured loopback, instance type table, ...).
      */
     link_limit_source: string | null;
+    /**
+     * Which runner of a scaled-out run took the measurement (s3ab step --runner-id / S3AB_RUNNER_ID: the EC2 instance id on AWS); null for a single local run.
+     */
+    runner_id: string | null;
   };
   /**
    * The S3 endpoint under test.

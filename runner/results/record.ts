@@ -5,7 +5,7 @@ import type { Measurement } from '../core/batch';
 import type { ResultRecord } from './record.generated';
 
 export type { ResultRecord };
-export const SCHEMA_VERSION: ResultRecord['schema_version'] = '1.1.0';
+export const SCHEMA_VERSION: ResultRecord['schema_version'] = '1.2.0';
 
 const ajv = new Ajv({ allErrors: true, strict: false });
 addFormats(ajv);
@@ -24,8 +24,12 @@ export type StepFacts = Pick<ResultRecord,
 
 const MIB = 1024 * 1024;
 
-/** Builds a record from a workload's measurement; derives rates and plausibility flags. */
-export function toRecord(facts: StepFacts, m: Measurement, extraFlags: ResultRecord['flags'] = []): ResultRecord {
+/**
+ * Builds a record from a workload's measurement; derives rates and plausibility flags. `endedAtMs`
+ * is when the workload reported the measurement (default: now): the record's recorded_at, and its
+ * started_at unless the measurement knows its own start.
+ */
+export function toRecord(facts: StepFacts, m: Measurement, extraFlags: ResultRecord['flags'] = [], endedAtMs: number = Date.now()): ResultRecord {
   const seconds = m.durationMs / 1000;
   const throughput = !m.movesPayload ? null : m.rates ? m.rates.throughputMibS : seconds > 0 ? m.bytes / MIB / seconds : null;
   const opsPerS = m.rates ? m.rates.opsPerS : seconds > 0 ? m.ok / seconds : null;
@@ -37,7 +41,8 @@ export function toRecord(facts: StepFacts, m: Measurement, extraFlags: ResultRec
     schema_version: SCHEMA_VERSION,
     ...facts,
     workload_params: m.params ? { ...facts.workload_params, ...m.params } : facts.workload_params,
-    recorded_at: new Date().toISOString(),
+    started_at: new Date(Math.min(m.startedAtMs ?? endedAtMs - m.durationMs, endedAtMs)).toISOString(),
+    recorded_at: new Date(endedAtMs).toISOString(),
     operation: m.operation,
     object_size_bytes: m.objectSizeBytes,
     status: m.status,

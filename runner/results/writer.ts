@@ -16,6 +16,11 @@ export interface RunManifest {
   endpoint: ResultRecord['endpoint'] | null;
   /** Peak resident memory of the runner process, in bytes. */
   peak_rss_bytes: number | null;
+  /**
+   * Methods the matrix marks optional that are not available on this host (S3 Files off AWS):
+   * announced at the start, not run, not counted in steps_total, neither failed nor measured.
+   */
+  skipped?: { method: string; variant: string; reason: string; steps: number }[];
 }
 
 /**

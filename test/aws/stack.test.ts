@@ -263,6 +263,16 @@ describe('runner fleet', () => {
     expect(Object.keys(doc.Content.parameters).sort()).toEqual(['executionTimeout', 'runId', 'step']);
     expect(JSON.stringify(doc.Content.mainSteps[0].inputs.runCommand)).toMatch(/s3ab\.js step --matrix .* --step \{\{ step \}\} --run-id \{\{ runId \}\}/);
   });
+
+  test('the run-step document gives the s3files method the stack\'s file system id (S3AB_S3FILES_FS_ID, read by runner/methods/s3files.ts)', () => {
+    const [, doc] = resourcesOf(s, 'AWS::SSM::Document').find(([id]) => id.includes('RunStep'))!;
+    const lines = doc.Content.mainSteps[0].inputs.runCommand as unknown[];
+    const [fsId] = resourcesOf(s, 'AWS::S3Files::FileSystem')[0];
+    expect(lines).toContainEqual({ 'Fn::Join': ['', ['export S3AB_S3FILES_FS_ID=', { 'Fn::GetAtt': [fsId, 'FileSystemId'] }]] });
+    // Exported before the runner starts, in the same shell.
+    const at = lines.findIndex((l) => JSON.stringify(l).includes('S3AB_S3FILES_FS_ID'));
+    expect(at).toBeLessThan(lines.findIndex((l) => JSON.stringify(l).includes('s3ab.js step')));
+  });
 });
 
 describe('results catalog', () => {
@@ -277,7 +287,8 @@ describe('results catalog', () => {
     expect(type('flags')).toBe('array<string>');
     expect(type('method_options')).toBe('map<string,string>');
     expect(type('latency_us')).toBe('struct<min:double,mean:double,p50:double,p95:double,p99:double,max:double>');
-    expect(type('host')).toMatch(/^struct<hostname:string,instance_type:string,vcpus:bigint,/);
+    expect(type('host')).toMatch(/^struct<hostname:string,instance_type:string,vcpus:bigint,.*,runner_id:string>$/);
+    expect(type('started_at')).toBe('string');
   });
 
   test('partition projection on the runner\'s dt= layout', () => {

@@ -1,13 +1,14 @@
 import { CreateBucketCommand, GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cleanupAll } from '../../runner/core/cleanup';
 import { startEmbeddedEndpoint, type EmbeddedEndpoint } from '../../runner/endpoint/embedded';
 import { makeS3Client } from '../../runner/endpoint/s3-client';
 import { recordErrors, type ResultRecord } from '../../runner/results/record';
-import { S3AB } from '../helpers/cli';
+import { namedQueries, openResults, query } from '../../runner/report/results-db';
+import { S3AB, s3ab } from '../helpers/cli';
 import { resourcesOf, synthesize } from '../helpers/stack';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
@@ -22,6 +23,7 @@ function runStepLine(names: Record<string, string>): string {
   const render = (x: any): string => {
     if (typeof x === 'string') return x;
     if (x.Ref) return names[Object.keys(names).find((k) => x.Ref.startsWith(k))!];
+    if (x['Fn::GetAtt']) return names[Object.keys(names).find((k) => x['Fn::GetAtt'][0].startsWith(k))!];
     if (x['Fn::Join']) return x['Fn::Join'][1].map(render).join(x['Fn::Join'][0]);
     throw new Error(`cannot render ${JSON.stringify(x)}`);
   };
@@ -38,9 +40,9 @@ describe('step-runner contract: the runner invoked as the SSM run-step document 
     server = await startEmbeddedEndpoint();
     client = makeS3Client(server.target, { maxSockets: 4 });
     await client.send(new CreateBucketCommand({ Bucket: RESULTS }));
-    line = runStepLine({ DataBucket: server.target.bucket, ResultsBucket: RESULTS });
+    line = runStepLine({ DataBucket: server.target.bucket, ResultsBucket: RESULTS, DataFileSystem: 'fs-0123456789abcdef0' });
     writeFileSync(join(dir, `matrix-${RUN}.json`), JSON.stringify({
-      name: 'contract', repetitions: 1, methods: ['s3-api'], workloads: { 'small-reads': { files: 4, size: '4KiB' }, 'dir-walk': { objects: 20, size: '1KiB' } },
+      name: 'contract', repetitions: 1, methods: ['s3-api'], workloads: { 'small-reads': { files: 8, size: '256KiB' }, 'dir-walk': { objects: 20, size: '1KiB' } },
     }));
   }, 60_000);
   afterAll(async () => {
@@ -51,7 +53,7 @@ describe('step-runner contract: the runner invoked as the SSM run-step document 
   });
 
   /** Runs the document's line with {{ parameters }} filled in; local paths and the endpoint are the only changes. */
-  function invoke(step: string, runnerId: string): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  function invoke(step: string, runnerId: string, env: NodeJS.ProcessEnv = {}): Promise<{ status: number | null; stdout: string; stderr: string }> {
     const cmd = line
       .replaceAll('{{ runId }}', RUN).replaceAll('{{ step }}', step)
       .replace('"$(cat /opt/s3ab/node)"', JSON.stringify(process.execPath))
@@ -62,6 +64,7 @@ describe('step-runner contract: the runner invoked as the SSM run-step document 
       env: {
         ...process.env, S3AB_RUNNER_ID: runnerId, S3AB_REGION: 'us-east-1', S3AB_INSTANCE_TYPE: 'c7g.large', S3AB_AZ: 'us-east-1a',
         AWS_ACCESS_KEY_ID: server.target.credentials!.accessKeyId, AWS_SECRET_ACCESS_KEY: server.target.credentials!.secretAccessKey, AWS_REGION: 'us-east-1',
+        ...env,
       },
     });
     let stdout = '';
@@ -98,6 +101,57 @@ describe('step-runner contract: the runner invoked as the SSM run-step document 
     // Benchmark objects are gone from the data bucket; only step 2's workload wrote a fixture.
     expect(((await client.send(new ListObjectsV2Command({ Bucket: server.target.bucket, Prefix: 's3ab/' }))).KeyCount ?? 0)).toBe(0);
   });
+
+  test('scale-out: two runners (two instance types) run step 1 at once; the summary queries add them up on DuckDB', async () => {
+    const [a, b] = await Promise.all([invoke('1', 'i-0aaa'), invoke('1', 'i-0bbb', { S3AB_INSTANCE_TYPE: 'm7i.large' })]);
+    for (const r of [a, b]) expect({ code: r.status, err: r.stderr.slice(-500) }).toEqual({ code: 0, err: expect.any(String) });
+    // The results bucket as Athena sees it, copied to a local folder for DuckDB.
+    const local = join(dir, 'results');
+    for (const key of await keys('results/')) {
+      const path = join(local, key.slice('results/'.length));
+      mkdirSync(join(path, '..'), { recursive: true });
+      writeFileSync(path, await (await client.send(new GetObjectCommand({ Bucket: RESULTS, Key: key }))).Body!.transformToString());
+    }
+    const db = await openResults(local, RUN);
+    let records: ResultRecord[];
+    let scale: Record<string, unknown>[];
+    let types: Record<string, unknown>[];
+    try {
+      records = (await query(db.connection, "SELECT to_json(r) AS j FROM results r WHERE step = 1 AND operation = 'read'")).map((x) => JSON.parse(String(x.j)));
+      const sql = Object.fromEntries(namedQueries().map((q) => [q.name, q.sql]));
+      scale = (await query(db.connection, sql.scale_out)).filter((r) => Number(r.step) === 1);
+      types = (await query(db.connection, sql.instance_types)).filter((r) => r.workload === 'small-reads');
+    } finally {
+      db.close();
+    }
+    expect(records.map((r) => [r.host.runner_id, r.host.instance_type]).sort()).toEqual([['i-0aaa', 'c7g.large'], ['i-0bbb', 'm7i.large']]);
+    for (const r of records) expect(Date.parse(r.started_at)).toBeLessThanOrEqual(Date.parse(r.recorded_at));
+    const bytes = records.reduce((n, r) => n + r.bytes, 0);
+    expect(bytes).toBe(2 * 8 * 256 * 1024);
+    const windowS = (Math.max(...records.map((r) => Date.parse(r.recorded_at))) - Math.min(...records.map((r) => Date.parse(r.started_at)))) / 1000;
+    expect(scale).toHaveLength(1);
+    // DuckDB counts come back as BigInt.
+    const row = Object.fromEntries(Object.entries(scale[0]).map(([k, v]) => [k, typeof v === 'bigint' ? Number(v) : v]));
+    expect(row).toMatchObject({ run_id: RUN, method: 's3-api', workload: 'small-reads', operation: 'read', runners: 2, instance_types: 2, measurements: 2, failed_measurements: 0, total_bytes: bytes });
+    // Window and aggregate from the records' own times (ms precision in the ISO strings).
+    expect(Number(row.window_ms) / 1000).toBeCloseTo(windowS, 2);
+    expect(Number(row.aggregate_mib_s)).toBeCloseTo(bytes / 2 ** 20 / windowS, 1);
+    expect(Number(row.sum_of_runner_mib_s)).toBeCloseTo(records.reduce((n, r) => n + r.throughput_mib_s!, 0), 2);
+    expect(Number(row.window_ms)).toBeGreaterThanOrEqual(Math.max(...records.map((r) => r.duration_ms)) - 1);
+    expect(Number(row.overlap_ms)).toBeLessThanOrEqual(Number(row.window_ms));
+    // One row per instance type, each its runner's own median.
+    expect(types.map((t) => [t.instance_type, Number(t.runners), Number(t.mib_s_median)]).sort()).toEqual(
+      records.map((r) => [r.host.instance_type, 1, r.throughput_mib_s]).sort(),
+    );
+    // The local summary shows both tables for a run with several runners.
+    const report = await s3ab(['report', '--results', local, '--run', RUN]);
+    expect(report.code).toBe(0);
+    expect(report.stdout).toContain('runners: 2 manifests (complete)');
+    expect(report.stdout).toMatch(/scale-out — one step on several runners at once/);
+    expect(report.stdout).toMatch(/│ 1 +│ s3-api +│ small-reads read 256 KiB +│ 1 +│ 2 \(2 types\)/);
+    expect(report.stdout).toMatch(/instance types — median/);
+    expect(report.stdout).toMatch(/c7g\.large.*m7i\.large/);
+  }, 120_000);
 
   test('a step that is not in the matrix fails with exit code 2 and uploads nothing', async () => {
     const before = await keys('results/');

@@ -1,7 +1,7 @@
 import { appendFileSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { recordErrors, type ResultRecord } from '../../runner/results/record';
+import { SCHEMA_VERSION, recordErrors, type ResultRecord } from '../../runner/results/record';
 import { FIXTURE_LINK_LIMIT, FIXTURE_WORKLOADS, METADATA_TESTS, SEMANTICS_PROBES, writeReportFixture } from '../../scripts/fixtures/report-fixture';
 import { openInChromium, type OpenedPage } from '../helpers/browser';
 import { s3ab } from '../helpers/cli';
@@ -233,7 +233,7 @@ describe('a results folder with bad lines', () => {
     expect(rows.map((r) => r.slice(0, 2))).toEqual([[expect.stringContaining(stepFile), '26'], [expect.stringContaining(stepFile), '27'], [expect.stringContaining(stepFile), '28']]);
     expect(rows[0][2]).toMatch(/not JSON/);
     expect(rows[1][2]).toMatch(/\/ops must be integer/);
-    expect(rows[2][2]).toMatch(/schema_version "0.9.0", this report reads 1\.1\.0/);
+    expect(rows[2][2]).toContain(`schema_version "0.9.0", this report reads ${SCHEMA_VERSION}`);
     const s = await sections(opened.page);
     for (const id of SECTION_IDS) expect({ id, hasData: s[id].hasData }).toEqual({ id, hasData: true });
     // The good lines of the damaged file still count: every record of the two repetitions is in.

@@ -99,6 +99,19 @@ describe('s3ab CLI', () => {
       expectRejected(await s3ab(['run', '--results', results], { env: { S3AB_AWS_CLI: '/nonexistent/aws' } }), results,
         /method "aws-cli" is not available on this host/, /leave it out with --methods s3-api/);
     });
+    test('a method missing on this host that the user names is not optional: s3files with --methods', async () => {
+      // The seed profile lists s3files as optional; naming it with --methods asks for it.
+      expectRejected(await s3ab(['run', '--profile', 'seed', '--methods', 's3-api,s3files', '--results', results]), results,
+        /method "s3files" is not available on this host: needs an NFS client: AWS only/, /leave it out with --methods s3-api/);
+    });
+    test('a matrix whose every method is optional and missing here measures nothing: rejected', async () => {
+      const dir = tmp();
+      const file = join(dir, 'm.json');
+      writeFileSync(file, JSON.stringify({ methods: [{ name: 's3files', optional: true }], workloads: { 'small-reads': {} } }));
+      expectRejected(await s3ab(['run', '--matrix', file, '--results', results]), results,
+        /nothing to measure here: every method of the matrix is optional and not available on this host \(s3files: needs an NFS client: AWS only/, /add a method that runs here/);
+      rmSync(dir, { recursive: true });
+    });
     test('--endpoint without --bucket, and a URL that is not one', async () => {
       expectRejected(await s3ab(['run', '--endpoint', 'http://127.0.0.1:9', '--results', results]), results, /--endpoint needs --bucket/, /--bucket NAME/);
       expectRejected(await s3ab(['run', '--endpoint', '127.0.0.1:9000', '--bucket', 'b', '--results', results]), results, /is not a URL/, /http:\/\/HOST:PORT/);
@@ -145,6 +158,33 @@ describe('s3ab CLI', () => {
       });
     });
   });
+
+  test('an optional method missing here (s3files, as the seed profile lists it) is skipped: announced, named in the summary and the manifest, not failed', async () => {
+    const results = tmp();
+    // The seed profile's own s3files entry next to the SDK, at a small size (the profile's mount clients and sizes would take minutes).
+    const seed = JSON.parse(readFileSync(join(__dirname, '..', '..', 'assets', 'profiles', 'seed.json'), 'utf8'));
+    const s3files = seed.methods.find((m: { name?: string }) => m.name === 's3files');
+    expect(s3files).toEqual({ name: 's3files', optional: true });
+    const file = join(results, 'm.json');
+    writeFileSync(file, JSON.stringify({ name: 'seed-style', repetitions: 1, methods: [s3files, 's3-api'], workloads: { 'small-reads': { files: 4, size: '8KiB' } } }));
+    const r = await s3ab(['run', '--matrix', file, '--results', join(results, 'out'), '--no-html']);
+    expect({ code: r.code, err: r.stderr }).toEqual({ code: 0, err: '' });
+    // Announced before the run starts, then named in the summary.
+    const announce = r.stdout.indexOf('s3files skipped (optional in the matrix): needs an NFS client: AWS only');
+    expect(announce).toBeGreaterThanOrEqual(0);
+    expect(announce).toBeLessThan(r.stdout.indexOf('starting the embedded S3 endpoint'));
+    expect(r.stdout).toMatch(/1 steps \(2 methods, 1 optional skipped × 1 workloads × 1 repetitions\)/);
+    expect(r.stdout).toContain('COMPLETE');
+    expect(r.stdout).toMatch(/SKIPPED \(not measured, not failed\): s3files — needs an NFS client: AWS only.*\(1 steps; optional in the matrix\)/);
+    expect(r.stdout).toMatch(/integrity: all 1 measurements verified/);
+    // The manifest: complete, the skipped method with its reason, only the SDK's step counted; no s3files record.
+    const runs = join(results, 'out', '_runs');
+    const manifest = JSON.parse(readFileSync(join(runs, readdirSync(runs)[0]), 'utf8'));
+    expect(manifest).toMatchObject({ status: 'complete', steps_total: 1, steps_done: 1, steps_failed: 0, skipped: [{ method: 's3files', variant: 'default', reason: expect.stringMatching(/^needs an NFS client: AWS only/), steps: 1 }] });
+    const day = readdirSync(join(results, 'out')).find((d) => d.startsWith('dt='))!;
+    expect(readdirSync(join(results, 'out', day))).toEqual([expect.stringMatching(/--s002--s3-api--small-reads\.jsonl$/)]);
+    rmSync(results, { recursive: true, force: true });
+  }, 120_000);
 
   test('Ctrl-C mid-run: exit 130, run marked interrupted, server stopped', async () => {
     const dir = tmp();

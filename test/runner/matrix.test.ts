@@ -54,6 +54,17 @@ describe('matrix validation', () => {
     expect(problemOf(() => resolveMatrix(input, 'm.json'))).toMatch(message);
   });
 
+  test('a method can be optional (skipped where unavailable); --methods makes a named method wanted again', () => {
+    for (const name of ['seed', 'full', 'mounts']) {
+      const m = resolveMatrix(loadProfile(name), name);
+      expect(m.methods.filter((x) => x.optional)).toEqual([expect.objectContaining({ name: 's3files', variant: 'default', optional: true })]);
+    }
+    expect(resolveMatrix(loadProfile('quick'), 'quick').methods.every((x) => x.optional === false)).toBe(true);
+    const named = resolveMatrix(applyOverrides(loadProfile('seed'), { methods: ['s3-api', 's3files'] }), 'seed');
+    expect(named.methods.map((x) => [x.name, x.optional])).toEqual([['s3-api', false], ['s3files', false]]);
+    expect(problemOf(() => resolveMatrix({ methods: [{ name: 's3files', optional: 'yes' }], workloads: { objects: {} } }, 'm.json'))).toMatch(/matrix\.methods\.0/);
+  });
+
   test('CLI overrides select methods, variants, workloads and repetitions', () => {
     const raw = loadProfile('quick');
     const m = resolveMatrix(applyOverrides(raw, { methods: ['s3-api:single-stream'], workloads: ['objects'], repetitions: 1 }), 'quick');
