@@ -14,6 +14,7 @@ import type { OpenContext, StorageSession } from './core/method';
 import { Progress } from './core/progress';
 import { formatDuration } from './core/units';
 import type { Fixture } from './core/workload';
+import { waitForFixtureOnMount } from './core/fixture-visibility';
 import { startEmbeddedEndpoint, type EmbeddedEndpoint } from './endpoint/embedded';
 import { linkLimitFor, type LinkLimit } from './endpoint/link-limit';
 import { isUnreachable, preflight } from './endpoint/preflight';
@@ -324,6 +325,8 @@ async function runStep(step: Step, env: StepEnv): Promise<ResultRecord[]> {
     });
     facts = { ...facts, method_version: session.version, method_options: stringMap(session.options) };
     const spec = workload.fixture?.(step.workload.params);
+    const fixture = spec ? env.fixtures.get(spec.id) ?? null : null;
+    if (session.fs && fixture) await waitForFixtureOnMount(session.fs, fixture, signal, (text) => env.progress.note(text));
     const runPass = async (cache: 'cold' | 'warm' | 'none', keep: boolean) => {
       const passPrefix = `${stepPrefix}${cache}${keep ? '' : '-priming'}/`;
       // On a mount the pass folder exists in the bucket from the start, so that emptying one of its
@@ -337,7 +340,7 @@ async function runStep(step: Step, env: StepEnv): Promise<ResultRecord[]> {
       fs: session!.fs ?? null,
       cache,
       prefix: passPrefix,
-      fixture: spec ? env.fixtures.get(spec.id) ?? null : null,
+      fixture,
       scratchDir,
       dataSeed: `${env.runId}/${step.index}/${cache}`,
       signal,

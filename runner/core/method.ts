@@ -45,6 +45,8 @@ export interface FileSystemAccess {
    * --vfs-cache-mode writes): a write is only done when the object is there, so time it until then.
    */
   readonly uploadsAfterClose: boolean;
+  /** Bounds of the client's background sync with the bucket (zero for clients that talk to S3 directly). */
+  readonly bucketLag: { readonly exportMs: number; readonly importMs: number };
   /**
    * A cold start: unmounts, empties the client's own cache, drops the kernel's caches and mounts
    * again. The next access goes to the store. With `keepDiskCache` the client's disk cache is

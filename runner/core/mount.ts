@@ -7,6 +7,14 @@ import type { Availability, Options } from './method';
  * machinery in runner/methods/mount-session.ts mounts it, waits until it is ready, serves POSIX
  * paths, resets caches and unmounts.
  */
+/** Upper bounds of a client's background sync with its bucket, in ms. */
+export interface BucketLag {
+  /** A closed file reaching the bucket. */
+  exportMs: number;
+  /** An object written through the S3 API appearing on the mount. */
+  importMs: number;
+}
+
 export interface MountPlan {
   /** Executable and arguments. */
   command: string;
@@ -26,6 +34,12 @@ export interface MountPlan {
    * timed until the objects are in the bucket.
    */
   uploadsAfterClose: boolean;
+  /**
+   * How long the bucket may lag behind the file system and back, for clients that keep their own
+   * copy and sync it with the bucket in the background (S3 Files: about a minute each way in seed
+   * 001). Untimed waits for checks use these bounds. @default none (the client talks to S3 itself)
+   */
+  bucketLag?: BucketLag;
   /** Every option that shapes the client's behaviour, as recorded in results (no secrets). */
   recorded: Options;
 }

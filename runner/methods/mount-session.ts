@@ -63,6 +63,7 @@ function removeDirsSync(mountPoint: string, workDir: string): void {
 export class MountSession implements StorageSession, FileSystemAccess {
   readonly options: Options;
   readonly uploadsAfterClose: boolean;
+  readonly bucketLag: { readonly exportMs: number; readonly importMs: number };
   private child: ChildProcess | null = null;
   private childExited: Promise<void> = Promise.resolve();
   private logTail = '';
@@ -85,6 +86,7 @@ export class MountSession implements StorageSession, FileSystemAccess {
     private readonly ctx: OpenContext,
   ) {
     this.uploadsAfterClose = plan.uploadsAfterClose;
+    this.bucketLag = plan.bucketLag ?? { exportMs: 0, importMs: 0 };
     this.options = { ...plan.recorded };
   }
 

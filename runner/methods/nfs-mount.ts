@@ -1,5 +1,5 @@
 import type { Availability, Options } from '../core/method';
-import type { MountDriver, MountPlan, MountPlanContext } from '../core/mount';
+import type { MountDriver, MountPlan, MountPlanContext, BucketLag } from '../core/mount';
 import { kernelHasNfs } from '../core/mounts-table';
 import { findBinary, once, versionOutput } from '../core/binaries';
 
@@ -16,6 +16,8 @@ export interface NfsMethodConfig {
   /** Variable holding the file system id when the matrix does not give one (AWS mode sets it). */
   fileSystemIdVariable: string;
   variants: Record<string, Options>;
+  /** Bounds of the file system's background sync with the bucket (S3 Files); none for EFS. */
+  bucketLag?: BucketLag;
 }
 
 /**
@@ -52,6 +54,7 @@ export function nfsDriver(config: NfsMethodConfig): MountDriver {
       lifecycle: 'helper',
       cacheDirs: [],
       uploadsAfterClose: false,
+      bucketLag: config.bucketLag,
       recorded: { ...ctx.options, file_system_id: id, mount: `mount -t ${config.fsType} -o ${flags.join(',')} ${id}:/ MOUNTPOINT` },
     };
   };

@@ -11,5 +11,8 @@ export const s3files = mountMethod(nfsDriver({
   summary: 'Amazon S3 Files: managed NFS over the bucket (mount -t s3files via amazon-efs-utils); AWS only',
   fsType: 's3files',
   fileSystemIdVariable: 'S3AB_S3FILES_FS_ID',
+  // Seed 001 saw about a minute each way between the file system and the bucket; checks wait up
+  // to three (untimed), and a step fails naming the lag if the sync takes longer.
+  bucketLag: { exportMs: 180_000, importMs: 180_000 },
   variants: { default: { file_system_id: '', ...NFS_OPTIONS } },
 }));

@@ -1,0 +1,37 @@
+import { stat } from 'node:fs/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { FileSystemAccess } from './method';
+import type { Fixture } from './workload';
+
+/**
+ * Waits, untimed, until every object of `fixture` (written through the S3 API) is on the mount
+ * with its size: clients that sync with the bucket in the background (S3 Files) show new objects
+ * only after a while, and a workload that started earlier would fail on files that are merely late.
+ * Returns at once for clients that talk to S3 directly (`bucketLag.importMs` 0). Throws naming the
+ * missing files when they are still not there after `importMs`.
+ */
+export async function waitForFixtureOnMount(
+  fs: FileSystemAccess, fixture: Fixture, signal: AbortSignal, note: (text: string) => void, pollMs = 2000,
+): Promise<number> {
+  const limit = fs.bucketLag.importMs;
+  if (limit <= 0) return 0;
+  const started = Date.now();
+  const { spec } = fixture;
+  let missing: number[] = Array.from({ length: spec.count }, (_, i) => i);
+  for (;;) {
+    const still: number[] = [];
+    for (const i of missing) {
+      const expected = spec.sizeOf?.(i) ?? spec.size;
+      const found = await stat(fs.pathOf(`${fixture.prefix}${spec.keyOf(i)}`)).then((s) => s.size, () => -1);
+      if (found !== expected) still.push(i);
+    }
+    missing = still;
+    const waited = Date.now() - started;
+    if (!missing.length) return waited;
+    if (waited >= limit) {
+      throw new Error(`${missing.length} of ${spec.count} objects of the fixture ${spec.id}, written through the S3 API, are not on the mount after ${Math.round(waited / 1000)} s (first: ${fixture.prefix}${spec.keyOf(missing[0])}): the file system's import from the bucket is slower than its ${Math.round(limit / 1000)} s bound`);
+    }
+    note(`waiting for the fixture to appear on the mount (${spec.count - missing.length} of ${spec.count} there; the file system imports bucket changes in the background)`);
+    await sleep(pollMs, undefined, { signal });
+  }
+}
