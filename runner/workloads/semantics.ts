@@ -11,7 +11,7 @@ import type { WorkloadContext, WorkloadDefinition } from '../core/workload';
 import { findBinary } from '../core/binaries';
 
 interface SemanticsParams {
-  /** How long the propagation probes (and checks of write-back uploads) wait, in seconds. */
+  /** How long the propagation probes (and checks of write-back uploads) wait, in seconds (at least the client's own sync bound, see MountPlan.bucketLag). */
   propagation_timeout_s: number;
 }
 
@@ -74,7 +74,9 @@ class Prober {
   readonly timeoutMs: number;
 
   constructor(readonly ctx: WorkloadContext<SemanticsParams>, private readonly fs: FileSystemAccess) {
-    this.timeoutMs = ctx.params.propagation_timeout_s * 1000;
+    // A client that syncs with the bucket in the background (S3 Files) gets at least its own
+    // documented bound, so its delays are measured rather than cut off at the default.
+    this.timeoutMs = Math.max(ctx.params.propagation_timeout_s * 1000, fs.bucketLag.exportMs, fs.bucketLag.importMs);
   }
 
   key(name: string): string {
