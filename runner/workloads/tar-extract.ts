@@ -25,9 +25,10 @@ export const TAR_EXTRACT_PARAMS_SCHEMA = {
   type: 'object',
   additionalProperties: false,
   properties: {
-    files: { type: 'integer', minimum: 1, maximum: 1_000_000, default: 4280 },
-    dirs: { type: 'integer', minimum: 1, maximum: 100_000, default: 290 },
-    totalSize: { ...SIZE_SCHEMA, default: '57MB' },
+    // Defaults: seconds (quick); the seed profile sets seed 002's 4,280 files (57 MB), full seed 004's kernel tree.
+    files: { type: 'integer', minimum: 1, maximum: 1_000_000, default: 200 },
+    dirs: { type: 'integer', minimum: 1, maximum: 100_000, default: 15 },
+    totalSize: { ...SIZE_SCHEMA, default: '2MB' },
     maxSize: { ...SIZE_SCHEMA, default: '2MB' },
   },
 };

@@ -31,10 +31,11 @@ export const WEB_SERVING_PARAMS_SCHEMA = {
   type: 'object',
   additionalProperties: false,
   properties: {
-    files: { type: 'integer', minimum: 1, maximum: 1_000_000, default: 10000 },
+    // Defaults: seconds (quick); the seed and full profiles set seed 004's 10K files.
+    files: { type: 'integer', minimum: 1, maximum: 1_000_000, default: 200 },
     meanSize: { ...SIZE_SCHEMA, default: 13445 },
     maxSize: { ...SIZE_SCHEMA, default: '2MB' },
-    reads: { type: 'integer', minimum: 1, maximum: 10_000_000, default: 10000 },
+    reads: { type: 'integer', minimum: 1, maximum: 10_000_000, default: 800 },
     readers: { type: 'integer', minimum: 1, maximum: 256, default: 16 },
     hotFraction: { type: 'number', exclusiveMinimum: 0, maximum: 1, default: 0.2 },
     hotShare: { type: 'number', minimum: 0, maximum: 1, default: 0.8 },
