@@ -8,7 +8,7 @@ import { SIZE_SCHEMA, sizeOf } from './common';
 import type { WorkloadDefinition } from '../core/workload';
 import { fsMeasurement, fsRunContextOf, isRefusalText, notMeasured, type FsRunContext } from './fs-common';
 import { cachedInput, firstLine, runTool } from './inputs';
-import { TREE_OWNER, planTree, treeCrcs, writeTarball, type TreePlan, type TreeSpec } from './tree';
+import { TREE_OWNER, planTree, treeCapacity, treeCrcs, writeTarball, type TreePlan, type TreeSpec } from './tree';
 
 export interface TarExtractParams {
   /** Files in the archive (seed 002's ZFS source: 4,280; seed 004's kernel tree: ~54K). */
@@ -53,6 +53,20 @@ export async function tarball(p: TarExtractParams): Promise<Tarball> {
     await writeTarball(plan, partial, TOP);
   });
   return { path, plan, crcs: treeCrcs(plan) };
+}
+
+/** The archive must be able to hold `totalSize` in `files` files each smaller than `maxSize`. */
+export function validateTarExtractParams(p: TarExtractParams): { problem: string; fix: string } | null {
+  const total = sizeOf(p.totalSize);
+  const max = sizeOf(p.maxSize);
+  const capacity = treeCapacity(p.files, max);
+  if (total <= capacity) return null;
+  const filesNeeded = Math.ceil(total / Math.max(1, max - 1));
+  const maxNeeded = Math.ceil(total / p.files) + 1;
+  return {
+    problem: `${p.files} files each smaller than ${formatSize(max)} cannot hold totalSize ${formatSize(total)} (at most ${formatSize(capacity)})`,
+    fix: `raise files to at least ${filesNeeded}, raise maxSize to at least ${formatSize(maxNeeded)} (${maxNeeded} bytes), or lower totalSize to at most ${formatSize(capacity)}`,
+  };
 }
 
 let tarVersionCache: string | null = null;
@@ -228,6 +242,7 @@ export const tarExtract: WorkloadDefinition<TarExtractParams> = {
   // It writes its own files every time: a warm pass on the same mount would repeat the cold one.
   coldOnly: true,
   paramsSchema: TAR_EXTRACT_PARAMS_SCHEMA,
+  validate: validateTarExtractParams,
   describe: describeTarExtractParams,
   async run(ctx) {
     const fs = await fsRunContextOf(ctx);

@@ -6,7 +6,7 @@ import { runReaders, type CacheControl, type ReadableFile } from './readers';
 import type { WorkloadDefinition } from '../core/workload';
 import { fsRunContextOf } from './fs-common';
 import { mountCacheControl } from './readers';
-import { planTree, type TreeSpec } from './tree';
+import { planTree, treeCapacity, type TreeSpec } from './tree';
 
 export interface WebServingParams {
   /** Small files the readers pick from (seed 004: 10K). */
@@ -48,6 +48,17 @@ export function webServingTree(p: WebServingParams): TreeSpec {
   return {
     id: 'web-serving', files: p.files, dirs: Math.max(1, Math.round(p.files / 15)),
     totalBytes: p.files * sizeOf(p.meanSize), maxFileBytes: sizeOf(p.maxSize),
+  };
+}
+
+/** Files of mean size `meanSize` must fit under `maxSize`. */
+export function validateWebServingParams(p: WebServingParams): { problem: string; fix: string } | null {
+  const mean = sizeOf(p.meanSize);
+  const max = sizeOf(p.maxSize);
+  if (p.files * mean <= treeCapacity(p.files, max)) return null;
+  return {
+    problem: `files of mean size ${formatSize(mean)} cannot all be smaller than maxSize ${formatSize(max)}`,
+    fix: `raise maxSize above ${formatSize(mean)} (${mean + 1} bytes or more) or lower meanSize below ${formatSize(max)}`,
   };
 }
 
@@ -115,6 +126,7 @@ export const webServing: WorkloadDefinition<WebServingParams> = {
   seed: '004-efs-vs-objectivefs-small-files',
   requires: 'file-system',
   paramsSchema: WEB_SERVING_PARAMS_SCHEMA,
+  validate: validateWebServingParams,
   describe: describeWebServingParams,
   fixture: (p) => {
     const plan = planTree(webServingTree(p));

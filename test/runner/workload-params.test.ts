@@ -1,6 +1,8 @@
 import { applyOverrides, loadProfile, resolveMatrix } from '../../runner/core/matrix';
 import { parseSize } from '../../runner/core/units';
+import { UserError } from '../../runner/core/errors';
 import { findWorkload } from '../../runner/workloads';
+import { planTree } from '../../runner/workloads/tree';
 
 /**
  * What `s3ab run --profile P --workloads W` really runs: the profile's parameters for W when it
@@ -61,5 +63,40 @@ describe('issue 4 workloads: sizes per profile', () => {
     expect(Math.max(...(rs.sizes as string[]).map(parseSize))).toBe(1000 * MB);
     expect(parseSize(rs.concurrentSize as string)).toBe(200 * MB);
     expect(rs.readers).toEqual(expect.arrayContaining([1, 4, 16]));
+  });
+});
+
+describe('parameters that cannot be met are refused before anything runs', () => {
+  const resolveWith = (workload: string, params: object) => () => resolveMatrix({ methods: ['s3fs'], workloads: { [workload]: params } }, 'm.json');
+  function refusal(fn: () => unknown): UserError {
+    try {
+      fn();
+    } catch (err) {
+      expect(err).toBeInstanceOf(UserError);
+      return err as UserError;
+    }
+    throw new Error('expected a UserError');
+  }
+
+  test('tar-extract: 10 files under 2 MB cannot make 100 MB (it used to write 18 MB and record "100 MB")', () => {
+    const e = refusal(resolveWith('tar-extract', { files: 10, dirs: 2, totalSize: '100MB', maxSize: '2MB' }));
+    expect(e.problem).toMatch(/workloads\.tar-extract: 10 files each smaller than 2 MB cannot hold totalSize 100 MB/);
+    expect(e.fix).toMatch(/raise files to at least 51, raise maxSize to at least 9.5 MiB \(10000001 bytes\), or lower totalSize to at most 19.1 MiB/);
+    // Exactly at capacity, and the profiles' own sizes, are accepted.
+    expect(() => resolveWith('tar-extract', { files: 10, dirs: 2, totalSize: 10 * 1999, maxSize: 2000 })()).not.toThrow();
+  });
+
+  test('web-serving: a mean size at or above the largest size is refused', () => {
+    const e = refusal(resolveWith('web-serving', { meanSize: '2MB', maxSize: '1MB' }));
+    expect(e.problem).toMatch(/mean size 2 MB cannot all be smaller than maxSize 1 MB/);
+    expect(e.fix).toMatch(/raise maxSize|lower meanSize/);
+  });
+
+  test.each([
+    [10, 10 * 1999, 2000], [100, 150 * MB, 2 * MB], [200, 2 * MB, 2 * MB], [4280, 57 * MB, 2 * MB], [54000, 726 * MB, 2 * MB],
+  ])('a tree of %d files holds the total asked for (%d bytes), every file under the cap', (files, totalBytes, maxFileBytes) => {
+    const plan = planTree({ id: 'tar-extract', files, dirs: 3, totalBytes, maxFileBytes });
+    expect(Math.abs(plan.totalBytes - totalBytes)).toBeLessThanOrEqual(files);
+    expect(Math.max(...plan.files.map((f) => f.size))).toBeLessThan(maxFileBytes);
   });
 });
