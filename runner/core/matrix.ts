@@ -132,6 +132,8 @@ export function resolveMatrix(input: unknown, source: string): ResolvedMatrix {
       const props = Object.keys((def.paramsSchema as { properties?: object }).properties ?? {});
       throw bad(describeAjvError(`workloads.${name}`, e), `parameters of ${name}: ${props.join(', ')} (see \`s3ab list\`)`);
     }
+    const invalid = def.validate?.(withDefaults);
+    if (invalid) throw bad(`workloads.${name}: ${invalid.problem}`, invalid.fix);
     return { name, params: withDefaults };
   });
   // Cold before warm: a warm pass repeats on the mount the cold pass used.

@@ -30,6 +30,12 @@ export interface MountPlan {
   /** Directories holding the client's own cache: emptied before a cold mount. */
   cacheDirs: string[];
   /**
+   * Whether the cache in `cacheDirs` serves reads (a data cache), so that a remount keeping it
+   * measures reads from it. Default: true when there are cache directories. (rclone's
+   * `--vfs-cache-mode writes` caches written files only.)
+   */
+  cachesReads?: boolean;
+  /**
    * True when close() returns before the data is uploaded (write-back caches): writes are then
    * timed until the objects are in the bucket.
    */
@@ -49,8 +55,14 @@ export interface MountPlanContext {
   options: Options;
   /** The empty directory to mount on. */
   mountPoint: string;
-  /** A private directory on a RAM disk for credentials files, caches and logs; removed after the step. */
+  /** A private directory on a RAM disk for credentials files and logs; removed after the step. */
   workDir: string;
+  /**
+   * A private directory on the local disk (in the step's scratch folder) for a client's data cache,
+   * so that a "warm disk cache" is one; removed after the step. (On a host whose temporary folder
+   * is itself a RAM disk, it is one too: the session then reports no disk cache.)
+   */
+  diskDir: string;
 }
 
 /** What a mount method file provides; `mountMethod()` (runner/methods/mount-session.ts) makes it a MethodDefinition. */

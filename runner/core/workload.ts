@@ -83,6 +83,11 @@ export interface WorkloadDefinition<P = Record<string, unknown>> {
   readonly coldOnly?: boolean;
   /** JSON Schema of the parameters, with defaults; checked before anything is created. */
   readonly paramsSchema: Record<string, unknown>;
+  /**
+   * Checks across parameters that the schema cannot express (run before anything is created):
+   * null when the parameters can be run, else what is wrong and how to fix it.
+   */
+  validate?(params: P): { problem: string; fix: string } | null;
   /** Parameters as strings for the `workload_params` field. */
   describe(params: P): Record<string, string>;
   /** The objects to write before measuring, if any. */

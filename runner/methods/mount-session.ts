@@ -1,5 +1,5 @@
 import { ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { readFileSync, rmSync, rmdirSync } from 'node:fs';
+import { readFileSync, rmSync, rmdirSync, statfsSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, rm, rmdir, stat, unlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -27,6 +27,22 @@ export function mountMethod(driver: MountDriver): MethodDefinition {
     probe: () => driver.probe(),
     open: (ctx) => MountSession.open(driver, ctx),
   };
+}
+
+/** tmpfs and ramfs magic numbers (statfs f_type). */
+const RAM_FS_TYPES = new Set([0x01021994, 0x858458f6]);
+
+function onRamDisk(dir: string): boolean {
+  try {
+    return RAM_FS_TYPES.has(statfsSync(dir).type);
+  } catch {
+    // Not created yet: judge by its parent.
+    try {
+      return RAM_FS_TYPES.has(statfsSync(dirname(dir)).type);
+    } catch {
+      return true;
+    }
+  }
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -83,6 +99,7 @@ export class MountSession implements StorageSession, FileSystemAccess {
     private readonly plan: MountPlan,
     readonly mountPoint: string,
     private readonly workDir: string,
+    private readonly diskDir: string,
     private readonly ctx: OpenContext,
   ) {
     this.uploadsAfterClose = plan.uploadsAfterClose;
@@ -105,16 +122,19 @@ export class MountSession implements StorageSession, FileSystemAccess {
     // The runner's pid in the names tells whose mount and folder they are (several runs may share a host).
     const mountPoint = await mkdtemp(join(tmpdir(), `s3ab-mnt-${driver.name}-${process.pid}-`));
     const workDir = await mkdtemp(join(memoryBackedTmp(), `s3ab-${driver.name}-${process.pid}-`));
+    // Data caches go to disk (the step's scratch folder, removed with it), credentials stay in RAM.
+    const diskDir = await mkdtemp(join(ctx.scratchDir, `${driver.name}-disk-`));
     let session: MountSession | null = null;
     const removeDirs = onCleanup(`mount point ${mountPoint}`, async () => {
       await rmdir(mountPoint).catch(() => {});
       await rm(workDir, { recursive: true, force: true });
+      await rm(diskDir, { recursive: true, force: true });
     });
     // Until the session can detach itself, a forced exit still removes the folders (credentials).
     const removeDirsNow = onEmergencyExit(() => removeDirsSync(mountPoint, workDir));
     try {
-      const plan = await driver.plan({ target: ctx.target, options: ctx.options, mountPoint, workDir });
-      session = new MountSession(driver, availability.version ?? 'unknown', plan, mountPoint, workDir, ctx);
+      const plan = await driver.plan({ target: ctx.target, options: ctx.options, mountPoint, workDir, diskDir });
+      session = new MountSession(driver, availability.version ?? 'unknown', plan, mountPoint, workDir, diskDir, ctx);
       session.unregisterCleanup = onCleanup(`${driver.name} mount at ${mountPoint}`, () => session!.close());
       session.unregisterEmergency = onEmergencyExit(() => session!.detachNow());
       removeDirs();
@@ -131,6 +151,7 @@ export class MountSession implements StorageSession, FileSystemAccess {
         removeDirs();
         await rmdir(mountPoint).catch(() => {});
         await rm(workDir, { recursive: true, force: true });
+        await rm(diskDir, { recursive: true, force: true });
         removeDirsNow();
       }
       throw err;
@@ -144,8 +165,13 @@ export class MountSession implements StorageSession, FileSystemAccess {
     return (telling.pop() ?? lines.pop() ?? '').slice(0, 300);
   }
 
+  /**
+   * A data cache on a disk: cache directories that serve reads, none of them on a RAM disk
+   * (s3fs's seed-000 set keeps its use_cache folder on tmpfs, as seed 000 did: that is memory).
+   */
   get diskCache(): boolean {
-    return this.plan.cacheDirs.length > 0;
+    const dirs = this.plan.cacheDirs;
+    return dirs.length > 0 && (this.plan.cachesReads ?? true) && dirs.every((d) => !onRamDisk(d));
   }
 
   /**
@@ -287,6 +313,7 @@ export class MountSession implements StorageSession, FileSystemAccess {
         this.unregisterCleanup();
         if (!mountAt(this.mountPoint)) await rmdir(this.mountPoint).catch(() => {});
         await rm(this.workDir, { recursive: true, force: true });
+        await rm(this.diskDir, { recursive: true, force: true });
         // Only now: a forced exit while the folders were being removed still removes them.
         this.unregisterEmergency();
       }

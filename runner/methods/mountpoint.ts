@@ -36,14 +36,14 @@ async function plan(ctx: MountPlanContext): Promise<MountPlan> {
   const { target, options } = ctx;
   const flags: string[] = [];
   const recorded: Options = {};
-  const cacheDir = join(ctx.workDir, 'cache');
+  const cacheDir = join(ctx.diskDir, 'cache');
   for (const [name, value] of Object.entries(options)) {
     const flag = `--${name.replace(/_/g, '-')}`;
     recorded[name] = value;
     if (value === false) continue;
     if (name === 'cache') {
       flags.push(flag, cacheDir);
-      recorded.cache = 'RAM disk folder (tmpfs), emptied before each cold mount';
+      recorded.cache = 'local disk folder (the step\'s scratch folder), emptied before each cold mount';
     } else if (name === 'part_size') {
       flags.push(flag, String(parseSize(String(value))));
     } else {

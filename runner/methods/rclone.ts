@@ -39,7 +39,7 @@ async function plan(ctx: MountPlanContext): Promise<MountPlan> {
   const { target } = ctx;
   const config = join(ctx.workDir, 'rclone.conf');
   await writeFile(config, '');
-  const cacheDir = join(ctx.workDir, 'cache');
+  const cacheDir = join(ctx.diskDir, 'cache');
   const env: Record<string, string | undefined> = {
     // This machine's AWS_CA_BUNDLE makes rclone fail to start (LoadCustomCABundleError).
     AWS_CA_BUNDLE: undefined,
@@ -69,10 +69,12 @@ async function plan(ctx: MountPlanContext): Promise<MountPlan> {
     env,
     lifecycle: 'foreground',
     cacheDirs: [cacheDir],
+    // Only `full` keeps what it reads; `writes` and `minimal` cache written files.
+    cachesReads: mode === 'full',
     // With a write cache, close() returns when the file is in the cache; the upload follows.
     uploadsAfterClose: mode === 'writes' || mode === 'full',
     recorded: {
-      ...recorded, cache_dir: 'RAM disk folder (tmpfs), emptied before each cold mount',
+      ...recorded, cache_dir: 'local disk folder (the step\'s scratch folder), emptied before each cold mount',
       force_path_style: target.forcePathStyle,
       mount: `rclone mount :s3:BUCKET MOUNTPOINT ${flags.join(' ')}`,
     },

@@ -9,7 +9,7 @@ import { num, ratio } from './format';
 import { ScannedResults } from './load';
 import { namedQueries, query } from './results-db';
 import { printInstanceTypes, printScaleOut } from './scale-tables';
-import { WORKLOADS_WITH_SEED_TABLES, printMetadata, printNotApplicable, printReadScaling, printRealWorld, printWebServing } from './workload-tables';
+import { WORKLOADS_WITH_SEED_TABLES, printMetadata, printNotApplicable, printReadScaling, printRealWorld, printUntar, printWebServing } from './workload-tables';
 
 type Row = Record<string, unknown>;
 
@@ -74,7 +74,9 @@ export async function printSummary(dir: string, runId: string | undefined, out: 
     const fio = await query(db.connection, queries.fio_seq);
     if (fio.length) printFio(fio, out);
     printMetadata(await query(db.connection, queries.metadata_suite), out);
-    printRealWorld(await query(db.connection, queries.real_world_jobs), out);
+    const realWorld = await query(db.connection, queries.real_world_jobs);
+    printRealWorld(realWorld, out);
+    printUntar(realWorld, out);
     printWebServing(await query(db.connection, queries.web_serving), out);
     printReadScaling(await query(db.connection, queries.read_scaling), out);
     printNotApplicable(await query(db.connection, queries.not_applicable), out);

@@ -47,13 +47,27 @@ export async function readFixture<P>(ctx: WorkloadContext<P>, operation: string,
 export async function waitForObjects(
   reference: Pick<ReferenceView, 'list'>, prefix: string, names: string[], size: number, timeoutMs: number,
 ): Promise<{ ok: boolean; problem: string | null }> {
+  return waitForObjectSizes(reference, prefix, names.map((key) => ({ key, size })), timeoutMs);
+}
+
+/** waitForObjects for objects of different sizes: every `key` (relative to `prefix`) with its `size`. */
+export async function waitForObjectSizes(
+  reference: Pick<ReferenceView, 'list'>, prefix: string, expected: { key: string; size: number }[], timeoutMs: number,
+): Promise<{ ok: boolean; problem: string | null }> {
   const deadline = Date.now() + timeoutMs;
-  for (let delay = 5; ; delay = Math.min(delay * 2, 100)) {
+  // A listing of thousands of keys takes a while: poll it less often.
+  const longest = expected.length > 1000 ? 1000 : 100;
+  for (let delay = 5; ; delay = Math.min(delay * 2, longest)) {
     const sizes = new Map((await reference.list(prefix)).map((o) => [o.key, o.size]));
-    const missing = names.filter((n) => sizes.get(n) !== size);
+    const missing = expected.filter((e) => sizes.get(e.key) !== e.size);
     if (!missing.length) return { ok: true, problem: null };
     if (Date.now() > deadline) {
-      return { ok: false, problem: `${missing.length} of ${names.length} files were not in the bucket with ${size} bytes ${Math.round(timeoutMs / 1000)} s after close (e.g. ${missing[0]}: ${sizes.get(missing[0]) ?? 'absent'})` };
+      const first = missing[0];
+      const sized = new Set(expected.map((e) => e.size)).size === 1 ? ` with ${first.size} bytes` : ' with their sizes';
+      return {
+        ok: false,
+        problem: `${missing.length} of ${expected.length} files were not in the bucket${sized} ${Math.round(timeoutMs / 1000)} s after close (e.g. ${first.key}: ${sizes.get(first.key) ?? 'absent'}${sized === ' with their sizes' ? `, expected ${first.size}` : ''})`,
+      };
     }
     await new Promise((r) => setTimeout(r, delay));
   }

@@ -18,8 +18,9 @@ export const GIT_CLONE_PARAMS_SCHEMA = {
   type: 'object',
   additionalProperties: false,
   properties: {
-    files: { type: 'integer', minimum: 1, maximum: 200_000, default: 1000 },
-    commits: { type: 'integer', minimum: 1, maximum: 100_000, default: 200 },
+    // Defaults: seconds (quick); the seed and full profiles set their own sizes.
+    files: { type: 'integer', minimum: 1, maximum: 200_000, default: 60 },
+    commits: { type: 'integer', minimum: 1, maximum: 100_000, default: 8 },
   },
 };
 

@@ -24,7 +24,8 @@ export const METADATA_PARAMS_SCHEMA = {
   type: 'object',
   additionalProperties: false,
   properties: {
-    ops: { type: 'integer', minimum: 1, maximum: 1_000_000, default: 100 },
+    // Default: seconds (quick); the seed and full profiles set seed 002's 100 and 10,000.
+    ops: { type: 'integer', minimum: 1, maximum: 1_000_000, default: 20 },
     size: { ...SIZE_SCHEMA, default: '4KiB' },
     syncEvery: { type: 'integer', minimum: 1, maximum: 1_000_000, default: 100 },
     tests: { type: 'array', minItems: 1, uniqueItems: true, items: { enum: [...METADATA_TESTS] }, default: [...METADATA_TESTS] },

@@ -23,9 +23,10 @@ export const READ_SCALING_PARAMS_SCHEMA = {
   type: 'object',
   additionalProperties: false,
   properties: {
-    sizes: { type: 'array', minItems: 1, items: SIZE_SCHEMA, default: ['1MB', '10MB', '100MB', '1GB'] },
+    // Defaults: seconds (quick); the seed and full profiles set seed 003's 1 MB–1 GB and 200 MB files.
+    sizes: { type: 'array', minItems: 1, items: SIZE_SCHEMA, default: ['1MB', '16MB'] },
     filesPerSize: { type: 'integer', minimum: 1, maximum: 100, default: 1 },
-    concurrentSize: { ...SIZE_SCHEMA, default: '200MB' },
+    concurrentSize: { ...SIZE_SCHEMA, default: '4MB' },
     readers: { type: 'array', minItems: 0, items: { type: 'integer', minimum: 1, maximum: 256 }, default: [1, 4, 16] },
     chunk: { ...SIZE_SCHEMA, default: '1MiB' },
   },

@@ -70,23 +70,47 @@ export function planTree(spec: TreeSpec): TreePlan {
   }
   const raw: number[] = [];
   for (let i = 0; i < spec.files; i++) raw.push(MEDIAN * Math.exp(SIGMA * rng.normal()));
-  const rawTotal = raw.reduce((a, b) => a + b, 0);
-  const scale = spec.totalBytes / rawTotal;
-  const cap = spec.maxFileBytes - 1;
-  const files: TreeFile[] = raw.map((r, i) => {
+  const sizes = scaledSizes(raw, spec);
+  const files: TreeFile[] = raw.map((_, i) => {
     const dir = dirs[rng.below(dirs.length)];
     const ext = EXTENSIONS[rng.below(EXTENSIONS.length)];
     const name = `f${String(i).padStart(5, '0')}${ext}`;
     const script = ext === '.sh' || ext === '.py' || rng.below(100) < 2;
     return {
       path: dir ? `${dir}/${name}` : name,
-      size: Math.max(0, Math.min(cap, Math.round(r * scale))),
+      size: sizes[i],
       mode: script ? 0o755 : 0o644,
       mtimeSec: BASE_MTIME + rng.below(TWO_YEARS),
       seed: `tree/${spec.id}/${i}`,
     };
   });
   return { spec, dirs: dirs.slice(1), files, totalBytes: files.reduce((a, f) => a + f.size, 0) };
+}
+
+/** Largest total a tree of `files` files, each smaller than `maxFileBytes`, can hold. */
+export function treeCapacity(files: number, maxFileBytes: number): number {
+  return files * Math.max(0, maxFileBytes - 1);
+}
+
+/**
+ * Scales the raw sizes to `totalBytes` with no file reaching `maxFileBytes`: the files a plain
+ * scaling would push past the cap are held at it and the rest scaled up again, until none is, so
+ * the tree holds the total asked for (within rounding) whenever it can. (Plain scaling and a
+ * clamp lost the excess: 10 files under 2 MB "of 100 MB" held 18 MB.)
+ */
+function scaledSizes(raw: number[], spec: TreeSpec): number[] {
+  const cap = spec.maxFileBytes - 1;
+  if (spec.totalBytes > treeCapacity(spec.files, spec.maxFileBytes)) {
+    throw new Error(`${spec.files} files smaller than ${spec.maxFileBytes} bytes cannot hold ${spec.totalBytes} bytes`);
+  }
+  const capped = new Set<number>();
+  for (;;) {
+    const free = raw.reduce((a, r, i) => (capped.has(i) ? a : a + r), 0);
+    const scale = free > 0 ? (spec.totalBytes - capped.size * cap) / free : 0;
+    const newly = raw.flatMap((r, i) => (!capped.has(i) && Math.round(r * scale) > cap ? [i] : []));
+    if (!newly.length) return raw.map((r, i) => (capped.has(i) ? cap : Math.max(0, Math.round(r * scale))));
+    for (const i of newly) capped.add(i);
+  }
 }
 
 export function fileContent(f: TreeFile): Buffer {

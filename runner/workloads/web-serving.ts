@@ -6,7 +6,7 @@ import { runReaders, type CacheControl, type ReadableFile } from './readers';
 import type { WorkloadDefinition } from '../core/workload';
 import { fsRunContextOf } from './fs-common';
 import { mountCacheControl } from './readers';
-import { planTree, type TreeSpec } from './tree';
+import { planTree, treeCapacity, type TreeSpec } from './tree';
 
 export interface WebServingParams {
   /** Small files the readers pick from (seed 004: 10K). */
@@ -31,10 +31,11 @@ export const WEB_SERVING_PARAMS_SCHEMA = {
   type: 'object',
   additionalProperties: false,
   properties: {
-    files: { type: 'integer', minimum: 1, maximum: 1_000_000, default: 10000 },
+    // Defaults: seconds (quick); the seed and full profiles set seed 004's 10K files.
+    files: { type: 'integer', minimum: 1, maximum: 1_000_000, default: 200 },
     meanSize: { ...SIZE_SCHEMA, default: 13445 },
     maxSize: { ...SIZE_SCHEMA, default: '2MB' },
-    reads: { type: 'integer', minimum: 1, maximum: 10_000_000, default: 10000 },
+    reads: { type: 'integer', minimum: 1, maximum: 10_000_000, default: 800 },
     readers: { type: 'integer', minimum: 1, maximum: 256, default: 16 },
     hotFraction: { type: 'number', exclusiveMinimum: 0, maximum: 1, default: 0.2 },
     hotShare: { type: 'number', minimum: 0, maximum: 1, default: 0.8 },
@@ -47,6 +48,17 @@ export function webServingTree(p: WebServingParams): TreeSpec {
   return {
     id: 'web-serving', files: p.files, dirs: Math.max(1, Math.round(p.files / 15)),
     totalBytes: p.files * sizeOf(p.meanSize), maxFileBytes: sizeOf(p.maxSize),
+  };
+}
+
+/** Files of mean size `meanSize` must fit under `maxSize`. */
+export function validateWebServingParams(p: WebServingParams): { problem: string; fix: string } | null {
+  const mean = sizeOf(p.meanSize);
+  const max = sizeOf(p.maxSize);
+  if (p.files * mean <= treeCapacity(p.files, max)) return null;
+  return {
+    problem: `files of mean size ${formatSize(mean)} cannot all be smaller than maxSize ${formatSize(max)}`,
+    fix: `raise maxSize above ${formatSize(mean)} (${mean + 1} bytes or more) or lower meanSize below ${formatSize(max)}`,
   };
 }
 
@@ -114,6 +126,7 @@ export const webServing: WorkloadDefinition<WebServingParams> = {
   seed: '004-efs-vs-objectivefs-small-files',
   requires: 'file-system',
   paramsSchema: WEB_SERVING_PARAMS_SCHEMA,
+  validate: validateWebServingParams,
   describe: describeWebServingParams,
   fixture: (p) => {
     const plan = planTree(webServingTree(p));

@@ -13,7 +13,8 @@ import { METADATA_TESTS, runMetadataSuite } from '../../runner/workloads/metadat
 import { readScalingFiles, runReadScaling } from '../../runner/workloads/read-scaling';
 import type { ReadFilesJob, ReadFilesResult } from '../../runner/workloads/read-files.thread';
 import { NO_CACHE_CONTROL, runReaders, type ReadableFile } from '../../runner/workloads/readers';
-import { runTarExtract, tarball } from '../../runner/workloads/tar-extract';
+import { checkTarInStore, runTarExtract, tarball } from '../../runner/workloads/tar-extract';
+import { walkFiles } from '../../runner/core/posix-io';
 import { planTree, treeCrcs, writeTree } from '../../runner/workloads/tree';
 import { accessSequences, runWebServing, webServingTree } from '../../runner/workloads/web-serving';
 
@@ -146,6 +147,47 @@ describe('tar extraction on a local directory', () => {
       expect(byOp.extract.bytes).toBeGreaterThan(3.9e6);
       const kinds = process.getuid?.() === 0 ? ['permissions', 'timestamps', 'ownership'] : ['permissions', 'timestamps'];
       for (const op of kinds) expect(byOp[op]).toMatchObject({ status: 'ok', supported: true, ok: 300, failed: 0 });
+    } finally {
+      fs.cleanup();
+    }
+  });
+});
+
+describe('tar extraction checked in the store as well as through the file system', () => {
+  /**
+   * The "store" of a local directory (a bucket's objects as files): what the reference client
+   * would list and read. `hide` leaves objects out, as a client whose cache serves files it never
+   * uploaded would.
+   */
+  const storeOf = (root: string, hide: (key: string) => boolean = () => false) => ({
+    list: async (prefix: string) => (await walkFiles(join(root, prefix))).map((f) => ({ key: f.path, size: f.size })).filter((o) => !hide(o.key)),
+    getBytes: async (key: string) => (hide(key.split('/').slice(2).join('/')) ? null : readFileSync(join(root, key))),
+  });
+  const params = { files: 60, dirs: 6, totalSize: '600KB', maxSize: '2MB' };
+
+  test('verified when every file is in the store with its size and content', async () => {
+    const fs = context();
+    try {
+      const archive = await tarball(params);
+      await runTarExtract(fs, archive, (subdir, a) => checkTarInStore(storeOf(fs.root), subdir, a, 0));
+      expect(fs.records.find((r) => r.operation === 'extract')).toMatchObject({ status: 'ok', verified: true, ok: 60 });
+    } finally {
+      fs.cleanup();
+    }
+  });
+
+  test('a file the mount reads back but the store lacks fails the extraction, naming it', async () => {
+    const fs = context();
+    try {
+      const archive = await tarball(params);
+      const lost = archive.plan.files[7].path;
+      const started = Date.now();
+      await runTarExtract(fs, archive, (subdir, a) => checkTarInStore(storeOf(fs.root, (k) => k === lost), subdir, a, 300));
+      const extract = fs.records.find((r) => r.operation === 'extract')!;
+      expect(extract).toMatchObject({ status: 'failed', verified: false });
+      expect(extract.errorSample).toContain(`in the bucket: 1 of 60 files were not in the bucket with their sizes 0 s after close (e.g. ${lost}: absent`);
+      // The bounded wait for a client that uploads after close was given, and no more.
+      expect(Date.now() - started).toBeGreaterThanOrEqual(300);
     } finally {
       fs.cleanup();
     }

@@ -160,3 +160,45 @@ describe('file-system workloads on s3fs and Mountpoint against the embedded endp
     expect(summary).toMatch(/not applicable: metadata on s3-api/);
   });
 });
+
+/**
+ * Seed 004's three cache states on clients with a data cache: Mountpoint `cached` keeps its cache
+ * on the local disk, so a remount that keeps it is measured as `warm-disk`; s3fs `seed-000` keeps
+ * its use_cache folder on a RAM disk (as seed 000 did), which is not a disk cache: no `warm-disk`.
+ */
+describe('web-serving cache states on clients with a data cache', () => {
+  const dir = mkdtempSync(join(tmpdir(), 's3ab-test-fsw-cache-'));
+  let records: ResultRecord[] = [];
+
+  beforeAll(async () => {
+    const matrixFile = join(dir, 'matrix.json');
+    writeFileSync(matrixFile, JSON.stringify({
+      name: 'web-serving-cache-test', repetitions: 1, cache: ['cold', 'warm'],
+      methods: [{ name: 'mountpoint', variant: 'cached' }, { name: 's3fs', variant: 'seed-000' }],
+      workloads: { 'web-serving': { files: 80, reads: 320, readers: 16 } },
+    }));
+    const outcome = await runBenchmark({ matrixFile, resultsDir: join(dir, 'results'), quiet: true });
+    for (const part of readdirSync(outcome.resultsDir).filter((d) => d.startsWith('dt='))) {
+      for (const f of readdirSync(join(outcome.resultsDir, part))) {
+        for (const line of readFileSync(join(outcome.resultsDir, part, f), 'utf8').trim().split('\n')) records.push(JSON.parse(line));
+      }
+    }
+  }, 300_000);
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  test('mountpoint:cached records cold, warm-disk and warm-memory apart, each verified', () => {
+    const mp = records.filter((r) => r.method === 'mountpoint' && r.method_variant === 'cached');
+    expect(mp.map((r) => r.cache).sort()).toEqual(['cold', 'warm-disk', 'warm-memory']);
+    for (const r of mp) {
+      expect({ cache: r.cache, status: r.status, verified: r.verified, ok: r.ok }).toEqual({ cache: r.cache, status: 'ok', verified: true, ok: 320 });
+      expect(recordErrors(r)).toEqual([]);
+    }
+    expect(String(mp[0].method_options.cache)).toMatch(/local disk folder/);
+  });
+
+  test('s3fs:seed-000 (cache on a RAM disk) records no warm-disk state', () => {
+    const s3fs = records.filter((r) => r.method === 's3fs' && r.method_variant === 'seed-000');
+    expect(s3fs.map((r) => r.cache).sort()).toEqual(['cold', 'warm-memory']);
+    for (const r of s3fs) expect({ cache: r.cache, status: r.status, verified: r.verified }).toEqual({ cache: r.cache, status: 'ok', verified: true });
+  });
+});
