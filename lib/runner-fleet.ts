@@ -257,6 +257,9 @@ export function runStepScript(p: { resultsBucket: string; dataBucket: string; fi
     'TOKEN=$(curl -sf -X PUT http://169.254.169.254/latest/api/token -H "X-aws-ec2-metadata-token-ttl-seconds: 300")',
     'md() { curl -sf -H "X-aws-ec2-metadata-token: $TOKEN" "http://169.254.169.254/latest/meta-data/$1"; }',
     'export S3AB_HOME=/opt/s3ab S3AB_INSTANCE_TYPE="$(md instance-type)" S3AB_REGION="$(md placement/region)" S3AB_AZ="$(md placement/availability-zone)"',
+    // Amazon Linux 2023's /tmp is a RAM disk: scratch files and the clients' disk caches go on the
+    // EBS volume, so a "warm-disk" result is a disk cache there too.
+    'export TMPDIR=/var/tmp/s3ab && mkdir -p "$TMPDIR"',
     'export AWS_REGION="$S3AB_REGION" S3AB_RUNNER_ID="$(md instance-id)"',
     `export S3AB_S3FILES_FS_ID=${p.fileSystemId}`,
     `aws s3 cp --only-show-errors s3://${p.resultsBucket}/${RESULTS_LAYOUT.executions}{{ runId }}/matrix.json /opt/s3ab/matrix-{{ runId }}.json`,

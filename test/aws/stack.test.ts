@@ -262,6 +262,8 @@ describe('runner fleet', () => {
     const [, doc] = resourcesOf(s, 'AWS::SSM::Document').find(([id]) => id.includes('RunStep'))!;
     expect(Object.keys(doc.Content.parameters).sort()).toEqual(['executionTimeout', 'runId', 'step']);
     expect(JSON.stringify(doc.Content.mainSteps[0].inputs.runCommand)).toMatch(/s3ab\.js step --matrix .* --step \{\{ step \}\} --run-id \{\{ runId \}\}/);
+    // Scratch and client disk caches on the EBS volume, not on AL2023's RAM-disk /tmp.
+    expect(JSON.stringify(doc.Content.mainSteps[0].inputs.runCommand)).toContain('export TMPDIR=/var/tmp/s3ab');
   });
 
   test('the run-step document gives the s3files method the stack\'s file system id (S3AB_S3FILES_FS_ID, read by runner/methods/s3files.ts)', () => {
