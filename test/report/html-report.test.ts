@@ -5,6 +5,7 @@ import { recordErrors, type ResultRecord } from '../../runner/results/record';
 import { FIXTURE_LINK_LIMIT, FIXTURE_WORKLOADS, METADATA_TESTS, SEMANTICS_PROBES, writeReportFixture } from '../../scripts/fixtures/report-fixture';
 import { openInChromium, type OpenedPage } from '../helpers/browser';
 import { s3ab } from '../helpers/cli';
+import { num } from '../../runner/report/format';
 
 /** The page's sections as the browser shows them. */
 async function sections(page: OpenedPage['page']): Promise<Record<string, { hasData: boolean; text: string; charts: number }>> {
@@ -23,6 +24,24 @@ function readRecords(dir: string): ResultRecord[] {
   }
   return out;
 }
+
+/** The text of one cell of a seed-000 table in the ratios section: details `summary`, table `metric`, row `size`, column `column`. */
+async function ratioCell(page: OpenedPage['page'], summary: string, metric: string, size: string, column: string): Promise<string | null> {
+  return page.locator('section#ratios').evaluate((section, { summary, metric, size, column }) => {
+    const details = [...section.querySelectorAll('details')].find((d) => d.querySelector('summary')?.textContent === summary);
+    const cap = [...(details?.querySelectorAll('p.tcap') ?? [])].find((p) => p.textContent!.endsWith(`— ${metric}`));
+    const table = cap?.nextElementSibling?.querySelector('table');
+    if (!table) return null;
+    const col = [...table.querySelectorAll('thead th')].findIndex((th) => th.textContent === column);
+    const row = [...table.querySelectorAll('tbody tr')].find((tr) => tr.children[0].textContent === size);
+    return row && col >= 0 ? row.children[col].textContent : null;
+  }, { summary, metric, size, column });
+}
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
 
 const SECTION_IDS = ['summary', 'problems', 'size', 'ratios', 'percentiles', 'metadata', 'cache', 'semantics', 'workloads', 'facts'];
 const work = mkdtempSync(join(tmpdir(), 's3ab-report-test-'));
@@ -125,8 +144,31 @@ describe('the HTML report of a folder with every kind of record (rendering fixtu
     const text = (await opened.page.locator('section#ratios').textContent())!;
     expect(text).toMatch(/objects · download — throughput \(MiB\/s\)/);
     expect(text).toContain('s3-api vs aws-cli');
-    expect(text).toMatch(/fio-seq · read · warm/);
+    expect(text).toMatch(/fio-seq · read \(direct\) · warm/);
     expect(await opened.page.locator('section#ratios td.cached .flag-cache').count()).toBeGreaterThan(0);
+  });
+
+  test('fio direct and buffered results stay apart: own panels, own tables, own medians', async () => {
+    const records = readRecords(dir).filter((r) => r.workload === 'fio-seq' && r.method === 's3fs' && r.object_size_bytes === 1024 && r.operation === 'read' && r.cache === 'cold');
+    const iops = (io: string) => records.filter((r) => r.workload_params.io === io).map((r) => r.ops_per_s!);
+    expect(iops('direct')).toHaveLength(3);
+    expect(iops('buffered')).toHaveLength(3);
+    for (const io of ['direct', 'buffered']) {
+      expect({ io, shown: await ratioCell(opened.page, `fio-seq · read (${io}) · cold`, 'IOPS (operations/s)', '1 KiB', 's3fs') }).toEqual({ io, shown: num(median(iops(io))) });
+    }
+    // No table or chart panel mixes the modes.
+    const summaries = await opened.page.locator('section#ratios details summary').allTextContents();
+    expect(summaries.filter((t) => t.startsWith('fio-seq'))).toEqual([
+      'fio-seq · read (direct) · cold', 'fio-seq · read (direct) · warm', 'fio-seq · read (buffered) · cold', 'fio-seq · read (buffered) · warm',
+      'fio-seq · write (direct) · cold', 'fio-seq · write (buffered) · cold',
+    ]);
+    const fioChart = await opened.page.locator('section#size figure.chart').filter({ hasText: 'Throughput of fio-seq' }).innerText();
+    for (const panel of ['read (direct)', 'read (buffered)', 'write (direct)', 'write (buffered)']) expect(fioChart).toContain(panel);
+    const rows = await opened.page.locator('section#summary table tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.children].map((c) => (c as unknown as { innerText: string }).innerText)));
+    const fioCases = rows.filter((r) => r[0] === 'fio-seq').map((r) => r[1]);
+    expect(fioCases.filter((r) => /^read \(direct\) 1 KiB.*\(cold\)$/.test(r))).toHaveLength(1);
+    expect(fioCases.filter((r) => /^read \(buffered\) 1 KiB.*\(cold\)$/.test(r))).toHaveLength(1);
+    expect(fioCases.filter((r) => !/^(read|write) \((direct|buffered)\) /.test(r))).toEqual([]);
   });
 
   test('latency percentiles per method and workload', async () => {
@@ -176,8 +218,8 @@ describe('the HTML report of a folder with every kind of record (rendering fixtu
     const rows = await opened.page.locator('section#summary table tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.children].map((c) => (c as unknown as { innerText: string }).innerText)));
     const find = (workload: string, kase: RegExp) => rows.find((r) => r[0] === workload && kase.test(r[1]));
     expect(find('objects', /^list 1 KiB–100 MiB$/)?.[2]).toBe('s3-api');
-    expect(find('fio-seq', /^read 100 KiB–100 MiB \(warm\)$/)?.[2]).toBe('s3fs');
-    expect(find('fio-seq', /^read 100 KiB–100 MiB \(warm\)$/)?.[5]).toMatch(/served from a cache/);
+    expect(find('fio-seq', /^read \(direct\) 100 KiB–100 MiB \(warm\)$/)?.[2]).toBe('s3fs');
+    expect(find('fio-seq', /^read \(direct\) 100 KiB–100 MiB \(warm\)$/)?.[5]).toMatch(/served from a cache/);
     expect(find('metadata', /^data-modifications$/)?.[5]).toMatch(/not supported by mountpoint/);
     expect(find('metadata', /^empty-files$/)?.[5]).toMatch(/mountpoint completed 2%/);
     expect(find('semantics', /POSIX semantics/)?.[2]).toBe('s3fs, rclone');
@@ -199,9 +241,10 @@ describe('a results folder with bad lines', () => {
   let stdout = '';
   let opened: OpenedPage;
   let stepFile = '';
+  let records = 0;
 
   beforeAll(async () => {
-    await writeReportFixture(dir, { repetitions: 2 });
+    ({ records } = await writeReportFixture(dir, { repetitions: 2 }));
     const part = readdirSync(dir).find((d) => d.startsWith('dt='))!;
     stepFile = readdirSync(join(dir, part)).find((f) => f.includes('--s3-api--objects'))!;
     const lines = readFileSync(join(dir, part, stepFile), 'utf8').split('\n').filter(Boolean).length;
@@ -237,7 +280,7 @@ describe('a results folder with bad lines', () => {
     const s = await sections(opened.page);
     for (const id of SECTION_IDS) expect({ id, hasData: s[id].hasData }).toEqual({ id, hasData: true });
     // The good lines of the damaged file still count: every record of the two repetitions is in.
-    expect(await opened.page.locator('section#facts').innerText()).toMatch(/618 in this run \(618 valid records read, 3 unreadable lines\)/);
+    expect(await opened.page.locator('section#facts').innerText()).toContain(`${num(records)} in this run (${num(records)} valid records read, 3 unreadable lines)`);
   });
 
   test('the text summary leaves them out too, and says so', async () => {

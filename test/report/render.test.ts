@@ -7,7 +7,7 @@ import { normalizeCells, stringMapOf, type Cell, type MethodFacts, type ReportIn
 function cell(over: Partial<Cell>): Cell {
   return {
     workload: 'objects', operation: 'download', object_size_bytes: 1024, method: 's3-api', method_variant: 'default', cache: 'none',
-    records: 3, repetitions: 3, failed_batches: 0, unverified: 0, unsupported: 0, not_applicable: 0, ops: 30, ok: 30, failed: 0,
+    io: null, records: 3, repetitions: 3, distinct_repetitions: 3, failed_batches: 0, unverified: 0, unsupported: 0, not_applicable: 0, ops: 30, ok: 30, failed: 0,
     mib_s_min: null, mib_s_median: null, mib_s_max: null, ops_s_min: null, ops_s_median: null, ops_s_max: null, ops_s_partial_median: null,
     mean_us_min: null, mean_us_median: null, mean_us_max: null, p50_us_median: null, p95_us_median: null, p99_us_median: null, max_us: null,
     duration_ms_min: null, duration_ms_median: null, duration_ms_max: null, delay_ms_min: null, delay_ms_median: null, delay_ms_max: null,
@@ -156,6 +156,31 @@ describe('rows from DuckDB and from Athena read the same', () => {
     // Neither engine keeps a map's order: keys come out sorted, so both pages list options alike.
     expect(Object.keys(stringMapOf('{part_size=8MiB, keep_alive=true}'))).toEqual(['keep_alive', 'part_size']);
     expect(Object.keys(stringMapOf([{ key: 'part_size', value: '8MiB' }, { key: 'keep_alive', value: 'true' }]))).toEqual(['keep_alive', 'part_size']);
+  });
+});
+
+describe('I/O modes are separate cases', () => {
+  test('a row\'s io goes into the operation, from DuckDB and from Athena alike; rows without one keep theirs', () => {
+    const [direct, buffered, plain] = normalizeCells([
+      { workload: 'fio-seq', operation: 'read', io: 'direct', records: 3n },
+      { workload: 'fio-seq', operation: 'read', io: 'buffered', records: '3' },
+      { workload: 'objects', operation: 'download', io: null, records: 3 },
+    ]);
+    expect([direct.operation, direct.io, buffered.operation, plain.operation, plain.io]).toEqual(['read (direct)', 'direct', 'read (buffered)', 'download', null]);
+  });
+
+  test('the summary and the comparison never put direct and buffered figures together', () => {
+    const fio = (method: string, io: string, size: number, mibS: number) => ({ ...speed(method, size, mibS), workload: 'fio-seq', cache: 'cold' as const, io, operation: `read (${io})` });
+    const cells = [1024, 1024 ** 2].flatMap((s) => [fio('s3fs', 'direct', s, 10), fio('s3fs', 'buffered', s, 100), fio('rclone', 'direct', s, 20), fio('rclone', 'buffered', s, 50)]);
+    const recs = recommendations(input(cells), ['s3fs', 'rclone']);
+    expect(recs.map((r) => [r.case, r.best, r.margin])).toEqual([
+      ['read (direct) 1 KiB–1 MiB (cold)', 'rclone', '2x the throughput of s3fs'],
+      ['read (buffered) 1 KiB–1 MiB (cold)', 's3fs', '2x the throughput of rclone'],
+    ]);
+    const cmp = compareRuns(input(cells), input(cells.map((c) => (c.io === 'buffered' ? { ...c, mib_s_median: c.mib_s_median! * 2 } : c))));
+    const tp = cmp.changes.filter((c) => c.metric === 'throughput');
+    expect(tp.filter((c) => c.case.startsWith('read (direct)')).map((c) => c.changePct)).toEqual([0, 0, 0, 0]);
+    expect(tp.filter((c) => c.case.startsWith('read (buffered)')).map((c) => c.changePct)).toEqual([100, 100, 100, 100]);
   });
 });
 

@@ -1,5 +1,5 @@
 import { formatSize } from '../../core/units';
-import { CACHE_ORDER, methodLabel, type Cache, type Cell, type ReportInput } from '../model';
+import { CACHE_ORDER, methodLabel, operationWithMode, type Cache, type Cell, type ReportInput } from '../model';
 import { num } from './format';
 
 /**
@@ -31,8 +31,13 @@ export function byOrder<T>(items: T[], order: string[], key: (t: T) => string): 
   return [...items].sort((a, b) => rank(key(a)) - rank(key(b)) || key(a).localeCompare(key(b)));
 }
 
+/** I/O modes in the order shown: seed 000's O_DIRECT first. */
+const IO_ORDER = ['direct', 'buffered'];
+
 export function operationOrder(workload: string, ops: string[]): string[] {
-  const order = workload === 'semantics' ? PROBE_ORDER : workload === 'metadata' ? METADATA_ORDER : workload === 'objects' ? OBJECT_OPS : ['read', 'write'];
+  const base = workload === 'semantics' ? PROBE_ORDER : workload === 'metadata' ? METADATA_ORDER : workload === 'objects' ? OBJECT_OPS : ['read', 'write'];
+  // Each operation, then the same operation per I/O mode ("read (direct)", "read (buffered)").
+  const order = base.flatMap((op) => [op, ...IO_ORDER.map((io) => operationWithMode(op, io))]);
   return byOrder([...new Set(ops)], order, (o) => o);
 }
 
