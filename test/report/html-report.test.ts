@@ -226,6 +226,25 @@ describe('the HTML report of a folder with every kind of record (rendering fixtu
     expect(find('tar-extract', /extract/)?.[5]).toMatch(/rclone: 1 failed batch left out/);
   });
 
+  test('object methods (no cache) are ranked with the mounts\' cold figures; warm apart', async () => {
+    const rows = await opened.page.locator('section#summary table tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.children].map((c) => (c as unknown as { innerText: string }).innerText)));
+    const walks = rows.filter((r) => r[0] === 'dir-walk');
+    expect(walks.map((r) => r[1])).toEqual(['walk 1 KiB (cold)']);
+    // s3fs and rclone walk in ~0.9 s, the object methods in 1.7 s or more, mountpoint in 175 s.
+    expect(walks[0][2]).toMatch(/^(s3fs|rclone)$/);
+    expect(walks[0][3]).toMatch(/x faster than (s3fs|rclone)$/);
+    expect(walks[0][5]).toContain('aws-cli, s3-api: no client cache, ranked with the mounts\' cold (first-access) figures');
+    // The workload table: one row for the walk, every method in it, "vs best" across them.
+    const table = await opened.page.locator('section#workloads table tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.children].map((c) => (c as unknown as { innerText: string }).innerText)));
+    const walkRows = table.filter((r) => r[0].startsWith('dir-walk'));
+    expect(new Set(walkRows.map((r) => r[0]))).toEqual(new Set(['dir-walk · walk 1 KiB (cold)']));
+    expect(walkRows.map((r) => r[1]).sort()).toEqual(['aws-cli', 'mountpoint', 'rclone', 's3-api', 's3fs']);
+    const vsBest = (m: string) => Number(walkRows.find((r) => r[1] === m)![8].replace(/[x,]/g, ''));
+    expect(Math.min(vsBest('s3fs'), vsBest('rclone'))).toBe(1);
+    expect(vsBest('s3-api')).toBeGreaterThan(1.3);
+    expect(vsBest('mountpoint')).toBeGreaterThan(100);
+  });
+
   test('run facts: host, instance type, link limit, versions and options of every method', async () => {
     const text = await opened.page.locator('section#facts').innerText();
     for (const s of ['rendering-fixture.invalid', 'c7g.large', '1,192 MiB/s', 'mount-s3 (mountpoint-s3-fs 0.11.0)', 'rclone v1.60.1', 'aws-cli 2.9.19',

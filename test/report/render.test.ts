@@ -63,6 +63,23 @@ describe('the generated "which method for which workload" summary', () => {
     expect(recs[0].margin).toBe('2–5x the throughput of mountpoint');
   });
 
+  test('ranks object methods (cache none) with mounts\' cold figures, keeps warm apart', () => {
+    const sized = (method: string, cache: Cell['cache'], s: number, mibS: number) => ({ ...speed(method, s, mibS), workload: 'read-scaling', operation: 'single-stream', cache });
+    const cells = sizes.flatMap((s) => [sized('s3-api', 'none', s, 100), sized('mountpoint', 'cold', s, 50), sized('mountpoint', 'warm', s, 400)]);
+    const recs = recommendations(input(cells), ['s3-api', 'mountpoint']);
+    expect(recs.map((r) => [r.case, r.best, r.margin])).toEqual([
+      ['single-stream 1 KiB–64 MiB (cold)', 's3-api', '2x the throughput of mountpoint'],
+      ['single-stream 1 KiB–64 MiB (warm)', 'mountpoint', 'only method with a result'],
+    ]);
+    expect(recs[0].notes).toContain('s3-api: no client cache, ranked with the mounts\' cold (first-access) figures');
+    // Timed jobs alike: one verdict for the walk, not "only method with a result" twice.
+    const walk = (method: string, cache: Cell['cache'], ms: number) => cell({ workload: 'dir-walk', operation: 'walk', object_size_bytes: null, method, cache, duration_ms_min: ms, duration_ms_median: ms, duration_ms_max: ms });
+    const jobs = recommendations(input([walk('s3-api', 'none', 1700), walk('s3fs', 'cold', 900), walk('rclone', 'cold', 950)]), ['s3-api', 's3fs', 'rclone']);
+    expect(jobs.map((r) => [r.case, r.best, r.margin])).toEqual([['walk (cold)', 's3fs', '1.06x faster than rclone']]);
+    // Object methods alone keep their plain label.
+    expect(recommendations(input([walk('s3-api', 'none', 1700), walk('aws-cli', 'none', 3400)]), ['s3-api', 'aws-cli']).map((r) => r.case)).toEqual(['walk']);
+  });
+
   test('names refusals, partial success and figures served from a cache', () => {
     const meta = (method: string, over: Partial<Cell>) => cell({ workload: 'metadata', operation: 'file-moves', object_size_bytes: null, method, ...over });
     const recs = recommendations(input([

@@ -50,6 +50,35 @@ export function caseLabel(c: Pick<Cell, 'operation' | 'object_size_bytes' | 'cac
   return `${c.operation}${size}${cache}`;
 }
 
+/**
+ * The cache state cells are compared in: `none` (an object method keeps no client cache, every
+ * access goes to the store) counts as a first access, like a mount's `cold`; warm states stay apart.
+ */
+export const accessGroup = (cache: Cache): Cache => (cache === 'none' ? 'cold' : cache);
+
+/** Workload, operation, size and access group: the cells one verdict, one table row, one "vs best" compares. */
+export const caseKey = (c: Cell) => `${c.workload}\u0000${c.operation}\u0000${c.object_size_bytes}\u0000${accessGroup(c.cache)}`;
+
+/** The cache state a group of cells is labelled with: none where no cell has a cache (object methods only). */
+export function shownCache(cells: Pick<Cell, 'cache'>[]): Cache {
+  const group = accessGroup(cells[0].cache);
+  return group === 'cold' && cells.every((c) => c.cache === 'none') ? 'none' : group;
+}
+
+/** Case labels per access group: "walk 1 KiB (cold)" for object methods and cold mounts alike. */
+export function groupCaseLabels(cells: Cell[], withSize = true): (c: Cell) => string {
+  const groups = new Map<string, Cell[]>();
+  for (const c of cells) groups.set(caseKey(c), [...(groups.get(caseKey(c)) ?? []), c]);
+  return (c) => caseLabel({ ...c, cache: shownCache(groups.get(caseKey(c)) ?? [c]) }, withSize);
+}
+
+/** Says so where object methods (no cache) are ranked with mounts' cold figures. */
+export function firstAccessNote(cells: Cell[]): string[] {
+  const objects = [...new Set(cells.filter((c) => c.cache === 'none' && measured(c)).map(label))];
+  if (!objects.length || !cells.some((c) => c.cache === 'cold' && measured(c))) return [];
+  return [`${objects.join(', ')}: no client cache, ranked with the mounts' cold (first-access) figures`];
+}
+
 export interface SweepGroup {
   workload: string;
   operations: string[];
@@ -221,9 +250,10 @@ export function recommendations(input: ReportInput, order: string[]): Recommenda
   // Size sweeps: winner per size, runs of equal winners merged into size ranges.
   for (const g of sweeps) {
     for (const op of g.operations) {
-      const caches = [...new Set(g.cells.filter((c) => c.operation === op).map((c) => c.cache))].sort((a, b) => cacheRank(a) - cacheRank(b));
-      for (const cache of caches) {
-        const mine = cells.filter((c) => c.workload === g.workload && c.operation === op && c.cache === cache);
+      const groups = [...new Set(g.cells.filter((c) => c.operation === op).map((c) => accessGroup(c.cache)))].sort((a, b) => cacheRank(a) - cacheRank(b));
+      for (const group of groups) {
+        const mine = cells.filter((c) => c.workload === g.workload && c.operation === op && accessGroup(c.cache) === group);
+        const cache = shownCache(mine);
         const payload = mine.some(movesPayload);
         const pick = (c: Cell): [number | null, number | null, number | null] => (payload ? [c.mib_s_min, c.mib_s_median, c.mib_s_max] : [c.ops_s_min, c.ops_s_median, c.ops_s_max]);
         const sizes = [...new Set(mine.filter(measured).map((c) => c.object_size_bytes!))].sort((a, b) => a - b);
@@ -236,7 +266,8 @@ export function recommendations(input: ReportInput, order: string[]): Recommenda
           out.push({
             workload: g.workload, case: `${op} ${sizeRange(run.sizes)}${cache !== 'none' ? ` (${cache})` : ''}`, best: run.best,
             margin: run.factors.length ? `${factorText(run.factors)} ${payload ? 'the throughput' : 'the operations/s'} of ${[...run.next].join(', ')}` : 'only method with a result',
-            basis: payload ? 'median MiB/s' : 'median operations/s', notes: [...notes, ...notFor(mine.filter((c) => run!.sizes.includes(c.object_size_bytes!)))],
+            basis: payload ? 'median MiB/s' : 'median operations/s',
+            notes: [...notes, ...firstAccessNote(mine.filter((c) => run!.sizes.includes(c.object_size_bytes!))), ...notFor(mine.filter((c) => run!.sizes.includes(c.object_size_bytes!)))],
           });
           run = null;
         };
@@ -300,15 +331,16 @@ export function recommendations(input: ReportInput, order: string[]): Recommenda
 
   // Timed jobs and single-size workloads: the shortest median time.
   const jobs = jobCells(cells, sweeps).filter((c) => c.not_applicable < c.records);
-  const keys = [...new Set(jobs.map((c) => `${c.workload}\u0000${c.operation}\u0000${c.object_size_bytes}\u0000${c.cache}`))];
+  const keys = [...new Set(jobs.map(caseKey))];
   for (const key of keys.sort()) {
-    const mine = jobs.filter((c) => `${c.workload}\u0000${c.operation}\u0000${c.object_size_bytes}\u0000${c.cache}` === key);
+    const mine = jobs.filter((c) => caseKey(c) === key);
     const r = rank(candidates(mine, (c) => [c.duration_ms_min, c.duration_ms_median, c.duration_ms_max]), 'lower');
     const first = mine[0];
     out.push({
-      workload: first.workload, case: caseLabel(first), best: r ? r.best.method : 'none',
+      workload: first.workload, case: caseLabel({ ...first, cache: shownCache(mine) }), best: r ? r.best.method : 'none',
       margin: !r ? 'no method completed it' : r.next ? `${num(r.factor)}x faster than ${r.next.method}` : 'only method with a result',
-      basis: 'median time', notes: [...(r?.overlap ? ['within the run-to-run spread'] : []), ...(r?.best.cached ? ['served from a cache'] : []), ...notFor(mine)],
+      basis: 'median time',
+      notes: [...(r?.overlap ? ['within the run-to-run spread'] : []), ...(r?.best.cached ? ['served from a cache'] : []), ...firstAccessNote(mine), ...notFor(mine)],
     });
   }
   return byOrder(out, ['objects', 'fio-seq', 'metadata', 'semantics'], (r) => r.workload);
