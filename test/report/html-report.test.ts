@@ -224,6 +224,13 @@ describe('the HTML report of a folder with every kind of record (rendering fixtu
     expect(find('metadata', /^empty-files$/)?.[5]).toMatch(/mountpoint completed 2%/);
     expect(find('semantics', /POSIX semantics/)?.[2]).toBe('s3fs, rclone');
     expect(find('tar-extract', /extract/)?.[5]).toMatch(/rclone: 1 failed batch left out/);
+    // Support checks (not timed) are verdicts: who kept the files' metadata.
+    expect(find('tar-extract', /^timestamps$/)?.slice(2, 4)).toEqual(['rclone', 'supported by rclone']);
+    expect(find('tar-extract', /^timestamps$/)?.[5]).toBe('not supported by s3fs, mountpoint');
+    expect(find('tar-extract', /^permissions$/)?.slice(2, 4)).toEqual(['s3fs', 'supported by s3fs']);
+    const table = await opened.page.locator('section#workloads table tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.children].map((c) => (c as unknown as { innerText: string }).innerText)));
+    const stamps = table.filter((r) => r[0] === 'tar-extract · timestamps').map((r) => [r[1], r[3], r[9]]);
+    expect(stamps).toEqual([['s3fs', 'not timed', 'not supported'], ['mountpoint', 'not timed', 'not supported'], ['rclone', 'not timed', 'supported']]);
   });
 
   test('object methods (no cache) are ranked with the mounts\' cold figures; warm apart', async () => {
@@ -233,7 +240,7 @@ describe('the HTML report of a folder with every kind of record (rendering fixtu
     // s3fs and rclone walk in ~0.9 s, the object methods in 1.7 s or more, mountpoint in 175 s.
     expect(walks[0][2]).toMatch(/^(s3fs|rclone)$/);
     expect(walks[0][3]).toMatch(/x faster than (s3fs|rclone)$/);
-    expect(walks[0][5]).toContain('aws-cli, s3-api: no client cache, ranked with the mounts\' cold (first-access) figures');
+    expect(walks[0][5]).toContain('s3-api, aws-cli: no client cache, ranked with the mounts\' cold (first-access) figures');
     // The workload table: one row for the walk, every method in it, "vs best" across them.
     const table = await opened.page.locator('section#workloads table tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.children].map((c) => (c as unknown as { innerText: string }).innerText)));
     const walkRows = table.filter((r) => r[0].startsWith('dir-walk'));

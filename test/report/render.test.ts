@@ -80,6 +80,18 @@ describe('the generated "which method for which workload" summary', () => {
     expect(recommendations(input([walk('s3-api', 'none', 1700), walk('aws-cli', 'none', 3400)]), ['s3-api', 'aws-cli']).map((r) => r.case)).toEqual(['walk']);
   });
 
+  test('support checks without timing are verdicts: who supports it, not "no method completed it"', () => {
+    const check = (method: string, over: Partial<Cell>) => cell({ workload: 'tar-extract', operation: 'timestamps', object_size_bytes: null, method, duration_ms_min: 0, duration_ms_median: 0, duration_ms_max: 0, ...over });
+    const recs = recommendations(input([
+      check('s3fs', { repetitions: 0, unsupported: 3, ok: 0 }),
+      check('rclone', {}),
+      check('mountpoint', { repetitions: 0, unsupported: 3, ok: 0 }),
+    ]), ['s3fs', 'rclone', 'mountpoint']);
+    expect(recs).toEqual([expect.objectContaining({ case: 'timestamps', best: 'rclone', margin: 'supported by rclone', notes: ['not supported by s3fs, mountpoint'] })]);
+    const none = recommendations(input([check('s3fs', { repetitions: 0, unsupported: 3, ok: 0, duration_ms_median: null })]), ['s3fs']);
+    expect(none).toEqual([expect.objectContaining({ best: 'none', margin: 'no method supports it' })]);
+  });
+
   test('names refusals, partial success and figures served from a cache', () => {
     const meta = (method: string, over: Partial<Cell>) => cell({ workload: 'metadata', operation: 'file-moves', object_size_bytes: null, method, ...over });
     const recs = recommendations(input([

@@ -73,8 +73,8 @@ export function groupCaseLabels(cells: Cell[], withSize = true): (c: Cell) => st
 }
 
 /** Says so where object methods (no cache) are ranked with mounts' cold figures. */
-export function firstAccessNote(cells: Cell[]): string[] {
-  const objects = [...new Set(cells.filter((c) => c.cache === 'none' && measured(c)).map(label))];
+export function firstAccessNote(cells: Cell[], order: string[]): string[] {
+  const objects = byOrder([...new Set(cells.filter((c) => c.cache === 'none' && measured(c)).map(label))], order, (m) => m);
   if (!objects.length || !cells.some((c) => c.cache === 'cold' && measured(c))) return [];
   return [`${objects.join(', ')}: no client cache, ranked with the mounts' cold (first-access) figures`];
 }
@@ -97,6 +97,15 @@ export function sizeSweeps(cells: Cell[]): SweepGroup[] {
   }
   // Seed 000's workload first, then fio.
   return byOrder(groups, ['objects', 'fio-seq'], (g) => g.workload);
+}
+
+/**
+ * A support check: the case's successful records carry no timing (tar-extract's permissions,
+ * timestamps, ownership: did the files keep them?). Its result is who supports it, not who is fastest.
+ */
+export function isSupportCheck(cells: Cell[]): boolean {
+  const ok = cells.filter(measured);
+  return ok.length > 0 && ok.every((c) => !((c.duration_ms_max ?? 0) > 0));
 }
 
 /** Cells of workloads that are neither size sweeps, metadata nor semantics: timed jobs. */
@@ -217,10 +226,11 @@ function rank(cands: Candidate[], dir: Direction): { best: Candidate; next: Cand
   return { best, next, factor, overlap };
 }
 
-function notFor(cells: Cell[]): string[] {
+function notFor(cells: Cell[], order: string[]): string[] {
   const notes: string[] = [];
-  const unsupported = [...new Set(cells.filter((c) => c.unsupported > 0 && !measured(c)).map(label))];
-  const failed = [...new Set(cells.filter((c) => c.failed_batches > 0 && !measured(c) && c.unsupported === 0).map(label))];
+  const methods = (of: Cell[]) => byOrder([...new Set(of.map(label))], order, (m) => m);
+  const unsupported = methods(cells.filter((c) => c.unsupported > 0 && !measured(c)));
+  const failed = methods(cells.filter((c) => c.failed_batches > 0 && !measured(c) && c.unsupported === 0));
   if (unsupported.length) notes.push(`not supported by ${unsupported.join(', ')}`);
   if (failed.length) notes.push(`failed on ${failed.join(', ')}`);
   // Methods that have a result but lost some repetitions: their medians rest on fewer batches.
@@ -267,7 +277,7 @@ export function recommendations(input: ReportInput, order: string[]): Recommenda
             workload: g.workload, case: `${op} ${sizeRange(run.sizes)}${cache !== 'none' ? ` (${cache})` : ''}`, best: run.best,
             margin: run.factors.length ? `${factorText(run.factors)} ${payload ? 'the throughput' : 'the operations/s'} of ${[...run.next].join(', ')}` : 'only method with a result',
             basis: payload ? 'median MiB/s' : 'median operations/s',
-            notes: [...notes, ...firstAccessNote(mine.filter((c) => run!.sizes.includes(c.object_size_bytes!))), ...notFor(mine.filter((c) => run!.sizes.includes(c.object_size_bytes!)))],
+            notes: [...notes, ...firstAccessNote(mine.filter((c) => run!.sizes.includes(c.object_size_bytes!)), order), ...notFor(mine.filter((c) => run!.sizes.includes(c.object_size_bytes!)), order)],
           });
           run = null;
         };
@@ -298,7 +308,7 @@ export function recommendations(input: ReportInput, order: string[]): Recommenda
     out.push({
       workload: 'metadata', case: test, best: r ? r.best.method : 'none',
       margin: !r ? 'no method completed it' : r.next ? `${num(r.factor)}x the operations/s of ${r.next.method}` : 'only method that completed it',
-      basis: 'median operations/s, 100% success', notes: [...(r?.overlap ? ['within the run-to-run spread'] : []), ...partial, ...notFor(mine.filter((c) => c.ok === 0 || measured(c)))],
+      basis: 'median operations/s, 100% success', notes: [...(r?.overlap ? ['within the run-to-run spread'] : []), ...partial, ...notFor(mine.filter((c) => c.ok === 0 || measured(c)), order)],
     });
   }
 
@@ -334,13 +344,23 @@ export function recommendations(input: ReportInput, order: string[]): Recommenda
   const keys = [...new Set(jobs.map(caseKey))];
   for (const key of keys.sort()) {
     const mine = jobs.filter((c) => caseKey(c) === key);
-    const r = rank(candidates(mine, (c) => [c.duration_ms_min, c.duration_ms_median, c.duration_ms_max]), 'lower');
     const first = mine[0];
+    const kase = caseLabel({ ...first, cache: shownCache(mine) });
+    if (isSupportCheck(mine)) {
+      // A verdict, not a timing (tar-extract's permissions, timestamps, ownership): who kept it.
+      const supported = byOrder([...new Set(mine.filter(measured).map(label))], order, (m) => m);
+      out.push({
+        workload: first.workload, case: kase, best: supported.join(', '), margin: `supported by ${supported.join(', ')}`,
+        basis: 'support check (succeeded and verified; not timed)', notes: notFor(mine, order),
+      });
+      continue;
+    }
+    const r = rank(candidates(mine, (c) => [c.duration_ms_min, c.duration_ms_median, c.duration_ms_max]), 'lower');
     out.push({
-      workload: first.workload, case: caseLabel({ ...first, cache: shownCache(mine) }), best: r ? r.best.method : 'none',
-      margin: !r ? 'no method completed it' : r.next ? `${num(r.factor)}x faster than ${r.next.method}` : 'only method with a result',
+      workload: first.workload, case: kase, best: r ? r.best.method : 'none',
+      margin: !r ? (mine.every((c) => c.unsupported === c.records) ? 'no method supports it' : 'no method completed it') : r.next ? `${num(r.factor)}x faster than ${r.next.method}` : 'only method with a result',
       basis: 'median time',
-      notes: [...(r?.overlap ? ['within the run-to-run spread'] : []), ...(r?.best.cached ? ['served from a cache'] : []), ...firstAccessNote(mine), ...notFor(mine)],
+      notes: [...(r?.overlap ? ['within the run-to-run spread'] : []), ...(r?.best.cached ? ['served from a cache'] : []), ...firstAccessNote(mine, order), ...notFor(mine, order)],
     });
   }
   return byOrder(out, ['objects', 'fio-seq', 'metadata', 'semantics'], (r) => r.workload);

@@ -1,6 +1,6 @@
 import { methodLabel, type Cell, type ReportInput } from '../model';
 import {
-  accessGroup, byOrder, cacheCases, cacheRank, caseLabel, groupCaseLabels, jobCells, shownCache, label, measured, methodOrder, movesPayload, operationOrder, recommendations,
+  accessGroup, byOrder, cacheCases, cacheRank, caseLabel, groupCaseLabels, isSupportCheck, jobCells, shownCache, label, measured, methodOrder, movesPayload, operationOrder, recommendations,
   semanticsMatrix, sizeSweeps, type SweepGroup,
 } from './analysis';
 import {
@@ -365,9 +365,11 @@ async function workloadsSection(ctx: Ctx, sweeps: SweepGroup[]): Promise<Section
   const ordered = [...cells].sort((a, b) => a.workload.localeCompare(b.workload) || a.operation.localeCompare(b.operation, 'en', { numeric: true }) ||
     (a.object_size_bytes ?? 0) - (b.object_size_bytes ?? 0) || cacheRank(a.cache) - cacheRank(b.cache));
   const rowsOrder = [...new Set(ordered.map(rowOf))];
+  // Support checks (tar-extract's permissions, timestamps...) have no time: drawn as a verdict.
+  const checks = new Set(rowsOrder.filter((r) => isSupportCheck(ordered.filter((c) => rowOf(c) === r))));
   const points: RangePoint[] = ordered.map((c) => ({
-    row: rowOf(c), method: label(c), median: c.duration_ms_median ?? 0, lo: c.duration_ms_min ?? 0, hi: c.duration_ms_max ?? 0,
-    note: !measured(c) ? (c.unsupported ? 'not supported' : 'failed') : c.failed_batches ? `${c.failed_batches} failed` : undefined,
+    row: rowOf(c), method: label(c), median: checks.has(rowOf(c)) ? 0 : c.duration_ms_median ?? 0, lo: c.duration_ms_min ?? 0, hi: c.duration_ms_max ?? 0,
+    note: !measured(c) ? (c.unsupported ? 'not supported' : 'failed') : checks.has(rowOf(c)) ? 'supported' : c.failed_batches ? `${c.failed_batches} failed` : undefined,
   }));
   const parts: string[] = [];
   if (points.length) {
@@ -378,11 +380,13 @@ async function workloadsSection(ctx: Ctx, sweeps: SweepGroup[]): Promise<Section
   for (const r of rowsOrder) {
     const group = byOrder(ordered.filter((c) => rowOf(c) === r), ctx.methods, label);
     const best = Math.min(...group.filter(measured).map((c) => c.duration_ms_median ?? Infinity));
+    const check = checks.has(r);
     for (const c of group) {
       const status: TCell = c.unsupported === c.records ? { html: 'not supported', cls: 'unsupported', title: c.first_error ?? '' }
           : !measured(c) ? { html: 'FAILED', cls: 'failed', title: c.first_error ?? '' }
-            : c.failed_batches ? { html: `${c.failed_batches} failed`, cls: 'failed', title: c.first_error ?? '' } : 'ok';
-      rows.push([r, label(c), String(c.repetitions), spread(c.duration_ms_min, c.duration_ms_median, c.duration_ms_max, millis),
+            : c.failed_batches ? { html: `${c.failed_batches} failed`, cls: 'failed', title: c.first_error ?? '' }
+              : check ? { html: 'supported', cls: 'supported', title: 'a support check: succeeded and verified, not timed' } : 'ok';
+      rows.push([r, label(c), String(c.repetitions), check ? 'not timed' : spread(c.duration_ms_min, c.duration_ms_median, c.duration_ms_max, millis),
         withFlag(num(c.mib_s_median), c.served_from_cache > 0), num(c.ops_s_median), micros(c.p50_us_median), micros(c.p99_us_median),
         measured(c) && c.duration_ms_median ? `${num(c.duration_ms_median / best)}x` : '–', status]);
     }
