@@ -345,6 +345,27 @@ describe('a results folder with some sections missing', () => {
   }, 120_000);
 });
 
+describe('a repetition recorded twice (say, by two hosts)', () => {
+  test('captions count repetitions, not records', async () => {
+    const dir = join(work, 'twice');
+    const file = join(work, 'twice.html');
+    const { runId } = await writeReportFixture(dir, { repetitions: 2, workloads: ['objects'] });
+    const part = readdirSync(dir).find((d) => d.startsWith('dt='))!;
+    const step = readdirSync(join(dir, part)).find((f) => f.includes('--s3-api--objects'))!;
+    appendFileSync(join(dir, part, `${runId}--s999--s3-api--objects.jsonl`), readFileSync(join(dir, part, step)));
+    const r = await s3ab(['report', '--results', dir, '--html', file]);
+    expect(r.code).toBe(0);
+    const opened = await openInChromium(file);
+    try {
+      const captions = await opened.page.locator('section#size figcaption').allInnerTexts();
+      expect(captions.length).toBeGreaterThan(0);
+      for (const c of captions) expect(c).toContain('median over 2 repetitions');
+    } finally {
+      await opened.close();
+    }
+  }, 60_000);
+});
+
 describe('comparing two runs', () => {
   const dir = join(work, 'compare');
   let runA = '';

@@ -129,7 +129,7 @@ function sweepPoints(cells: Cell[], pick: (c: Cell) => [number | null, number | 
     if (median === null || !(median > 0)) return [];
     return [{
       operation: c.operation, method: label(c), cache: c.cache, series: `${label(c)} ${c.cache}`, size: c.object_size_bytes!,
-      median, lo: lo && lo > 0 ? lo : median, hi: hi ?? median, reps: c.repetitions, cached: c.served_from_cache > 0,
+      median, lo: lo && lo > 0 ? lo : median, hi: hi ?? median, reps: c.distinct_repetitions, cached: c.served_from_cache > 0,
     }];
   });
 }
@@ -141,7 +141,8 @@ async function sizeSection(ctx: Ctx, sweeps: SweepGroup[]): Promise<Section> {
   }
   const parts: string[] = [];
   const caption = (what: string, g: SweepGroup) => {
-    const reps = Math.max(...g.cells.map((c) => c.repetitions));
+    // Repetitions, not records: one repetition may record a cell more than once.
+    const reps = Math.max(...g.cells.map((c) => c.distinct_repetitions));
     return `${esc(what)} Lines: median over ${reps} repetition${reps === 1 ? '' : 's'}; shaded band: min–max over repetitions. Both axes are logarithmic.`;
   };
   for (const g of sweeps) {
@@ -209,7 +210,7 @@ function ratioSection(ctx: Ctx, sweeps: SweepGroup[]): Section {
               ...methods.map((m) => {
                 const c = at(m);
                 const v = c ? metric.pick(c) : null;
-                return { ...withFlag(metric.fmt(v), !!c && c.served_from_cache > 0 && metric.higherIsBetter), title: c ? `${c.repetitions} repetitions` : undefined };
+                return { ...withFlag(metric.fmt(v), !!c && c.served_from_cache > 0 && metric.higherIsBetter), title: c ? `median over ${c.distinct_repetitions} repetition${c.distinct_repetitions === 1 ? '' : 's'}` : undefined };
               }),
               ...others.map((b) => ratio(at(a) ? metric.pick(at(a)!) : null, at(b) ? metric.pick(at(b)!) : null)),
             ];
@@ -386,7 +387,7 @@ async function workloadsSection(ctx: Ctx, sweeps: SweepGroup[]): Promise<Section
           : !measured(c) ? { html: 'FAILED', cls: 'failed', title: c.first_error ?? '' }
             : c.failed_batches ? { html: `${c.failed_batches} failed`, cls: 'failed', title: c.first_error ?? '' }
               : check ? { html: 'supported', cls: 'supported', title: 'a support check: succeeded and verified, not timed' } : 'ok';
-      rows.push([r, label(c), String(c.repetitions), check ? 'not timed' : spread(c.duration_ms_min, c.duration_ms_median, c.duration_ms_max, millis),
+      rows.push([r, label(c), String(c.distinct_repetitions), check ? 'not timed' : spread(c.duration_ms_min, c.duration_ms_median, c.duration_ms_max, millis),
         withFlag(num(c.mib_s_median), c.served_from_cache > 0), num(c.ops_s_median), micros(c.p50_us_median), micros(c.p99_us_median),
         measured(c) && c.duration_ms_median ? `${num(c.duration_ms_median / best)}x` : '–', status]);
     }
