@@ -139,6 +139,12 @@ describe('the HTML report of a folder with every kind of record (rendering fixtu
     expect(await size.innerText()).toMatch(/mean latency \(µs\)/);
   });
 
+  test('the cold/warm legend of size charts draws its dash patterns (the symbols have a stroke)', async () => {
+    const dashes = await opened.page.locator('section#size .role-legend-symbol path[stroke-dasharray]').evaluateAll((paths) => paths.map((p) => p.getAttribute('stroke')));
+    expect(dashes.length).toBeGreaterThanOrEqual(2);
+    for (const stroke of dashes) expect(stroke).toMatch(/^#[0-9a-f]{6}$/i);
+  });
+
   test('A vs B tables in seed 000\'s form, with cache-served figures flagged', async () => {
     // textContent: most tables sit in closed <details>.
     const text = (await opened.page.locator('section#ratios').textContent())!;

@@ -137,12 +137,15 @@ export function sizeSweepSpec(opts: {
   const methods = opts.colors.domain.filter((m) => opts.points.some((p) => p.method === m));
   const strokeLegend = { symbolType: 'stroke', symbolStrokeWidth: 2, symbolSize: 240 };
   const color = { field: 'method', type: 'nominal', title: 'method', scale: subset(opts.colors, methods), legend: strokeLegend } as const;
+  // Vega-Lite leaves the stroke off a strokeDash legend when the line has filled points (the dash
+  // pattern is then drawn in nothing): give the symbols a stroke of their own.
+  const dashLegend = { ...strokeLegend, symbolStrokeColor: '#57606a', encode: { symbols: { update: { stroke: { value: '#57606a' } } } } };
   const layers: unknown[] = [
     {
       mark: { type: 'line', point: { filled: true, size: 28 }, strokeWidth: 1.8 },
       encoding: {
         x, y: { ...y, field: 'median' }, color, detail: { field: 'series' },
-        ...(caches.length > 1 ? { strokeDash: { field: 'cache', type: 'nominal', title: 'cache', scale: { domain: caches }, legend: { ...strokeLegend, symbolStrokeColor: '#57606a' } } } : {}),
+        ...(caches.length > 1 ? { strokeDash: { field: 'cache', type: 'nominal', title: 'cache', scale: { domain: caches }, legend: dashLegend } } : {}),
       },
     },
     { mark: { type: 'area', opacity: 0.16 }, encoding: { x, y: { ...y, field: 'lo' }, y2: { field: 'hi' }, color, detail: { field: 'series' } } },
