@@ -139,6 +139,16 @@ describe('the HTML report of a folder with every kind of record (rendering fixtu
     expect(await size.innerText()).toMatch(/mean latency \(µs\)/);
   });
 
+  test('the link limit is drawn once per panel, its label too', async () => {
+    const charts = await opened.page.locator('section#size figure.chart svg').evaluateAll((svgs) => svgs.map((svg) => ({
+      panels: svg.querySelectorAll('.role-mark.link_limit_marks').length,
+      rules: svg.querySelectorAll('.link_limit_marks line').length,
+      labels: svg.querySelectorAll('.link_limit_label_marks text').length,
+    })).filter((c) => c.panels > 0));
+    expect(charts.length).toBeGreaterThanOrEqual(2); // objects and fio-seq throughput
+    for (const c of charts) expect(c).toEqual({ panels: c.panels, rules: c.panels, labels: c.panels });
+  });
+
   test('the cold/warm legend of size charts draws its dash patterns (the symbols have a stroke)', async () => {
     const dashes = await opened.page.locator('section#size .role-legend-symbol path[stroke-dasharray]').evaluateAll((paths) => paths.map((p) => p.getAttribute('stroke')));
     expect(dashes.length).toBeGreaterThanOrEqual(2);

@@ -159,12 +159,18 @@ export function sizeSweepSpec(opts: {
     });
   }
   if (opts.linkLimit !== null) {
+    // One datum per panel (an aggregate over the facet's rows): else the rule and its label are
+    // drawn once per data row, dozens on top of each other.
+    const onePerPanel = [{ aggregate: [{ op: 'count', as: 'points' }] }];
     layers.push({
       name: 'link_limit',
+      transform: onePerPanel,
       mark: { type: 'rule', color: '#d00000', strokeDash: [4, 3], strokeWidth: 1 },
       encoding: { y: { datum: opts.linkLimit, type: 'quantitative' } },
     });
     layers.push({
+      name: 'link_limit_label',
+      transform: onePerPanel,
       mark: { type: 'text', color: '#d00000', align: 'left', baseline: 'bottom', dx: 3, dy: -2, fontSize: 10 },
       encoding: { x: { value: 0 }, y: { datum: opts.linkLimit, type: 'quantitative' }, text: { value: 'link limit' } },
     });
