@@ -1,6 +1,7 @@
 import { compareRuns } from '../../runner/report/compare';
 import { recommendations, semanticsMatrix, sizeSweeps } from '../../runner/report/html/analysis';
 import { renderHtmlReport } from '../../runner/report/html/render';
+import { ChartRenderer, methodColors, sizeSweepSpec, type SweepPoint } from '../../runner/report/html/charts';
 import { normalizeCells, stringMapOf, type Cell, type MethodFacts, type ReportInput } from '../../runner/report/model';
 
 /** A cell with every metric absent; tests fill in what they need. */
@@ -235,5 +236,23 @@ describe('comparing two runs', () => {
     expect(cmp.changes).toEqual([]);
     expect(cmp.onlyA).toEqual(['objects download 1 KiB s3-api']);
     expect(cmp.onlyB).toEqual(['objects download 2 KiB s3-api']);
+  });
+});
+
+describe('size charts', () => {
+  const point = (size: number, median = 10): SweepPoint => ({ operation: 'read', method: 's3-api', cache: 'none', series: 's3-api none', size, median, lo: median, hi: median, reps: 3, cached: false });
+  /** The x axis labels of a size chart, left to right. */
+  async function sizeLabels(sizes: number[]): Promise<string[]> {
+    const charts = new ChartRenderer();
+    const svg = await charts.svg(sizeSweepSpec({ points: sizes.map((s) => point(s)), yTitle: 'MiB/s', colors: methodColors(['s3-api']), operations: ['read'], linkLimit: null }));
+    expect(charts.warnings).toEqual([]);
+    // Each axis's labels sit in their own group; the x axis has one label per size.
+    const groups = svg.split('role-axis-label').slice(1).map((g) => [...g.split('</g>')[0].matchAll(/<text[^>]*>([^<]*)<\/text>/g)].map((m) => m[1]));
+    return groups.find((g) => g.length === sizes.length) ?? groups.flat();
+  }
+
+  test('sizes are labelled in whole binary units, multiples of 1000 in decimal units, the rest to 3 significant digits', async () => {
+    expect(await sizeLabels([512, 1000, 1024, 1e6, 1e6 + 1, 1536 * 1024, 16e6, 16 * 1024 ** 2, 2 * 1024 ** 3, 2.5e9]))
+      .toEqual(['512 B', '1 kB', '1 KiB', '1 MB', '977 KiB', '1.5 MiB', '16 MB', '16 MiB', '2 GiB', '2.5 GB']);
   });
 });

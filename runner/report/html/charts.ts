@@ -61,10 +61,26 @@ const BASE_CONFIG = {
   title: { fontSize: 13, anchor: 'start', fontWeight: 'bold' },
 };
 
-/** Vega expression that labels a byte count as 1 KiB, 100 KiB, 16 MiB, ... */
-const SIZE_LABEL =
-  "datum.value >= 1073741824 ? format(datum.value / 1073741824, '~g') + ' GiB' : datum.value >= 1048576 ? format(datum.value / 1048576, '~g') + ' MiB' : " +
-  "datum.value >= 1024 ? format(datum.value / 1024, '~g') + ' KiB' : datum.value + ' B'";
+const BINARY_UNITS: [number, string][] = [[1024 ** 3, 'GiB'], [1024 ** 2, 'MiB'], [1024, 'KiB']];
+const DECIMAL_UNITS: [number, string][] = [[1e9, 'GB'], [1e6, 'MB'], [1e3, 'kB']];
+
+/** Vega expression: `pick(unit, name)` for the largest unit not above the value, else `below`. */
+const byUnit = (units: [number, string][], pick: (unit: number, name: string) => string, below: string) =>
+  units.reduceRight((rest, [unit, name]) => `datum.value >= ${unit} ? ${pick(unit, name)} : ${rest}`, below);
+
+/**
+ * Vega expression that labels a byte count: whole binary units (1 KiB, 16 MiB, 1 GiB), multiples
+ * of 1000 in decimal units (1 MB, 16 MB, 2.5 GB), anything else in binary units to 3 significant
+ * digits (977 KiB) — never "976.563 KiB".
+ */
+const SIZE_LABEL = (() => {
+  const binaryRest = byUnit(BINARY_UNITS, (unit) => `datum.value % ${unit}`, '1');
+  const whole = (unit: number, name: string) => `(datum.value / ${unit}) + ' ${name}'`;
+  // '.3~r': 3 significant digits in fixed notation (977, 15.3, 1540), trailing zeros dropped.
+  const fmt = (unit: number, name: string) => `format(datum.value / ${unit}, '.3~r') + ' ${name}'`;
+  return `datum.value < 1000 ? datum.value + ' B' : (${binaryRest}) === 0 ? ${byUnit(BINARY_UNITS, whole, "datum.value + ' B'")} : ` +
+    `datum.value % 1000 === 0 ? ${byUnit(DECIMAL_UNITS, fmt, "datum.value + ' B'")} : ${byUnit(BINARY_UNITS, fmt, "datum.value + ' B'")}`;
+})();
 
 /** Renders specs to SVG; collects what Vega-Lite and Vega complain about (the tests expect none). */
 export class ChartRenderer {
