@@ -241,15 +241,29 @@ describe('comparing two runs', () => {
 
 describe('size charts', () => {
   const point = (size: number, median = 10): SweepPoint => ({ operation: 'read', method: 's3-api', cache: 'none', series: 's3-api none', size, median, lo: median, hi: median, reps: 3, cached: false });
-  /** The x axis labels of a size chart, left to right. */
-  async function sizeLabels(sizes: number[]): Promise<string[]> {
+  /** The label texts of each axis of a size chart (x first when `sizes` tells it apart). */
+  async function axisLabels(points: SweepPoint[], yFormat?: string): Promise<string[][]> {
     const charts = new ChartRenderer();
-    const svg = await charts.svg(sizeSweepSpec({ points: sizes.map((s) => point(s)), yTitle: 'MiB/s', colors: methodColors(['s3-api']), operations: ['read'], linkLimit: null }));
+    const svg = await charts.svg(sizeSweepSpec({ points, yTitle: 'MiB/s', colors: methodColors(['s3-api']), operations: ['read'], linkLimit: null, yFormat }));
     expect(charts.warnings).toEqual([]);
-    // Each axis's labels sit in their own group; the x axis has one label per size.
-    const groups = svg.split('role-axis-label').slice(1).map((g) => [...g.split('</g>')[0].matchAll(/<text[^>]*>([^<]*)<\/text>/g)].map((m) => m[1]));
+    // Each axis's labels sit in their own group.
+    return svg.split('role-axis-label').slice(1).map((g) => [...g.split('</g>')[0].matchAll(/<text[^>]*>([^<]*)<\/text>/g)].map((m) => m[1]));
+  }
+  /** The x axis labels: one per size, left to right. */
+  async function sizeLabels(sizes: number[]): Promise<string[]> {
+    const groups = await axisLabels(sizes.map((s) => point(s)));
     return groups.find((g) => g.length === sizes.length) ?? groups.flat();
   }
+
+  test('the y axis takes the format asked for (SI for wide ranges), plain numbers by default', async () => {
+    const points = [point(1024, 20_000), point(2048, 3_000_000)];
+    const yOf = (groups: string[][]) => groups.find((g) => !g.some((t) => /B$/.test(t)))!;
+    const plain = yOf(await axisLabels(points));
+    const si = yOf(await axisLabels(points, '~s'));
+    expect(plain.some((t) => /^[\d,.]+$/.test(t) && Number(t.replace(/,/g, '')) >= 100_000)).toBe(true);
+    expect(si.some((t) => /^\d+(\.\d+)?[kM]$/.test(t))).toBe(true);
+    expect(si.every((t) => !/\d{4,}/.test(t))).toBe(true);
+  });
 
   test('sizes are labelled in whole binary units, multiples of 1000 in decimal units, the rest to 3 significant digits', async () => {
     expect(await sizeLabels([512, 1000, 1024, 1e6, 1e6 + 1, 1536 * 1024, 16e6, 16 * 1024 ** 2, 2 * 1024 ** 3, 2.5e9]))

@@ -149,7 +149,7 @@ export function sizeSweepSpec(opts: {
   // Half a decade of room either side, so the first and last sizes keep their labels.
   const domain = [sizes[0] / 2, sizes[sizes.length - 1] * 2];
   const x = { field: 'size', type: 'quantitative', title: 'size', scale: { type: 'log', domain, nice: false }, axis: { values: sizes, labelExpr: SIZE_LABEL, grid: true } } as const;
-  const y = { type: 'quantitative', title: opts.yTitle, scale: { type: 'log' }, axis: { format: '~g' } } as const;
+  const y = { type: 'quantitative', title: opts.yTitle, scale: { type: 'log' }, axis: { format: opts.yFormat ?? '~g' } } as const;
   const methods = opts.colors.domain.filter((m) => opts.points.some((p) => p.method === m));
   const strokeLegend = { symbolType: 'stroke', symbolStrokeWidth: 2, symbolSize: 240 };
   const color = { field: 'method', type: 'nominal', title: 'method', scale: subset(opts.colors, methods), legend: strokeLegend } as const;
