@@ -131,9 +131,25 @@ describe('the semantics matrix', () => {
     expect(m.state('rename-file', 's3fs')).toMatchObject({ kind: 'supported', delayMs: null });
     expect(m.state('rename-file', 'mountpoint')).toEqual({ kind: 'unsupported', reason: 'ENOSYS' });
     expect(m.state('s3-to-mount-delay', 's3fs')).toMatchObject({ kind: 'supported', delayMs: 1000, delayMin: 900, delayMax: 1100 });
-    expect(m.state('s3-to-mount-delay', 'mountpoint')).toEqual({ kind: 'failed', reason: 'timed out', ok: 2, records: 3 });
+    expect(m.state('s3-to-mount-delay', 'mountpoint')).toEqual({ kind: 'mixed', reason: 'timed out', ok: 2, unsupported: 0, records: 3 });
     expect(m.supportedCount('s3fs')).toBe(2);
     expect(m.supportedCount('mountpoint')).toBe(0);
+  });
+
+  test('supported in some repetitions only is mixed, as in the text summary; never supported in any is failed', () => {
+    const m = semanticsMatrix([
+      probe('s3fs', 'flock', { records: 2, repetitions: 1, unsupported: 1, first_error: 'ENOLCK' }),
+      probe('rclone', 'flock', { records: 2, repetitions: 0, failed_batches: 2, first_error: 'EIO' }),
+    ], ['s3fs', 'rclone'])!;
+    expect(m.state('flock', 's3fs')).toEqual({ kind: 'mixed', reason: 'ENOLCK', ok: 1, unsupported: 1, records: 2 });
+    expect(m.state('flock', 'rclone')).toEqual({ kind: 'failed', reason: 'EIO', ok: 0, records: 2 });
+    expect(m.supportedCount('s3fs')).toBe(0);
+  });
+
+  test('the page shows a mixed probe as mixed', async () => {
+    const out = await renderHtmlReport(input([probe('s3fs', 'flock', { records: 2, repetitions: 1, unsupported: 1, first_error: 'ENOLCK' })]));
+    expect(out.html).toMatch(/<td class="mixed" title="supported in 1 of 2 repetitions, refused in 1: ENOLCK">mixed \(1\/2 ok\)<\/td>/);
+    expect(out.html).not.toContain('failed (1/2 ok)');
   });
 
   test('a probe that succeeded unchecked is supported, and marked unverified', () => {

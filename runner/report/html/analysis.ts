@@ -151,6 +151,8 @@ export type ProbeState =
   | { kind: 'supported'; delayMs: number | null; delayMin: number | null; delayMax: number | null; reps: number; unverified: number }
   | { kind: 'unsupported'; reason: string | null }
   | { kind: 'failed'; reason: string | null; ok: number; records: number }
+  /** Supported in some repetitions, refused or failed in others (the text summary's "mixed"). */
+  | { kind: 'mixed'; reason: string | null; ok: number; unsupported: number; records: number }
   | { kind: 'missing' };
 
 export interface SemanticsMatrix {
@@ -180,7 +182,8 @@ export function semanticsMatrix(cells: Cell[], order: string[]): SemanticsMatrix
       return { kind: 'supported', delayMs: c.delay_ms_median, delayMin: c.delay_ms_min, delayMax: c.delay_ms_max, reps: good, unverified };
     }
     if (unsupported === records) return { kind: 'unsupported', reason };
-    return { kind: 'failed', reason, ok: good, records };
+    if (good + unverified === 0 && unsupported === 0) return { kind: 'failed', reason, ok: 0, records };
+    return { kind: 'mixed', reason, ok: good + unverified, unsupported, records };
   };
   return {
     probes, methods, state,

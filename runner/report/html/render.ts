@@ -332,6 +332,11 @@ async function semanticsSection(ctx: Ctx): Promise<Section> {
         return { html: '✗ unsupported', cls: 'unsupported', title: s.reason ?? '' };
       case 'failed':
         return { html: `failed (${s.ok}/${s.records} ok)`, cls: 'failed', title: s.reason ?? '' };
+      case 'mixed':
+        return {
+          html: `mixed (${s.ok}/${s.records} ok)`, cls: 'mixed',
+          title: `supported in ${s.ok} of ${s.records} repetitions${s.unsupported ? `, refused in ${s.unsupported}` : ''}${s.reason ? `: ${s.reason}` : ''}`,
+        };
       default:
         return { html: 'not probed', cls: 'missing' };
     }
@@ -339,9 +344,9 @@ async function semanticsSection(ctx: Ctx): Promise<Section> {
   rows.push(['probes supported', ...matrix.methods.map((m) => ({ html: `<strong>${matrix.supportedCount(m)} of ${matrix.probes.length}</strong>` }))]);
   const reasons = matrix.probes.flatMap((p) => matrix.methods.flatMap((m) => {
     const s = matrix.state(p, m);
-    return (s.kind === 'unsupported' || s.kind === 'failed') && s.reason ? [[m, p, s.kind, s.reason]] : [];
+    return (s.kind === 'unsupported' || s.kind === 'failed' || s.kind === 'mixed') && s.reason ? [[m, p, s.kind, s.reason]] : [];
   }));
-  const parts = [table(['probe', ...matrix.methods], rows, { cls: 'matrix', caption: 'Methods × probes: ✓ supported in every repetition (with the propagation delay where the probe measures one), ✗ refused by the method.' })];
+  const parts = [table(['probe', ...matrix.methods], rows, { cls: 'matrix', caption: 'Methods × probes: ✓ supported in every repetition (with the propagation delay where the probe measures one), ✗ refused by the method, mixed: supported in some repetitions only.' })];
   const delays: RangePoint[] = matrix.probes.filter((p) => p.endsWith('-delay')).flatMap((p) => matrix.methods.flatMap((m) => {
     const s = matrix.state(p, m);
     return s.kind === 'supported' && s.delayMs !== null ? [{ row: p, method: m, median: Math.max(s.delayMs, 0.001), lo: Math.max(s.delayMin ?? s.delayMs, 0.001), hi: Math.max(s.delayMax ?? s.delayMs, 0.001) }] : [];
