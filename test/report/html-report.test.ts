@@ -333,6 +333,32 @@ describe('a results folder with bad lines', () => {
   });
 });
 
+describe('a complete run with lines that are not objects', () => {
+  test('the header says lines were left out, and the reasons say why', async () => {
+    const dir = join(work, 'not-objects');
+    const file = join(work, 'not-objects.html');
+    await writeReportFixture(dir, { repetitions: 1, workloads: ['objects'] });
+    const part = readdirSync(dir).find((d) => d.startsWith('dt='))!;
+    const step = readdirSync(join(dir, part)).find((f) => f.includes('--s3-api--objects'))!;
+    appendFileSync(join(dir, part, step), '[]\nnull\n42\n');
+    const r = await s3ab(['report', '--results', dir, '--html', file]);
+    expect(r.code).toBe(0);
+    const opened = await openInChromium(file);
+    try {
+      expect(opened.errors).toEqual([]);
+      expect(await opened.page.locator('header .status').innerText()).toBe('Run complete — 3 unreadable lines left out');
+      const reasons = await opened.page.locator('section#problems table.bad-lines tbody tr td:last-child').allInnerTexts();
+      expect(reasons).toEqual([
+        'not a JSON object (an array): a result record is one object per line',
+        'not a JSON object (null): a result record is one object per line',
+        'not a JSON object (a number): a result record is one object per line',
+      ]);
+    } finally {
+      await opened.close();
+    }
+  }, 60_000);
+});
+
 describe('a results folder with some sections missing', () => {
   const dir = join(work, 'partial');
   const file = join(work, 'partial.html');

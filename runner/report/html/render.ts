@@ -482,6 +482,8 @@ export async function renderHtmlReport(input: ReportInput): Promise<RenderedRepo
   const m = input.manifest;
   const status = !m ? { cls: 'warn', text: 'status unknown (no run manifest)' }
     : m.status === 'complete' ? { cls: 'good', text: 'complete' } : { cls: 'bad', text: `${m.status} — results incomplete` };
+  // "Run complete" is not the whole story when lines at the source could not be read.
+  const unreadable = input.badLineCount ? ` — <a href="#problems">${esc(num(input.badLineCount))} unreadable line${input.badLineCount === 1 ? '' : 's'} left out</a>` : '';
   const h = input.methods[0];
   const glance = [
     ['host', h ? `${h.hostname} (${h.instance_type}, ${h.vcpus ?? '?'} vCPUs)` : '–'],
@@ -503,7 +505,7 @@ export async function renderHtmlReport(input: ReportInput): Promise<RenderedRepo
 <body>
 <header>
 <h1>s3-access-bench report <span class="run">${esc(input.runId)}</span></h1>
-<p class="status ${status.cls}">Run ${esc(status.text)}${m?.problem ? `: ${esc(m.problem)}` : ''}</p>
+<p class="status ${status.cls === 'good' && input.badLineCount ? 'warn' : status.cls}">Run ${esc(status.text)}${m?.problem ? `: ${esc(m.problem)}` : ''}${unreadable}</p>
 <dl class="glance">${glance.map(([k, v]) => `<div><dt>${esc(k)}</dt><dd>${esc(v)}</dd></div>`).join('')}</dl>
 <nav><ol>${toc}</ol></nav>
 ${empty.length ? `<p class="nodata-summary">Sections without data in this run: ${empty.map((s) => `<a href="#${s.id}">${esc(s.title)}</a>`).join(', ')}.</p>` : '<p class="nodata-summary">Every section has data.</p>'}
