@@ -1,17 +1,22 @@
--- The HTML report's cells: per workload, operation, object size, method, variant and cache state,
--- the spread over repetitions (min / median / max of successful, verified batches), latency
+-- The HTML report's cells: per workload, operation, I/O mode, object size, method, variant and cache
+-- state, the spread over repetitions (min / median / max of successful, verified batches), latency
 -- percentiles, success counts (metadata's success rate = ok / ops), support, propagation delays
--- and how many measurements ran faster than the link (served from a cache).
+-- and how many measurements ran faster than the link (served from a cache). `io` is the I/O mode a
+-- record's parameters name (fio-seq: direct or buffered; from `direct` = 1/0 where `io` is absent),
+-- NULL for workloads without one: direct and buffered results are different cases, never one median.
+-- (map_keys first: Athena fails on a missing map key; CASE evaluates only the branch it takes.)
 SELECT
   run_id,
   workload,
   operation,
+  io,
   object_size_bytes,
   method,
   method_variant,
   cache,
   count(*) AS records,
   count_if(good) AS repetitions,
+  count(DISTINCT CASE WHEN good THEN repetition END) AS distinct_repetitions,
   count_if(status = 'failed') AS failed_batches,
   count_if(status = 'ok' AND NOT verified) AS unverified,
   count_if(status = 'unsupported') AS unsupported,
@@ -42,7 +47,14 @@ SELECT
   count_if(contains(flags, 'served-from-cache')) AS served_from_cache,
   count_if(contains(flags, 'step-failed')) AS step_failed,
   min(error_sample) AS first_error
-FROM (SELECT *, status = 'ok' AND verified AS good FROM results) AS r
+FROM (
+  SELECT *, status = 'ok' AND verified AS good,
+    CASE
+      WHEN contains(map_keys(workload_params), 'io') THEN workload_params['io']
+      WHEN contains(map_keys(workload_params), 'direct') THEN (CASE workload_params['direct'] WHEN '1' THEN 'direct' WHEN '0' THEN 'buffered' END)
+    END AS io
+  FROM results
+) AS r
 WHERE operation <> 'step'
-GROUP BY run_id, workload, operation, object_size_bytes, method, method_variant, cache
-ORDER BY run_id, workload, operation, object_size_bytes, method, method_variant, cache
+GROUP BY run_id, workload, operation, io, object_size_bytes, method, method_variant, cache
+ORDER BY run_id, workload, operation, io, object_size_bytes, method, method_variant, cache

@@ -171,9 +171,14 @@ export class ScannedResults {
         this.bad(path, i + 1, `not JSON: ${(err as Error).message}`);
         continue;
       }
+      if (record === null || typeof record !== 'object' || Array.isArray(record)) {
+        const got = record === null ? 'null' : Array.isArray(record) ? 'an array' : `a ${typeof record}`;
+        this.bad(path, i + 1, `not a JSON object (${got}): a result record is one object per line`);
+        continue;
+      }
       const errors = recordErrors(record);
       if (errors.length) {
-        const version = record && typeof record === 'object' ? record.schema_version : undefined;
+        const version = record.schema_version;
         const why = version !== SCHEMA_VERSION ? `schema_version ${JSON.stringify(version)}, this report reads ${SCHEMA_VERSION}` : errors.slice(0, 3).join('; ');
         this.bad(path, i + 1, `not a result record: ${why}`);
         continue;

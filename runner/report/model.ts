@@ -46,13 +46,22 @@ export const CACHE_ORDER: readonly Cache[] = ['none', 'cold', 'warm-disk', 'warm
 /** One row of report_cells.sql. Numbers are null where the SQL gave NULL (no successful batch). */
 export interface Cell {
   workload: string;
+  /**
+   * The operation, with the I/O mode appended where the records name one: "read (direct)",
+   * "read (buffered)". Every part of the report keys cases on it, so modes never share a median.
+   */
   operation: string;
+  /** The I/O mode of the records (fio-seq: direct or buffered), null for workloads without one. */
+  io: string | null;
   object_size_bytes: number | null;
   method: string;
   method_variant: string;
   cache: Cache;
   records: number;
+  /** Successful, verified records (batches); more than the repetitions where one repetition recorded the cell twice. */
   repetitions: number;
+  /** Distinct repetitions with a successful, verified record: what "median over N repetitions" counts. */
+  distinct_repetitions: number;
   failed_batches: number;
   unverified: number;
   unsupported: number;
@@ -136,7 +145,7 @@ export interface HealthRow {
 type Row = Record<string, unknown>;
 
 // Column kinds of each query's rows. DuckDB gives numbers and BigInts, Athena strings: both pass.
-const CELL_TEXT = ['run_id', 'workload', 'operation', 'method', 'method_variant', 'cache', 'first_error'] as const;
+const CELL_TEXT = ['run_id', 'workload', 'operation', 'io', 'method', 'method_variant', 'cache', 'first_error'] as const;
 const FACT_TEXT = ['run_id', 'method', 'method_variant', 'method_version', 'hostname', 'instance_type', 'kernel', 'os', 'region', 'availability_zone',
   'link_limit_source', 'endpoint_kind', 'endpoint_url', 'endpoint_server', 'first_recorded_at', 'last_recorded_at'] as const;
 const HEALTH_TEXT = ['run_id', 'method', 'method_variant', 'workload', 'first_error'] as const;
@@ -188,11 +197,21 @@ function normalize<T>(row: Row, textKeys: readonly string[], special: Record<str
 }
 
 const zeroIfNull = (v: unknown) => num(v) ?? 0;
-const COUNTS = ['records', 'repetitions', 'failed_batches', 'unverified', 'unsupported', 'not_applicable', 'ops', 'ok', 'failed', 'served_from_cache', 'step_failed'];
+const COUNTS = ['records', 'repetitions', 'distinct_repetitions', 'failed_batches', 'unverified', 'unsupported', 'not_applicable', 'ops', 'ok', 'failed', 'served_from_cache', 'step_failed'];
+
+/** "read" in mode "direct" → "read (direct)"; operations without a mode stay as they are. */
+export const operationWithMode = (operation: string, io: string | null | undefined) => (io ? `${operation} (${io})` : operation);
 
 export function normalizeCells(rows: Row[]): Cell[] {
   const special = Object.fromEntries(COUNTS.map((k) => [k, zeroIfNull]));
-  return rows.map((r) => normalize<Cell>(r, CELL_TEXT, special));
+  return rows.map((r) => {
+    const c = normalize<Cell>(r, CELL_TEXT, special);
+    c.io ??= null;
+    // Rows of a query deployed before the column existed.
+    c.distinct_repetitions ??= c.repetitions;
+    c.operation = operationWithMode(c.operation, c.io);
+    return c;
+  });
 }
 
 export function normalizeMethodFacts(rows: Row[]): MethodFacts[] {

@@ -5,6 +5,7 @@ import { SCHEMA_VERSION, recordErrors, type ResultRecord } from '../../runner/re
 import { FIXTURE_LINK_LIMIT, FIXTURE_WORKLOADS, METADATA_TESTS, SEMANTICS_PROBES, writeReportFixture } from '../../scripts/fixtures/report-fixture';
 import { openInChromium, type OpenedPage } from '../helpers/browser';
 import { s3ab } from '../helpers/cli';
+import { num } from '../../runner/report/format';
 
 /** The page's sections as the browser shows them. */
 async function sections(page: OpenedPage['page']): Promise<Record<string, { hasData: boolean; text: string; charts: number }>> {
@@ -23,6 +24,24 @@ function readRecords(dir: string): ResultRecord[] {
   }
   return out;
 }
+
+/** The text of one cell of a seed-000 table in the ratios section: details `summary`, table `metric`, row `size`, column `column`. */
+async function ratioCell(page: OpenedPage['page'], summary: string, metric: string, size: string, column: string): Promise<string | null> {
+  return page.locator('section#ratios').evaluate((section, { summary, metric, size, column }) => {
+    const details = [...section.querySelectorAll('details')].find((d) => d.querySelector('summary')?.textContent === summary);
+    const cap = [...(details?.querySelectorAll('p.tcap') ?? [])].find((p) => p.textContent!.endsWith(`— ${metric}`));
+    const table = cap?.nextElementSibling?.querySelector('table');
+    if (!table) return null;
+    const col = [...table.querySelectorAll('thead th')].findIndex((th) => th.textContent === column);
+    const row = [...table.querySelectorAll('tbody tr')].find((tr) => tr.children[0].textContent === size);
+    return row && col >= 0 ? row.children[col].textContent : null;
+  }, { summary, metric, size, column });
+}
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
 
 const SECTION_IDS = ['summary', 'problems', 'size', 'ratios', 'percentiles', 'metadata', 'cache', 'semantics', 'workloads', 'facts'];
 const work = mkdtempSync(join(tmpdir(), 's3ab-report-test-'));
@@ -120,13 +139,52 @@ describe('the HTML report of a folder with every kind of record (rendering fixtu
     expect(await size.innerText()).toMatch(/mean latency \(µs\)/);
   });
 
+  test('the link limit is drawn once per panel, its label too', async () => {
+    const charts = await opened.page.locator('section#size figure.chart svg').evaluateAll((svgs) => svgs.map((svg) => ({
+      panels: svg.querySelectorAll('.role-mark.link_limit_marks').length,
+      rules: svg.querySelectorAll('.link_limit_marks line').length,
+      labels: svg.querySelectorAll('.link_limit_label_marks text').length,
+    })).filter((c) => c.panels > 0));
+    expect(charts.length).toBeGreaterThanOrEqual(2); // objects and fio-seq throughput
+    for (const c of charts) expect(c).toEqual({ panels: c.panels, rules: c.panels, labels: c.panels });
+  });
+
+  test('the cold/warm legend of size charts draws its dash patterns (the symbols have a stroke)', async () => {
+    const dashes = await opened.page.locator('section#size .role-legend-symbol path[stroke-dasharray]').evaluateAll((paths) => paths.map((p) => p.getAttribute('stroke')));
+    expect(dashes.length).toBeGreaterThanOrEqual(2);
+    for (const stroke of dashes) expect(stroke).toMatch(/^#[0-9a-f]{6}$/i);
+  });
+
   test('A vs B tables in seed 000\'s form, with cache-served figures flagged', async () => {
     // textContent: most tables sit in closed <details>.
     const text = (await opened.page.locator('section#ratios').textContent())!;
     expect(text).toMatch(/objects · download — throughput \(MiB\/s\)/);
     expect(text).toContain('s3-api vs aws-cli');
-    expect(text).toMatch(/fio-seq · read · warm/);
+    expect(text).toMatch(/fio-seq · read \(direct\) · warm/);
     expect(await opened.page.locator('section#ratios td.cached .flag-cache').count()).toBeGreaterThan(0);
+  });
+
+  test('fio direct and buffered results stay apart: own panels, own tables, own medians', async () => {
+    const records = readRecords(dir).filter((r) => r.workload === 'fio-seq' && r.method === 's3fs' && r.object_size_bytes === 1024 && r.operation === 'read' && r.cache === 'cold');
+    const iops = (io: string) => records.filter((r) => r.workload_params.io === io).map((r) => r.ops_per_s!);
+    expect(iops('direct')).toHaveLength(3);
+    expect(iops('buffered')).toHaveLength(3);
+    for (const io of ['direct', 'buffered']) {
+      expect({ io, shown: await ratioCell(opened.page, `fio-seq · read (${io}) · cold`, 'IOPS (operations/s)', '1 KiB', 's3fs') }).toEqual({ io, shown: num(median(iops(io))) });
+    }
+    // No table or chart panel mixes the modes.
+    const summaries = await opened.page.locator('section#ratios details summary').allTextContents();
+    expect(summaries.filter((t) => t.startsWith('fio-seq'))).toEqual([
+      'fio-seq · read (direct) · cold', 'fio-seq · read (direct) · warm', 'fio-seq · read (buffered) · cold', 'fio-seq · read (buffered) · warm',
+      'fio-seq · write (direct) · cold', 'fio-seq · write (buffered) · cold',
+    ]);
+    const fioChart = await opened.page.locator('section#size figure.chart').filter({ hasText: 'Throughput of fio-seq' }).innerText();
+    for (const panel of ['read (direct)', 'read (buffered)', 'write (direct)', 'write (buffered)']) expect(fioChart).toContain(panel);
+    const rows = await opened.page.locator('section#summary table tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.children].map((c) => (c as unknown as { innerText: string }).innerText)));
+    const fioCases = rows.filter((r) => r[0] === 'fio-seq').map((r) => r[1]);
+    expect(fioCases.filter((r) => /^read \(direct\) 1 KiB.*\(cold\)$/.test(r))).toHaveLength(1);
+    expect(fioCases.filter((r) => /^read \(buffered\) 1 KiB.*\(cold\)$/.test(r))).toHaveLength(1);
+    expect(fioCases.filter((r) => !/^(read|write) \((direct|buffered)\) /.test(r))).toEqual([]);
   });
 
   test('latency percentiles per method and workload', async () => {
@@ -176,12 +234,38 @@ describe('the HTML report of a folder with every kind of record (rendering fixtu
     const rows = await opened.page.locator('section#summary table tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.children].map((c) => (c as unknown as { innerText: string }).innerText)));
     const find = (workload: string, kase: RegExp) => rows.find((r) => r[0] === workload && kase.test(r[1]));
     expect(find('objects', /^list 1 KiB–100 MiB$/)?.[2]).toBe('s3-api');
-    expect(find('fio-seq', /^read 100 KiB–100 MiB \(warm\)$/)?.[2]).toBe('s3fs');
-    expect(find('fio-seq', /^read 100 KiB–100 MiB \(warm\)$/)?.[5]).toMatch(/served from a cache/);
+    expect(find('fio-seq', /^read \(direct\) 100 KiB–100 MiB \(warm\)$/)?.[2]).toBe('s3fs');
+    expect(find('fio-seq', /^read \(direct\) 100 KiB–100 MiB \(warm\)$/)?.[5]).toMatch(/served from a cache/);
     expect(find('metadata', /^data-modifications$/)?.[5]).toMatch(/not supported by mountpoint/);
     expect(find('metadata', /^empty-files$/)?.[5]).toMatch(/mountpoint completed 2%/);
     expect(find('semantics', /POSIX semantics/)?.[2]).toBe('s3fs, rclone');
     expect(find('tar-extract', /extract/)?.[5]).toMatch(/rclone: 1 failed batch left out/);
+    // Support checks (not timed) are verdicts: who kept the files' metadata.
+    expect(find('tar-extract', /^timestamps$/)?.slice(2, 4)).toEqual(['rclone', 'supported by rclone']);
+    expect(find('tar-extract', /^timestamps$/)?.[5]).toBe('not supported by s3fs, mountpoint');
+    expect(find('tar-extract', /^permissions$/)?.slice(2, 4)).toEqual(['s3fs', 'supported by s3fs']);
+    const table = await opened.page.locator('section#workloads table tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.children].map((c) => (c as unknown as { innerText: string }).innerText)));
+    const stamps = table.filter((r) => r[0] === 'tar-extract · timestamps').map((r) => [r[1], r[3], r[9]]);
+    expect(stamps).toEqual([['s3fs', 'not timed', 'not supported'], ['mountpoint', 'not timed', 'not supported'], ['rclone', 'not timed', 'supported']]);
+  });
+
+  test('object methods (no cache) are ranked with the mounts\' cold figures; warm apart', async () => {
+    const rows = await opened.page.locator('section#summary table tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.children].map((c) => (c as unknown as { innerText: string }).innerText)));
+    const walks = rows.filter((r) => r[0] === 'dir-walk');
+    expect(walks.map((r) => r[1])).toEqual(['walk 1 KiB (cold)']);
+    // s3fs and rclone walk in ~0.9 s, the object methods in 1.7 s or more, mountpoint in 175 s.
+    expect(walks[0][2]).toMatch(/^(s3fs|rclone)$/);
+    expect(walks[0][3]).toMatch(/x faster than (s3fs|rclone)$/);
+    expect(walks[0][5]).toContain('s3-api, aws-cli: no client cache, ranked with the mounts\' cold (first-access) figures');
+    // The workload table: one row for the walk, every method in it, "vs best" across them.
+    const table = await opened.page.locator('section#workloads table tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.children].map((c) => (c as unknown as { innerText: string }).innerText)));
+    const walkRows = table.filter((r) => r[0].startsWith('dir-walk'));
+    expect(new Set(walkRows.map((r) => r[0]))).toEqual(new Set(['dir-walk · walk 1 KiB (cold)']));
+    expect(walkRows.map((r) => r[1]).sort()).toEqual(['aws-cli', 'mountpoint', 'rclone', 's3-api', 's3fs']);
+    const vsBest = (m: string) => Number(walkRows.find((r) => r[1] === m)![8].replace(/[x,]/g, ''));
+    expect(Math.min(vsBest('s3fs'), vsBest('rclone'))).toBe(1);
+    expect(vsBest('s3-api')).toBeGreaterThan(1.3);
+    expect(vsBest('mountpoint')).toBeGreaterThan(100);
   });
 
   test('run facts: host, instance type, link limit, versions and options of every method', async () => {
@@ -199,9 +283,10 @@ describe('a results folder with bad lines', () => {
   let stdout = '';
   let opened: OpenedPage;
   let stepFile = '';
+  let records = 0;
 
   beforeAll(async () => {
-    await writeReportFixture(dir, { repetitions: 2 });
+    ({ records } = await writeReportFixture(dir, { repetitions: 2 }));
     const part = readdirSync(dir).find((d) => d.startsWith('dt='))!;
     stepFile = readdirSync(join(dir, part)).find((f) => f.includes('--s3-api--objects'))!;
     const lines = readFileSync(join(dir, part, stepFile), 'utf8').split('\n').filter(Boolean).length;
@@ -237,7 +322,7 @@ describe('a results folder with bad lines', () => {
     const s = await sections(opened.page);
     for (const id of SECTION_IDS) expect({ id, hasData: s[id].hasData }).toEqual({ id, hasData: true });
     // The good lines of the damaged file still count: every record of the two repetitions is in.
-    expect(await opened.page.locator('section#facts').innerText()).toMatch(/618 in this run \(618 valid records read, 3 unreadable lines\)/);
+    expect(await opened.page.locator('section#facts').innerText()).toContain(`${num(records)} in this run (${num(records)} valid records read, 3 unreadable lines)`);
   });
 
   test('the text summary leaves them out too, and says so', async () => {
@@ -246,6 +331,32 @@ describe('a results folder with bad lines', () => {
     expect(r.stdout).toContain('3 unreadable lines left out');
     expect(r.stdout).toContain('UPLOAD');
   });
+});
+
+describe('a complete run with lines that are not objects', () => {
+  test('the header says lines were left out, and the reasons say why', async () => {
+    const dir = join(work, 'not-objects');
+    const file = join(work, 'not-objects.html');
+    await writeReportFixture(dir, { repetitions: 1, workloads: ['objects'] });
+    const part = readdirSync(dir).find((d) => d.startsWith('dt='))!;
+    const step = readdirSync(join(dir, part)).find((f) => f.includes('--s3-api--objects'))!;
+    appendFileSync(join(dir, part, step), '[]\nnull\n42\n');
+    const r = await s3ab(['report', '--results', dir, '--html', file]);
+    expect(r.code).toBe(0);
+    const opened = await openInChromium(file);
+    try {
+      expect(opened.errors).toEqual([]);
+      expect(await opened.page.locator('header .status').innerText()).toBe('Run complete — 3 unreadable lines left out');
+      const reasons = await opened.page.locator('section#problems table.bad-lines tbody tr td:last-child').allInnerTexts();
+      expect(reasons).toEqual([
+        'not a JSON object (an array): a result record is one object per line',
+        'not a JSON object (null): a result record is one object per line',
+        'not a JSON object (a number): a result record is one object per line',
+      ]);
+    } finally {
+      await opened.close();
+    }
+  }, 60_000);
 });
 
 describe('a results folder with some sections missing', () => {
@@ -274,6 +385,27 @@ describe('a results folder with some sections missing', () => {
       await opened.close();
     }
   }, 120_000);
+});
+
+describe('a repetition recorded twice (say, by two hosts)', () => {
+  test('captions count repetitions, not records', async () => {
+    const dir = join(work, 'twice');
+    const file = join(work, 'twice.html');
+    const { runId } = await writeReportFixture(dir, { repetitions: 2, workloads: ['objects'] });
+    const part = readdirSync(dir).find((d) => d.startsWith('dt='))!;
+    const step = readdirSync(join(dir, part)).find((f) => f.includes('--s3-api--objects'))!;
+    appendFileSync(join(dir, part, `${runId}--s999--s3-api--objects.jsonl`), readFileSync(join(dir, part, step)));
+    const r = await s3ab(['report', '--results', dir, '--html', file]);
+    expect(r.code).toBe(0);
+    const opened = await openInChromium(file);
+    try {
+      const captions = await opened.page.locator('section#size figcaption').allInnerTexts();
+      expect(captions.length).toBeGreaterThan(0);
+      for (const c of captions) expect(c).toContain('median over 2 repetitions');
+    } finally {
+      await opened.close();
+    }
+  }, 60_000);
 });
 
 describe('comparing two runs', () => {

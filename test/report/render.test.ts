@@ -1,13 +1,14 @@
 import { compareRuns } from '../../runner/report/compare';
 import { recommendations, semanticsMatrix, sizeSweeps } from '../../runner/report/html/analysis';
 import { renderHtmlReport } from '../../runner/report/html/render';
+import { ChartRenderer, methodColors, sizeSweepSpec, type SweepPoint } from '../../runner/report/html/charts';
 import { normalizeCells, stringMapOf, type Cell, type MethodFacts, type ReportInput } from '../../runner/report/model';
 
 /** A cell with every metric absent; tests fill in what they need. */
 function cell(over: Partial<Cell>): Cell {
   return {
     workload: 'objects', operation: 'download', object_size_bytes: 1024, method: 's3-api', method_variant: 'default', cache: 'none',
-    records: 3, repetitions: 3, failed_batches: 0, unverified: 0, unsupported: 0, not_applicable: 0, ops: 30, ok: 30, failed: 0,
+    io: null, records: 3, repetitions: 3, distinct_repetitions: 3, failed_batches: 0, unverified: 0, unsupported: 0, not_applicable: 0, ops: 30, ok: 30, failed: 0,
     mib_s_min: null, mib_s_median: null, mib_s_max: null, ops_s_min: null, ops_s_median: null, ops_s_max: null, ops_s_partial_median: null,
     mean_us_min: null, mean_us_median: null, mean_us_max: null, p50_us_median: null, p95_us_median: null, p99_us_median: null, max_us: null,
     duration_ms_min: null, duration_ms_median: null, duration_ms_max: null, delay_ms_min: null, delay_ms_median: null, delay_ms_max: null,
@@ -63,6 +64,35 @@ describe('the generated "which method for which workload" summary', () => {
     expect(recs[0].margin).toBe('2–5x the throughput of mountpoint');
   });
 
+  test('ranks object methods (cache none) with mounts\' cold figures, keeps warm apart', () => {
+    const sized = (method: string, cache: Cell['cache'], s: number, mibS: number) => ({ ...speed(method, s, mibS), workload: 'read-scaling', operation: 'single-stream', cache });
+    const cells = sizes.flatMap((s) => [sized('s3-api', 'none', s, 100), sized('mountpoint', 'cold', s, 50), sized('mountpoint', 'warm', s, 400)]);
+    const recs = recommendations(input(cells), ['s3-api', 'mountpoint']);
+    expect(recs.map((r) => [r.case, r.best, r.margin])).toEqual([
+      ['single-stream 1 KiB–64 MiB (cold)', 's3-api', '2x the throughput of mountpoint'],
+      ['single-stream 1 KiB–64 MiB (warm)', 'mountpoint', 'only method with a result'],
+    ]);
+    expect(recs[0].notes).toContain('s3-api: no client cache, ranked with the mounts\' cold (first-access) figures');
+    // Timed jobs alike: one verdict for the walk, not "only method with a result" twice.
+    const walk = (method: string, cache: Cell['cache'], ms: number) => cell({ workload: 'dir-walk', operation: 'walk', object_size_bytes: null, method, cache, duration_ms_min: ms, duration_ms_median: ms, duration_ms_max: ms });
+    const jobs = recommendations(input([walk('s3-api', 'none', 1700), walk('s3fs', 'cold', 900), walk('rclone', 'cold', 950)]), ['s3-api', 's3fs', 'rclone']);
+    expect(jobs.map((r) => [r.case, r.best, r.margin])).toEqual([['walk (cold)', 's3fs', '1.06x faster than rclone']]);
+    // Object methods alone keep their plain label.
+    expect(recommendations(input([walk('s3-api', 'none', 1700), walk('aws-cli', 'none', 3400)]), ['s3-api', 'aws-cli']).map((r) => r.case)).toEqual(['walk']);
+  });
+
+  test('support checks without timing are verdicts: who supports it, not "no method completed it"', () => {
+    const check = (method: string, over: Partial<Cell>) => cell({ workload: 'tar-extract', operation: 'timestamps', object_size_bytes: null, method, duration_ms_min: 0, duration_ms_median: 0, duration_ms_max: 0, ...over });
+    const recs = recommendations(input([
+      check('s3fs', { repetitions: 0, unsupported: 3, ok: 0 }),
+      check('rclone', {}),
+      check('mountpoint', { repetitions: 0, unsupported: 3, ok: 0 }),
+    ]), ['s3fs', 'rclone', 'mountpoint']);
+    expect(recs).toEqual([expect.objectContaining({ case: 'timestamps', best: 'rclone', margin: 'supported by rclone', notes: ['not supported by s3fs, mountpoint'] })]);
+    const none = recommendations(input([check('s3fs', { repetitions: 0, unsupported: 3, ok: 0, duration_ms_median: null })]), ['s3fs']);
+    expect(none).toEqual([expect.objectContaining({ best: 'none', margin: 'no method supports it' })]);
+  });
+
   test('names refusals, partial success and figures served from a cache', () => {
     const meta = (method: string, over: Partial<Cell>) => cell({ workload: 'metadata', operation: 'file-moves', object_size_bytes: null, method, ...over });
     const recs = recommendations(input([
@@ -101,9 +131,25 @@ describe('the semantics matrix', () => {
     expect(m.state('rename-file', 's3fs')).toMatchObject({ kind: 'supported', delayMs: null });
     expect(m.state('rename-file', 'mountpoint')).toEqual({ kind: 'unsupported', reason: 'ENOSYS' });
     expect(m.state('s3-to-mount-delay', 's3fs')).toMatchObject({ kind: 'supported', delayMs: 1000, delayMin: 900, delayMax: 1100 });
-    expect(m.state('s3-to-mount-delay', 'mountpoint')).toEqual({ kind: 'failed', reason: 'timed out', ok: 2, records: 3 });
+    expect(m.state('s3-to-mount-delay', 'mountpoint')).toEqual({ kind: 'mixed', reason: 'timed out', ok: 2, unsupported: 0, records: 3 });
     expect(m.supportedCount('s3fs')).toBe(2);
     expect(m.supportedCount('mountpoint')).toBe(0);
+  });
+
+  test('supported in some repetitions only is mixed, as in the text summary; never supported in any is failed', () => {
+    const m = semanticsMatrix([
+      probe('s3fs', 'flock', { records: 2, repetitions: 1, unsupported: 1, first_error: 'ENOLCK' }),
+      probe('rclone', 'flock', { records: 2, repetitions: 0, failed_batches: 2, first_error: 'EIO' }),
+    ], ['s3fs', 'rclone'])!;
+    expect(m.state('flock', 's3fs')).toEqual({ kind: 'mixed', reason: 'ENOLCK', ok: 1, unsupported: 1, records: 2 });
+    expect(m.state('flock', 'rclone')).toEqual({ kind: 'failed', reason: 'EIO', ok: 0, records: 2 });
+    expect(m.supportedCount('s3fs')).toBe(0);
+  });
+
+  test('the page shows a mixed probe as mixed', async () => {
+    const out = await renderHtmlReport(input([probe('s3fs', 'flock', { records: 2, repetitions: 1, unsupported: 1, first_error: 'ENOLCK' })]));
+    expect(out.html).toMatch(/<td class="mixed" title="supported in 1 of 2 repetitions, refused in 1: ENOLCK">mixed \(1\/2 ok\)<\/td>/);
+    expect(out.html).not.toContain('failed (1/2 ok)');
   });
 
   test('a probe that succeeded unchecked is supported, and marked unverified', () => {
@@ -159,6 +205,31 @@ describe('rows from DuckDB and from Athena read the same', () => {
   });
 });
 
+describe('I/O modes are separate cases', () => {
+  test('a row\'s io goes into the operation, from DuckDB and from Athena alike; rows without one keep theirs', () => {
+    const [direct, buffered, plain] = normalizeCells([
+      { workload: 'fio-seq', operation: 'read', io: 'direct', records: 3n },
+      { workload: 'fio-seq', operation: 'read', io: 'buffered', records: '3' },
+      { workload: 'objects', operation: 'download', io: null, records: 3 },
+    ]);
+    expect([direct.operation, direct.io, buffered.operation, plain.operation, plain.io]).toEqual(['read (direct)', 'direct', 'read (buffered)', 'download', null]);
+  });
+
+  test('the summary and the comparison never put direct and buffered figures together', () => {
+    const fio = (method: string, io: string, size: number, mibS: number) => ({ ...speed(method, size, mibS), workload: 'fio-seq', cache: 'cold' as const, io, operation: `read (${io})` });
+    const cells = [1024, 1024 ** 2].flatMap((s) => [fio('s3fs', 'direct', s, 10), fio('s3fs', 'buffered', s, 100), fio('rclone', 'direct', s, 20), fio('rclone', 'buffered', s, 50)]);
+    const recs = recommendations(input(cells), ['s3fs', 'rclone']);
+    expect(recs.map((r) => [r.case, r.best, r.margin])).toEqual([
+      ['read (direct) 1 KiB–1 MiB (cold)', 'rclone', '2x the throughput of s3fs'],
+      ['read (buffered) 1 KiB–1 MiB (cold)', 's3fs', '2x the throughput of rclone'],
+    ]);
+    const cmp = compareRuns(input(cells), input(cells.map((c) => (c.io === 'buffered' ? { ...c, mib_s_median: c.mib_s_median! * 2 } : c))));
+    const tp = cmp.changes.filter((c) => c.metric === 'throughput');
+    expect(tp.filter((c) => c.case.startsWith('read (direct)')).map((c) => c.changePct)).toEqual([0, 0, 0, 0]);
+    expect(tp.filter((c) => c.case.startsWith('read (buffered)')).map((c) => c.changePct)).toEqual([100, 100, 100, 100]);
+  });
+});
+
 describe('comparing two runs', () => {
   test('change in % per metric, better or worse by the metric\'s direction, differing facts', () => {
     const a = input([speed('s3-api', 1024, 100)]);
@@ -181,5 +252,37 @@ describe('comparing two runs', () => {
     expect(cmp.changes).toEqual([]);
     expect(cmp.onlyA).toEqual(['objects download 1 KiB s3-api']);
     expect(cmp.onlyB).toEqual(['objects download 2 KiB s3-api']);
+  });
+});
+
+describe('size charts', () => {
+  const point = (size: number, median = 10): SweepPoint => ({ operation: 'read', method: 's3-api', cache: 'none', series: 's3-api none', size, median, lo: median, hi: median, reps: 3, cached: false });
+  /** The label texts of each axis of a size chart (x first when `sizes` tells it apart). */
+  async function axisLabels(points: SweepPoint[], yFormat?: string): Promise<string[][]> {
+    const charts = new ChartRenderer();
+    const svg = await charts.svg(sizeSweepSpec({ points, yTitle: 'MiB/s', colors: methodColors(['s3-api']), operations: ['read'], linkLimit: null, yFormat }));
+    expect(charts.warnings).toEqual([]);
+    // Each axis's labels sit in their own group.
+    return svg.split('role-axis-label').slice(1).map((g) => [...g.split('</g>')[0].matchAll(/<text[^>]*>([^<]*)<\/text>/g)].map((m) => m[1]));
+  }
+  /** The x axis labels: one per size, left to right. */
+  async function sizeLabels(sizes: number[]): Promise<string[]> {
+    const groups = await axisLabels(sizes.map((s) => point(s)));
+    return groups.find((g) => g.length === sizes.length) ?? groups.flat();
+  }
+
+  test('the y axis takes the format asked for (SI for wide ranges), plain numbers by default', async () => {
+    const points = [point(1024, 20_000), point(2048, 3_000_000)];
+    const yOf = (groups: string[][]) => groups.find((g) => !g.some((t) => /B$/.test(t)))!;
+    const plain = yOf(await axisLabels(points));
+    const si = yOf(await axisLabels(points, '~s'));
+    expect(plain.some((t) => /^[\d,.]+$/.test(t) && Number(t.replace(/,/g, '')) >= 100_000)).toBe(true);
+    expect(si.some((t) => /^\d+(\.\d+)?[kM]$/.test(t))).toBe(true);
+    expect(si.every((t) => !/\d{4,}/.test(t))).toBe(true);
+  });
+
+  test('sizes are labelled in whole binary units, multiples of 1000 in decimal units, the rest to 3 significant digits', async () => {
+    expect(await sizeLabels([512, 1000, 1024, 1e6, 1e6 + 1, 1536 * 1024, 16e6, 16 * 1024 ** 2, 2 * 1024 ** 3, 2.5e9]))
+      .toEqual(['512 B', '1 kB', '1 KiB', '1 MB', '977 KiB', '1.5 MiB', '16 MB', '16 MiB', '2 GiB', '2.5 GB']);
   });
 });

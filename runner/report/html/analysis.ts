@@ -1,5 +1,5 @@
 import { formatSize } from '../../core/units';
-import { CACHE_ORDER, methodLabel, type Cache, type Cell, type ReportInput } from '../model';
+import { CACHE_ORDER, methodLabel, operationWithMode, type Cache, type Cell, type ReportInput } from '../model';
 import { num } from './format';
 
 /**
@@ -31,8 +31,13 @@ export function byOrder<T>(items: T[], order: string[], key: (t: T) => string): 
   return [...items].sort((a, b) => rank(key(a)) - rank(key(b)) || key(a).localeCompare(key(b)));
 }
 
+/** I/O modes in the order shown: seed 000's O_DIRECT first. */
+const IO_ORDER = ['direct', 'buffered'];
+
 export function operationOrder(workload: string, ops: string[]): string[] {
-  const order = workload === 'semantics' ? PROBE_ORDER : workload === 'metadata' ? METADATA_ORDER : workload === 'objects' ? OBJECT_OPS : ['read', 'write'];
+  const base = workload === 'semantics' ? PROBE_ORDER : workload === 'metadata' ? METADATA_ORDER : workload === 'objects' ? OBJECT_OPS : ['read', 'write'];
+  // Each operation, then the same operation per I/O mode ("read (direct)", "read (buffered)").
+  const order = base.flatMap((op) => [op, ...IO_ORDER.map((io) => operationWithMode(op, io))]);
   return byOrder([...new Set(ops)], order, (o) => o);
 }
 
@@ -43,6 +48,35 @@ export function caseLabel(c: Pick<Cell, 'operation' | 'object_size_bytes' | 'cac
   const size = withSize && c.object_size_bytes !== null ? ` ${formatSize(c.object_size_bytes)}` : '';
   const cache = c.cache !== 'none' ? ` (${c.cache})` : '';
   return `${c.operation}${size}${cache}`;
+}
+
+/**
+ * The cache state cells are compared in: `none` (an object method keeps no client cache, every
+ * access goes to the store) counts as a first access, like a mount's `cold`; warm states stay apart.
+ */
+export const accessGroup = (cache: Cache): Cache => (cache === 'none' ? 'cold' : cache);
+
+/** Workload, operation, size and access group: the cells one verdict, one table row, one "vs best" compares. */
+export const caseKey = (c: Cell) => `${c.workload}\u0000${c.operation}\u0000${c.object_size_bytes}\u0000${accessGroup(c.cache)}`;
+
+/** The cache state a group of cells is labelled with: none where no cell has a cache (object methods only). */
+export function shownCache(cells: Pick<Cell, 'cache'>[]): Cache {
+  const group = accessGroup(cells[0].cache);
+  return group === 'cold' && cells.every((c) => c.cache === 'none') ? 'none' : group;
+}
+
+/** Case labels per access group: "walk 1 KiB (cold)" for object methods and cold mounts alike. */
+export function groupCaseLabels(cells: Cell[], withSize = true): (c: Cell) => string {
+  const groups = new Map<string, Cell[]>();
+  for (const c of cells) groups.set(caseKey(c), [...(groups.get(caseKey(c)) ?? []), c]);
+  return (c) => caseLabel({ ...c, cache: shownCache(groups.get(caseKey(c)) ?? [c]) }, withSize);
+}
+
+/** Says so where object methods (no cache) are ranked with mounts' cold figures. */
+export function firstAccessNote(cells: Cell[], order: string[]): string[] {
+  const objects = byOrder([...new Set(cells.filter((c) => c.cache === 'none' && measured(c)).map(label))], order, (m) => m);
+  if (!objects.length || !cells.some((c) => c.cache === 'cold' && measured(c))) return [];
+  return [`${objects.join(', ')}: no client cache, ranked with the mounts' cold (first-access) figures`];
 }
 
 export interface SweepGroup {
@@ -63,6 +97,15 @@ export function sizeSweeps(cells: Cell[]): SweepGroup[] {
   }
   // Seed 000's workload first, then fio.
   return byOrder(groups, ['objects', 'fio-seq'], (g) => g.workload);
+}
+
+/**
+ * A support check: the case's successful records carry no timing (tar-extract's permissions,
+ * timestamps, ownership: did the files keep them?). Its result is who supports it, not who is fastest.
+ */
+export function isSupportCheck(cells: Cell[]): boolean {
+  const ok = cells.filter(measured);
+  return ok.length > 0 && ok.every((c) => !((c.duration_ms_max ?? 0) > 0));
 }
 
 /** Cells of workloads that are neither size sweeps, metadata nor semantics: timed jobs. */
@@ -108,6 +151,8 @@ export type ProbeState =
   | { kind: 'supported'; delayMs: number | null; delayMin: number | null; delayMax: number | null; reps: number; unverified: number }
   | { kind: 'unsupported'; reason: string | null }
   | { kind: 'failed'; reason: string | null; ok: number; records: number }
+  /** Supported in some repetitions, refused or failed in others (the text summary's "mixed"). */
+  | { kind: 'mixed'; reason: string | null; ok: number; unsupported: number; records: number }
   | { kind: 'missing' };
 
 export interface SemanticsMatrix {
@@ -137,7 +182,8 @@ export function semanticsMatrix(cells: Cell[], order: string[]): SemanticsMatrix
       return { kind: 'supported', delayMs: c.delay_ms_median, delayMin: c.delay_ms_min, delayMax: c.delay_ms_max, reps: good, unverified };
     }
     if (unsupported === records) return { kind: 'unsupported', reason };
-    return { kind: 'failed', reason, ok: good, records };
+    if (good + unverified === 0 && unsupported === 0) return { kind: 'failed', reason, ok: 0, records };
+    return { kind: 'mixed', reason, ok: good + unverified, unsupported, records };
   };
   return {
     probes, methods, state,
@@ -183,10 +229,11 @@ function rank(cands: Candidate[], dir: Direction): { best: Candidate; next: Cand
   return { best, next, factor, overlap };
 }
 
-function notFor(cells: Cell[]): string[] {
+function notFor(cells: Cell[], order: string[]): string[] {
   const notes: string[] = [];
-  const unsupported = [...new Set(cells.filter((c) => c.unsupported > 0 && !measured(c)).map(label))];
-  const failed = [...new Set(cells.filter((c) => c.failed_batches > 0 && !measured(c) && c.unsupported === 0).map(label))];
+  const methods = (of: Cell[]) => byOrder([...new Set(of.map(label))], order, (m) => m);
+  const unsupported = methods(cells.filter((c) => c.unsupported > 0 && !measured(c)));
+  const failed = methods(cells.filter((c) => c.failed_batches > 0 && !measured(c) && c.unsupported === 0));
   if (unsupported.length) notes.push(`not supported by ${unsupported.join(', ')}`);
   if (failed.length) notes.push(`failed on ${failed.join(', ')}`);
   // Methods that have a result but lost some repetitions: their medians rest on fewer batches.
@@ -216,9 +263,10 @@ export function recommendations(input: ReportInput, order: string[]): Recommenda
   // Size sweeps: winner per size, runs of equal winners merged into size ranges.
   for (const g of sweeps) {
     for (const op of g.operations) {
-      const caches = [...new Set(g.cells.filter((c) => c.operation === op).map((c) => c.cache))].sort((a, b) => cacheRank(a) - cacheRank(b));
-      for (const cache of caches) {
-        const mine = cells.filter((c) => c.workload === g.workload && c.operation === op && c.cache === cache);
+      const groups = [...new Set(g.cells.filter((c) => c.operation === op).map((c) => accessGroup(c.cache)))].sort((a, b) => cacheRank(a) - cacheRank(b));
+      for (const group of groups) {
+        const mine = cells.filter((c) => c.workload === g.workload && c.operation === op && accessGroup(c.cache) === group);
+        const cache = shownCache(mine);
         const payload = mine.some(movesPayload);
         const pick = (c: Cell): [number | null, number | null, number | null] => (payload ? [c.mib_s_min, c.mib_s_median, c.mib_s_max] : [c.ops_s_min, c.ops_s_median, c.ops_s_max]);
         const sizes = [...new Set(mine.filter(measured).map((c) => c.object_size_bytes!))].sort((a, b) => a - b);
@@ -231,7 +279,8 @@ export function recommendations(input: ReportInput, order: string[]): Recommenda
           out.push({
             workload: g.workload, case: `${op} ${sizeRange(run.sizes)}${cache !== 'none' ? ` (${cache})` : ''}`, best: run.best,
             margin: run.factors.length ? `${factorText(run.factors)} ${payload ? 'the throughput' : 'the operations/s'} of ${[...run.next].join(', ')}` : 'only method with a result',
-            basis: payload ? 'median MiB/s' : 'median operations/s', notes: [...notes, ...notFor(mine.filter((c) => run!.sizes.includes(c.object_size_bytes!)))],
+            basis: payload ? 'median MiB/s' : 'median operations/s',
+            notes: [...notes, ...firstAccessNote(mine.filter((c) => run!.sizes.includes(c.object_size_bytes!)), order), ...notFor(mine.filter((c) => run!.sizes.includes(c.object_size_bytes!)), order)],
           });
           run = null;
         };
@@ -262,7 +311,7 @@ export function recommendations(input: ReportInput, order: string[]): Recommenda
     out.push({
       workload: 'metadata', case: test, best: r ? r.best.method : 'none',
       margin: !r ? 'no method completed it' : r.next ? `${num(r.factor)}x the operations/s of ${r.next.method}` : 'only method that completed it',
-      basis: 'median operations/s, 100% success', notes: [...(r?.overlap ? ['within the run-to-run spread'] : []), ...partial, ...notFor(mine.filter((c) => c.ok === 0 || measured(c)))],
+      basis: 'median operations/s, 100% success', notes: [...(r?.overlap ? ['within the run-to-run spread'] : []), ...partial, ...notFor(mine.filter((c) => c.ok === 0 || measured(c)), order)],
     });
   }
 
@@ -295,15 +344,26 @@ export function recommendations(input: ReportInput, order: string[]): Recommenda
 
   // Timed jobs and single-size workloads: the shortest median time.
   const jobs = jobCells(cells, sweeps).filter((c) => c.not_applicable < c.records);
-  const keys = [...new Set(jobs.map((c) => `${c.workload}\u0000${c.operation}\u0000${c.object_size_bytes}\u0000${c.cache}`))];
+  const keys = [...new Set(jobs.map(caseKey))];
   for (const key of keys.sort()) {
-    const mine = jobs.filter((c) => `${c.workload}\u0000${c.operation}\u0000${c.object_size_bytes}\u0000${c.cache}` === key);
-    const r = rank(candidates(mine, (c) => [c.duration_ms_min, c.duration_ms_median, c.duration_ms_max]), 'lower');
+    const mine = jobs.filter((c) => caseKey(c) === key);
     const first = mine[0];
+    const kase = caseLabel({ ...first, cache: shownCache(mine) });
+    if (isSupportCheck(mine)) {
+      // A verdict, not a timing (tar-extract's permissions, timestamps, ownership): who kept it.
+      const supported = byOrder([...new Set(mine.filter(measured).map(label))], order, (m) => m);
+      out.push({
+        workload: first.workload, case: kase, best: supported.join(', '), margin: `supported by ${supported.join(', ')}`,
+        basis: 'support check (succeeded and verified; not timed)', notes: notFor(mine, order),
+      });
+      continue;
+    }
+    const r = rank(candidates(mine, (c) => [c.duration_ms_min, c.duration_ms_median, c.duration_ms_max]), 'lower');
     out.push({
-      workload: first.workload, case: caseLabel(first), best: r ? r.best.method : 'none',
-      margin: !r ? 'no method completed it' : r.next ? `${num(r.factor)}x faster than ${r.next.method}` : 'only method with a result',
-      basis: 'median time', notes: [...(r?.overlap ? ['within the run-to-run spread'] : []), ...(r?.best.cached ? ['served from a cache'] : []), ...notFor(mine)],
+      workload: first.workload, case: kase, best: r ? r.best.method : 'none',
+      margin: !r ? (mine.every((c) => c.unsupported === c.records) ? 'no method supports it' : 'no method completed it') : r.next ? `${num(r.factor)}x faster than ${r.next.method}` : 'only method with a result',
+      basis: 'median time',
+      notes: [...(r?.overlap ? ['within the run-to-run spread'] : []), ...(r?.best.cached ? ['served from a cache'] : []), ...firstAccessNote(mine, order), ...notFor(mine, order)],
     });
   }
   return byOrder(out, ['objects', 'fio-seq', 'metadata', 'semantics'], (r) => r.workload);

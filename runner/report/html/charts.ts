@@ -61,10 +61,26 @@ const BASE_CONFIG = {
   title: { fontSize: 13, anchor: 'start', fontWeight: 'bold' },
 };
 
-/** Vega expression that labels a byte count as 1 KiB, 100 KiB, 16 MiB, ... */
-const SIZE_LABEL =
-  "datum.value >= 1073741824 ? format(datum.value / 1073741824, '~g') + ' GiB' : datum.value >= 1048576 ? format(datum.value / 1048576, '~g') + ' MiB' : " +
-  "datum.value >= 1024 ? format(datum.value / 1024, '~g') + ' KiB' : datum.value + ' B'";
+const BINARY_UNITS: [number, string][] = [[1024 ** 3, 'GiB'], [1024 ** 2, 'MiB'], [1024, 'KiB']];
+const DECIMAL_UNITS: [number, string][] = [[1e9, 'GB'], [1e6, 'MB'], [1e3, 'kB']];
+
+/** Vega expression: `pick(unit, name)` for the largest unit not above the value, else `below`. */
+const byUnit = (units: [number, string][], pick: (unit: number, name: string) => string, below: string) =>
+  units.reduceRight((rest, [unit, name]) => `datum.value >= ${unit} ? ${pick(unit, name)} : ${rest}`, below);
+
+/**
+ * Vega expression that labels a byte count: whole binary units (1 KiB, 16 MiB, 1 GiB), multiples
+ * of 1000 in decimal units (1 MB, 16 MB, 2.5 GB), anything else in binary units to 3 significant
+ * digits (977 KiB) — never "976.563 KiB".
+ */
+const SIZE_LABEL = (() => {
+  const binaryRest = byUnit(BINARY_UNITS, (unit) => `datum.value % ${unit}`, '1');
+  const whole = (unit: number, name: string) => `(datum.value / ${unit}) + ' ${name}'`;
+  // '.3~r': 3 significant digits in fixed notation (977, 15.3, 1540), trailing zeros dropped.
+  const fmt = (unit: number, name: string) => `format(datum.value / ${unit}, '.3~r') + ' ${name}'`;
+  return `datum.value < 1000 ? datum.value + ' B' : (${binaryRest}) === 0 ? ${byUnit(BINARY_UNITS, whole, "datum.value + ' B'")} : ` +
+    `datum.value % 1000 === 0 ? ${byUnit(DECIMAL_UNITS, fmt, "datum.value + ' B'")} : ${byUnit(BINARY_UNITS, fmt, "datum.value + ' B'")}`;
+})();
 
 /** Renders specs to SVG; collects what Vega-Lite and Vega complain about (the tests expect none). */
 export class ChartRenderer {
@@ -133,16 +149,19 @@ export function sizeSweepSpec(opts: {
   // Half a decade of room either side, so the first and last sizes keep their labels.
   const domain = [sizes[0] / 2, sizes[sizes.length - 1] * 2];
   const x = { field: 'size', type: 'quantitative', title: 'size', scale: { type: 'log', domain, nice: false }, axis: { values: sizes, labelExpr: SIZE_LABEL, grid: true } } as const;
-  const y = { type: 'quantitative', title: opts.yTitle, scale: { type: 'log' }, axis: { format: '~g' } } as const;
+  const y = { type: 'quantitative', title: opts.yTitle, scale: { type: 'log' }, axis: { format: opts.yFormat ?? '~g' } } as const;
   const methods = opts.colors.domain.filter((m) => opts.points.some((p) => p.method === m));
   const strokeLegend = { symbolType: 'stroke', symbolStrokeWidth: 2, symbolSize: 240 };
   const color = { field: 'method', type: 'nominal', title: 'method', scale: subset(opts.colors, methods), legend: strokeLegend } as const;
+  // Vega-Lite leaves the stroke off a strokeDash legend when the line has filled points (the dash
+  // pattern is then drawn in nothing): give the symbols a stroke of their own.
+  const dashLegend = { ...strokeLegend, symbolStrokeColor: '#57606a', encode: { symbols: { update: { stroke: { value: '#57606a' } } } } };
   const layers: unknown[] = [
     {
       mark: { type: 'line', point: { filled: true, size: 28 }, strokeWidth: 1.8 },
       encoding: {
         x, y: { ...y, field: 'median' }, color, detail: { field: 'series' },
-        ...(caches.length > 1 ? { strokeDash: { field: 'cache', type: 'nominal', title: 'cache', scale: { domain: caches }, legend: { ...strokeLegend, symbolStrokeColor: '#57606a' } } } : {}),
+        ...(caches.length > 1 ? { strokeDash: { field: 'cache', type: 'nominal', title: 'cache', scale: { domain: caches }, legend: dashLegend } } : {}),
       },
     },
     { mark: { type: 'area', opacity: 0.16 }, encoding: { x, y: { ...y, field: 'lo' }, y2: { field: 'hi' }, color, detail: { field: 'series' } } },
@@ -156,12 +175,18 @@ export function sizeSweepSpec(opts: {
     });
   }
   if (opts.linkLimit !== null) {
+    // One datum per panel (an aggregate over the facet's rows): else the rule and its label are
+    // drawn once per data row, dozens on top of each other.
+    const onePerPanel = [{ aggregate: [{ op: 'count', as: 'points' }] }];
     layers.push({
       name: 'link_limit',
+      transform: onePerPanel,
       mark: { type: 'rule', color: '#d00000', strokeDash: [4, 3], strokeWidth: 1 },
       encoding: { y: { datum: opts.linkLimit, type: 'quantitative' } },
     });
     layers.push({
+      name: 'link_limit_label',
+      transform: onePerPanel,
       mark: { type: 'text', color: '#d00000', align: 'left', baseline: 'bottom', dx: 3, dy: -2, fontSize: 10 },
       encoding: { x: { value: 0 }, y: { datum: opts.linkLimit, type: 'quantitative' }, text: { value: 'link limit' } },
     });

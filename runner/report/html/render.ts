@@ -1,6 +1,6 @@
 import { methodLabel, type Cell, type ReportInput } from '../model';
 import {
-  byOrder, cacheCases, cacheRank, caseLabel, jobCells, label, measured, methodOrder, movesPayload, operationOrder, recommendations,
+  accessGroup, byOrder, cacheCases, cacheRank, caseLabel, groupCaseLabels, isSupportCheck, jobCells, shownCache, label, measured, methodOrder, movesPayload, operationOrder, recommendations,
   semanticsMatrix, sizeSweeps, type SweepGroup,
 } from './analysis';
 import {
@@ -129,7 +129,7 @@ function sweepPoints(cells: Cell[], pick: (c: Cell) => [number | null, number | 
     if (median === null || !(median > 0)) return [];
     return [{
       operation: c.operation, method: label(c), cache: c.cache, series: `${label(c)} ${c.cache}`, size: c.object_size_bytes!,
-      median, lo: lo && lo > 0 ? lo : median, hi: hi ?? median, reps: c.repetitions, cached: c.served_from_cache > 0,
+      median, lo: lo && lo > 0 ? lo : median, hi: hi ?? median, reps: c.distinct_repetitions, cached: c.served_from_cache > 0,
     }];
   });
 }
@@ -141,7 +141,8 @@ async function sizeSection(ctx: Ctx, sweeps: SweepGroup[]): Promise<Section> {
   }
   const parts: string[] = [];
   const caption = (what: string, g: SweepGroup) => {
-    const reps = Math.max(...g.cells.map((c) => c.repetitions));
+    // Repetitions, not records: one repetition may record a cell more than once.
+    const reps = Math.max(...g.cells.map((c) => c.distinct_repetitions));
     return `${esc(what)} Lines: median over ${reps} repetition${reps === 1 ? '' : 's'}; shaded band: min–max over repetitions. Both axes are logarithmic.`;
   };
   for (const g of sweeps) {
@@ -190,8 +191,10 @@ function ratioSection(ctx: Ctx, sweeps: SweepGroup[]): Section {
   for (const g of sweeps) {
     for (const op of g.operations) {
       const opCells = g.cells.filter((c) => c.operation === op);
-      for (const cache of [...new Set(opCells.map((c) => c.cache))].sort((a, b) => cacheRank(a) - cacheRank(b))) {
-        const cells = opCells.filter((c) => c.cache === cache);
+      // Object methods (no cache) side by side with the mounts' cold figures; warm states apart.
+      for (const group of [...new Set(opCells.map((c) => accessGroup(c.cache)))].sort((a, b) => cacheRank(a) - cacheRank(b))) {
+        const cells = opCells.filter((c) => accessGroup(c.cache) === group);
+        const cache = shownCache(cells);
         const methods = byOrder([...new Set(cells.map(label))], ctx.methods, (m) => m);
         const sizes = [...new Set(cells.map((c) => c.object_size_bytes!))].sort((a, b) => a - b);
         const title = `${g.workload} · ${op}${cache !== 'none' ? ` · ${cache}` : ''}`;
@@ -207,7 +210,7 @@ function ratioSection(ctx: Ctx, sweeps: SweepGroup[]): Section {
               ...methods.map((m) => {
                 const c = at(m);
                 const v = c ? metric.pick(c) : null;
-                return { ...withFlag(metric.fmt(v), !!c && c.served_from_cache > 0 && metric.higherIsBetter), title: c ? `${c.repetitions} repetitions` : undefined };
+                return { ...withFlag(metric.fmt(v), !!c && c.served_from_cache > 0 && metric.higherIsBetter), title: c ? `median over ${c.distinct_repetitions} repetition${c.distinct_repetitions === 1 ? '' : 's'}` : undefined };
               }),
               ...others.map((b) => ratio(at(a) ? metric.pick(at(a)!) : null, at(b) ? metric.pick(at(b)!) : null)),
             ];
@@ -329,6 +332,11 @@ async function semanticsSection(ctx: Ctx): Promise<Section> {
         return { html: '✗ unsupported', cls: 'unsupported', title: s.reason ?? '' };
       case 'failed':
         return { html: `failed (${s.ok}/${s.records} ok)`, cls: 'failed', title: s.reason ?? '' };
+      case 'mixed':
+        return {
+          html: `mixed (${s.ok}/${s.records} ok)`, cls: 'mixed',
+          title: `supported in ${s.ok} of ${s.records} repetitions${s.unsupported ? `, refused in ${s.unsupported}` : ''}${s.reason ? `: ${s.reason}` : ''}`,
+        };
       default:
         return { html: 'not probed', cls: 'missing' };
     }
@@ -336,9 +344,9 @@ async function semanticsSection(ctx: Ctx): Promise<Section> {
   rows.push(['probes supported', ...matrix.methods.map((m) => ({ html: `<strong>${matrix.supportedCount(m)} of ${matrix.probes.length}</strong>` }))]);
   const reasons = matrix.probes.flatMap((p) => matrix.methods.flatMap((m) => {
     const s = matrix.state(p, m);
-    return (s.kind === 'unsupported' || s.kind === 'failed') && s.reason ? [[m, p, s.kind, s.reason]] : [];
+    return (s.kind === 'unsupported' || s.kind === 'failed' || s.kind === 'mixed') && s.reason ? [[m, p, s.kind, s.reason]] : [];
   }));
-  const parts = [table(['probe', ...matrix.methods], rows, { cls: 'matrix', caption: 'Methods × probes: ✓ supported in every repetition (with the propagation delay where the probe measures one), ✗ refused by the method.' })];
+  const parts = [table(['probe', ...matrix.methods], rows, { cls: 'matrix', caption: 'Methods × probes: ✓ supported in every repetition (with the propagation delay where the probe measures one), ✗ refused by the method, mixed: supported in some repetitions only.' })];
   const delays: RangePoint[] = matrix.probes.filter((p) => p.endsWith('-delay')).flatMap((p) => matrix.methods.flatMap((m) => {
     const s = matrix.state(p, m);
     return s.kind === 'supported' && s.delayMs !== null ? [{ row: p, method: m, median: Math.max(s.delayMs, 0.001), lo: Math.max(s.delayMin ?? s.delayMs, 0.001), hi: Math.max(s.delayMax ?? s.delayMs, 0.001) }] : [];
@@ -357,13 +365,17 @@ async function workloadsSection(ctx: Ctx, sweeps: SweepGroup[]): Promise<Section
   const notApplicable = all.filter((c) => c.not_applicable === c.records);
   const cells = all.filter((c) => c.not_applicable < c.records);
   if (!cells.length) return { ...base, hasData: false, body: noData('this run has no timed jobs besides the size sweeps.', 'dir-walk, large-read, small-reads, git-clone, tar-extract, web-serving and read-scaling report here.') };
-  const rowOf = (c: Cell) => `${c.workload} · ${caseLabel(c)}`;
+  // One row per case: object methods (no cache) with the mounts' cold figures, so "vs best" spans both.
+  const caseOf = groupCaseLabels(cells);
+  const rowOf = (c: Cell) => `${c.workload} · ${caseOf(c)}`;
   const ordered = [...cells].sort((a, b) => a.workload.localeCompare(b.workload) || a.operation.localeCompare(b.operation, 'en', { numeric: true }) ||
     (a.object_size_bytes ?? 0) - (b.object_size_bytes ?? 0) || cacheRank(a.cache) - cacheRank(b.cache));
   const rowsOrder = [...new Set(ordered.map(rowOf))];
+  // Support checks (tar-extract's permissions, timestamps...) have no time: drawn as a verdict.
+  const checks = new Set(rowsOrder.filter((r) => isSupportCheck(ordered.filter((c) => rowOf(c) === r))));
   const points: RangePoint[] = ordered.map((c) => ({
-    row: rowOf(c), method: label(c), median: c.duration_ms_median ?? 0, lo: c.duration_ms_min ?? 0, hi: c.duration_ms_max ?? 0,
-    note: !measured(c) ? (c.unsupported ? 'not supported' : 'failed') : c.failed_batches ? `${c.failed_batches} failed` : undefined,
+    row: rowOf(c), method: label(c), median: checks.has(rowOf(c)) ? 0 : c.duration_ms_median ?? 0, lo: c.duration_ms_min ?? 0, hi: c.duration_ms_max ?? 0,
+    note: !measured(c) ? (c.unsupported ? 'not supported' : 'failed') : checks.has(rowOf(c)) ? 'supported' : c.failed_batches ? `${c.failed_batches} failed` : undefined,
   }));
   const parts: string[] = [];
   if (points.length) {
@@ -374,11 +386,13 @@ async function workloadsSection(ctx: Ctx, sweeps: SweepGroup[]): Promise<Section
   for (const r of rowsOrder) {
     const group = byOrder(ordered.filter((c) => rowOf(c) === r), ctx.methods, label);
     const best = Math.min(...group.filter(measured).map((c) => c.duration_ms_median ?? Infinity));
+    const check = checks.has(r);
     for (const c of group) {
       const status: TCell = c.unsupported === c.records ? { html: 'not supported', cls: 'unsupported', title: c.first_error ?? '' }
           : !measured(c) ? { html: 'FAILED', cls: 'failed', title: c.first_error ?? '' }
-            : c.failed_batches ? { html: `${c.failed_batches} failed`, cls: 'failed', title: c.first_error ?? '' } : 'ok';
-      rows.push([r, label(c), String(c.repetitions), spread(c.duration_ms_min, c.duration_ms_median, c.duration_ms_max, millis),
+            : c.failed_batches ? { html: `${c.failed_batches} failed`, cls: 'failed', title: c.first_error ?? '' }
+              : check ? { html: 'supported', cls: 'supported', title: 'a support check: succeeded and verified, not timed' } : 'ok';
+      rows.push([r, label(c), String(c.distinct_repetitions), check ? 'not timed' : spread(c.duration_ms_min, c.duration_ms_median, c.duration_ms_max, millis),
         withFlag(num(c.mib_s_median), c.served_from_cache > 0), num(c.ops_s_median), micros(c.p50_us_median), micros(c.p99_us_median),
         measured(c) && c.duration_ms_median ? `${num(c.duration_ms_median / best)}x` : '–', status]);
     }
@@ -468,6 +482,8 @@ export async function renderHtmlReport(input: ReportInput): Promise<RenderedRepo
   const m = input.manifest;
   const status = !m ? { cls: 'warn', text: 'status unknown (no run manifest)' }
     : m.status === 'complete' ? { cls: 'good', text: 'complete' } : { cls: 'bad', text: `${m.status} — results incomplete` };
+  // "Run complete" is not the whole story when lines at the source could not be read.
+  const unreadable = input.badLineCount ? ` — <a href="#problems">${esc(num(input.badLineCount))} unreadable line${input.badLineCount === 1 ? '' : 's'} left out</a>` : '';
   const h = input.methods[0];
   const glance = [
     ['host', h ? `${h.hostname} (${h.instance_type}, ${h.vcpus ?? '?'} vCPUs)` : '–'],
@@ -489,7 +505,7 @@ export async function renderHtmlReport(input: ReportInput): Promise<RenderedRepo
 <body>
 <header>
 <h1>s3-access-bench report <span class="run">${esc(input.runId)}</span></h1>
-<p class="status ${status.cls}">Run ${esc(status.text)}${m?.problem ? `: ${esc(m.problem)}` : ''}</p>
+<p class="status ${status.cls === 'good' && input.badLineCount ? 'warn' : status.cls}">Run ${esc(status.text)}${m?.problem ? `: ${esc(m.problem)}` : ''}${unreadable}</p>
 <dl class="glance">${glance.map(([k, v]) => `<div><dt>${esc(k)}</dt><dd>${esc(v)}</dd></div>`).join('')}</dl>
 <nav><ol>${toc}</ol></nav>
 ${empty.length ? `<p class="nodata-summary">Sections without data in this run: ${empty.map((s) => `<a href="#${s.id}">${esc(s.title)}</a>`).join(', ')}.</p>` : '<p class="nodata-summary">Every section has data.</p>'}

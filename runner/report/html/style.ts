@@ -38,6 +38,7 @@ table.matrix td { text-align: center; }
 td.supported { background: #dafbe1; color: #116329; }
 td.unsupported { background: #ffebe9; color: #a40e26; }
 td.failed { background: #fff8c5; color: #7d4e00; }
+td.mixed { background: #fff1e5; color: #953800; }
 td.missing { color: var(--muted); }
 td.cached { background: #fff1e5; }
 .flag-cache { color: #bc4c00; font-weight: 600; font-size: 11px; white-space: nowrap; }
