@@ -193,7 +193,7 @@ test('happy path: every state in order, all runners on every step, a report loca
   const runId = output.run.value.runId;
   expect(cloud.queriesSent.sort()).toEqual(namedQueries().map((q) => queryForRun(q.sql, runId)).sort());
   const cells = cloud.queriesSent.find((q) => q.startsWith(`SELECT * FROM (${namedQueries().find((x) => x.name === 'report_cells')!.sql}`))!;
-  expect(cells.endsWith(`\n) AS q WHERE run_id = '${runId}' ORDER BY run_id, workload, operation, object_size_bytes, method, method_variant, cache`)).toBe(true);
+  expect(cells.endsWith(`\n) AS q WHERE run_id = '${runId}' ORDER BY run_id, workload, operation, io, object_size_bytes, method, method_variant, cache`)).toBe(true);
   // Report gets every query's execution id and what the execution knows about the run.
   expect(cloud.reportEvents).toEqual([{
     runId, queries: expect.arrayContaining(namedQueries().map((q) => ({ name: q.name, queryExecutionId: expect.stringMatching(/^qe-\d+$/) }))),
