@@ -1,5 +1,5 @@
 import { EC2Client } from '@aws-sdk/client-ec2';
-import { ListCommandInvocationsCommand, SSMClient } from '@aws-sdk/client-ssm';
+import { DescribeInstanceInformationCommand, ListCommandInvocationsCommand, SSMClient, type CommandInvocation } from '@aws-sdk/client-ssm';
 import { logger, NamedError } from './shared/powertools';
 import { findInstances } from './shared/runners';
 
@@ -15,8 +15,9 @@ const GONE = new Set(['shutting-down', 'terminated', 'stopping', 'stopped']);
 /**
  * One poll of an SSM command running on every runner: done when every invocation succeeded;
  * `CommandFailed` (with the failing runner's output tail) when one failed; `RunnerLost` when a
- * runner is no longer running — so a dead runner is seen at the next poll, not when the
- * command's own timeout expires.
+ * runner is no longer running, or when its SSM agent lost contact (a hung or cut-off runner that
+ * EC2 still shows running) — so a dead runner is seen within minutes, not when the command's own
+ * timeout expires.
  */
 export async function handler(event: CommandStatusEvent, clients = { ssm, ec2 }): Promise<CommandStatus> {
   if (!event?.commandId || !Array.isArray(event.instanceIds) || !event.instanceIds.length) {
@@ -37,7 +38,7 @@ export async function handler(event: CommandStatusEvent, clients = { ssm, ec2 })
       throw new NamedError('RunnerLost', `runner ${i.InstanceId} is ${i.State?.Name}${i.StateReason?.Message ? ` (${i.StateReason.Message})` : ''} while command ${event.commandId} runs`);
     }
   }
-  const invocations = [];
+  const invocations: CommandInvocation[] = [];
   let token: string | undefined;
   do {
     const page = await clients.ssm.send(new ListCommandInvocationsCommand({ CommandId: event.commandId, Details: true, NextToken: token }));
@@ -48,6 +49,16 @@ export async function handler(event: CommandStatusEvent, clients = { ssm, ec2 })
     if (FAILED.has(inv.Status ?? '') || FAILED.has(inv.StatusDetails ?? '')) {
       const output = (inv.CommandPlugins ?? []).map((p) => p.Output ?? '').join('\n').trim().split('\n').slice(-8).join('\n');
       throw new NamedError('CommandFailed', `command ${event.commandId} ${inv.StatusDetails ?? inv.Status} on ${inv.InstanceId}: ${output || 'no output'}`);
+    }
+  }
+  // A runner that still runs but stopped answering: SSM marks its agent ConnectionLost after a few
+  // missed pings (about 5 minutes); its command would otherwise wait for its own timeout.
+  const waiting = event.instanceIds.filter((id) => !invocations.some((i) => i.InstanceId === id && i.Status === 'Success'));
+  if (waiting.length) {
+    const info = await clients.ssm.send(new DescribeInstanceInformationCommand({ Filters: [{ Key: 'InstanceIds', Values: waiting }], MaxResults: 50 }));
+    const lost = (info?.InstanceInformationList ?? []).find((i) => i.PingStatus === 'ConnectionLost');
+    if (lost) {
+      throw new NamedError('RunnerLost', `runner ${lost.InstanceId} stopped answering SSM (agent ConnectionLost, last ping ${lost.LastPingDateTime?.toISOString?.() ?? 'unknown'}) while command ${event.commandId} runs: it hangs or lost its network`);
     }
   }
   const succeeded = invocations.filter((i) => i.Status === 'Success').length;

@@ -121,7 +121,7 @@ export class Pipeline extends Construct {
       entry: 'command-status', description: 's3-access-bench: one poll of an SSM command on the runners (fails fast on a lost runner)',
       memorySize: 256, timeout: Duration.seconds(TASK_TIMEOUT_S.commandStatus),
     });
-    this.commandStatus.role.addToPolicy(new iam.PolicyStatement({ actions: ['ssm:ListCommandInvocations', 'ec2:DescribeInstances'], resources: ['*'] }));
+    this.commandStatus.role.addToPolicy(new iam.PolicyStatement({ actions: ['ssm:ListCommandInvocations', 'ssm:DescribeInstanceInformation', 'ec2:DescribeInstances'], resources: ['*'] }));
 
     this.teardown = new BenchFunction(this, 'TeardownFn', {
       entry: 'teardown', description: 's3-access-bench: terminate a run\'s runners and delete its benchmark data (all versions)',
@@ -420,7 +420,7 @@ export class Pipeline extends Construct {
     });
 
     // --- Acknowledgments next to what they excuse ------------------------------------------------
-    acknowledge(this.commandStatus.role, 'AwsSolutions-IAM5[Resource::*]', 'ssm:ListCommandInvocations and ec2:DescribeInstances accept no resource ARNs; also X-Ray');
+    acknowledge(this.commandStatus.role, 'AwsSolutions-IAM5[Resource::*]', 'ssm:ListCommandInvocations, ssm:DescribeInstanceInformation and ec2:DescribeInstances accept no resource ARNs; also X-Ray');
     acknowledge(this.teardown.role, 'AwsSolutions-IAM5[Resource::*]', 'ec2:DescribeInstances accepts no resource ARNs (termination is limited to instances tagged with this stack); also X-Ray');
     acknowledge(this.janitor.role, 'AwsSolutions-IAM5[Resource::*]', 'ec2:DescribeInstances accepts no resource ARNs (termination is limited to instances tagged with this stack); also X-Ray');
     for (const fn of [this.teardown, this.janitor]) {

@@ -1,4 +1,4 @@
-import { ListCommandInvocationsCommand, SSMClient, type CommandInvocation } from '@aws-sdk/client-ssm';
+import { DescribeInstanceInformationCommand, ListCommandInvocationsCommand, SSMClient, type CommandInvocation } from '@aws-sdk/client-ssm';
 import { mockClient } from 'aws-sdk-client-mock';
 import type { handler as Handler } from '../../lambda/command-status';
 import { fakeEc2, type FakeInstance } from '../helpers/ec2';
@@ -91,4 +91,23 @@ test('a bad event is refused before any call', async () => {
   }
   expect(ec2.calls()).toHaveLength(0);
   expect(ssm.calls()).toHaveLength(0);
+});
+
+test('a runner EC2 still shows running but whose SSM agent lost contact is RunnerLost at this poll', async () => {
+  fakeEc2(live());
+  invocations([invocation('i-aaa', 'Success'), invocation('i-bbb', 'InProgress'), invocation('i-ccc', 'InProgress')]);
+  ssm.on(DescribeInstanceInformationCommand).resolves({ InstanceInformationList: [
+    { InstanceId: 'i-bbb', PingStatus: 'Online' },
+    { InstanceId: 'i-ccc', PingStatus: 'ConnectionLost', LastPingDateTime: new Date('2026-11-22T10:00:00Z') },
+  ] });
+  await expect(handler(EVENT)).rejects.toMatchObject({ name: 'RunnerLost', message: expect.stringMatching(/runner i-ccc stopped answering SSM \(agent ConnectionLost, last ping 2026-11-22T10:00:00.000Z\)/) });
+  // Only the runners still working are asked about.
+  expect(ssm.commandCalls(DescribeInstanceInformationCommand)[0].args[0].input).toMatchObject({ Filters: [{ Key: 'InstanceIds', Values: ['i-bbb', 'i-ccc'] }] });
+});
+
+test('runners whose agents answer keep the poll going', async () => {
+  fakeEc2(live());
+  invocations([invocation('i-aaa', 'InProgress'), invocation('i-bbb', 'InProgress'), invocation('i-ccc', 'InProgress')]);
+  ssm.on(DescribeInstanceInformationCommand).resolves({ InstanceInformationList: RUNNERS.map((InstanceId) => ({ InstanceId, PingStatus: 'Online' })) });
+  expect(await handler(EVENT)).toEqual({ done: false, succeeded: 0, pending: 3, total: 3 });
 });

@@ -27,6 +27,7 @@ describe('IAM: least privilege', () => {
     'xray:GetSamplingRules': 'X-Ray tracing of the state machine; no resource-level permissions',
     'xray:GetSamplingTargets': 'X-Ray tracing of the state machine; no resource-level permissions',
     'ssm:ListCommandInvocations': 'takes no resource ARN (command-status function)',
+    'ssm:DescribeInstanceInformation': 'takes no resource ARN (command-status function: a runner whose agent lost contact)',
     'ssm:describeInstanceInformation': 'takes no resource ARN (WaitUntilReady)',
     'ec2:DescribeInstances': 'takes no resource ARN (command-status, teardown, janitor)',
     'ec2:RunInstances': 'RunInstances touches instance, volume, network interface, image (arm64 and x86_64 AL2023), subnet and security group resources named at run time (ProvisionRunners); only from this stack\'s launch template (ArnLike ec2:LaunchTemplate, checked below)',
