@@ -52,7 +52,7 @@ export async function handler(event: CommandStatusEvent, clients = { ssm, ec2 })
     }
   }
   // A runner that still runs but stopped answering: SSM marks its agent ConnectionLost after a few
-  // missed pings (about 5 minutes); its command would otherwise wait for its own timeout.
+  // missed pings (minutes); its command would otherwise wait for its own timeout (2 h).
   const waiting = event.instanceIds.filter((id) => !invocations.some((i) => i.InstanceId === id && i.Status === 'Success'));
   if (waiting.length) {
     const info = await clients.ssm.send(new DescribeInstanceInformationCommand({ Filters: [{ Key: 'InstanceIds', Values: waiting }], MaxResults: 50 }));
