@@ -218,8 +218,27 @@ export function normalizeMethodFacts(rows: Row[]): MethodFacts[] {
   return rows.map((r) => normalize<MethodFacts>(r, FACT_TEXT, { method_options: stringMapOf }));
 }
 
+/**
+ * One entry per workload: workload_facts.sql gives a row per parameter set, merged here key by
+ * key — a key with several values shows them all, sorted (`io=buffered | direct`), so the page
+ * does not depend on the order the engine returns the sets in.
+ */
 export function normalizeWorkloadFacts(rows: Row[]): WorkloadFacts[] {
-  return rows.map((r) => normalize<WorkloadFacts>(r, ['run_id', 'workload'], { workload_params: stringMapOf }));
+  const merged = new Map<string, { facts: WorkloadFacts; values: Map<string, Set<string>> }>();
+  for (const r of rows) {
+    const facts = normalize<WorkloadFacts>(r, ['run_id', 'workload'], { workload_params: stringMapOf });
+    const key = `${String(r.run_id ?? '')}\u0000${facts.workload}`;
+    let entry = merged.get(key);
+    if (!entry) merged.set(key, (entry = { facts, values: new Map() }));
+    for (const [k, v] of Object.entries(facts.workload_params)) {
+      if (!entry.values.has(k)) entry.values.set(k, new Set());
+      entry.values.get(k)!.add(v);
+    }
+  }
+  return [...merged.values()].map(({ facts, values }) => ({
+    ...facts,
+    workload_params: Object.fromEntries([...values.keys()].sort().map((k) => [k, [...values.get(k)!].sort().join(' | ')])),
+  }));
 }
 
 export function normalizeHealth(rows: Row[]): HealthRow[] {
