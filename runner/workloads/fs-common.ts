@@ -37,12 +37,19 @@ export async function fsRunContextOf<P>(ctx: WorkloadContext<P>): Promise<FsRunC
 }
 
 /**
+ * Not an errno: a tool (git) failed on a path it had itself just created, which the file system
+ * did not keep (Mountpoint keeps new directories only locally) — the file system refusing what
+ * the tool needs, told apart from ENOENT on anything else.
+ */
+export const LOST_OWN_PATH = 'ELOST';
+
+/**
  * errno codes with which a file system refuses an operation by design rather than failing at
  * it: Mountpoint answers appends with EPERM, in-place writes with EBADF, rename with ENOSYS; others
  * answer EOPNOTSUPP, EROFS, EXDEV. An operation that every attempt fails with one of these is
  * recorded as unsupported (success rate 0, `supported: false`), not as failed or fast.
  */
-export const REFUSAL_CODES = new Set(['EPERM', 'EACCES', 'ENOSYS', 'ENOTSUP', 'EOPNOTSUPP', 'EBADF', 'EROFS', 'EXDEV']);
+export const REFUSAL_CODES = new Set(['EPERM', 'EACCES', 'ENOSYS', 'ENOTSUP', 'EOPNOTSUPP', 'EBADF', 'EROFS', 'EXDEV', LOST_OWN_PATH]);
 
 /** The same refusals as strerror() words them in a tool's error text (git, tar). */
 const REFUSAL_TEXT: [RegExp, string][] = [

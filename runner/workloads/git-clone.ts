@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Prng } from '../core/prng';
 import { errorSummary } from '../core/errors';
 import type { WorkloadDefinition } from '../core/workload';
-import { fsMeasurement, fsRunContextOf, notMeasured, refusalCodeOf, type FsRunContext } from './fs-common';
+import { LOST_OWN_PATH, fsMeasurement, fsRunContextOf, notMeasured, refusalCodeOf, type FsRunContext } from './fs-common';
 import { cachedInput, firstLine, runTool } from './inputs';
 
 export interface GitCloneParams {
@@ -173,7 +173,7 @@ export async function runGitClone(fs: FsRunContext, repo: SourceRepo): Promise<v
   if (fs.signal.aborted) return;
   const failed = clone.code !== 0;
   const problem = failed ? `git clone exited ${clone.code ?? clone.signal}: ${firstLine(clone.stderr)}` : await verifyClone(dest, repo, env, fs.signal);
-  const refusal = failed ? refusalCodeOf(clone.stderr) : null;
+  const refusal = failed ? refusalCodeOf(clone.stderr) ?? lostOwnPath(clone.stderr, dest) : null;
   const m = fsMeasurement(
     {
       ops: 1, ok: failed ? 0 : 1, failed: failed ? 1 : 0, bytes: failed ? 0 : repo.bytes, latenciesNs: failed ? [] : [clone.elapsedNs],
@@ -183,6 +183,20 @@ export async function runGitClone(fs: FsRunContext, repo: SourceRepo): Promise<v
   );
   fs.record(m);
   await rm(dest, { recursive: true, force: true }).catch(() => {});
+}
+
+/**
+ * LOST_OWN_PATH when git failed because a path it had just created inside the clone is gone (Mountpoint
+ * keeps a new directory only locally, and which of git's steps hits that first varies from run to
+ * run: "unable to write symref" with ENOSYS one time, ".git/: No such file or directory" the
+ * next). That is the file system not keeping what git needs, a refusal like the others, not a
+ * failed measurement. A missing path outside the clone stays a failure.
+ */
+export function lostOwnPath(stderr: string, dest: string): string | null {
+  for (const line of stderr.split('\n')) {
+    if (/No such file or directory/.test(line) && line.includes(`${dest}/`)) return LOST_OWN_PATH;
+  }
+  return null;
 }
 
 export async function verifyClone(dest: string, repo: SourceRepo, env: NodeJS.ProcessEnv, signal: AbortSignal): Promise<string | null> {

@@ -302,3 +302,16 @@ describe('parallel readers', () => {
     }
   });
 });
+
+describe('git-clone: a path git itself created and then lost is a refusal of the file system', () => {
+  test('ENOENT under the clone is ELOST (a refusal); ENOENT elsewhere is not', async () => {
+    const { lostOwnPath } = await import('../../runner/workloads/git-clone');
+    const { isRefusal } = await import('../../runner/workloads/fs-common');
+    const dest = '/mnt/m/s3ab/run/steps/005/cold/git-clone';
+    const code = lostOwnPath(`fatal: could not open '${dest}/.git/': No such file or directory\n`, dest);
+    expect(code).toBe('ELOST');
+    expect(isRefusal(code!)).toBe(true);
+    expect(lostOwnPath("fatal: '/srv/repo.git' does not appear to be a git repository: No such file or directory", dest)).toBeNull();
+    expect(lostOwnPath(`fatal: ${dest}/.git/config: Permission denied`, dest)).toBeNull();
+  });
+});
