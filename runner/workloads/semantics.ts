@@ -17,7 +17,7 @@ interface SemanticsParams {
 
 export const PROBES = [
   'create', 'overwrite', 'append', 'random-write', 'truncate', 'rename-file', 'rename-dir', 'delete', 'mkdir-rmdir',
-  'symlink', 'hardlink', 'chmod', 'chown', 'utimes', 'flock', 'fcntl-lock', 'read-after-write', 's3-to-mount-delay', 'mount-to-s3-delay',
+  'symlink', 'hardlink', 'chmod', 'chown', 'utimes', 'attrs-on-open-file', 'flock', 'fcntl-lock', 'read-after-write', 's3-to-mount-delay', 'mount-to-s3-delay',
 ] as const;
 type Probe = (typeof PROBES)[number];
 
@@ -272,6 +272,35 @@ async function runProbes(ctx: WorkloadContext<SemanticsParams>, fs: FileSystemAc
       const mtimeOk = async () => Math.abs((await stat(p.path('utimes.bin'))).mtimeMs - when.getTime()) < 1500;
       const outcome = await p.run(() => utimes(p.path('utimes.bin'), when, when), async () => [(await mtimeOk()) ? null : 'the modification time did not change']);
       p.persistence.set('utimes', async () => ((await mtimeOk().catch(() => false)) ? null : 'the modification time is lost after a remount'));
+      return outcome;
+    },
+    // tar -p's way (GNU tar: fchmod and futimens on the still-open file, then close), which a
+    // client that uploads at close may overwrite although chmod/utimes on a closed file work.
+    'attrs-on-open-file': async () => {
+      const name = 'open-attrs.bin';
+      const when = new Date('2002-03-04T05:06:07Z');
+      const check = async () => {
+        const st = await stat(p.path(name));
+        const bad: string[] = [];
+        if ((st.mode & 0o777) !== 0o640) bad.push(`the mode reads ${(st.mode & 0o777).toString(8)}, not 640`);
+        if (Math.abs(st.mtimeMs - when.getTime()) >= 1500) bad.push(`the mtime reads ${new Date(st.mtimeMs).toISOString()}, not ${when.toISOString()}`);
+        return bad.length ? `after close ${bad.join(' and ')}` : null;
+      };
+      const outcome = await p.run(async () => {
+        await mkdir(dirname(p.path(name)), { recursive: true });
+        const handle = await open(p.path(name), 'w', 0o600);
+        try {
+          await handle.write(A);
+          await handle.chmod(0o640);
+          await handle.utimes(when, when);
+        } finally {
+          await handle.close();
+        }
+      }, async () => [await check(), await p.s3Has(name, A)]);
+      p.persistence.set('attrs-on-open-file', async () => {
+        const problem = await check().catch((err) => errorSummary(err));
+        return problem ? `${problem} after a remount` : null;
+      });
       return outcome;
     },
     flock: () => p.lockProbe('flock', 'flock.bin'),

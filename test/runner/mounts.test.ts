@@ -10,6 +10,7 @@ import { s3fs } from '../../runner/methods/s3fs';
 import { printSummary } from '../../runner/report/summary';
 import { recordErrors, type ResultRecord } from '../../runner/results/record';
 import { runBenchmark } from '../../runner/run';
+import { PROBES } from '../../runner/workloads/semantics';
 import { S3AB, alive, s3ab } from '../helpers/cli';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
@@ -144,6 +145,10 @@ describe('s3fs, Mountpoint and rclone mounted on the embedded versitygw', () => 
       expect({ op, status: probe('s3fs', op).status, reason: probe('s3fs', op).error_sample }).toEqual({ op, status: 'ok', reason: null });
     }
     expect(probe('s3fs', 'hardlink').supported).toBe(false);
+    // ...but mode and mtime set on the still-open file (GNU tar -p's way) are lost at close: why
+    // tar-extract finds s3fs keeps no mtimes although utimes on a closed file works.
+    expect(probe('s3fs', 'attrs-on-open-file')).toMatchObject({ status: 'unsupported', supported: false });
+    expect(probe('s3fs', 'attrs-on-open-file').error_sample).toMatch(/^succeeded but after close the mode reads 600, not 640 and the mtime reads/);
     // rclone: chmod returns success without changing anything: recorded unsupported, with the reason.
     expect(probe('rclone', 'chmod')).toMatchObject({ status: 'unsupported' });
     expect(probe('rclone', 'chmod').error_sample).toMatch(/^succeeded but/);
@@ -155,7 +160,7 @@ describe('s3fs, Mountpoint and rclone mounted on the embedded versitygw', () => 
       expect(m2s.delay_ms).not.toBeNull();
     }
     for (const method of ['s3fs', 'mountpoint', 'rclone']) {
-      expect(records.filter((r) => r.method === method && r.workload === 'semantics').map((r) => r.cache)).toEqual(Array(19).fill('cold'));
+      expect(records.filter((r) => r.method === method && r.workload === 'semantics').map((r) => r.cache)).toEqual(Array(PROBES.length).fill('cold'));
     }
   });
 
