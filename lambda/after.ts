@@ -1,8 +1,7 @@
 import type { Context } from 'aws-lambda';
 import { join } from 'node:path';
-import { runDocumentBenchmark, type DocumentResult } from './shared/document-benchmark';
+import { handleDocumentEvent, repetitionFolder, type DocumentResult } from './shared/document-benchmark';
 import { FsDocumentStore } from './shared/fs-document-store';
-import { logger, metrics } from './shared/powertools';
 import { env, s3Client } from './shared/s3';
 
 const client = s3Client();
@@ -14,24 +13,17 @@ const client = s3Client();
  * MOUNT_PATH/RUNID/after/rNNN/. MOUNT_METHOD names what is mounted there (s3-files on AWS;
  * tests run it on a local directory and on an s3fs mount).
  */
-export async function handler(event: unknown, context?: Context): Promise<DocumentResult> {
-  if (context) logger.addContext(context);
-  metrics.captureColdStartMetric();
-  try {
-    const { runId, repetition } = (event ?? {}) as { runId?: string; repetition?: number };
-    const root = join(env('MOUNT_PATH'), String(runId), 'after', `r${String(repetition).padStart(3, '0')}`);
-    const method = process.env.MOUNT_METHOD ?? 's3-files';
-    const store = new FsDocumentStore(method, root, {
+export function handler(event: unknown, context?: Context): Promise<DocumentResult> {
+  const method = process.env.MOUNT_METHOD ?? 's3-files';
+  return handleDocumentEvent(event, context,
+    (ev) => new FsDocumentStore(method, join(env('MOUNT_PATH'), ev.runId, 'after', repetitionFolder(ev.repetition)), {
       version: process.env.MOUNT_VERSION ?? 'Amazon S3 Files (Lambda NFS 4.2 mount)',
       options: { mount_path: env('MOUNT_PATH'), access_point: process.env.ACCESS_POINT_ARN ?? 'none' },
       // Documents are seeded through the mount just before, so they sit in the file system's cache.
       cache: method === 'local-fs' ? 'none' : 'warm',
-    });
-    return await runDocumentBenchmark(event, store, {
+    }),
+    {
       client, bucket: env('RESULTS_BUCKET'),
       endpoint: { kind: process.env.S3AB_S3_ENDPOINT ? 'custom' : 'aws', url: process.env.S3AB_S3_ENDPOINT ?? null, server: process.env.MOUNT_SERVER ?? 'Amazon S3 Files' },
     });
-  } finally {
-    metrics.publishStoredMetrics();
-  }
 }

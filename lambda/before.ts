@@ -1,6 +1,5 @@
 import type { Context } from 'aws-lambda';
-import { runDocumentBenchmark, type DocumentResult } from './shared/document-benchmark';
-import { logger, metrics } from './shared/powertools';
+import { handleDocumentEvent, repetitionFolder, type DocumentResult } from './shared/document-benchmark';
 import { env, s3Client } from './shared/s3';
 import { S3DocumentStore } from './shared/s3-document-store';
 
@@ -11,20 +10,13 @@ const client = s3Client();
  * download each document to /tmp, process it, upload its metadata, move it with CopyObject +
  * DeleteObject. Documents live under DATA_BUCKET/DOCS_PREFIX/RUNID/before/rNNN/.
  */
-export async function handler(event: unknown, context?: Context): Promise<DocumentResult> {
-  if (context) logger.addContext(context);
-  metrics.captureColdStartMetric();
-  try {
-    const { runId, repetition } = (event ?? {}) as { runId?: string; repetition?: number };
-    const prefix = `${env('DOCS_PREFIX')}${runId}/before/r${String(repetition).padStart(3, '0')}/`;
-    const store = new S3DocumentStore(client, env('DATA_BUCKET'), prefix, process.env.S3AB_TMP_DIR ?? '/tmp', sdkVersion());
-    return await runDocumentBenchmark(event, store, {
+export function handler(event: unknown, context?: Context): Promise<DocumentResult> {
+  return handleDocumentEvent(event, context,
+    (ev) => new S3DocumentStore(client, env('DATA_BUCKET'), `${env('DOCS_PREFIX')}${ev.runId}/before/${repetitionFolder(ev.repetition)}/`, process.env.S3AB_TMP_DIR ?? '/tmp', sdkVersion()),
+    {
       client, bucket: env('RESULTS_BUCKET'),
       endpoint: { kind: process.env.S3AB_S3_ENDPOINT ? 'custom' : 'aws', url: process.env.S3AB_S3_ENDPOINT ?? null, server: process.env.S3AB_S3_ENDPOINT ? null : 'Amazon S3' },
     });
-  } finally {
-    metrics.publishStoredMetrics();
-  }
 }
 
 function sdkVersion(): string {

@@ -184,17 +184,14 @@ Examples:
       const unknown = (o.require ?? []).filter((name) => !known.includes(name));
       if (unknown.length) throw new UserError(`--require: ${unknown.map((n) => `"${n}"`).join(', ')} ${unknown.length > 1 ? 'are not methods' : 'is not a method'}`, `use one of: ${known.join(', ')}`);
       const methods = new Table({ head: ['method', 'kind', 'available here', 'version / why not', 'variants'], style: { head: [], border: [] }, colWidths: [null, null, null, 60, null] as never, wordWrap: true });
+      const missing: string[] = [];
       for (const m of METHODS) {
         const a = await m.probe();
+        if (!a.available && o.require?.includes(m.name)) missing.push(`${m.name}: ${a.reason}`);
         methods.push([m.name, m.kind, a.available ? 'yes' : 'no', a.available ? a.version ?? '' : a.reason ?? '', Object.keys(m.variants).join(', ')]);
       }
       out('Methods');
       out(methods.toString());
-      const missing: string[] = [];
-      for (const name of o.require ?? []) {
-        const a = await METHODS.find((m) => m.name === name)!.probe();
-        if (!a.available) missing.push(`${name}: ${a.reason}`);
-      }
       if (missing.length) throw new UserError(`required methods are not available on this host: ${missing.join('; ')}`, 'install what each reason names, then check again with `s3ab list --require ...`');
       const workloads = new Table({ head: ['workload', 'what it measures', 'parameters (defaults)'], style: { head: [], border: [] }, colWidths: [null, 50, 50] as never, wordWrap: true });
       for (const w of WORKLOADS) {

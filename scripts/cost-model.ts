@@ -5,6 +5,7 @@
 import { expandSteps, loadProfile, resolveMatrix } from '../runner/core/matrix';
 import { parseSize } from '../runner/core/units';
 import { findMethod } from '../runner/methods';
+import { findWorkload } from '../runner/workloads';
 
 const PRICE = { c7gLargeHour: 0.0725, ipv4Hour: 0.005, putPer1000: 0.005, getPer1000: 0.0004, lambdaGbSecond: 0.0000133334, athenaPerTb: 5, sfnPer1000Transitions: 0.025 };
 
@@ -74,8 +75,7 @@ export function costModel(profile: string, runners = 1): CostModel {
   const fixtures = new Map<string, Activity>();
   for (const s of steps) {
     const method = findMethod(s.method.name)!;
-    const fileSystemOnly = !['objects', 'dir-walk', 'large-read', 'small-reads'].includes(s.workload.name);
-    if (method.kind === 'object' && fileSystemOnly) continue; // recorded as not applicable at once
+    if (method.kind === 'object' && findWorkload(s.workload.name)?.requires === 'file-system') continue; // recorded as not applicable at once
     const estimate = ACTIVITY[s.workload.name];
     if (!estimate) throw new Error(`cost model: no activity estimate for workload ${s.workload.name}: add one to ACTIVITY`);
     const a = estimate(s.workload.params);

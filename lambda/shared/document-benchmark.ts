@@ -1,4 +1,5 @@
 import type { S3Client } from '@aws-sdk/client-s3';
+import type { Context } from 'aws-lambda';
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import { makeDocuments, processInbox, type DocumentStore } from './documents';
 import { logger, metrics, NamedError } from './powertools';
@@ -43,18 +44,42 @@ export function parseEvent(e: unknown): Required<DocumentEvent> {
   return { runId: ev.runId, repetition: ev.repetition!, documents, minWords, maxWords };
 }
 
+/** `r007`: the folder of one repetition under the run's documents. */
+export function repetitionFolder(repetition: number): string {
+  return `r${String(repetition).padStart(3, '0')}`;
+}
+
+/**
+ * The body of both handlers (Powertools context, cold-start metric, metrics flushed whatever
+ * happens): the event is checked first, then `storeFor` builds the store from the checked event.
+ */
+export async function handleDocumentEvent(
+  event: unknown,
+  context: Context | undefined,
+  storeFor: (ev: Required<DocumentEvent>) => DocumentStore,
+  results: { client: S3Client; bucket: string; endpoint: ResultRecord['endpoint'] },
+): Promise<DocumentResult> {
+  if (context) logger.addContext(context);
+  metrics.captureColdStartMetric();
+  try {
+    const ev = parseEvent(event);
+    return await runDocumentBenchmark(ev, storeFor(ev), results);
+  } finally {
+    metrics.publishStoredMetrics();
+  }
+}
+
 /**
  * One repetition of seed 001's Lambda benchmark on one store: seed the documents (untimed), run
  * the shared processing with per-phase timings, write the phase records to the results bucket,
  * clean up (untimed). A batch whose data did not check out is written as failed, then reported
  * as a `DocumentProcessingFailed` error, so the execution does not present it as a result.
  */
-export async function runDocumentBenchmark(
-  input: unknown,
+async function runDocumentBenchmark(
+  ev: Required<DocumentEvent>,
   store: DocumentStore,
   results: { client: S3Client; bucket: string; endpoint: ResultRecord['endpoint'] },
 ): Promise<DocumentResult> {
-  const ev = parseEvent(input);
   const docs = makeDocuments(`${ev.runId}/${ev.repetition}`, ev.documents, ev.minWords, ev.maxWords);
   logger.info('seeding documents', { method: store.method, documents: docs.length });
   await store.cleanup();

@@ -1,7 +1,8 @@
 import { stat } from 'node:fs/promises';
+import { relative } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { FileSystemAccess } from './method';
-import type { Fixture } from './workload';
+import { fixtureFilesOn, type Fixture, type FixtureFile } from './workload';
 
 /**
  * Waits, untimed, until every object of `fixture` (written through the S3 API) is on the mount
@@ -17,19 +18,18 @@ export async function waitForFixtureOnMount(
   if (limit <= 0) return 0;
   const started = Date.now();
   const { spec } = fixture;
-  let missing: number[] = Array.from({ length: spec.count }, (_, i) => i);
+  let missing = fixtureFilesOn(fs, fixture);
   for (;;) {
-    const still: number[] = [];
-    for (const i of missing) {
-      const expected = spec.sizeOf?.(i) ?? spec.size;
-      const found = await stat(fs.pathOf(`${fixture.prefix}${spec.keyOf(i)}`)).then((s) => s.size, () => -1);
-      if (found !== expected) still.push(i);
+    const still: FixtureFile[] = [];
+    for (const file of missing) {
+      const found = await stat(file.path).then((s) => s.size, () => -1);
+      if (found !== file.size) still.push(file);
     }
     missing = still;
     const waited = Date.now() - started;
     if (!missing.length) return waited;
     if (waited >= limit) {
-      throw new Error(`${missing.length} of ${spec.count} objects of the fixture ${spec.id}, written through the S3 API, are not on the mount after ${Math.round(waited / 1000)} s (first: ${fixture.prefix}${spec.keyOf(missing[0])}): the file system's import from the bucket is slower than its ${Math.round(limit / 1000)} s bound`);
+      throw new Error(`${missing.length} of ${spec.count} objects of the fixture ${spec.id}, written through the S3 API, are not on the mount after ${Math.round(waited / 1000)} s (first: ${relative(fs.mountPoint, missing[0].path)}): the file system's import from the bucket is slower than its ${Math.round(limit / 1000)} s bound`);
     }
     note(`waiting for the fixture to appear on the mount (${spec.count - missing.length} of ${spec.count} there; the file system imports bucket changes in the background)`);
     await sleep(pollMs, undefined, { signal });

@@ -24,6 +24,21 @@ export interface Fixture {
   crc32Of(i: number): number;
 }
 
+/** One object of a fixture as a file on a mount: where it is, its size and its CRC-32. */
+export interface FixtureFile {
+  path: string;
+  size: number;
+  crc32: number;
+}
+
+/** The objects of `fixture` as files on `mount`, in fixture order. */
+export function fixtureFilesOn(mount: FileSystemAccess, fixture: Fixture): FixtureFile[] {
+  const { spec } = fixture;
+  return Array.from({ length: spec.count }, (_, i) => ({
+    path: mount.pathOf(fixture.prefix + spec.keyOf(i)), size: spec.sizeOf?.(i) ?? spec.size, crc32: fixture.crc32Of(i),
+  }));
+}
+
 export interface WorkloadContext<P> {
   params: P;
   session: StorageSession;

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { formatSize } from '../core/units';
 import { SIZE_SCHEMA, sizeOf } from './common';
 import { fsMeasurement, type FsRunContext } from './fs-common';
-import type { WorkloadDefinition } from '../core/workload';
+import { fixtureFilesOn, type WorkloadDefinition } from '../core/workload';
 import { fsRunContextOf } from './fs-common';
 import { mountCacheControl, runReaders, type CacheControl, type ReadableFile } from './readers';
 
@@ -108,10 +108,7 @@ export const readScaling: WorkloadDefinition<ReadScalingParams> = {
   },
   async run(ctx) {
     const fs = await fsRunContextOf(ctx);
-    const fixture = ctx.fixture!;
-    const files = Array.from({ length: fixture.spec.count }, (_, i) => ({
-      path: fs.mount.pathOf(fixture.prefix + fixture.spec.keyOf(i)), size: fixture.spec.sizeOf!(i), crc32: fixture.crc32Of(i),
-    }));
+    const files = fixtureFilesOn(fs.mount, ctx.fixture!);
     const cache = mountCacheControl(fs.mount, ctx.cache, fs, sizeOf(ctx.params.chunk), { warmDisk: false, warmLabel: 'warm' });
     await runReadScaling(fs, files, ctx.params, cache);
   },

@@ -1,14 +1,11 @@
 import type { FileSystemAccess } from '../core/method';
 import { runThreads } from '../core/threads';
+import type { FixtureFile } from '../core/workload';
 import type { FsCounts, FsRunContext } from './fs-common';
 import type { ReadFilesJob, ReadFilesResult } from './read-files.thread';
 
 /** A file on the file system under test with what it must contain. */
-export interface ReadableFile {
-  path: string;
-  size: number;
-  crc32: number;
-}
+export type ReadableFile = FixtureFile;
 
 export type ReadCacheState = 'cold' | 'warm' | 'warm-memory' | 'warm-disk' | 'none';
 

@@ -3,7 +3,7 @@ import { formatSize } from '../core/units';
 import { SIZE_SCHEMA, sizeOf } from './common';
 import { fsMeasurement, type FsRunContext } from './fs-common';
 import { runReaders, type CacheControl, type ReadableFile } from './readers';
-import type { WorkloadDefinition } from '../core/workload';
+import { fixtureFilesOn, type WorkloadDefinition } from '../core/workload';
 import { fsRunContextOf } from './fs-common';
 import { mountCacheControl } from './readers';
 import { planTree, treeCapacity, type TreeSpec } from './tree';
@@ -137,10 +137,7 @@ export const webServing: WorkloadDefinition<WebServingParams> = {
   },
   async run(ctx) {
     const fs = await fsRunContextOf(ctx);
-    const fixture = ctx.fixture!;
-    const files = Array.from({ length: fixture.spec.count }, (_, i) => ({
-      path: fs.mount.pathOf(fixture.prefix + fixture.spec.keyOf(i)), size: fixture.spec.sizeOf!(i), crc32: fixture.crc32Of(i),
-    }));
+    const files = fixtureFilesOn(fs.mount, ctx.fixture!);
     const cache = mountCacheControl(fs.mount, ctx.cache, fs, sizeOf(ctx.params.chunk), { warmDisk: true, warmLabel: 'warm-memory' });
     await runWebServing(fs, files, ctx.params, cache);
   },
