@@ -1,7 +1,8 @@
 /**
  * Large-object transfer benchmark: the runner's `s3-api` method against s5cmd (a fast Go S3 client)
  * and the AWS CLI, on the same embedded endpoint, in one run, interleaved per repetition.
- * Prints PUT and GET throughput side by side, the s3-api/s5cmd ratio, and the runner's peak memory.
+ * Prints PUT and GET throughput side by side, the s3-api/s5cmd ratio, the client CPU per GiB of a
+ * GET (user and system), and the runner's peak memory.
  *
  *   npm run bench:transfer [-- --size 1GiB --reps 3]
  *
@@ -47,6 +48,36 @@ function awsPath(): string {
   throw new Error('AWS CLI v2 not found: run `npm run setup`');
 }
 
+/** CPU seconds, user and system. */
+interface Cpu { user: number; system: number }
+
+/**
+ * CPU of this process's finished children so far, from /proc/self/stat (cutime, cstime): what a
+ * contestant run through spawnSync used, whatever its threads (the embedded server, a child that
+ * has not exited, is not in it).
+ */
+function childrenCpu(): Cpu {
+  const fields = readFileSync('/proc/self/stat', 'utf8').replace(/^.*\) /, '').split(' ');
+  const tick = 100; // USER_HZ on Linux
+  return { user: Number(fields[13]) / tick, system: Number(fields[14]) / tick };
+}
+
+/** CPU this process used while `fn` ran (the s3-api session's threads included). */
+async function ownCpu<T>(fn: () => Promise<T>): Promise<{ value: T; cpu: Cpu }> {
+  const c0 = process.cpuUsage();
+  const value = await fn();
+  const c = process.cpuUsage(c0);
+  return { value, cpu: { user: c.user / 1e6, system: c.system / 1e6 } };
+}
+
+/** CPU that spawnSync'd contestants used during `fn`. */
+function childCpu<T>(fn: () => T): { value: T; cpu: Cpu } {
+  const c0 = childrenCpu();
+  const value = fn();
+  const c = childrenCpu();
+  return { value, cpu: { user: c.user - c0.user, system: c.system - c0.system } };
+}
+
 function timed(cmd: string, args: string[], env: NodeJS.ProcessEnv): number {
   const t0 = process.hrtime.bigint();
   const r = spawnSync(cmd, args, { env, stdio: ['ignore', 'ignore', 'pipe'] });
@@ -82,7 +113,9 @@ async function main() {
     const digest = await writePatternFile(src, 'bench-transfer', size);
     const matrix = join(work, 'matrix.json');
     writeFileSync(matrix, JSON.stringify({ name: 'bench-transfer', repetitions: 1, methods: ['s3-api'], workloads: { objects: { sizes: [size], files: 1 } } }));
-    const results: Record<string, { put: number[]; get: number[] }> = { 's3-api': { put: [], get: [] }, s5cmd: { put: [], get: [] }, 'aws-cli': { put: [], get: [] } };
+    const results: Record<string, { put: number[]; get: number[]; getCpu: Cpu[] }> = {
+      's3-api': { put: [], get: [], getCpu: [] }, s5cmd: { put: [], get: [], getCpu: [] }, 'aws-cli': { put: [], get: [], getCpu: [] },
+    };
     let peakRss = 0;
     const mibs = (ms: number) => size / MIB / (ms / 1000);
 
@@ -90,25 +123,25 @@ async function main() {
     const signal = new AbortController().signal;
     setMaxListeners(1000, signal);
     const session = await s3Api.open({ target: t, options: s3Api.variants.default, scratchDir: scratch, signal });
-    type Got = { ms: number; digest: () => Promise<string>; discard: () => Promise<void> };
-    const fileGot = (ms: number, out: string): Got => ({ ms, digest: () => fileDigest(out), discard: async () => rmSync(out) });
+    type Got = { ms: number; cpu: Cpu; digest: () => Promise<string>; discard: () => Promise<void> };
+    const fileGot = (run: { value: number; cpu: Cpu }, out: string): Got => ({ ms: run.value, cpu: run.cpu, digest: () => fileDigest(out), discard: async () => rmSync(out) });
     const contestants: Record<string, { put: (k: string) => Promise<number>; get: (k: string, out: string) => Promise<Got> }> = {
       // The runner's own s3-api session (runner/methods/s3-api.ts), timed around put/get only.
       's3-api': {
         put: async (k) => timeAsync(() => session.put(k, { path: src, size })),
         get: async (k) => {
           let fetched: Fetched | undefined;
-          const ms = await timeAsync(async () => { fetched = await session.get(k); });
-          return { ms, digest: () => fetched!.digest(), discard: () => fetched!.discard() };
+          const run = await ownCpu(() => timeAsync(async () => { fetched = await session.get(k); }));
+          return { ms: run.value, cpu: run.cpu, digest: () => fetched!.digest(), discard: () => fetched!.discard() };
         },
       },
       s5cmd: {
         put: async (k) => timed(s5cmd, ['--endpoint-url', url, 'cp', src, `s3://${t.bucket}/${k}`], env),
-        get: async (k, out) => fileGot(timed(s5cmd, ['--endpoint-url', url, 'cp', `s3://${t.bucket}/${k}`, out], env), out),
+        get: async (k, out) => fileGot(childCpu(() => timed(s5cmd, ['--endpoint-url', url, 'cp', `s3://${t.bucket}/${k}`, out], env)), out),
       },
       'aws-cli': {
         put: async (k) => timed(aws, ['--endpoint-url', url, 's3', 'cp', src, `s3://${t.bucket}/${k}`, '--no-progress'], env),
-        get: async (k, out) => fileGot(timed(aws, ['--endpoint-url', url, 's3', 'cp', `s3://${t.bucket}/${k}`, out, '--no-progress'], env), out),
+        get: async (k, out) => fileGot(childCpu(() => timed(aws, ['--endpoint-url', url, 's3', 'cp', `s3://${t.bucket}/${k}`, out, '--no-progress'], env)), out),
       },
     };
     const names = Object.keys(contestants);
@@ -122,6 +155,7 @@ async function main() {
         results[name].put.push(mibs(await contestants[name].put(key)));
         const got = await contestants[name].get(key, out);
         results[name].get.push(mibs(got.ms));
+        results[name].getCpu.push({ user: got.cpu.user / (size / 2 ** 30), system: got.cpu.system / (size / 2 ** 30) });
         if ((await got.digest()) !== digest) throw new Error(`${name} downloaded data does not match`);
         await got.discard();
         await session.delete(key);
@@ -151,6 +185,9 @@ async function main() {
     }
     console.log(`\n${formatSize(size)} transfers against embedded versitygw (${url}), ${reps} repetitions, data verified by SHA-256 (${digest.slice(0, 12)}…)`);
     console.log(table.toString());
+    // Where a GET's time goes on a machine whose cores the client shares with the server.
+    const cpuOf = (xs: Cpu[]) => `user ${median(xs.map((c) => c.user)).toFixed(2)}, system ${median(xs.map((c) => c.system)).toFixed(2)}`;
+    console.log(`GET CPU-seconds per GiB, client side, medians: ${Object.entries(results).map(([name, r]) => `${name} ${cpuOf(r.getCpu)}`).join('; ')}`);
     const putRatio = median(results['s3-api'].put) / median(results.s5cmd.put);
     const getRatio = median(results['s3-api'].get) / median(results.s5cmd.get);
     const verdict = (ok: boolean) => (ok ? 'PASS' : 'FAIL');
