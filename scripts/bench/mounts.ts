@@ -12,6 +12,7 @@
  */
 import Table from 'cli-table3';
 import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
@@ -55,6 +56,20 @@ function fioRead(path: string, output: string): Promise<number> {
       resolve(job.read.bw_bytes / MIB);
     });
   });
+}
+
+/** What large-read's hash costs here: SHA-256 of 256 MiB held in memory, best of 3. */
+function sha256MibPerSecond(): number {
+  const chunk = Buffer.alloc(8 * 2 ** 20, 7);
+  let best = 0;
+  for (let round = 0; round < 3; round++) {
+    const hash = createHash('sha256');
+    const t0 = process.hrtime.bigint();
+    for (let i = 0; i < 32; i++) hash.update(chunk);
+    hash.digest();
+    best = Math.max(best, 256 / (Number(process.hrtime.bigint() - t0) / 1e9));
+  }
+  return best;
 }
 
 async function main() {
@@ -139,6 +154,8 @@ async function main() {
     console.log('targets: mount–ready–unmount ≤ 2 s; large-read within 5% of fio on the same mount');
     console.log('"no SHA-256": the runner\'s read loop alone, to tell its I/O overhead from the CPU the SHA-256 of large-read takes');
     console.log(`load average while measuring: ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')} on ${cpus().length} cores`);
+    const sha = sha256MibPerSecond();
+    console.log(`SHA-256 on this CPU, in memory, one thread: ${sha.toFixed(0)} MiB/s (the hash's CPU per ${formatSize(size)}: ${(size / 2 ** 20 / sha).toFixed(2)} s)`);
     if (failures) process.exitCode = 1;
   } finally {
     client.destroy();
