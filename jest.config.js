@@ -6,8 +6,10 @@ module.exports = {
   // swc strips types only; `tsc --noEmit` type-checks as a separate step of `npm test`.
   transform: { '^.+\\.tsx?$': ['@swc/jest'] },
   testTimeout: 120000,
-  // Tests that start servers and mounts share 2 cores: keep the parallelism low.
-  maxWorkers: 2,
+  // One test file at a time: a cold start drops the kernel's caches for the whole host, and
+  // Mountpoint forgets its local (not yet uploaded) directories when the kernel forgets them, so a
+  // mount test running beside another one lost directories mid-test (ENOENT, short listings).
+  maxWorkers: 1,
 };
 
 // The HTML report's charts (vega, vega-lite) ship ES modules only: swc turns them and their d3
