@@ -7,6 +7,7 @@ import type { ReportQueryName } from '../runner/report/model';
 import { logger, NamedError } from './shared/powertools';
 import { summaryFiles, type ReportFile } from './shared/report-render';
 import { env, s3Client } from './shared/s3';
+import { isRunId } from '../runner/core/vocabulary';
 
 const athena = new AthenaClient({ maxAttempts: 5 });
 const s3 = s3Client();
@@ -35,7 +36,7 @@ export interface ReportResult {
  * summary of every query into the results bucket under reports/RUNID/. Returns the page's location.
  */
 export async function handler(event: ReportEvent, clients: { athena: AthenaClient; s3: S3Client } = { athena, s3 }, now = () => new Date()): Promise<ReportResult> {
-  if (!event?.runId || !/^[0-9]{8}T[0-9]{6}Z-[0-9a-f]{6}$/.test(event.runId) || !Array.isArray(event.queries)) {
+  if (!event?.runId || !isRunId(event.runId) || !Array.isArray(event.queries)) {
     throw new NamedError('InvalidEvent', `runId (a run id) and queries are required, got ${JSON.stringify(event)?.slice(0, 300)}`);
   }
   const missing = REPORT_QUERY_NAMES.filter((n) => !event.queries.some((q) => q.name === n));

@@ -4,6 +4,7 @@ import { DOCS_PREFIX } from '../lib/document-prefixes';
 import { logger, NamedError } from './shared/powertools';
 import { findInstances, runnerFilters, terminateInstances } from './shared/runners';
 import { env, s3Client } from './shared/s3';
+import { isRunId, runDataPrefix } from '../runner/core/vocabulary';
 
 const ec2 = new EC2Client({ maxAttempts: 5 });
 const s3 = s3Client();
@@ -36,9 +37,9 @@ export async function deleteAllVersions(client: S3Client, bucket: string, prefix
 export async function handler(event: TeardownEvent, clients = { ec2, s3 }): Promise<TeardownResult> {
   const runId = event?.runId;
   if (!runId) return { terminated: [], deletedVersions: 0, prefixes: [] };
-  if (!/^[0-9]{8}T[0-9]{6}Z-[0-9a-f]{6}$/.test(runId)) throw new NamedError('InvalidEvent', `runId "${runId}" is not a run id`);
+  if (!isRunId(runId)) throw new NamedError('InvalidEvent', `runId "${runId}" is not a run id`);
   const [stack, bucket] = [env('STACK_NAME'), env('DATA_BUCKET')];
-  const prefixes = [`s3ab/${runId}/`, `${DOCS_PREFIX}${runId}/`, `${env('ACCESS_POINT_PREFIX')}${runId}/`];
+  const prefixes = [runDataPrefix(runId), `${DOCS_PREFIX}${runId}/`, `${env('ACCESS_POINT_PREFIX')}${runId}/`];
   const problems: string[] = [];
   const why = (err: unknown) => `${(err as Error).name}: ${(err as Error).message}`;
   let ids: string[] = [];

@@ -1,11 +1,12 @@
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { UserError } from '../runner/core/errors';
 import { expandSteps, loadProfile, resolveMatrix } from '../runner/core/matrix';
-import { newRunId } from '../runner/run-id';
+import { newRunId } from '../runner/core/vocabulary';
 import { architectureOf, INSTANCE_TYPE_FORM, MAX_RUNNERS, RUNNER_IMAGE, type Architecture } from '../lib/instance-types';
 import { RESULTS_LAYOUT } from '../lib/results-layout';
 import { logger, NamedError } from './shared/powertools';
 import { env, s3Client } from './shared/s3';
+import { CATALOG } from '../runner/catalog';
 
 const client = s3Client();
 
@@ -46,7 +47,7 @@ export function validateInput(input: unknown, defaultInstanceType: string): Omit
   }
   let resolved;
   try {
-    resolved = resolveMatrix(raw, ev.matrix !== undefined ? 'input.matrix' : `profile ${ev.profile ?? 'quick'}`);
+    resolved = resolveMatrix(raw, ev.matrix !== undefined ? 'input.matrix' : `profile ${ev.profile ?? 'quick'}`, CATALOG);
   } catch (err) {
     if (err instanceof UserError) throw new NamedError('InvalidMatrix', `${err.problem} — ${err.fix}`);
     throw err;

@@ -12,6 +12,7 @@ import { architectureOf } from './instance-types';
 import { acknowledge } from './nag';
 import { RESULTS_LAYOUT } from './results-layout';
 import { RUNNER_TAG } from './runner-tags';
+import { DATA_ROOT, RUN_ID_PATTERN } from '../runner/core/vocabulary';
 
 export interface RunnerFleetProps {
   readonly vpc: ec2.IVpc;
@@ -103,7 +104,7 @@ export class RunnerFleet extends Construct {
       new iam.PolicyStatement({
         sid: 'WriteBenchmarkData',
         actions: ['s3:PutObject', 's3:DeleteObject', 's3:AbortMultipartUpload', 's3:ListMultipartUploadParts'],
-        resources: [props.dataBucket.arnForObjects('s3ab/*')],
+        resources: [props.dataBucket.arnForObjects(`${DATA_ROOT}*`)],
       }),
       new iam.PolicyStatement({ sid: 'ReadExecutionInput', actions: ['s3:GetObject'], resources: [props.resultsBucket.arnForObjects(`${RESULTS_LAYOUT.executions}*`)] }),
       new iam.PolicyStatement({ sid: 'WriteResults', actions: ['s3:PutObject'], resources: [props.resultsBucket.arnForObjects(`${RESULTS_LAYOUT.records}*`)] }),
@@ -119,7 +120,7 @@ export class RunnerFleet extends Construct {
     const dataArn = `<${logicalId(props.dataBucket)}.Arn>`;
     const resultsArn = `<${logicalId(props.resultsBucket)}.Arn>`;
     acknowledge(policy, `AwsSolutions-IAM5[Resource::${dataArn}/*]`, 'mount clients (s3fs, Mountpoint, S3 Files direct reads) read fixture objects anywhere in the benchmark data bucket; writes are limited to s3ab/');
-    acknowledge(policy, `AwsSolutions-IAM5[Resource::${dataArn}/s3ab/*]`, 'each run writes under s3ab/RUNID/, a prefix created at run time');
+    acknowledge(policy, `AwsSolutions-IAM5[Resource::${dataArn}/${DATA_ROOT}*]`, 'each run writes under s3ab/RUNID/, a prefix created at run time');
     acknowledge(policy, `AwsSolutions-IAM5[Resource::${resultsArn}/${RESULTS_LAYOUT.executions}*]`, 'the execution\'s matrix, written by ValidateInput under a run id known only at run time');
     acknowledge(policy, `AwsSolutions-IAM5[Resource::${resultsArn}/${RESULTS_LAYOUT.records}*]`, 'result files go to results/dt=DATE/RUNID--… (Hive partitions by date)');
     for (const action of ['s3:GetBucket*', 's3:GetObject*', 's3:List*']) {
@@ -186,7 +187,7 @@ export class RunnerFleet extends Construct {
         schemaVersion: '2.2',
         description: 's3-access-bench: run one step of an execution\'s matrix on this runner and upload its records to the results bucket',
         parameters: {
-          runId: { type: 'String', description: 'Run id of the execution', allowedPattern: '^[0-9]{8}T[0-9]{6}Z-[0-9a-f]{6}$' },
+          runId: { type: 'String', description: 'Run id of the execution', allowedPattern: RUN_ID_PATTERN.source },
           step: { type: 'String', description: 'Step number (1-based) of the matrix', allowedPattern: '^[1-9][0-9]{0,4}$' },
           executionTimeout: { type: 'String', default: '7200', description: 'Seconds the step may take', allowedPattern: '^[0-9]{1,6}$' },
         },

@@ -23,7 +23,7 @@ if (process.argv.includes('--if-stale') && existsSync(out) && existsSync(join(ro
   if (statSync(out).mtimeMs >= sources) process.exit(0);
 }
 await build({
-  entryPoints: [join(root, 'runner', 'cli.ts')],
+  entryPoints: [join(root, 'runner', 'cli', 'index.ts')],
   outfile: out,
   bundle: true,
   platform: 'node',
@@ -43,7 +43,7 @@ await build({
 });
 // The measuring threads' script (runner/core/threads.ts), next to the bundle.
 await build({
-  entryPoints: [join(root, 'runner', 'core', 'fs-thread.ts')],
+  entryPoints: [join(root, 'runner', 'workloads', 'fs-thread.ts')],
   outfile: join(root, 'dist', 'fs-thread.js'),
   bundle: true,
   platform: 'node',

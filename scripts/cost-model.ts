@@ -4,8 +4,10 @@
 // The README's figures for the `seed` profile are this model's (test/aws/cost-model.test.ts).
 import { expandSteps, loadProfile, resolveMatrix } from '../runner/core/matrix';
 import { parseSize } from '../runner/core/units';
-import { findMethod } from '../runner/methods';
-import { findWorkload } from '../runner/workloads';
+import { findMethodDescriptor } from '../runner/methods/catalog';
+import { notApplicableReason } from '../runner/run/policy';
+import { findWorkloadDescriptor } from '../runner/workloads/catalog';
+import { CATALOG } from '../runner/catalog';
 
 const PRICE = { c7gLargeHour: 0.0725, ipv4Hour: 0.005, putPer1000: 0.005, getPer1000: 0.0004, lambdaGbSecond: 0.0000133334, athenaPerTb: 5, sfnPer1000Transitions: 0.025 };
 
@@ -67,15 +69,15 @@ export interface CostModel {
 }
 
 export function costModel(profile: string, runners = 1): CostModel {
-  const m = resolveMatrix(loadProfile(profile), profile);
+  const m = resolveMatrix(loadProfile(profile), profile, CATALOG);
   const steps = expandSteps(m);
   let seconds = 0;
   let gets = 0;
   let puts = 0;
   const fixtures = new Map<string, Activity>();
   for (const s of steps) {
-    const method = findMethod(s.method.name)!;
-    if (method.kind === 'object' && findWorkload(s.workload.name)?.requires === 'file-system') continue; // recorded as not applicable at once
+    const method = findMethodDescriptor(s.method.name)!;
+    if (notApplicableReason(method, findWorkloadDescriptor(s.workload.name)!)) continue; // recorded as not applicable at once
     const estimate = ACTIVITY[s.workload.name];
     if (!estimate) throw new Error(`cost model: no activity estimate for workload ${s.workload.name}: add one to ACTIVITY`);
     const a = estimate(s.workload.params);

@@ -8,7 +8,7 @@ import { dirname, join } from 'node:path';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const targets = [
-  { schema: 'assets/schema/result.schema.json', out: 'runner/results/record.generated.ts' },
+  { schema: 'assets/schema/result.schema.json', out: 'runner/core/record.generated.ts' },
   { schema: 'assets/schema/matrix.schema.json', out: 'runner/core/matrix.generated.ts' },
 ];
 const check = process.argv.includes('--check');

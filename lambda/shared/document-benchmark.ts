@@ -5,6 +5,7 @@ import { makeDocuments, processInbox, type DocumentStore } from './documents';
 import { logger, metrics, NamedError } from './powertools';
 import { buildRecords, lambdaHost, putRecords, stringMap } from './results';
 import type { ResultRecord } from '../../runner/results/record';
+import { isRunId, RUN_ID_EXAMPLE } from '../../runner/core/vocabulary';
 
 /** Input of both document-processing functions (one benchmark repetition). */
 export interface DocumentEvent {
@@ -32,7 +33,7 @@ export interface DocumentResult {
 export function parseEvent(e: unknown): Required<DocumentEvent> {
   const ev = (e ?? {}) as Partial<DocumentEvent>;
   const bad = (msg: string) => new NamedError('InvalidEvent', msg);
-  if (typeof ev.runId !== 'string' || !/^[0-9]{8}T[0-9]{6}Z-[0-9a-f]{6}$/.test(ev.runId)) throw bad(`runId must look like 20261122T101500Z-ab12cd, got ${JSON.stringify(ev.runId)}`);
+  if (typeof ev.runId !== 'string' || !isRunId(ev.runId)) throw bad(`runId must look like ${RUN_ID_EXAMPLE}, got ${JSON.stringify(ev.runId)}`);
   if (!Number.isInteger(ev.repetition) || ev.repetition! < 1) throw bad(`repetition must be a whole number ≥ 1, got ${JSON.stringify(ev.repetition)}`);
   const documents = ev.documents ?? 20;
   if (!Number.isInteger(documents) || documents < 1 || documents > 1000) throw bad(`documents must be 1–1000, got ${JSON.stringify(ev.documents)}`);

@@ -1,7 +1,8 @@
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { cpus, hostname, release } from 'node:os';
 import type { Measurement } from '../../runner/core/batch';
-import { recordErrors, runDay, stringMap, toRecord, type ResultRecord, type StepFacts } from '../../runner/results/record';
+import { recordErrors, stringMap, toRecord, type ResultRecord, type StepFacts } from '../../runner/results/record';
+import { runDay } from '../../runner/core/vocabulary';
 import { RESULTS_LAYOUT } from '../../lib/results-layout';
 
 /** Host facts of a Lambda execution environment (its memory size is its "instance type"). */

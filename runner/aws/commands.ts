@@ -5,6 +5,7 @@ import Table from 'cli-table3';
 import { UserError, errorSummary } from '../core/errors';
 import { expandSteps, loadMatrixFile, loadProfile, resolveMatrix } from '../core/matrix';
 import { formatDuration } from '../core/units';
+import { CATALOG } from '../catalog';
 
 export interface AwsClients { cfn: CloudFormationClient; sfn: SFNClient; athena: AthenaClient }
 export type Out = (line: string) => void;
@@ -89,7 +90,7 @@ export interface RunArgs { stack: string; profile?: string; matrix?: string; run
 export async function awsRun(c: AwsClients, a: RunArgs, out: Out, sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms))): Promise<number> {
   if (a.profile && a.matrix) throw new UserError('--profile and --matrix were both given', 'use one of them');
   const raw = a.matrix ? loadMatrixFile(a.matrix) : loadProfile(a.profile ?? 'quick');
-  const resolved = resolveMatrix(raw, a.matrix ?? `profile ${a.profile ?? 'quick'}`);
+  const resolved = resolveMatrix(raw, a.matrix ?? `profile ${a.profile ?? 'quick'}`, CATALOG);
   const outputs = await stackOutputs(c, a.stack);
   const input = { matrix: raw, ...(a.runners ? { runners: a.runners } : {}) };
   const started = await c.sfn.send(new StartExecutionCommand({ stateMachineArn: outputs.StateMachineArn, input: JSON.stringify(input) }));

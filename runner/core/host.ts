@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { cpus, hostname, release, totalmem } from 'node:os';
-import type { ResultRecord } from '../results/record.generated';
+import type { ResultRecord } from './record.generated';
 
 export type HostFacts = ResultRecord['host'];
 

@@ -2,12 +2,12 @@ import Ajv, { ErrorObject } from 'ajv';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import matrixSchema from '../../assets/schema/matrix.schema.json';
-import { METHODS, findMethod } from '../methods';
-import { WORKLOADS, findWorkload } from '../workloads';
 import { UserError } from './errors';
 import type { Matrix, MethodSpec } from './matrix.generated';
-import type { Options } from './method';
+import type { MethodDescriptor, Options } from './method';
 import { projectRoot } from './paths';
+import { MATRIX_CACHE_STATES, type MatrixCacheState } from './vocabulary';
+import type { WorkloadDescriptor } from './workload';
 
 export type { Matrix };
 
@@ -20,14 +20,22 @@ export interface MethodChoice {
   optional: boolean;
 }
 
-/** A matrix after validation: defaults applied, names resolved. */
-export type CacheState = 'cold' | 'warm';
+/**
+ * What a matrix is checked against: the methods' and workloads' descriptors (runner/catalog.ts),
+ * never their implementations, so that checking a matrix loads no client or workload code.
+ */
+export interface Catalog {
+  readonly methods: readonly MethodDescriptor[];
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  readonly workloads: readonly WorkloadDescriptor<any>[];
+}
 
+/** A matrix after validation: defaults applied, names resolved. */
 export interface ResolvedMatrix {
   name: string;
   repetitions: number;
   /** Cache states run on mount methods, in this order (cold first). */
-  cache: CacheState[];
+  cache: MatrixCacheState[];
   methods: MethodChoice[];
   workloads: { name: string; params: Record<string, unknown> }[];
 }
@@ -82,14 +90,14 @@ function describeAjvError(where: string, e: ErrorObject): string {
 }
 
 /** What to write instead, for a matrix whose shape is wrong: the valid values of the field at fault. */
-function shapeFix(e: ErrorObject): string {
+function shapeFix(e: ErrorObject, catalog: Catalog): string {
   const field = e.instancePath.split('/')[1] ?? (e.keyword === 'required' ? (e.params as { missingProperty: string }).missingProperty : '');
   const rep = (matrixSchema.properties as Record<string, { minimum?: number; maximum?: number }>).repetitions;
   switch (field) {
     case 'methods':
-      return `methods is a list of one or more of: ${METHODS.map((m) => m.name).join(', ')} (each a name, or {"name", "variant", "options", "optional"})`;
+      return `methods is a list of one or more of: ${catalog.methods.map((m) => m.name).join(', ')} (each a name, or {"name", "variant", "options", "optional"})`;
     case 'workloads':
-      return `workloads maps one or more of ${WORKLOADS.map((w) => w.name).join(', ')} to their parameters ({} for the defaults; see \`s3ab list\`)`;
+      return `workloads maps one or more of ${catalog.workloads.map((w) => w.name).join(', ')} to their parameters ({} for the defaults; see \`s3ab list\`)`;
     case 'repetitions':
       return `repetitions is a whole number from ${rep.minimum} to ${rep.maximum}`;
     case '':
@@ -103,17 +111,17 @@ function shapeFix(e: ErrorObject): string {
  * method and workload names against the registries, each workload's parameters against its own
  * schema, and each method's variant and options. Errors name the field and the valid values.
  */
-export function resolveMatrix(input: unknown, source: string): ResolvedMatrix {
+export function resolveMatrix(input: unknown, source: string, catalog: Catalog): ResolvedMatrix {
   const bad = (problem: string, fix: string) => new UserError(`${source}: ${problem}`, fix);
   const data = structuredClone(input) as Matrix;
   if (!validateMatrixShape(data)) {
     const first = validateMatrixShape.errors!.find((e) => e.keyword !== 'oneOf') ?? validateMatrixShape.errors![0];
-    throw bad(describeAjvError('matrix', first), shapeFix(first));
+    throw bad(describeAjvError('matrix', first), shapeFix(first, catalog));
   }
   const methods = data.methods.map((spec: MethodSpec, i): MethodChoice => {
     const sel = typeof spec === 'string' ? { name: spec } : spec;
-    const def = findMethod(sel.name);
-    if (!def) throw bad(`methods[${i}] "${sel.name}" is not a method`, `use one of: ${METHODS.map((m) => m.name).join(', ')}`);
+    const def = catalog.methods.find((m) => m.name === sel.name);
+    if (!def) throw bad(`methods[${i}] "${sel.name}" is not a method`, `use one of: ${catalog.methods.map((m) => m.name).join(', ')}`);
     const variant = sel.variant ?? 'default';
     const base = def.variants[variant];
     if (!base) throw bad(`methods[${i}] ${def.name} has no variant "${variant}"`, `use one of: ${Object.keys(def.variants).join(', ')}`);
@@ -123,8 +131,8 @@ export function resolveMatrix(input: unknown, source: string): ResolvedMatrix {
     return { name: def.name, variant, options: { ...base, ...sel.options }, optional: sel.optional ?? false };
   });
   const workloads = Object.entries(data.workloads).map(([name, params]) => {
-    const def = findWorkload(name);
-    if (!def) throw bad(`workloads.${name} is not a workload`, `use one of: ${WORKLOADS.map((w) => w.name).join(', ')}`);
+    const def = catalog.workloads.find((w) => w.name === name);
+    if (!def) throw bad(`workloads.${name} is not a workload`, `use one of: ${catalog.workloads.map((w) => w.name).join(', ')}`);
     const validate = ajv.compile(def.paramsSchema);
     const withDefaults = structuredClone(params ?? {}) as Record<string, unknown>;
     if (!validate(withDefaults)) {
@@ -137,7 +145,7 @@ export function resolveMatrix(input: unknown, source: string): ResolvedMatrix {
     return { name, params: withDefaults };
   });
   // Cold before warm: a warm pass repeats on the mount the cold pass used.
-  const cache = (['cold', 'warm'] as const).filter((c) => (data.cache ?? ['cold']).includes(c));
+  const cache = MATRIX_CACHE_STATES.filter((c) => (data.cache ?? ['cold']).includes(c));
   return { name: data.name ?? source, repetitions: data.repetitions ?? 3, cache, methods, workloads };
 }
 

@@ -1,4 +1,5 @@
-import type { StoreTarget } from '../endpoint/target';
+import type { Capability } from './capabilities';
+import type { StoreTarget } from './target';
 
 export type OptionValue = string | number | boolean;
 export type Options = Record<string, OptionValue>;
@@ -96,17 +97,27 @@ export interface OpenContext {
 }
 
 /**
- * An access method: how storage is reached. Each lives in its own file under runner/methods/ and
- * is listed in runner/methods/index.ts.
+ * What an access method is, as data: everything a matrix is checked against and `s3ab list`, the
+ * report and the Lambdas read, without loading the method's client code. One per method in
+ * runner/methods/NAME.ts, listed in runner/methods/catalog.ts.
  */
-export interface MethodDefinition {
+export interface MethodDescriptor {
   readonly name: string;
   /** 'object' methods speak the S3 API; 'mount' methods expose the bucket as a file system. */
   readonly kind: 'object' | 'mount';
   readonly summary: string;
+  /** What it offers workloads (runner/core/capabilities.ts). */
+  readonly offers: readonly Capability[];
   /** Named option sets; 'default' is the method's best-practice configuration. */
   readonly variants: Readonly<Record<string, Options>>;
+}
+
+/** How an access method works: its client code (runner/methods/NAME.impl.ts). */
+export interface MethodImplementation {
   /** Is it installed and usable here? Never throws. */
   probe(): Promise<Availability>;
   open(ctx: OpenContext): Promise<StorageSession>;
 }
+
+/** A method the runner can run: its descriptor joined with its implementation (runner/methods/index.ts). */
+export type MethodDefinition = MethodDescriptor & MethodImplementation;

@@ -1,12 +1,6 @@
-import type { StoreTarget } from '../endpoint/target';
+import type { StoreTarget } from './target';
 import type { Availability, Options } from './method';
 
-/**
- * How a mount method's client is started for one mount. Each mount method (runner/methods/s3fs.ts,
- * mountpoint.ts, rclone.ts, s3files.ts, efs.ts) turns its options into one of these; the shared
- * machinery in runner/methods/mount-session.ts mounts it, waits until it is ready, serves POSIX
- * paths, resets caches and unmounts.
- */
 /** Upper bounds of a client's background sync with its bucket, in ms. */
 export interface BucketLag {
   /** A closed file reaching the bucket. */
@@ -15,6 +9,12 @@ export interface BucketLag {
   importMs: number;
 }
 
+/**
+ * How a mount method's client is started for one mount. Each mount method's driver (runner/methods/NAME.impl.ts)
+ * turns its options into one of these; the shared
+ * machinery in runner/methods/mount-session.ts mounts it, waits until it is ready, serves POSIX
+ * paths, resets caches and unmounts.
+ */
 export interface MountPlan {
   /** Executable and arguments. */
   command: string;
@@ -65,12 +65,12 @@ export interface MountPlanContext {
   diskDir: string;
 }
 
-/** What a mount method file provides; `mountMethod()` (runner/methods/mount-session.ts) makes it a MethodDefinition. */
+/**
+ * How a mount method's client is installed-checked and started (runner/methods/NAME.impl.ts);
+ * `mountMethod()` (runner/methods/mount-session.ts) joins it with the method's descriptor into a
+ * method the runner can run.
+ */
 export interface MountDriver {
-  readonly name: string;
-  readonly summary: string;
-  /** Named option sets; 'default' is the method's best-practice configuration. */
-  readonly variants: Readonly<Record<string, Options>>;
   /** Client installed and usable here (FUSE device, NFS client...)? Never throws. */
   probe(): Promise<Availability>;
   /** The client's command line for this mount. */

@@ -1,4 +1,6 @@
 import type { Measurement } from './batch';
+import type { Capability } from './capabilities';
+import type { PassCache } from './vocabulary';
 import type { FileSystemAccess, StorageSession } from './method';
 
 /** A set of objects a workload reads, written once per run by the loader and shared by every method. */
@@ -49,7 +51,7 @@ export interface WorkloadContext<P> {
    * for object methods. A workload that writes and then reads calls fs.remount() in between on a
    * cold pass, so that its reads are cold too.
    */
-  cache: 'cold' | 'warm' | 'none';
+  cache: PassCache;
   /**
    * A bucket-relative prefix ending in '/' that belongs to this step and pass alone. On mount
    * methods it already exists, holding an empty anchor object `.s3ab-pass`.
@@ -67,6 +69,12 @@ export interface WorkloadContext<P> {
   progress(note: string): void;
   /** Independent check of what is in the bucket, through the reference S3 client (untimed). */
   reference: ReferenceView;
+  /**
+   * What the method offers. A check that looks at the bucket through the S3 API (propagation,
+   * written objects) applies only where the method offers 'objects-in-bucket'; elsewhere it is
+   * recorded as not-applicable.
+   */
+  offers: readonly Capability[];
 }
 
 /** What workloads may do through the runner's own S3 client: check results, stage changes from the S3 side. */
@@ -81,21 +89,28 @@ export interface ReferenceView {
 }
 
 /**
- * A workload: what is measured. Each lives in its own file under runner/workloads/ and is listed in
- * runner/workloads/index.ts. It is written once against StorageSession, so it runs on every method.
+ * What a workload is, as data: its parameters and how they are checked and described, what it
+ * requires of a method, the fixture it reads and the operations it records. Everything a matrix
+ * is checked against and the report orders by, without loading the workload's code. One per
+ * workload in runner/workloads/NAME.ts, listed in runner/workloads/catalog.ts.
  */
-export interface WorkloadDefinition<P = Record<string, unknown>> {
+export interface WorkloadDescriptor<P = Record<string, unknown>> {
   readonly name: string;
   readonly summary: string;
   /** The published benchmark it reproduces. */
   readonly seed: string;
   /**
-   * 'file-system': needs a mounted file system (fio, POSIX semantics...). On an object method the
-   * step records one `not-applicable` measurement instead of running.
+   * Capabilities a method must offer (runner/core/capabilities.ts). Where one is missing, the
+   * step records one `not-applicable` measurement with the reason instead of running.
    */
-  readonly requires?: 'file-system';
+  readonly requires: readonly Capability[];
   /** Runs once per step on a fresh mount (recorded as cold): repeating it warm would measure nothing new. */
   readonly coldOnly?: boolean;
+  /**
+   * The operations it records (semantics: its probes; metadata: its tests), in the order tables
+   * and charts show them. Records name no other operation.
+   */
+  readonly operations: readonly string[];
   /** JSON Schema of the parameters, with defaults; checked before anything is created. */
   readonly paramsSchema: Record<string, unknown>;
   /**
@@ -107,6 +122,13 @@ export interface WorkloadDefinition<P = Record<string, unknown>> {
   describe(params: P): Record<string, string>;
   /** The objects to write before measuring, if any. */
   fixture?(params: P): FixtureSpec;
+}
+
+/** How a workload measures (runner/workloads/NAME.impl.ts), written once against StorageSession. */
+export interface WorkloadImplementation<P = Record<string, unknown>> {
   /** Measures, reporting each operation batch through ctx.record. */
   run(ctx: WorkloadContext<P>): Promise<void>;
 }
+
+/** A workload the runner can run: its descriptor joined with its implementation (runner/workloads/index.ts). */
+export type WorkloadDefinition<P = Record<string, unknown>> = WorkloadDescriptor<P> & WorkloadImplementation<P>;

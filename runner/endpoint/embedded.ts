@@ -1,16 +1,16 @@
 import { CreateBucketCommand, ListBucketsCommand, S3Client } from '@aws-sdk/client-s3';
 import { ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { accessSync, constants, existsSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { mkdtemp, mkdir, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { onCleanup, onEmergencyExit } from '../core/cleanup';
 import { UserError } from '../core/errors';
 import { projectRoot, which } from '../core/paths';
+import { memoryBackedTmp } from '../core/tmp';
 import { makeS3Client } from './s3-client';
-import type { StoreTarget } from './target';
+import type { StoreTarget } from '../core/target';
 
 /** The pinned server that `npm run setup` installs into .tools/bin. */
 export const VERSITYGW_VERSION = 'v1.8.0';
@@ -37,22 +37,6 @@ export function findVersitygw(): { path: string; version: string } | null {
   const versionFile = `${path}.version`;
   const version = existsSync(versionFile) ? readFileSync(versionFile, 'utf8').trim() : 'unknown version';
   return { path, version };
-}
-
-/**
- * A RAM-backed temp folder (/dev/shm) when there is one, else the OS temp folder. The embedded
- * server keeps its objects there so that a local run measures the access method, not this
- * machine's disk (a virtual disk here syncs at ~250 MB/s, below what loopback S3 clients reach).
- * S3AB_TMP overrides it.
- */
-export function memoryBackedTmp(): string {
-  if (process.env.S3AB_TMP) return process.env.S3AB_TMP;
-  try {
-    accessSync('/dev/shm', constants.W_OK);
-    return '/dev/shm';
-  } catch {
-    return tmpdir();
-  }
 }
 
 async function freeLoopbackPort(): Promise<number> {

@@ -2,7 +2,7 @@ import { S3Client } from '@aws-sdk/client-s3';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
 import { Agent as HttpAgent } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
-import type { StoreTarget } from './target';
+import type { StoreTarget } from '../core/target';
 
 export interface ClientTuning {
   /** Most sockets kept open to the endpoint (the keep-alive pool). */

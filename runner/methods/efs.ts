@@ -1,15 +1,15 @@
-import { mountMethod } from './mount-session';
-import { NFS_OPTIONS, nfsDriver } from './nfs-mount';
+import type { MethodDescriptor } from '../core/method';
+import { NFS_OPTIONS } from './nfs-options';
 
 /**
  * Amazon EFS, the baseline shared file system (seed 004): NFS 4.1 through amazon-efs-utils'
- * `mount -t efs`. Its files live in EFS, not in the bucket: workloads that read the bucket's
- * fixtures or check objects in the bucket do not apply to it.
+ * `mount -t efs`. Its files live in EFS, not in the bucket: it does not offer 'objects-in-bucket',
+ * so workloads that read fixtures written through the S3 API record not-applicable on it.
  */
-export const efs = mountMethod(nfsDriver({
+export const efsDescriptor = {
   name: 'efs',
+  kind: 'mount',
   summary: 'Amazon EFS (NFS 4.1 via amazon-efs-utils), a file-system baseline not backed by the bucket; AWS only',
-  fsType: 'efs',
-  fileSystemIdVariable: 'S3AB_EFS_FS_ID',
+  offers: ['file-system'],
   variants: { default: { file_system_id: '', ...NFS_OPTIONS } },
-}));
+} as const satisfies MethodDescriptor;

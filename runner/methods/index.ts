@@ -1,17 +1,20 @@
 import type { MethodDefinition } from '../core/method';
-import { awsCli } from './aws-cli';
-import { efs } from './efs';
-import { mountpoint } from './mountpoint';
-import { rclone } from './rclone';
-import { s3Api } from './s3-api';
-import { s3files } from './s3files';
-import { s3fs } from './s3fs';
+import { awsCli } from './aws-cli.impl';
+import { METHOD_DESCRIPTORS, type MethodName } from './catalog';
+import { efs } from './efs.impl';
+import { mountpoint } from './mountpoint.impl';
+import { rclone } from './rclone.impl';
+import { s3Api } from './s3-api.impl';
+import { s3files } from './s3files.impl';
+import { s3fs } from './s3fs.impl';
 
-/**
- * Every access method the runner knows. To add one: write runner/methods/NAME.ts exporting a
- * MethodDefinition and list it here; `s3ab list`, matrix validation and the report pick it up.
- */
-export const METHODS: readonly MethodDefinition[] = [s3Api, awsCli, s3fs, mountpoint, rclone, s3files, efs];
+/** Every method's client, by the name in its descriptor: a method missing here does not compile. */
+const IMPLEMENTATIONS: { readonly [K in MethodName]: MethodDefinition } = {
+  's3-api': s3Api, 'aws-cli': awsCli, s3fs, mountpoint, rclone, s3files, efs,
+};
+
+/** Every access method the runner can run, in the catalog's order (runner/methods/catalog.ts). */
+export const METHODS: readonly MethodDefinition[] = METHOD_DESCRIPTORS.map((d) => IMPLEMENTATIONS[d.name]);
 
 export function findMethod(name: string): MethodDefinition | undefined {
   return METHODS.find((m) => m.name === name);

@@ -5,11 +5,11 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { onCleanup, onEmergencyExit } from '../core/cleanup';
 import { errorSummary } from '../core/errors';
-import type { FileSystemAccess, ListedObject, MethodDefinition, OpenContext, Options, StorageSession, Fetched } from '../core/method';
+import type { FileSystemAccess, ListedObject, MethodDefinition, MethodDescriptor, OpenContext, Options, StorageSession, Fetched } from '../core/method';
 import type { MountDriver, MountPlan } from '../core/mount';
 import { dropKernelCaches, mountAt, runCommand } from '../core/mounts-table';
 import { copyInto, readFileHashed, walkFiles } from '../core/posix-io';
-import { memoryBackedTmp } from '../endpoint/embedded';
+import { memoryBackedTmp } from '../core/tmp';
 
 const READY_TIMEOUT_MS = 20_000;
 const UNMOUNT_TIMEOUT_MS = 10_000;
@@ -17,15 +17,17 @@ const EXIT_WAIT_MS = 5_000;
 /** How long a write-back client may take to upload a closed file before the write counts as failed. */
 const UPLOAD_TIMEOUT_MS = 120_000;
 
-/** Makes a mount driver (one file per client under runner/methods/) a method the runner can run. */
-export function mountMethod(driver: MountDriver): MethodDefinition {
+/** A mount driver with the name of its method, as the session reports it. */
+type NamedDriver = MountDriver & { readonly name: string };
+
+/** Joins a mount method's descriptor (runner/methods/NAME.ts) with its driver (NAME.impl.ts) into a method the runner can run. */
+export function mountMethod(descriptor: MethodDescriptor, driver: MountDriver): MethodDefinition {
+  if (descriptor.kind !== 'mount') throw new Error(`${descriptor.name} is not a mount method`);
+  const named: NamedDriver = { name: descriptor.name, probe: driver.probe, plan: driver.plan };
   return {
-    name: driver.name,
-    kind: 'mount',
-    summary: driver.summary,
-    variants: driver.variants,
+    ...descriptor,
     probe: () => driver.probe(),
-    open: (ctx) => MountSession.open(driver, ctx),
+    open: (ctx) => MountSession.open(named, ctx),
   };
 }
 
@@ -58,13 +60,6 @@ function processState(pid: number | undefined): string | null {
   }
 }
 
-/**
- * One mount of a bucket, and the StorageSession on its POSIX paths that every storage workload runs
- * on. Owns the client process: mounts (fresh cache, kernel caches dropped), waits until the mount
- * answers, notices when the client dies (the step is aborted with the client's last log lines),
- * and always unmounts — lazily when a plain unmount fails or hangs — stops the client and removes
- * the mount point.
- */
 /** Removes a mount point (if nothing is mounted there any more) and a client's folder, synchronously. */
 function removeDirsSync(mountPoint: string, workDir: string): void {
   try {
@@ -76,6 +71,13 @@ function removeDirsSync(mountPoint: string, workDir: string): void {
   rmSync(workDir, { recursive: true, force: true });
 }
 
+/**
+ * One mount of a bucket, and the StorageSession on its POSIX paths that every storage workload runs
+ * on. Owns the client process: mounts (fresh cache, kernel caches dropped), waits until the mount
+ * answers, notices when the client dies (the step is aborted with the client's last log lines),
+ * and always unmounts — lazily when a plain unmount fails or hangs — stops the client and removes
+ * the mount point.
+ */
 export class MountSession implements StorageSession, FileSystemAccess {
   readonly options: Options;
   readonly uploadsAfterClose: boolean;
@@ -94,7 +96,7 @@ export class MountSession implements StorageSession, FileSystemAccess {
   lastMountMs = 0;
 
   private constructor(
-    private readonly driver: MountDriver,
+    private readonly driver: NamedDriver,
     readonly version: string,
     private readonly plan: MountPlan,
     readonly mountPoint: string,
@@ -116,7 +118,7 @@ export class MountSession implements StorageSession, FileSystemAccess {
   }
 
   /** Mounts a fresh instance of `driver`'s client; throws with the client's own message when it cannot. */
-  static async open(driver: MountDriver, ctx: OpenContext): Promise<MountSession> {
+  static async open(driver: NamedDriver, ctx: OpenContext): Promise<MountSession> {
     const availability = await driver.probe();
     if (!availability.available) throw new Error(`${driver.name} is not available on this host: ${availability.reason}`);
     // The runner's pid in the names tells whose mount and folder they are (several runs may share a host).

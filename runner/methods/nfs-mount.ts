@@ -1,21 +1,14 @@
-import type { Availability, Options } from '../core/method';
+import type { Availability } from '../core/method';
 import type { MountDriver, MountPlan, MountPlanContext, BucketLag } from '../core/mount';
 import { kernelHasNfs } from '../core/mounts-table';
 import { findBinary, once, versionOutput } from '../core/binaries';
 
-/** NFS options AWS recommends for EFS (and so S3 Files, which is built on it), recorded with every result. */
-export const NFS_OPTIONS: Options = {
-  nfsvers: '4.1', rsize: 1048576, wsize: 1048576, hard: true, timeo: 600, retrans: 2, noresvport: true, tls: true, iam: true,
-};
-
 export interface NfsMethodConfig {
   name: string;
-  summary: string;
   /** `mount -t TYPE` through amazon-efs-utils' helper mount.TYPE. */
   fsType: 's3files' | 'efs';
   /** Variable holding the file system id when the matrix does not give one (AWS mode sets it). */
   fileSystemIdVariable: string;
-  variants: Record<string, Options>;
   /** Bounds of the file system's background sync with the bucket (S3 Files); none for EFS. */
   bucketLag?: BucketLag;
 }
@@ -58,5 +51,5 @@ export function nfsDriver(config: NfsMethodConfig): MountDriver {
       recorded: { ...ctx.options, file_system_id: id, mount: `mount -t ${config.fsType} -o ${flags.join(',')} ${id}:/ MOUNTPOINT` },
     };
   };
-  return { name: config.name, summary: config.summary, variants: config.variants, probe, plan };
+  return { probe, plan };
 }

@@ -8,6 +8,7 @@ import { methodLabel, type Cell, type ReportInput } from './model';
 import { ChartRenderer, changeSpec } from './html/charts';
 import { esc, num } from './html/format';
 import { STYLE } from './html/style';
+import { isRunId, RUN_ID_EXAMPLE } from '../core/vocabulary';
 
 /**
  * Two runs side by side (`s3ab report --compare RUN_A RUN_B`): for every cell both runs measured,
@@ -169,8 +170,8 @@ ${cmp.onlyA.length ? `<p>Measured in run A only: ${esc(cmp.onlyA.join('; '))}</p
 /** A run named on the command line: a run id in the results folder, or a results folder (its newest run). */
 export function resolveRunSpec(spec: string, resultsDir: string): { dir: string; runId?: string } {
   if (existsSync(spec) && statSync(spec).isDirectory()) return { dir: resolve(spec) };
-  if (/^[0-9]{8}T[0-9]{6}Z-[0-9a-f]{6}$/.test(spec)) return { dir: resolve(resultsDir), runId: spec };
-  throw new UserError(`"${spec}" is neither a run id nor a results folder`, `name a run id from ${resultsDir}/_runs (like 20260115T101500Z-0a1b2c) or a results folder`);
+  if (isRunId(spec)) return { dir: resolve(resultsDir), runId: spec };
+  throw new UserError(`"${spec}" is neither a run id nor a results folder`, `name a run id from ${resultsDir}/_runs (like ${RUN_ID_EXAMPLE}) or a results folder`);
 }
 
 /** Loads both runs (reading a shared folder once) and compares them. */

@@ -1,7 +1,9 @@
 import { appendFileSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { UserError } from '../core/errors';
-import { memoryBackedTmp } from '../endpoint/embedded';
+import { memoryBackedTmp } from '../core/tmp';
+import { runIdOfFile } from '../core/vocabulary';
+import { readRunManifests } from '../results/manifests';
 import { SCHEMA_VERSION, recordErrors } from '../results/record';
 import type { RunManifest } from '../results/writer';
 import { REPORT_QUERIES, reportRows, type BadLine, type ReportInput, type ReportQueryName } from './model';
@@ -11,8 +13,6 @@ import { namedQueries, openRecords, query, type OpenedResults } from './results-
 const MAX_LISTED_BAD_LINES = 200;
 /** Lines buffered per run before they are appended to the run's file. */
 const FLUSH_LINES = 4000;
-/** The writer names step files RUNID--sNNN--METHOD--WORKLOAD.jsonl. */
-const RUN_OF_FILE = /^([0-9]{8}T[0-9]{6}Z-[0-9a-f]{6})--/;
 
 interface RunCopy {
   path: string;
@@ -125,18 +125,9 @@ export class ScannedResults {
   }
 
   private readManifests(): void {
-    const runsDir = join(this.dir, '_runs');
-    if (!existsSync(runsDir)) return;
-    for (const name of readdirSync(runsDir).filter((f) => f.endsWith('.json')).sort()) {
-      const path = join(runsDir, name);
-      try {
-        const m = JSON.parse(readFileSync(path, 'utf8')) as RunManifest;
-        if (typeof m.run_id !== 'string' || typeof m.status !== 'string') throw new Error('no run_id or status');
-        this.manifests.set(m.run_id, m);
-      } catch (err) {
-        this.bad(path, 1, `not a run manifest: ${(err as Error).message}`);
-      }
-    }
+    const { manifests, bad } = readRunManifests(this.dir);
+    for (const m of manifests) this.manifests.set(m.run_id, m);
+    for (const b of bad) this.bad(b.path, 1, b.reason);
   }
 
   private listFiles(): void {
@@ -144,7 +135,8 @@ export class ScannedResults {
     for (const part of partitions) {
       // Dot-files are steps still being written (the writer renames them when complete).
       for (const name of readdirSync(join(this.dir, part)).filter((f) => f.endsWith('.jsonl') && !f.startsWith('.')).sort()) {
-        const run = RUN_OF_FILE.exec(name)?.[1] ?? '';
+        // The writer names step files RUNID--sNNN--METHOD--WORKLOAD.jsonl.
+        const run = runIdOfFile(name) ?? '';
         let files = this.filesByRun.get(run);
         if (!files) this.filesByRun.set(run, (files = []));
         files.push(join(this.dir, part, name));

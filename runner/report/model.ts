@@ -1,3 +1,4 @@
+import { CACHE_ORDER, methodLabel, type CacheState } from '../core/vocabulary';
 import type { RunManifest } from '../results/writer';
 
 /**
@@ -39,9 +40,9 @@ export interface BadLine {
   reason: string;
 }
 
-export type Cache = 'cold' | 'warm' | 'warm-disk' | 'warm-memory' | 'none';
-/** Cache states from least to most warmed, the order they are shown in. */
-export const CACHE_ORDER: readonly Cache[] = ['none', 'cold', 'warm-disk', 'warm', 'warm-memory'];
+/** A record's cache state (runner/core/vocabulary.ts owns the states and their order). */
+export type Cache = CacheState;
+export { CACHE_ORDER, methodLabel };
 
 /** One row of report_cells.sql. Numbers are null where the SQL gave NULL (no successful batch). */
 export interface Cell {
@@ -262,7 +263,3 @@ export function reportRows(rows: Record<ReportQueryName, Row[]>): Pick<ReportInp
   };
 }
 
-/** `method` or `method:variant`: how a method variant is named everywhere in the report. */
-export function methodLabel(r: { method: string; method_variant: string }): string {
-  return r.method_variant === 'default' ? r.method : `${r.method}:${r.method_variant}`;
-}

@@ -1,3 +1,4 @@
+import { isRunId } from '../core/vocabulary';
 /**
  * How the pipeline's Aggregate state runs each named query (assets/queries/NAME.sql) for one run:
  * it wraps the file's SQL and keeps the run's rows. Athena (Trino) ignores an ORDER BY inside a
@@ -30,7 +31,7 @@ export function orderByOf(sql: string, name = 'query'): string {
 
 /** The query the pipeline sends to Athena for one run (what States.Format makes of the template). */
 export function queryForRun(sql: string, runId: string, orderBy = orderByOf(sql)): string {
-  if (!/^[0-9]{8}T[0-9]{6}Z-[0-9a-f]{6}$/.test(runId)) throw new Error(`"${runId}" is not a run id`);
+  if (!isRunId(runId)) throw new Error(`"${runId}" is not a run id`);
   const args = [sql, runId, orderBy];
   let i = 0;
   return RUN_QUERY_TEMPLATE.replace(/\{\}/g, () => args[i++]);

@@ -1,8 +1,9 @@
 import Table from 'cli-table3';
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { UserError } from '../core/errors';
-import { METHODS } from '../methods';
+import { methodRank } from '../methods/catalog';
+import { cacheRank, methodCacheLabel } from '../core/vocabulary';
+import { readRunManifests } from '../results/manifests';
+import { inDeclaredOrder } from './order';
 import { formatSize } from '../core/units';
 import type { RunManifest } from '../results/writer';
 import { num, ratio } from './format';
@@ -13,24 +14,17 @@ import { WORKLOADS_WITH_SEED_TABLES, printMetadata, printNotApplicable, printRea
 
 type Row = Record<string, unknown>;
 
+/** The run manifests of a results folder, oldest first; files that are not manifests are left out (see readRunManifests). */
 export function listRuns(dir: string): RunManifest[] {
-  const runsDir = join(dir, '_runs');
-  if (!existsSync(runsDir)) return [];
-  return readdirSync(runsDir)
-    .filter((f) => f.endsWith('.json'))
-    .map((f) => JSON.parse(readFileSync(join(runsDir, f), 'utf8')) as RunManifest)
-    .sort((a, b) => a.started_at.localeCompare(b.started_at));
+  return readRunManifests(dir).manifests;
 }
 
 /** `s3fs:seed-000 (warm)`: method, variant unless default, cache state unless none or not part of the row. */
-const methodLabel = (r: Row) =>
-  `${r.method_variant === 'default' ? String(r.method) : `${r.method}:${r.method_variant}`}${r.cache && r.cache !== 'none' ? ` (${r.cache})` : ''}`;
-
-const CACHE_ORDER = ['none', 'cold', 'warm', 'warm-disk', 'warm-memory'];
+const methodLabel = (r: Row) => methodCacheLabel({ method: String(r.method), method_variant: String(r.method_variant), cache: r.cache });
 
 /** Methods in registry order (S3 API first), variants after their default, cold before warm. */
 function orderedMethods(rows: Row[]): string[] {
-  const rank = (r: Row) => METHODS.findIndex((m) => m.name === r.method) * 1000 + (r.method_variant === 'default' ? 0 : 10) + CACHE_ORDER.indexOf(String(r.cache ?? 'none'));
+  const rank = (r: Row) => methodRank(String(r.method)) * 1000 + (r.method_variant === 'default' ? 0 : 10) + cacheRank(r.cache as string);
   return [...new Map([...rows].sort((a, b) => rank(a) - rank(b)).map((r) => [methodLabel(r), r])).keys()];
 }
 
@@ -148,7 +142,7 @@ function printFio(rows: Row[], out: (line: string) => void): void {
   const groups = [...new Set(rows.map(key))].sort((a, b) => {
     const [ia, ca] = a.split('|');
     const [ib, cb] = b.split('|');
-    return ia.localeCompare(ib) || CACHE_ORDER.indexOf(ca) - CACHE_ORDER.indexOf(cb);
+    return ia.localeCompare(ib) || cacheRank(ca) - cacheRank(cb);
   });
   const metrics: [string, 'read' | 'write', string, (r: Row | undefined) => string][] = [
     ['Sequential Read — IOPS', 'read', 'iops_median', (r) => num(r?.iops_median)],
@@ -186,17 +180,13 @@ function printFio(rows: Row[], out: (line: string) => void): void {
   out('"A vs B" is A\'s figure over B\'s (for latency, below 1x A is faster). "(cache!)": faster than the link limit, served from a cache.');
 }
 
-const PROBE_ORDER = [
-  'create', 'overwrite', 'append', 'random-write', 'truncate', 'rename-file', 'rename-dir', 'delete', 'mkdir-rmdir',
-  'symlink', 'hardlink', 'chmod', 'chown', 'utimes', 'flock', 'fcntl-lock', 'read-after-write', 's3-to-mount-delay', 'mount-to-s3-delay',
-];
 
 /** Probes down, methods across: yes (with the delay where measured), NO [n] with the reason below, or FAILED. */
 function printSemantics(rows: Row[], out: (line: string) => void): void {
   out('');
   out('POSIX semantics (each "yes" verified on the mount and in the bucket)');
   const methods = orderedMethods(rows);
-  const probes = [...new Set(rows.map((r) => String(r.probe)))].sort((a, b) => PROBE_ORDER.indexOf(a) - PROBE_ORDER.indexOf(b));
+  const probes = inDeclaredOrder('semantics', rows.map((r) => String(r.probe)));
   const notes: string[] = [];
   const table = new Table({ head: ['probe', ...methods], style: { head: [], border: [] } });
   for (const probe of probes) {

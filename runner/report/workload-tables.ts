@@ -1,6 +1,8 @@
 import Table from 'cli-table3';
 import { formatSize } from '../core/units';
-import { METHODS } from '../methods';
+import { cacheRank, methodCacheLabel } from '../core/vocabulary';
+import { methodRank } from '../methods/catalog';
+import { inDeclaredOrder } from './order';
 import { num, ratio } from './format';
 
 /**
@@ -46,23 +48,17 @@ function percent(rate: unknown): string {
 
 /** Column label of a method (and cache state, when a run measured several). */
 function labeller(rows: Row[]): (r: Row) => string {
-  const caches = new Set(rows.map((r) => r.cache));
-  return (r) => {
-    const m = r.method_variant === 'default' ? String(r.method) : `${r.method}:${r.method_variant}`;
-    return caches.size > 1 ? `${m} (${r.cache})` : m;
-  };
+  const several = new Set(rows.map((r) => r.cache)).size > 1;
+  return (r) => methodCacheLabel({ method: String(r.method), method_variant: String(r.method_variant), cache: r.cache }, several);
 }
 
 function columns(rows: Row[], label: (r: Row) => string): string[] {
-  const rank = (r: Row) => METHODS.findIndex((m) => m.name === r.method) * 1000 + (r.method_variant === 'default' ? 0 : 100) + ['cold', 'warm', 'warm-disk', 'warm-memory', 'none'].indexOf(String(r.cache));
+  const rank = (r: Row) => methodRank(String(r.method)) * 1000 + (r.method_variant === 'default' ? 0 : 100) + cacheRank(String(r.cache));
   return [...new Map([...rows].sort((a, b) => rank(a) - rank(b)).map((r) => [label(r), r])).keys()];
 }
 
-const TEST_TITLES: Record<string, string> = {
-  'sequential-writes': 'Sequential Writes', 'data-modifications': 'Data Modifications', 'single-file-append': 'Single File Append',
-  'empty-files': 'Empty Files', 'empty-directories': 'Empty Directories', 'file-moves': 'File Moves', 'random-reads': 'Random Reads',
-  deletion: 'Deletion', traversal: 'Traversal',
-};
+/** Seed 002's title of a metadata test: `sequential-writes` → `Sequential Writes`. */
+const testTitle = (test: string) => test.split('-').map((w) => w.charAt(0).toUpperCase() + w.slice(1)).join(' ');
 
 /** Seed 002's "Synthetic Benchmarks": per test, ops/s, mean latency, p50/p95/p99 and success rate per method. */
 export function printMetadata(rows: Row[], out: Out): void {
@@ -75,12 +71,12 @@ export function printMetadata(rows: Row[], out: Out): void {
   const head = ['test', 'metric', ...methods];
   if (methods.length === 2) head.push('difference');
   const table = new Table({ head, style: { ...STYLE, compact: true } });
-  const tests = Object.keys(TEST_TITLES).filter((t) => rows.some((r) => r.test === t));
+  const tests = inDeclaredOrder('metadata', rows.map((r) => String(r.test)));
   for (const test of tests) {
     const cell = (m: string) => rows.find((r) => r.test === test && label(r) === m);
     const refused = (r: Row | undefined) => !!r && Number(r.unsupported_repetitions) > 0 && Number(r.ok) === 0;
     const metric = (name: string, f: (r: Row) => string, diff: string | null) => {
-      const line = [name === 'ops/s' ? TEST_TITLES[test] : '', name, ...methods.map((m) => {
+      const line = [name === 'ops/s' ? testTitle(test) : '', name, ...methods.map((m) => {
         const r = cell(m);
         return !r ? '–' : refused(r) && name !== 'success rate' ? 'N/A' : f(r);
       })];

@@ -2,7 +2,7 @@ import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
 import resultSchema from '../../assets/schema/result.schema.json';
 import type { Measurement } from '../core/batch';
-import type { ResultRecord } from './record.generated';
+import type { ResultRecord } from '../core/record.generated';
 
 export type { ResultRecord };
 export const SCHEMA_VERSION: ResultRecord['schema_version'] = '1.2.0';
@@ -70,9 +70,4 @@ function round(x: number, digits: number): number {
 /** Options and parameters are recorded as string maps (Glue: map<string,string>). */
 export function stringMap(o: Record<string, unknown>): Record<string, string> {
   return Object.fromEntries(Object.entries(o).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]));
-}
-
-/** The UTC day of a run id (20261122T101500Z-ab12cd → 2026-11-22): every file of a run on AWS lands in one `dt=` partition. */
-export function runDay(runId: string): string {
-  return `${runId.slice(0, 4)}-${runId.slice(4, 6)}-${runId.slice(6, 8)}`;
 }

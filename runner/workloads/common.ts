@@ -1,12 +1,6 @@
 import type { Measurement } from '../core/batch';
-import { parseSize } from '../core/units';
 import type { ReferenceView, WorkloadContext } from '../core/workload';
 import { Batch } from '../core/batch';
-
-/** JSON Schema of a size parameter: bytes, or a string such as "100KiB" or "1MB". */
-export const SIZE_SCHEMA = { oneOf: [{ type: 'integer', minimum: 0 }, { type: 'string', pattern: '^\\s*\\d+(\\.\\d+)?\\s*([KMG]i?B?|B)?\\s*$' }] };
-
-export const sizeOf = parseSize;
 
 /** Reads objects 0..count-1 of the fixture with up to `concurrency` in flight, verifying each SHA-256. */
 export async function readFixture<P>(ctx: WorkloadContext<P>, operation: string, count: number, concurrency: number, includeDigest: boolean): Promise<Measurement> {

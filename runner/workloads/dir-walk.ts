@@ -1,9 +1,8 @@
-import { Batch } from '../core/batch';
+import type { WorkloadDescriptor } from '../core/workload';
 import { formatSize } from '../core/units';
-import type { WorkloadDefinition } from '../core/workload';
-import { SIZE_SCHEMA, sizeOf } from './common';
+import { SIZE_SCHEMA, sizeOf } from './params';
 
-interface DirWalkParams {
+export interface DirWalkParams {
   objects: number;
   size: string | number;
 }
@@ -13,7 +12,7 @@ interface DirWalkParams {
  * read its metadata (ListObjectsV2 pages through an object method; readdir + stat on a mount).
  * ops is the number of entries, so ops/s is entries per second.
  */
-export const dirWalk: WorkloadDefinition<DirWalkParams> = {
+export const dirWalkDescriptor = {
   name: 'dir-walk',
   summary: 'enumerate N small objects under one prefix with their metadata (seed 001)',
   seed: '001-s3files-lambda-before-after-and-ec2-three-way',
@@ -32,22 +31,6 @@ export const dirWalk: WorkloadDefinition<DirWalkParams> = {
     size: sizeOf(p.size),
     keyOf: (i) => `file-${String(i).padStart(6, '0')}.txt`,
   }),
-  async run(ctx) {
-    const fixture = ctx.fixture!;
-    const walk = new Batch('walk', fixture.spec.size, 'sequential', false);
-    const listing = await walk.op(() => ctx.session.list(fixture.prefix));
-    const m = walk.finish();
-    if (listing) {
-      const bad = listing.filter((o) => o.size !== fixture.spec.size).length;
-      const ok = listing.length === fixture.spec.count && bad === 0;
-      m.verified = ok && m.failed === 0;
-      if (!ok) {
-        m.status = 'failed';
-        m.errorSample = `walk saw ${listing.length} entries (${bad} of wrong size), expected ${fixture.spec.count}`;
-      }
-      // One walk visits every entry: count entries as operations.
-      m.ops = m.ok = listing.length;
-    }
-    ctx.record(m);
-  },
-};
+  requires: ['objects-in-bucket'],
+  operations: ['walk'],
+} as const satisfies WorkloadDescriptor<DirWalkParams>;

@@ -1,23 +1,27 @@
 import type { WorkloadDefinition } from '../core/workload';
-import { dirWalk } from './dir-walk';
-import { fioSeq } from './fio-seq';
-import { gitClone } from './git-clone';
-import { largeRead } from './large-read';
-import { metadata } from './metadata';
-import { objects } from './objects';
-import { readScaling } from './read-scaling';
-import { semantics } from './semantics';
-import { smallReads } from './small-reads';
-import { tarExtract } from './tar-extract';
-import { webServing } from './web-serving';
+import { WORKLOAD_DESCRIPTORS, type WorkloadName } from './catalog';
+import { dirWalk } from './dir-walk.impl';
+import { fioSeq } from './fio-seq.impl';
+import { gitClone } from './git-clone.impl';
+import { largeRead } from './large-read.impl';
+import { metadata } from './metadata.impl';
+import { objects } from './objects.impl';
+import { readScaling } from './read-scaling.impl';
+import { semantics } from './semantics.impl';
+import { smallReads } from './small-reads.impl';
+import { tarExtract } from './tar-extract.impl';
+import { webServing } from './web-serving.impl';
 
-/**
- * Every workload the runner knows. To add one: write runner/workloads/NAME.ts exporting a
- * WorkloadDefinition and list it here; `s3ab list`, matrix validation and the report pick it up.
- */
+/** Every workload's implementation, by the name in its descriptor: a workload missing here does not compile. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-export const WORKLOADS: readonly WorkloadDefinition<any>[] = [objects, dirWalk, largeRead, smallReads, fioSeq, semantics,
-  metadata, gitClone, tarExtract, webServing, readScaling];
+const IMPLEMENTATIONS: { readonly [K in WorkloadName]: WorkloadDefinition<any> } = {
+  objects, 'dir-walk': dirWalk, 'large-read': largeRead, 'small-reads': smallReads, 'fio-seq': fioSeq, semantics,
+  metadata, 'git-clone': gitClone, 'tar-extract': tarExtract, 'web-serving': webServing, 'read-scaling': readScaling,
+};
+
+/** Every workload the runner can run, in the catalog's order (runner/workloads/catalog.ts). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export const WORKLOADS: readonly WorkloadDefinition<any>[] = WORKLOAD_DESCRIPTORS.map((d) => IMPLEMENTATIONS[d.name]);
 
 export function findWorkload(name: string): WorkloadDefinition<unknown> | undefined {
   return WORKLOADS.find((w) => w.name === name);

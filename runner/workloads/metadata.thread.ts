@@ -6,18 +6,13 @@ import { dirname, join } from 'node:path';
 import { patternBuffer } from '../core/data';
 import { Prng } from '../core/prng';
 import { describeFailure, nowNs, type ThreadContext, type ThreadJobHandler } from '../core/thread-job';
+import { type MetadataTest } from './metadata';
 
 /**
  * The thread side of the `metadata` workload (seed 002's suite): each test's setup, its timed
  * operation loop (one plain system call sequence per operation, timed with hrtime around it) and
- * its verification. Runs in a measuring thread (runner/core/fs-thread.ts).
+ * its verification. Runs in a measuring thread (runner/workloads/fs-thread.ts).
  */
-export const METADATA_TESTS = [
-  'sequential-writes', 'data-modifications', 'single-file-append', 'empty-files', 'empty-directories',
-  'file-moves', 'random-reads', 'deletion', 'traversal',
-] as const;
-export type MetadataTest = (typeof METADATA_TESTS)[number];
-
 /**
  * Operations only the performance script uses: the exact system call that fio's `filecreate`
  * (open O_CREAT|O_RDWR, 0600; the close is not timed) and `filestat` (stat) engines time, so the

@@ -1,12 +1,8 @@
-import { mkdir, rm } from 'node:fs/promises';
-import { join } from 'node:path';
-import { Batch } from '../core/batch';
-import { writePatternFile } from '../core/data';
+import type { WorkloadDescriptor } from '../core/workload';
 import { formatSize } from '../core/units';
-import type { WorkloadDefinition } from '../core/workload';
-import { SIZE_SCHEMA, sizeOf } from './common';
+import { SIZE_SCHEMA, sizeOf } from './params';
 
-interface ObjectsParams {
+export interface ObjectsParams {
   sizes: (string | number)[];
   files: number;
 }
@@ -15,7 +11,7 @@ interface ObjectsParams {
  * Seed 000's object operations: for each size, upload, list, head, download and delete `files`
  * objects of incompressible data, one after another; per-operation latency and the batch total.
  */
-export const objects: WorkloadDefinition<ObjectsParams> = {
+export const objectsDescriptor = {
   name: 'objects',
   summary: 'upload, list, head, download, delete N objects per size (seed 000)',
   seed: '000-cli-vs-s3fs-vs-s3files-benchmark',
@@ -28,69 +24,6 @@ export const objects: WorkloadDefinition<ObjectsParams> = {
     },
   },
   describe: (p) => ({ sizes: p.sizes.map((s) => formatSize(sizeOf(s))).join(','), files: String(p.files) }),
-  async run(ctx) {
-    for (const rawSize of ctx.params.sizes) {
-      if (ctx.signal.aborted) return;
-      const size = sizeOf(rawSize);
-      const label = formatSize(size).replace(' ', '');
-      const dir = `${ctx.prefix}${label}/`;
-      const local = join(ctx.scratchDir, label);
-      await mkdir(local, { recursive: true });
-      ctx.progress(`${label}: generating ${ctx.params.files} files`);
-      const files: { name: string; path: string; digest: string }[] = [];
-      for (let i = 1; i <= ctx.params.files; i++) {
-        const name = `test_${label}_${i}.dat`;
-        const path = join(local, name);
-        files.push({ name, path, digest: await writePatternFile(path, `${ctx.dataSeed}/${label}/${i}`, size) });
-      }
-      const expectListing = (listing: { key: string; size: number }[]) => {
-        const sizes = new Map(listing.map((o) => [o.key, o.size]));
-        const missing = files.filter((f) => sizes.get(f.name) !== size).map((f) => f.name);
-        return { ok: missing.length === 0 && listing.length === files.length, missing };
-      };
-
-      ctx.progress(`${label}: upload`);
-      const upload = new Batch('upload', size);
-      for (const f of files) await upload.op(() => ctx.session.put(dir + f.name, { path: f.path, size }), () => size);
-      const stored = expectListing(await ctx.reference.list(dir));
-      upload.verify(stored.ok, `after upload the bucket lacks ${stored.missing.length} of ${files.length} objects of ${size} bytes`);
-      ctx.record(upload.finish());
-
-      ctx.progress(`${label}: list`);
-      const list = new Batch('list', size, 'sequential', false);
-      const listing = await list.op(() => ctx.session.list(dir));
-      if (listing) {
-        const seen = expectListing(listing);
-        list.verify(seen.ok, `listing returned ${listing.length} entries, ${seen.missing.length} expected ones missing or of wrong size`);
-      }
-      ctx.record(list.finish());
-
-      ctx.progress(`${label}: head`);
-      const head = new Batch('head', size, 'sequential', false);
-      for (const f of files) {
-        const meta = await head.op(() => ctx.session.head(dir + f.name));
-        if (meta) head.verify(meta.size === size, `head of ${f.name} said ${meta.size} bytes, expected ${size}`);
-      }
-      ctx.record(head.finish());
-
-      ctx.progress(`${label}: download`);
-      const download = new Batch('download', size);
-      for (const f of files) {
-        const fetched = await download.op(() => ctx.session.get(dir + f.name), (r) => r.bytes);
-        if (!fetched) continue;
-        const digest = await fetched.digest();
-        await fetched.discard();
-        download.verify(digest === f.digest && fetched.bytes === size, `${f.name}: downloaded data does not match what was uploaded (${fetched.bytes} bytes)`);
-      }
-      ctx.record(download.finish());
-
-      ctx.progress(`${label}: delete`);
-      const del = new Batch('delete', size, 'sequential', false);
-      for (const f of files) await del.op(() => ctx.session.delete(dir + f.name));
-      const left = await ctx.reference.list(dir);
-      del.verify(left.length === 0, `${left.length} objects still present after delete`);
-      ctx.record(del.finish());
-      await rm(local, { recursive: true, force: true });
-    }
-  },
-};
+  requires: [],
+  operations: ['upload', 'list', 'head', 'download', 'delete'],
+} as const satisfies WorkloadDescriptor<ObjectsParams>;

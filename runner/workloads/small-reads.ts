@@ -1,15 +1,15 @@
+import type { WorkloadDescriptor } from '../core/workload';
 import { formatSize } from '../core/units';
-import type { WorkloadDefinition } from '../core/workload';
-import { SIZE_SCHEMA, readFixture, sizeOf } from './common';
+import { SIZE_SCHEMA, sizeOf } from './params';
 
-interface SmallReadsParams {
+export interface SmallReadsParams {
   files: number;
   size: string | number;
   concurrency: number;
 }
 
 /** Seed 001's small-file reads: read N small objects, each verified by SHA-256. */
-export const smallReads: WorkloadDefinition<SmallReadsParams> = {
+export const smallReadsDescriptor = {
   name: 'small-reads',
   summary: 'read N small objects, each checked by SHA-256 (seed 001)',
   seed: '001-s3files-lambda-before-after-and-ec2-three-way',
@@ -29,7 +29,6 @@ export const smallReads: WorkloadDefinition<SmallReadsParams> = {
     size: sizeOf(p.size),
     keyOf: (i) => `small-${String(i).padStart(6, '0')}.txt`,
   }),
-  async run(ctx) {
-    ctx.record(await readFixture(ctx, 'read', ctx.params.files, ctx.params.concurrency, false));
-  },
-};
+  requires: ['objects-in-bucket'],
+  operations: ['read'],
+} as const satisfies WorkloadDescriptor<SmallReadsParams>;

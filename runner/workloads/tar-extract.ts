@@ -1,14 +1,7 @@
-import { execFileSync } from 'node:child_process';
-import { open, rm, mkdir } from 'node:fs/promises';
-import { join } from 'node:path';
-import { crc32 } from 'node:zlib';
-import { errorSummary } from '../core/errors';
+import type { WorkloadDescriptor } from '../core/workload';
 import { formatSize } from '../core/units';
-import { SIZE_SCHEMA, sizeOf, waitForObjectSizes } from './common';
-import type { ReferenceView, WorkloadDefinition } from '../core/workload';
-import { fsMeasurement, fsRunContextOf, isRefusalText, notMeasured, type FsRunContext } from './fs-common';
-import { cachedInput, firstLine, runTool } from './inputs';
-import { TREE_OWNER, planTree, treeCapacity, treeCrcs, writeTarball, type TreePlan, type TreeSpec } from './tree';
+import { SIZE_SCHEMA, sizeOf } from './params';
+import { treeCapacity, type TreeSpec } from './tree-plan';
 
 export interface TarExtractParams {
   /** Files in the archive (seed 002's ZFS source: 4,280; seed 004's kernel tree: ~54K). */
@@ -33,26 +26,8 @@ export const TAR_EXTRACT_PARAMS_SCHEMA = {
   },
 };
 
-const TOP = 'source';
-
 export function tarTree(p: TarExtractParams): TreeSpec {
   return { id: 'tar-extract', files: p.files, dirs: p.dirs, totalBytes: sizeOf(p.totalSize), maxFileBytes: sizeOf(p.maxSize) };
-}
-
-export interface Tarball {
-  path: string;
-  plan: TreePlan;
-  crcs: number[];
-}
-
-/** Builds (once per parameters, cached) the archive: an uncompressed tar of the planned tree. */
-export async function tarball(p: TarExtractParams): Promise<Tarball> {
-  const plan = planTree(tarTree(p));
-  // The name changes with the archive's format (owner, layout), so an older cached one is not reused.
-  const path = await cachedInput(`tar-v2-${p.files}f-${p.dirs}d-${plan.totalBytes}b.tar`, async (partial) => {
-    await writeTarball(plan, partial, TOP);
-  });
-  return { path, plan, crcs: treeCrcs(plan) };
 }
 
 /** The archive must be able to hold `totalSize` in `files` files each smaller than `maxSize`. */
@@ -69,228 +44,20 @@ export function validateTarExtractParams(p: TarExtractParams): { problem: string
   };
 }
 
-let tarVersionCache: string | null = null;
-export function tarVersion(): string {
-  try {
-    tarVersionCache ??= firstLine(execFileSync('tar', ['--version'], { encoding: 'utf8' }));
-  } catch {
-    tarVersionCache = 'not installed';
-  }
-  return tarVersionCache;
-}
-
-/**
- * Seeds 002 and 004's `tar -xf`: GNU tar extracts the archive (from local disk) into a directory
- * on the file system under test, keeping permissions and modification times (`-p`, tar's default
- * for times), timed from spawn to exit. Then, untimed, every file is read back and checked
- * (size and CRC-32), and its mode, time and (as root) owner compared with the archive's. Records:
- * `extract` (files/s, MB/s; ok when every file's content is right), then `permissions`,
- * `timestamps` and `ownership` (how many files kept theirs; unsupported when the file system
- * refused the change or kept none). With `inStore` (a mount of a bucket), the extraction is only
- * verified when the store holds the files too: reads through the mount may come from the client's
- * cache.
- */
-export async function runTarExtract(fs: FsRunContext, archive: Tarball, inStore?: TarStoreCheck): Promise<void> {
-  const dest = join(fs.root, 'tar-extract');
-  await rm(dest, { recursive: true, force: true }).catch(() => {});
-  try {
-    await mkdir(dest, { recursive: true });
-  } catch (err) {
-    fs.record(notMeasured('extract', null, `could not create the target directory: ${errorSummary(err)}`, isRefusalText(errorSummary(err))));
-    return;
-  }
-  const { plan } = archive;
-  fs.progress(`tar -xf (${plan.files.length} files, ${formatSize(plan.totalBytes)})`);
-  let tar;
-  try {
-    // --numeric-owner: the archive's owner ids as they are, whatever this host's user names.
-    tar = await runTool('tar', ['-x', '-p', '--numeric-owner', '-f', archive.path, '-C', dest], { signal: fs.signal, env: { ...process.env, LC_ALL: 'C' } });
-  } catch (err) {
-    if (fs.signal.aborted) throw err;
-    fs.record(notMeasured('extract', null, `could not run tar: ${errorSummary(err)}`, false));
-    return;
-  }
-  if (fs.signal.aborted) return;
-  const complaint = tar.code === 0 ? null : `tar exited ${tar.code ?? tar.signal}: ${firstLine(tar.stderr)}`;
-  fs.progress('tar-extract: checking the extracted files');
-  const check = await checkExtraction(join(dest, TOP), archive, fs.signal);
-  const files = plan.files.length;
-  const errors: Record<string, number> = {};
-  if (check.contentBad) errors[check.firstCode ?? 'EIO'] = check.contentBad;
-  const extract = fsMeasurement(
-    {
-      ops: files, ok: files - check.contentBad, failed: check.contentBad, bytes: check.bytes, latenciesNs: [], durationNs: tar.elapsedNs, errors,
-      firstError: check.contentBad ? `${check.contentBad} of ${files} files missing or wrong after extraction; first: ${check.firstContentProblem}${complaint ? ` (${complaint})` : ''}` : null,
-    },
-    { operation: 'extract', objectSizeBytes: null, verified: check.contentBad === 0, verifyProblem: null, movesPayload: true },
-  );
-  if (extract.status === 'ok' && complaint) extract.errorSample = complaint;
-  if (inStore && extract.status === 'ok') {
-    // The mount's reads may come from the client's own cache: the store must hold the files too.
-    fs.progress('tar-extract: checking the extracted files in the bucket');
-    const problem = await inStore(`tar-extract/${TOP}/`, archive).catch((err) => `could not check the bucket: ${errorSummary(err)}`);
-    if (problem) {
-      extract.status = 'failed';
-      extract.verified = false;
-      extract.errorSample = `extracted files read back through the mount, but in the bucket: ${problem}`;
-    }
-  }
-  fs.record(extract);
-  // Each kind of metadata: unsupported when the file system refused it (tar says "Cannot change
-  // mode/utime/ownership: Operation not permitted" — some files may still show the expected value by
-  // coincidence, as a default mode), or accepted every call and kept none (s3fs 1.90 loses a time set
-  // on an open file when it uploads at close); a failure when only some files lost it.
-  const present = files - check.missing;
-  const aspects = [
-    { operation: 'permissions', what: 'mode', bad: check.modeBad, first: check.firstModeProblem, complaint: /Cannot change mode/ },
-    { operation: 'timestamps', what: 'modification time', bad: check.timeBad, first: check.firstTimeProblem, complaint: /Cannot utime|Cannot set time/ },
-    ...(check.ownerChecked ? [{ operation: 'ownership', what: 'owner', bad: check.ownerBad, first: check.firstOwnerProblem, complaint: /Cannot change ownership/ }] : []),
-  ];
-  for (const a of aspects) {
-    const refusedLine = tar.stderr.split('\n').find((l) => a.complaint.test(l) && isRefusalText(l)) ?? null;
-    const noneKept = present > 0 && a.bad === present;
-    // One mode for every file where the archive has several: the file system imposes its own, and
-    // the files that "kept" theirs only had that mode already (rclone: 0644 for all).
-    const imposed = a.operation === 'permissions' && check.modesSeen.size === 1 && new Set(archive.plan.files.map((f) => f.mode)).size > 1;
-    const unsupported = present > 0 && (refusedLine !== null || noneKept || imposed);
-    const how = refusedLine ? `refused: ${refusedLine.trim()}`
-      : imposed ? `every file reads mode ${[...check.modesSeen][0].toString(8)}: the file system ignores the mode`
-        : noneKept ? 'every call succeeded but no value stuck' : complaint;
-    const kept = unsupported ? 0 : present - a.bad;
-    fs.record({
-      operation: a.operation, objectSizeBytes: null, status: unsupported ? 'unsupported' : a.bad ? 'failed' : 'ok', supported: !unsupported,
-      verified: !unsupported && a.bad === 0 && present === files, ops: present, ok: kept, failed: present - kept, bytes: 0, durationMs: 0, latency: null,
-      errorSample: unsupported || a.bad ? `${unsupported ? present : a.bad} of ${present} files did not keep their ${a.what}${how ? ` (${how})` : ''}${a.first ? `; first: ${a.first}` : ''}` : null,
-      movesPayload: false,
-    });
-  }
-  fs.progress('tar-extract: removing the extracted tree');
-  await rm(dest, { recursive: true, force: true }).catch(() => {});
-}
-
-/**
- * Independent check of an extraction through the store (a mount of a bucket): null when every file
- * of the archive is an object under the step's `subdir` with its size (and a sample with its
- * content), else the problem.
- */
-export type TarStoreCheck = (subdir: string, archive: Tarball) => Promise<string | null>;
-
-/** Files whose content the store check reads back through the reference client (spread over the archive). */
-const STORE_CONTENT_SAMPLE = 8;
-
-/**
- * The store check through the runner's reference S3 client: every file's object and size, waiting
- * up to `timeoutMs` for a client that uploads after close; then the content (CRC-32) of a few
- * files spread over the archive.
- */
-export async function checkTarInStore(
-  reference: Pick<ReferenceView, 'list' | 'getBytes'>, prefix: string, archive: Tarball, timeoutMs: number,
-): Promise<string | null> {
-  const files = archive.plan.files;
-  const sizes = await waitForObjectSizes(reference, prefix, files.map((f) => ({ key: f.path, size: f.size })), timeoutMs);
-  if (sizes.problem) return sizes.problem;
-  const step = Math.max(1, Math.floor(files.length / STORE_CONTENT_SAMPLE));
-  for (let i = 0; i < files.length; i += step) {
-    const body = await reference.getBytes(prefix + files[i].path);
-    if (!body) return `${files[i].path} vanished from the bucket`;
-    if (crc32(body) !== archive.crcs[i]) return `${files[i].path} has the right size but not the archive's content`;
-  }
-  return null;
-}
-
-interface ExtractionCheck {
-  bytes: number;
-  missing: number;
-  contentBad: number;
-  modeBad: number;
-  timeBad: number;
-  /** Distinct modes the extracted files show. */
-  modesSeen: Set<number>;
-  /** Owners are checked when running as root (only root's tar restores the archive's owners). */
-  ownerChecked: boolean;
-  ownerBad: number;
-  firstOwnerProblem: string | null;
-  firstCode: string | null;
-  firstContentProblem: string | null;
-  firstModeProblem: string | null;
-  firstTimeProblem: string | null;
-}
-
-async function checkExtraction(root: string, archive: Tarball, signal: AbortSignal): Promise<ExtractionCheck> {
-  const c: ExtractionCheck = {
-    bytes: 0, missing: 0, contentBad: 0, modeBad: 0, timeBad: 0, firstCode: null, firstContentProblem: null, firstModeProblem: null, firstTimeProblem: null,
-    modesSeen: new Set(), ownerChecked: process.getuid?.() === 0, ownerBad: 0, firstOwnerProblem: null,
-  };
-  const buffer = Buffer.allocUnsafe(1024 * 1024);
-  for (let i = 0; i < archive.plan.files.length && !signal.aborted; i++) {
-    const f = archive.plan.files[i];
-    const path = join(root, f.path);
-    let handle;
-    try {
-      handle = await open(path, 'r');
-      const st = await handle.stat();
-      let crc = 0;
-      let got = 0;
-      for (;;) {
-        const { bytesRead } = await handle.read(buffer, 0, buffer.length, null);
-        if (!bytesRead) break;
-        crc = crc32(buffer.subarray(0, bytesRead), crc);
-        got += bytesRead;
-      }
-      if (got !== f.size || crc !== archive.crcs[i]) {
-        c.contentBad++;
-        c.firstContentProblem ??= `${f.path}: ${got} bytes, expected ${f.size}${got === f.size ? ' (content differs)' : ''}`;
-      } else {
-        c.bytes += got;
-      }
-      c.modesSeen.add(st.mode & 0o7777);
-      if ((st.mode & 0o7777) !== f.mode) {
-        c.modeBad++;
-        c.firstModeProblem ??= `${f.path} has mode ${(st.mode & 0o7777).toString(8)}, expected ${f.mode.toString(8)}`;
-      }
-      if (c.ownerChecked && (st.uid !== TREE_OWNER.uid || st.gid !== TREE_OWNER.gid)) {
-        c.ownerBad++;
-        c.firstOwnerProblem ??= `${f.path} is owned by ${st.uid}:${st.gid}, expected ${TREE_OWNER.uid}:${TREE_OWNER.gid}`;
-      }
-      if (Math.floor(st.mtimeMs / 1000) !== f.mtimeSec) {
-        c.timeBad++;
-        c.firstTimeProblem ??= `${f.path} has mtime ${new Date(st.mtimeMs).toISOString()}, expected ${new Date(f.mtimeSec * 1000).toISOString()}`;
-      }
-    } catch (err) {
-      c.missing++;
-      c.contentBad++;
-      c.firstCode ??= (err as NodeJS.ErrnoException).code ?? null;
-      c.firstContentProblem ??= `${f.path}: ${errorSummary(err)}`;
-    } finally {
-      await handle?.close().catch(() => {});
-    }
-  }
-  return c;
-}
-
-export function describeTarExtractParams(p: TarExtractParams): Record<string, string> {
-  return { files: String(p.files), dirs: String(p.dirs), totalSize: formatSize(sizeOf(p.totalSize)), maxSize: formatSize(sizeOf(p.maxSize)), tar: tarVersion() };
-}
-
 /**
  * Seeds 002 and 004's `tar -xf` onto the mounted bucket, of a generated source-tree archive
  * (built offline, cached). Needs a file system.
  */
-export const tarExtract: WorkloadDefinition<TarExtractParams> = {
+export const tarExtractDescriptor = {
   name: 'tar-extract',
   summary: 'seeds 002/004\'s tar -xf of a source-tree archive onto the mount; contents, modes, times checked',
   seed: '004-efs-vs-objectivefs-small-files',
-  requires: 'file-system',
   // It writes its own files every time: a warm pass on the same mount would repeat the cold one.
   coldOnly: true,
   paramsSchema: TAR_EXTRACT_PARAMS_SCHEMA,
   validate: validateTarExtractParams,
-  describe: describeTarExtractParams,
-  async run(ctx) {
-    const fs = await fsRunContextOf(ctx);
-    ctx.progress(`building the archive (${ctx.params.files} files; cached)`);
-    // A write-back client gets two minutes to upload, as for the metadata suite's writes.
-    const timeoutMs = fs.mount.uploadsAfterClose ? 120_000 : 0;
-    await runTarExtract(fs, await tarball(ctx.params), (subdir, archive) => checkTarInStore(ctx.reference, `${ctx.prefix}${subdir}`, archive, timeoutMs));
-  },
-};
+  // The implementation adds the tar version (tar-extract.impl.ts).
+  describe: (p) => ({ files: String(p.files), dirs: String(p.dirs), totalSize: formatSize(sizeOf(p.totalSize)), maxSize: formatSize(sizeOf(p.maxSize)) }),
+  requires: ['file-system'],
+  operations: ['extract', 'permissions', 'timestamps', 'ownership'],
+} as const satisfies WorkloadDescriptor<TarExtractParams>;

@@ -26,8 +26,9 @@ import { patternBuffer } from '../../runner/core/data';
 import { runThread } from '../../runner/core/threads';
 import type { MetadataJob, MetadataResult } from '../../runner/workloads/metadata.thread';
 import { runReaders, type ReadableFile } from '../../runner/workloads/readers';
-import { accessSequences } from '../../runner/workloads/web-serving';
-import { planTree, treeCrcs, writeTree } from '../../runner/workloads/tree';
+import { accessSequences } from '../../runner/workloads/web-serving.impl';
+import { treeCrcs, writeTree } from '../../runner/workloads/tree';
+import { planTree } from '../../runner/workloads/tree-plan';
 
 const { values } = parseArgs({
   options: {

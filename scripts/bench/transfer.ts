@@ -18,7 +18,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { fileDigest, writePatternFile } from '../../runner/core/data';
-import { s3Api } from '../../runner/methods/s3-api';
+import { s3Api } from '../../runner/methods/s3-api.impl';
 import { setMaxListeners } from 'node:events';
 import type { Fetched } from '../../runner/core/method';
 import { cleanupAll } from '../../runner/core/cleanup';

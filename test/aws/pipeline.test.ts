@@ -4,10 +4,10 @@ import { validateInput } from '../../lambda/validate-input';
 import { MAX_RUNNERS, RUNNER_IMAGE } from '../../lib/instance-types';
 import { TRANSIENT_ERRORS } from '../../lib/pipeline';
 import { profileNames } from '../../runner/core/matrix';
-import { METHODS } from '../../runner/methods';
+import { METHOD_DESCRIPTORS as METHODS } from '../../runner/methods/catalog';
 import { namedQueries } from '../../runner/report/results-db';
 import { queryForRun } from '../../runner/report/run-query';
-import { newRunId } from '../../runner/run-id';
+import { newRunId } from '../../runner/core/vocabulary';
 import { synthesizedDefinition } from '../helpers/definition';
 
 // aws-local-stepfunctions needs Promise.withResolvers (Node 22); without it every Task throws and

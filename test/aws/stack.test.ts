@@ -11,7 +11,7 @@ import { namedQueries } from '../../runner/report/results-db';
 import { ROOT } from '../helpers/cli';
 import { resourcesOf, synthesize, type Synthesized } from '../helpers/stack';
 import { RUNNER_METHODS } from '../../lib/runner-fleet';
-import { METHODS } from '../../runner/methods';
+import { METHOD_DESCRIPTORS as METHODS } from '../../runner/methods/catalog';
 
 const s = synthesize();
 const statementsOf = (props: Record<string, any>) => (props.PolicyDocument?.Statement ?? []) as Record<string, any>[];

@@ -1,11 +1,12 @@
 import { CreateBucketCommand, GetObjectCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
 import { expandSteps, loadProfile, profileNames, resolveMatrix } from '../../runner/core/matrix';
-import { METHODS } from '../../runner/methods';
+import { METHOD_DESCRIPTORS as METHODS } from '../../runner/methods/catalog';
 import matrixSchema from '../../assets/schema/matrix.schema.json';
 import { cleanupAll } from '../../runner/core/cleanup';
 import { startEmbeddedEndpoint, type EmbeddedEndpoint } from '../../runner/endpoint/embedded';
 import { makeS3Client } from '../../runner/endpoint/s3-client';
 import { RUNNER_IMAGE } from '../../lib/instance-types';
+import { CATALOG } from '../../runner/catalog';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 const RESULTS = 's3ab-results';
@@ -56,7 +57,7 @@ describe('ValidateInput: the runner\'s matrix validator before anything exists; 
   test('a profile by name, runner specs and the Lambda benchmark\'s size', async () => {
     const run = await validate.handler({ input: { profile: 'quick', runners: [{ instanceType: 'c7g.large', count: 2 }, { instanceType: 'm7i.xlarge', count: 3 }], lambdas: { documents: 50, repetitions: 2 } } });
     expect(run.matrixName).toBe('quick');
-    expect(run.steps).toHaveLength(expandSteps(resolveMatrix(loadProfile('quick'), 'quick')).length);
+    expect(run.steps).toHaveLength(expandSteps(resolveMatrix(loadProfile('quick'), 'quick', CATALOG)).length);
     expect(run).toMatchObject({ runnerCount: 5, documents: 50, lambdaRepetitions: [1, 2] });
     // Graviton and x86 side by side: each spec records its architecture and the image it launches.
     expect(run.runners).toEqual([

@@ -2,7 +2,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { StoreTarget } from '../../runner/endpoint/target';
+import type { StoreTarget } from '../../runner/core/target';
 
 export interface S3fsMount {
   dir: string;

@@ -8,15 +8,19 @@ import type { Measurement } from '../../runner/core/batch';
 import { patternBuffer } from '../../runner/core/data';
 import { runThreads, type ThreadSpan } from '../../runner/core/threads';
 import type { FsRunContext } from '../../runner/workloads/fs-common';
-import { historyStream, runGitClone, sourceRepo } from '../../runner/workloads/git-clone';
-import { METADATA_TESTS, runMetadataSuite } from '../../runner/workloads/metadata';
-import { readScalingFiles, runReadScaling } from '../../runner/workloads/read-scaling';
+import { historyStream, runGitClone, sourceRepo } from '../../runner/workloads/git-clone.impl';
+import { METADATA_TESTS } from '../../runner/workloads/metadata';
+import { runMetadataSuite } from '../../runner/workloads/metadata.impl';
+import { readScalingFiles } from '../../runner/workloads/read-scaling';
+import { runReadScaling } from '../../runner/workloads/read-scaling.impl';
 import type { ReadFilesJob, ReadFilesResult } from '../../runner/workloads/read-files.thread';
 import { NO_CACHE_CONTROL, runReaders, type ReadableFile } from '../../runner/workloads/readers';
-import { checkTarInStore, runTarExtract, tarball } from '../../runner/workloads/tar-extract';
+import { checkTarInStore, runTarExtract, tarball } from '../../runner/workloads/tar-extract.impl';
 import { walkFiles } from '../../runner/core/posix-io';
-import { planTree, treeCrcs, writeTree } from '../../runner/workloads/tree';
-import { accessSequences, runWebServing, webServingTree } from '../../runner/workloads/web-serving';
+import { treeCrcs, writeTree } from '../../runner/workloads/tree';
+import { planTree } from '../../runner/workloads/tree-plan';
+import { webServingTree } from '../../runner/workloads/web-serving';
+import { accessSequences, runWebServing } from '../../runner/workloads/web-serving.impl';
 
 // Generated inputs (archives, repositories) go to a private folder, removed at the end.
 const inputs = mkdtempSync(join(tmpdir(), 's3ab-test-inputs-'));
@@ -108,7 +112,7 @@ describe('git clone on a local directory', () => {
       expect(fs.records[0].durationMs).toBeGreaterThan(0);
 
       // The same check on a clone whose checkout was changed afterwards.
-      const { verifyClone } = await import('../../runner/workloads/git-clone');
+      const { verifyClone } = await import('../../runner/workloads/git-clone.impl');
       const dest = join(fs.scratchDir, 'clone');
       execFileSync('git', ['clone', '--quiet', `file://${repo.path}`, dest]);
       const first = execFileSync('git', ['-C', dest, 'ls-files'], { encoding: 'utf8' }).split('\n')[0];
@@ -305,7 +309,7 @@ describe('parallel readers', () => {
 
 describe('git-clone: a path git itself created and then lost is a refusal of the file system', () => {
   test('ENOENT under the clone is ELOST (a refusal); ENOENT elsewhere is not', async () => {
-    const { lostOwnPath } = await import('../../runner/workloads/git-clone');
+    const { lostOwnPath } = await import('../../runner/workloads/git-clone.impl');
     const { isRefusal } = await import('../../runner/workloads/fs-common');
     const dest = '/mnt/m/s3ab/run/steps/005/cold/git-clone';
     const code = lostOwnPath(`fatal: could not open '${dest}/.git/': No such file or directory\n`, dest);

@@ -6,7 +6,7 @@ import { setMaxListeners } from 'node:events';
 import { cleanupAll } from '../../runner/core/cleanup';
 import { mountTable } from '../../runner/core/mounts-table';
 import { startEmbeddedEndpoint, type EmbeddedEndpoint } from '../../runner/endpoint/embedded';
-import { s3fs } from '../../runner/methods/s3fs';
+import { s3fs } from '../../runner/methods/s3fs.impl';
 import { printSummary } from '../../runner/report/summary';
 import { recordErrors, type ResultRecord } from '../../runner/results/record';
 import { runBenchmark } from '../../runner/run';

@@ -7,6 +7,7 @@ import { runBenchmark } from '../../runner/run';
 import { printSummary } from '../../runner/report/summary';
 import { namedQueries, openResults, query } from '../../runner/report/results-db';
 import { alive } from '../helpers/cli';
+import { CATALOG } from '../../runner/catalog';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 
@@ -42,7 +43,7 @@ describe('a quick run against the embedded versitygw', () => {
   });
 
   test('every method × workload of the profile produced verified measurements', () => {
-    const quick = resolveMatrix(loadProfile('quick'), 'quick');
+    const quick = resolveMatrix(loadProfile('quick'), 'quick', CATALOG);
     for (const m of quick.methods) {
       for (const w of quick.workloads) {
         const mine = records.filter((r) => r.method === m.name && r.workload === w.name);

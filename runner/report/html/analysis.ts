@@ -1,18 +1,13 @@
 import { formatSize } from '../../core/units';
-import { CACHE_ORDER, methodLabel, operationWithMode, type Cache, type Cell, type ReportInput } from '../model';
+import { cacheRank, methodLabel } from '../../core/vocabulary';
+import { operationWithMode, type Cache, type Cell, type ReportInput } from '../model';
+import { byOrder, declaredOperations, inDeclaredOrder } from '../order';
 import { num } from './format';
 
 /**
  * What the page shows, derived from the query rows: which cells belong to which section, the
  * method order, and the generated "which method for which workload" summary. Pure functions.
  */
-
-/** The probe order of the semantics contract; other probes follow alphabetically. */
-export const PROBE_ORDER = ['create', 'overwrite', 'append', 'random-write', 'truncate', 'rename-file', 'rename-dir', 'delete', 'mkdir-rmdir',
-  'symlink', 'hardlink', 'chmod', 'chown', 'utimes', 'flock', 'fcntl-lock', 'read-after-write', 's3-to-mount-delay', 'mount-to-s3-delay'];
-export const METADATA_ORDER = ['sequential-writes', 'data-modifications', 'single-file-append', 'empty-files', 'empty-directories', 'file-moves',
-  'random-reads', 'deletion', 'traversal'];
-const OBJECT_OPS = ['upload', 'list', 'head', 'download', 'delete'];
 
 export const label = methodLabel;
 /** A cell with at least one successful, verified batch. */
@@ -26,22 +21,19 @@ export function methodOrder(input: ReportInput): string[] {
   return [...facts, ...rest];
 }
 
-export function byOrder<T>(items: T[], order: string[], key: (t: T) => string): T[] {
-  const rank = (k: string) => (order.includes(k) ? order.indexOf(k) : order.length);
-  return [...items].sort((a, b) => rank(key(a)) - rank(key(b)) || key(a).localeCompare(key(b)));
-}
+export { byOrder };
 
 /** I/O modes in the order shown: seed 000's O_DIRECT first. */
 const IO_ORDER = ['direct', 'buffered'];
 
 export function operationOrder(workload: string, ops: string[]): string[] {
-  const base = workload === 'semantics' ? PROBE_ORDER : workload === 'metadata' ? METADATA_ORDER : workload === 'objects' ? OBJECT_OPS : ['read', 'write'];
+  const base = declaredOperations(workload);
   // Each operation, then the same operation per I/O mode ("read (direct)", "read (buffered)").
   const order = base.flatMap((op) => [op, ...IO_ORDER.map((io) => operationWithMode(op, io))]);
   return byOrder([...new Set(ops)], order, (o) => o);
 }
 
-export const cacheRank = (c: string) => CACHE_ORDER.indexOf(c as Cache);
+export { cacheRank };
 
 /** "objects", "download", 1 MiB, warm → "download 1 MiB (warm)". */
 export function caseLabel(c: Pick<Cell, 'operation' | 'object_size_bytes' | 'cache'>, withSize = true): string {
@@ -165,7 +157,7 @@ export interface SemanticsMatrix {
 export function semanticsMatrix(cells: Cell[], order: string[]): SemanticsMatrix | null {
   const mine = cells.filter((c) => c.workload === 'semantics' && c.not_applicable < c.records);
   if (!mine.length) return null;
-  const probes = byOrder([...new Set(mine.map((c) => c.operation))], PROBE_ORDER, (p) => p);
+  const probes = inDeclaredOrder('semantics', mine.map((c) => c.operation));
   const methods = byOrder([...new Set(mine.map(label))], order, (m) => m);
   const find = (probe: string, method: string) => mine.filter((c) => c.operation === probe && label(c) === method);
   const state = (probe: string, method: string): ProbeState => {

@@ -2,7 +2,8 @@ import { applyOverrides, loadProfile, resolveMatrix } from '../../runner/core/ma
 import { parseSize } from '../../runner/core/units';
 import { UserError } from '../../runner/core/errors';
 import { findWorkload } from '../../runner/workloads';
-import { planTree } from '../../runner/workloads/tree';
+import { planTree } from '../../runner/workloads/tree-plan';
+import { CATALOG } from '../../runner/catalog';
 
 /**
  * What `s3ab run --profile P --workloads W` really runs: the profile's parameters for W when it
@@ -11,7 +12,7 @@ import { planTree } from '../../runner/workloads/tree';
  * sizes must come from the seed and full profiles themselves.
  */
 function effective(profile: string, workload: string): Record<string, unknown> {
-  const m = resolveMatrix(applyOverrides(loadProfile(profile), { workloads: [workload] }), profile);
+  const m = resolveMatrix(applyOverrides(loadProfile(profile), { workloads: [workload] }), profile, CATALOG);
   expect(m.workloads.map((w) => w.name)).toEqual([workload]);
   return m.workloads[0].params;
 }
@@ -67,7 +68,7 @@ describe('issue 4 workloads: sizes per profile', () => {
 });
 
 describe('parameters that cannot be met are refused before anything runs', () => {
-  const resolveWith = (workload: string, params: object) => () => resolveMatrix({ methods: ['s3fs'], workloads: { [workload]: params } }, 'm.json');
+  const resolveWith = (workload: string, params: object) => () => resolveMatrix({ methods: ['s3fs'], workloads: { [workload]: params } }, 'm.json', CATALOG);
   function refusal(fn: () => unknown): UserError {
     try {
       fn();

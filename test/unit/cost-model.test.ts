@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { README_MARKERS, costModel, costTable } from '../../scripts/cost-model';
-import { WORKLOADS } from '../../runner/workloads';
+import { WORKLOAD_DESCRIPTORS as WORKLOADS } from '../../runner/workloads/catalog';
 import { ROOT } from '../helpers/cli';
 
 describe('cost model of an AWS execution', () => {

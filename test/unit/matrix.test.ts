@@ -1,6 +1,7 @@
 import { UserError } from '../../runner/core/errors';
 import { applyOverrides, expandSteps, loadProfile, profileNames, resolveMatrix } from '../../runner/core/matrix';
 import { parseSize, formatSize } from '../../runner/core/units';
+import { CATALOG } from '../../runner/catalog';
 
 function problemOf(fn: () => unknown): string {
   try {
@@ -16,14 +17,14 @@ describe('matrix validation', () => {
   test('every profile is a valid matrix covering every method and workload it names', () => {
     expect(profileNames()).toEqual(expect.arrayContaining(['quick', 'seed', 'full']));
     for (const name of profileNames()) {
-      const m = resolveMatrix(loadProfile(name), name);
+      const m = resolveMatrix(loadProfile(name), name, CATALOG);
       expect(m.methods.length).toBeGreaterThan(0);
       expect(expandSteps(m)).toHaveLength(m.methods.length * m.workloads.length * m.repetitions);
     }
   });
 
   test('the seed profile carries the seeds\' parameters', () => {
-    const m = resolveMatrix(loadProfile('seed'), 'seed');
+    const m = resolveMatrix(loadProfile('seed'), 'seed', CATALOG);
     const params = Object.fromEntries(m.workloads.map((w) => [w.name, w.params]));
     expect(params.objects).toEqual({ sizes: ['1KiB', '100KiB', '1MiB', '10MiB', '100MiB'], files: 10 });
     expect(params['dir-walk']).toMatchObject({ objects: 10000 });
@@ -32,7 +33,7 @@ describe('matrix validation', () => {
   });
 
   test('defaults are filled in from each workload\'s parameter schema', () => {
-    const m = resolveMatrix({ methods: ['s3-api'], workloads: { 'small-reads': {} } }, 'test');
+    const m = resolveMatrix({ methods: ['s3-api'], workloads: { 'small-reads': {} } }, 'test', CATALOG);
     expect(m.repetitions).toBe(3);
     expect(m.workloads[0].params).toEqual({ files: 1000, size: '8KiB', concurrency: 1 });
     expect(m.methods[0]).toMatchObject({ name: 's3-api', variant: 'default', options: { part_size: '8MiB', concurrency: 10 } });
@@ -51,23 +52,23 @@ describe('matrix validation', () => {
     [{ methods: ['s3-api'], workloads: { objects: {} }, extra: true }, /unknown field "extra"/],
     [[1, 2], /matrix must be object/],
   ])('rejects %j naming the field and the valid values', (input, message) => {
-    expect(problemOf(() => resolveMatrix(input, 'm.json'))).toMatch(message);
+    expect(problemOf(() => resolveMatrix(input, 'm.json', CATALOG))).toMatch(message);
   });
 
   test('a method can be optional (skipped where unavailable); --methods makes a named method wanted again', () => {
     for (const name of ['seed', 'full', 'mounts']) {
-      const m = resolveMatrix(loadProfile(name), name);
+      const m = resolveMatrix(loadProfile(name), name, CATALOG);
       expect(m.methods.filter((x) => x.optional)).toEqual([expect.objectContaining({ name: 's3files', variant: 'default', optional: true })]);
     }
-    expect(resolveMatrix(loadProfile('quick'), 'quick').methods.every((x) => x.optional === false)).toBe(true);
-    const named = resolveMatrix(applyOverrides(loadProfile('seed'), { methods: ['s3-api', 's3files'] }), 'seed');
+    expect(resolveMatrix(loadProfile('quick'), 'quick', CATALOG).methods.every((x) => x.optional === false)).toBe(true);
+    const named = resolveMatrix(applyOverrides(loadProfile('seed'), { methods: ['s3-api', 's3files'] }), 'seed', CATALOG);
     expect(named.methods.map((x) => [x.name, x.optional])).toEqual([['s3-api', false], ['s3files', false]]);
-    expect(problemOf(() => resolveMatrix({ methods: [{ name: 's3files', optional: 'yes' }], workloads: { objects: {} } }, 'm.json'))).toMatch(/matrix\.methods\.0/);
+    expect(problemOf(() => resolveMatrix({ methods: [{ name: 's3files', optional: 'yes' }], workloads: { objects: {} } }, 'm.json', CATALOG))).toMatch(/matrix\.methods\.0/);
   });
 
   test('CLI overrides select methods, variants, workloads and repetitions', () => {
     const raw = loadProfile('quick');
-    const m = resolveMatrix(applyOverrides(raw, { methods: ['s3-api:single-stream'], workloads: ['objects'], repetitions: 1 }), 'quick');
+    const m = resolveMatrix(applyOverrides(raw, { methods: ['s3-api:single-stream'], workloads: ['objects'], repetitions: 1 }), 'quick', CATALOG);
     expect(m.methods).toEqual([expect.objectContaining({ name: 's3-api', variant: 'single-stream' })]);
     expect(m.workloads.map((w) => w.name)).toEqual(['objects']);
     // The profile's own parameters are kept for the chosen workload.
@@ -93,23 +94,23 @@ describe('the cache dimension and mount methods in matrices', () => {
   const base = { methods: ['s3fs', { name: 'mountpoint', variant: 'cached' }], workloads: { 'fio-seq': {} } };
 
   test('cache states default to cold, run cold before warm, and take --cache', () => {
-    expect(resolveMatrix(base, 'm').cache).toEqual(['cold']);
-    expect(resolveMatrix({ ...base, cache: ['warm', 'cold'] }, 'm').cache).toEqual(['cold', 'warm']);
-    expect(resolveMatrix(applyOverrides(base, { cache: ['warm'] }), 'm').cache).toEqual(['warm']);
+    expect(resolveMatrix(base, 'm', CATALOG).cache).toEqual(['cold']);
+    expect(resolveMatrix({ ...base, cache: ['warm', 'cold'] }, 'm', CATALOG).cache).toEqual(['cold', 'warm']);
+    expect(resolveMatrix(applyOverrides(base, { cache: ['warm'] }), 'm', CATALOG).cache).toEqual(['warm']);
   });
 
   test('a bad cache state, variant or option is named with the valid values', () => {
-    expect(problemOf(() => resolveMatrix({ ...base, cache: ['hot'] }, 'm'))).toMatch(/matrix\.cache\.0 must be one of cold, warm/);
-    expect(problemOf(() => resolveMatrix({ methods: [{ name: 's3fs', variant: 'tuned' }], workloads: { 'fio-seq': {} } }, 'm')))
+    expect(problemOf(() => resolveMatrix({ ...base, cache: ['hot'] }, 'm', CATALOG))).toMatch(/matrix\.cache\.0 must be one of cold, warm/);
+    expect(problemOf(() => resolveMatrix({ methods: [{ name: 's3fs', variant: 'tuned' }], workloads: { 'fio-seq': {} } }, 'm', CATALOG)))
       .toMatch(/s3fs has no variant "tuned" \| use one of: default, seed-000/);
-    expect(problemOf(() => resolveMatrix({ methods: [{ name: 'rclone', options: { vfs_cache_mod: 'full' } }], workloads: { semantics: {} } }, 'm')))
+    expect(problemOf(() => resolveMatrix({ methods: [{ name: 'rclone', options: { vfs_cache_mod: 'full' } }], workloads: { semantics: {} } }, 'm', CATALOG)))
       .toMatch(/rclone has no option "vfs_cache_mod"/);
-    expect(problemOf(() => resolveMatrix({ methods: ['s3fs'], workloads: { 'fio-seq': { io: ['sync'] } } }, 'm')))
+    expect(problemOf(() => resolveMatrix({ methods: ['s3fs'], workloads: { 'fio-seq': { io: ['sync'] } } }, 'm', CATALOG)))
       .toMatch(/workloads\.fio-seq\.io\.0 must be one of direct, buffered/);
   });
 
   test('fio-seq defaults to seed 000\'s sizes, 10 files, libaio, O_DIRECT, blocks up to 1 MiB', () => {
-    const m = resolveMatrix({ methods: ['s3fs'], workloads: { 'fio-seq': {} } }, 'm');
+    const m = resolveMatrix({ methods: ['s3fs'], workloads: { 'fio-seq': {} } }, 'm', CATALOG);
     expect(m.workloads[0].params).toEqual({ sizes: ['1KiB', '100KiB', '1MiB', '10MiB', '100MiB'], files: 10, io: ['direct'], ioengine: 'libaio', max_block_size: '1MiB' });
   });
 });

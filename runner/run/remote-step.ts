@@ -2,11 +2,11 @@ import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
-import { UserError, errorSummary } from './core/errors';
-import type { StoreTarget } from './endpoint/target';
-import { makeS3Client } from './endpoint/s3-client';
-import { runBenchmark, type RunOutcome } from './run';
-import { runDay } from './results/record';
+import { UserError, errorSummary } from '../core/errors';
+import { runDay } from '../core/vocabulary';
+import { makeS3Client } from '../endpoint/s3-client';
+import { targetFor } from '../endpoint/target';
+import { runBenchmark, type RunOutcome } from '.';
 
 export interface StepOptions {
   matrixFile: string;
@@ -52,10 +52,7 @@ export async function runOneStep(opts: StepOptions): Promise<StepOutcome> {
       resultsDir: scratch, bucket: opts.bucket, endpoint: opts.endpoint, region: opts.region, awsTarget: !opts.endpoint,
       quiet: opts.quiet, signal: opts.signal,
     });
-    const target: StoreTarget = opts.endpoint
-      ? { kind: 'custom', endpointUrl: opts.endpoint, region: opts.region ?? process.env.AWS_REGION ?? 'us-east-1', bucket: results.bucket, forcePathStyle: true, server: null }
-      : { kind: 'aws', region: opts.region ?? process.env.AWS_REGION ?? 'us-east-1', bucket: results.bucket, forcePathStyle: false, server: null };
-    const client: S3Client = makeS3Client(target, { maxSockets: 4 });
+    const client: S3Client = makeS3Client(targetFor({ endpoint: opts.endpoint, bucket: results.bucket, region: opts.region }), { maxSockets: 4 });
     const uploaded: string[] = [];
     let records = 0;
     try {

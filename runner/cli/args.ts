@@ -1,0 +1,19 @@
+import { InvalidArgumentError } from 'commander';
+
+/** Shared argument parsers of the s3ab commands. */
+export const list = (v: string) => v.split(',').map((s) => s.trim()).filter(Boolean);
+
+export const positiveInt = (v: string) => {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('must be a whole number ≥ 1');
+  return n;
+};
+
+export const nonNegativeNumber = (v: string) => {
+  const n = Number(v);
+  if (!Number.isFinite(n) || n < 0) throw new InvalidArgumentError('must be a number ≥ 0');
+  return n;
+};
+
+/** Writes one line to stdout. */
+export const out = (line: string) => process.stdout.write(`${line}\n`);

@@ -1,0 +1,30 @@
+import { Option, type Command } from 'commander';
+
+/** `s3ab aws run|query|status`: the deployed stack (loaded lazily: the AWS SDK clients are only needed here). */
+export function registerAws(program: Command): void {
+  const aws = program.command('aws').description('run and query benchmarks on AWS (the deployed stack; credentials and region from the standard AWS chain)');
+  const stackOpt = () => new Option('--stack <name>', 'CloudFormation stack name').default('S3AccessBench');
+  const regionOpt = () => new Option('--region <region>', 'AWS region (default: AWS_REGION / profile)');
+  const print = (l: string) => process.stdout.write(`${l}\n`);
+  aws.command('run').description('start a state machine execution for a matrix, follow it, print the Athena summary')
+    .option('-p, --profile <name>', 'named matrix (default quick)').option('-m, --matrix <file>', 'matrix JSON file')
+    .option('--runners <type:count,...>', 'runner specs, e.g. c7g.large:2,m7i.large:1 (default: the stack\'s type, 1 runner)', (v: string) => v.split(',').map((x) => {
+      const [instanceType, count] = x.split(':');
+      return { instanceType, count: Number(count ?? 1) };
+    }))
+    .addOption(stackOpt()).addOption(regionOpt())
+    .action(async (o) => {
+      const { awsRun, defaultClients } = await import('../aws/commands');
+      process.exitCode = await awsRun(defaultClients(o.region), { stack: o.stack, profile: o.profile, matrix: o.matrix, runners: o.runners }, print);
+    });
+  aws.command('query <name>').description('run a named Athena query (assets/queries/NAME.sql) and print the table').addOption(stackOpt()).addOption(regionOpt())
+    .action(async (name, o) => {
+      const { awsQuery, defaultClients } = await import('../aws/commands');
+      process.exitCode = await awsQuery(defaultClients(o.region), o.stack, name, print);
+    });
+  aws.command('status').description('show the stack outputs and its latest executions').addOption(stackOpt()).addOption(regionOpt())
+    .action(async (o) => {
+      const { awsStatus, defaultClients } = await import('../aws/commands');
+      process.exitCode = await awsStatus(defaultClients(o.region), o.stack, print);
+    });
+}

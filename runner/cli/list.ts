@@ -1,0 +1,60 @@
+import Table from 'cli-table3';
+import type { Command } from 'commander';
+import { CATALOG } from '../catalog';
+import { UserError } from '../core/errors';
+import { expandSteps, loadProfile, profileNames, resolveMatrix } from '../core/matrix';
+import { METHODS } from '../methods';
+import { list, out } from './args';
+
+const table = (head: string[], colWidths: (number | null)[]) => new Table({ head, style: { head: [], border: [] }, colWidths: colWidths as never, wordWrap: true });
+
+/** `s3ab list`: methods (and whether each works here), workloads and profiles; `--require` as a host check. */
+export function registerList(program: Command): void {
+  program
+    .command('list')
+    .description('list methods (and whether each works on this host), workloads and profiles')
+    .option('--require <a,b>', 'exit 2 unless these methods are available here (a host check, as the AWS runner setup does)', list)
+    .action(async (o: { require?: string[] }) => {
+      const known = CATALOG.methods.map((m) => m.name);
+      const unknown = (o.require ?? []).filter((name) => !known.includes(name));
+      if (unknown.length) throw new UserError(`--require: ${unknown.map((n) => `"${n}"`).join(', ')} ${unknown.length > 1 ? 'are not methods' : 'is not a method'}`, `use one of: ${known.join(', ')}`);
+      const missing = await printMethods(o.require ?? []);
+      if (missing.length) throw new UserError(`required methods are not available on this host: ${missing.join('; ')}`, 'install what each reason names, then check again with `s3ab list --require ...`');
+      printWorkloads();
+      printProfiles();
+    });
+}
+
+/** Prints the methods table; returns the required methods that are missing here, with their reasons. */
+async function printMethods(required: string[]): Promise<string[]> {
+  const methods = table(['method', 'kind', 'available here', 'version / why not', 'variants'], [null, null, null, 60, null]);
+  const missing: string[] = [];
+  for (const m of METHODS) {
+    const a = await m.probe();
+    if (!a.available && required.includes(m.name)) missing.push(`${m.name}: ${a.reason}`);
+    methods.push([m.name, m.kind, a.available ? 'yes' : 'no', a.available ? a.version ?? '' : a.reason ?? '', Object.keys(m.variants).join(', ')]);
+  }
+  out('Methods');
+  out(methods.toString());
+  return missing;
+}
+
+function printWorkloads(): void {
+  const workloads = table(['workload', 'what it measures', 'parameters (defaults)'], [null, 50, 50]);
+  for (const w of CATALOG.workloads) {
+    const props = (w.paramsSchema as { properties: Record<string, { default?: unknown }> }).properties;
+    workloads.push([w.name, w.summary, Object.entries(props).map(([k, v]) => `${k}=${JSON.stringify(v.default)}`).join('\n')]);
+  }
+  out('Workloads');
+  out(workloads.toString());
+}
+
+function printProfiles(): void {
+  const profiles = table(['profile', 'steps', 'description'], [null, null, 80]);
+  for (const name of profileNames()) {
+    const raw = loadProfile(name) as { description?: string };
+    profiles.push([name, String(expandSteps(resolveMatrix(raw, `profile ${name}`, CATALOG)).length), raw.description ?? '']);
+  }
+  out('Profiles (s3ab run --profile NAME)');
+  out(profiles.toString());
+}

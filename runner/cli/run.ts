@@ -1,0 +1,62 @@
+import { Option, type Command } from 'commander';
+import { installSignalHandlers } from '../core/cleanup';
+import { errorSummary } from '../core/errors';
+import { profileNames } from '../core/matrix';
+import { defaultReportPath, writeHtmlReport } from '../report/html-report';
+import { printSummary } from '../report/summary';
+import { runBenchmark } from '../run';
+import { exitCodeFor } from '../run/policy';
+import { list, out, positiveInt } from './args';
+
+/** `s3ab run`: a matrix against the embedded server or a named endpoint, then the summary and the HTML report. */
+export function registerRun(program: Command): void {
+  program
+    .command('run')
+    .description('run a benchmark matrix against the embedded S3 server (default) or a named endpoint, then print the summary')
+    .option('-p, --profile <name>', `named matrix in assets/profiles (${profileNames().join(', ')}); default quick`)
+    .option('-m, --matrix <file>', 'matrix JSON file (format: assets/schema/matrix.schema.json)')
+    .option('--methods <a,b>', 'only these methods (name or name:variant), e.g. s3-api,aws-cli', list)
+    .option('--workloads <x,y>', 'only these workloads, e.g. objects,dir-walk', list)
+    .option('-r, --repetitions <n>', 'repetitions of every step (default: the matrix\'s)', positiveInt)
+    .option('--cache <states>', 'cache states on mount methods: cold, warm or cold,warm (default: the matrix\'s)', list)
+    .option('--results <dir>', 'results folder (Hive layout, Athena-readable)', 'results')
+    .option('--endpoint <url>', 'benchmark this S3-compatible endpoint instead of the embedded one (standard AWS credential chain)')
+    .option('--bucket <name>', 'existing bucket at --endpoint; the run writes under s3ab/RUNID/ and removes it after')
+    .option('--region <region>', 'region for --endpoint (default: AWS_REGION or us-east-1)')
+    .option('--html <file>', 'where to write the run\'s HTML report (default: RESULTS/_reports/RUNID.html)')
+    .option('--no-html', 'do not write the HTML report')
+    .addOption(new Option('--quiet', 'no progress output').hideHelp())
+    .addHelpText('after', `
+Examples:
+  s3ab run                                   quick profile, embedded versitygw, both S3 API methods
+  s3ab run --profile seed --methods s3-api   the seeds' sizes, SDK only
+  s3ab run --endpoint http://127.0.0.1:9000 --bucket bench --region us-east-1
+Exit codes: 0 complete, 1 a step failed (results marked incomplete), 2 bad input (nothing created), 130 interrupted.`)
+    .action(async (o) => {
+      const abort = new AbortController();
+      installSignalHandlers(abort);
+      const outcome = await runBenchmark({
+        profile: o.profile, matrixFile: o.matrix, methods: o.methods, workloads: o.workloads, repetitions: o.repetitions, cache: o.cache,
+        resultsDir: o.results, endpoint: o.endpoint, bucket: o.bucket, region: o.region, quiet: o.quiet, signal: abort.signal,
+      });
+      out('');
+      try {
+        await printSummary(outcome.resultsDir, outcome.manifest.run_id, out);
+      } catch (err) {
+        out(`(summary unavailable: ${errorSummary(err)})`);
+      }
+      out('');
+      out(`results: ${outcome.files.length} files under ${outcome.resultsDir} (run ${outcome.manifest.run_id}); \`s3ab report --results ${o.results}\` prints this again`);
+      if (o.html !== false) {
+        try {
+          const file = typeof o.html === 'string' ? o.html : defaultReportPath(outcome.resultsDir, outcome.manifest.run_id);
+          out(`report: ${(await writeHtmlReport(outcome.resultsDir, outcome.manifest.run_id, file)).path}`);
+        } catch (err) {
+          out(`(HTML report unavailable: ${errorSummary(err)})`);
+        }
+      }
+      const { status, problem } = outcome.manifest;
+      if (status !== 'complete' && status !== 'interrupted') process.stderr.write(`s3ab: run ${status}: ${problem}\n`);
+      process.exitCode = exitCodeFor(status);
+    });
+}

@@ -1,0 +1,96 @@
+import { randomBytes } from 'node:crypto';
+import resultSchema from '../../assets/schema/result.schema.json';
+import type { ResultRecord } from './record.generated';
+
+/**
+ * The project's one vocabulary: cache states and their order, how a method and a step are named,
+ * what a run id looks like, and where a run's data lives in the bucket. The runner, the report,
+ * the Lambdas and the CDK app all read these facts from here; nothing else spells them out.
+ */
+
+// --- Cache states ---------------------------------------------------------------------------------
+
+/** A record's cache state (the result schema's enum). */
+export type CacheState = ResultRecord['cache'];
+/** The cache states a matrix asks for on mount methods, in run order (a warm pass reuses the cold pass's mount). */
+export type MatrixCacheState = 'cold' | 'warm';
+export const MATRIX_CACHE_STATES: readonly MatrixCacheState[] = ['cold', 'warm'];
+/** The state a workload pass runs in: a mount pass is cold or warm, an object method keeps nothing ('none'). */
+export type PassCache = MatrixCacheState | 'none';
+
+/**
+ * Every cache state from least to most warmed: the order tables, charts and summaries show them in.
+ * 'none' (object methods keep nothing) first, then a mount's first access, then its warmed states.
+ */
+export const CACHE_ORDER: readonly CacheState[] = ['none', 'cold', 'warm-disk', 'warm', 'warm-memory'];
+
+/** Position of a cache state in CACHE_ORDER (unknown states last). */
+export function cacheRank(cache: string | null | undefined): number {
+  const i = CACHE_ORDER.indexOf((cache ?? 'none') as CacheState);
+  return i < 0 ? CACHE_ORDER.length : i;
+}
+
+// --- Labels -----------------------------------------------------------------------------------------
+
+/** `method` or `method:variant`: how a method variant is named in every table, chart, record and message. */
+export function methodLabel(r: { method: string; method_variant: string }): string {
+  return r.method_variant === 'default' ? r.method : `${r.method}:${r.method_variant}`;
+}
+
+/** A method label with its cache state, `s3fs:seed-000 (warm)`; the state is left out when 'none' or not wanted. */
+export function methodCacheLabel(r: { method: string; method_variant: string; cache?: unknown }, withCache = true): string {
+  const cache = r.cache === undefined || r.cache === null ? 'none' : String(r.cache);
+  return withCache && cache !== 'none' ? `${methodLabel(r)} (${cache})` : methodLabel(r);
+}
+
+/** How a step is named in progress lines, the pipeline's step list and messages: `s3fs:seed-000 metadata rep 2`. */
+export function stepLabel(step: { method: { name: string; variant: string }; workload: { name: string }; repetition: number }): string {
+  return `${methodLabel({ method: step.method.name, method_variant: step.method.variant })} ${step.workload.name} rep ${step.repetition}`;
+}
+
+// --- Run ids ----------------------------------------------------------------------------------------
+
+/** A run id: UTC start time and a random suffix, 20261122T101500Z-ab12cd (the result schema's pattern). */
+export const RUN_ID_PATTERN = new RegExp(resultSchema.properties.run_id.pattern);
+/** The same pattern without anchors, to find a run id inside a file name. */
+export const RUN_ID_SOURCE = resultSchema.properties.run_id.pattern.replace(/^\^/, '').replace(/\$$/, '');
+/** An example run id, for messages. */
+export const RUN_ID_EXAMPLE = '20261122T101500Z-ab12cd';
+
+export function isRunId(value: string): boolean {
+  return RUN_ID_PATTERN.test(value);
+}
+
+export function newRunId(now = new Date()): string {
+  return `${now.toISOString().replace(/[-:]/g, '').slice(0, 15)}Z-${randomBytes(3).toString('hex')}`;
+}
+
+/** The UTC day of a run id (20261122T101500Z-ab12cd → 2026-11-22): every file of a run lands in one `dt=` partition. */
+export function runDay(runId: string): string {
+  return `${runId.slice(0, 4)}-${runId.slice(4, 6)}-${runId.slice(6, 8)}`;
+}
+
+/** The run id a result file or manifest is named after (`RUNID--s001--...jsonl`, `RUNID.json`), or null. */
+export function runIdOfFile(name: string): string | null {
+  return new RegExp(`^(${RUN_ID_SOURCE})(?:--|\\.json$|-)`).exec(name)?.[1] ?? null;
+}
+
+// --- Where a run's data lives in the bucket ----------------------------------------------------------
+
+/** Every benchmark object is under this prefix (runners may write nothing else; teardown deletes under it). */
+export const DATA_ROOT = 's3ab/';
+
+/** `s3ab/RUNID/` (or `s3ab/RUNID/RUNNER/` for one runner of several): everything a run writes. */
+export function runDataPrefix(runId: string, runnerId?: string | null): string {
+  return `${DATA_ROOT}${runId}/${runnerId ? `${runnerId}/` : ''}`;
+}
+
+/** A step's own prefix under the run's: `s3ab/RUNID/steps/007/`. */
+export function stepDataPrefix(runPrefix: string, stepIndex: number): string {
+  return `${runPrefix}steps/${String(stepIndex).padStart(3, '0')}/`;
+}
+
+/** A fixture's prefix under the run's: `s3ab/RUNID/fixtures/ID/`. */
+export function fixtureDataPrefix(runPrefix: string, fixtureId: string): string {
+  return `${runPrefix}fixtures/${fixtureId}/`;
+}

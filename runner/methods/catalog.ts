@@ -1,0 +1,30 @@
+import type { MethodDescriptor } from '../core/method';
+import { awsCliDescriptor } from './aws-cli';
+import { efsDescriptor } from './efs';
+import { mountpointDescriptor } from './mountpoint';
+import { rcloneDescriptor } from './rclone';
+import { s3ApiDescriptor } from './s3-api';
+import { s3filesDescriptor } from './s3files';
+import { s3fsDescriptor } from './s3fs';
+
+/**
+ * Every access method, as descriptors (pure data: name, kind, capabilities, variants), in the
+ * order tables and reports list them. The single source of the method list: the implementations
+ * (index.ts) are typed against it. To add a method: write runner/methods/NAME.ts (descriptor) and
+ * NAME.impl.ts (client), list the descriptor here and the client in index.ts.
+ */
+export const METHOD_DESCRIPTORS = [
+  s3ApiDescriptor, awsCliDescriptor, s3fsDescriptor, mountpointDescriptor, rcloneDescriptor, s3filesDescriptor, efsDescriptor,
+] as const satisfies readonly MethodDescriptor[];
+
+export type MethodName = (typeof METHOD_DESCRIPTORS)[number]['name'];
+
+export function findMethodDescriptor(name: string): MethodDescriptor | undefined {
+  return METHOD_DESCRIPTORS.find((m) => m.name === name);
+}
+
+/** Position of a method in the catalog (unknown names last): the order tables list methods in. */
+export function methodRank(name: string): number {
+  const i = METHOD_DESCRIPTORS.findIndex((m) => m.name === name);
+  return i < 0 ? METHOD_DESCRIPTORS.length : i;
+}

@@ -1,0 +1,171 @@
+import { setMaxListeners } from 'node:events';
+import { resolve } from 'node:path';
+import { matrixFor } from '../catalog';
+import { Interrupted } from '../core/cleanup';
+import { errorSummary } from '../core/errors';
+import { hostFacts } from '../core/host';
+import { expandSteps, type MethodChoice, type ResolvedMatrix, type Step } from '../core/matrix';
+import type { Availability } from '../core/method';
+import { Progress } from '../core/progress';
+import { formatDuration } from '../core/units';
+import { methodLabel, newRunId, runDataPrefix, stepLabel } from '../core/vocabulary';
+import { linkLimitFor } from '../endpoint/link-limit';
+import { findMethod } from '../methods';
+import type { ResultRecord } from '../results/record';
+import { ResultsWriter, type RunManifest } from '../results/writer';
+import { writeFixtures } from './fixtures';
+import type { RunOptions, RunOutcome } from './options';
+import { checkRunOptions, chooseSteps, finalStatus, planAvailability, stepFailed } from './policy';
+import { runStep, type StepEnv } from './step';
+import { openStore, type OpenStore } from './store';
+
+export type { RunOptions, RunOutcome } from './options';
+
+/** What a run will do, decided before anything is created. */
+interface RunPlan {
+  matrix: ResolvedMatrix;
+  /** Steps asked for (all, or `onlySteps`), before skipping optional methods missing here. */
+  chosen: Step[];
+  steps: Step[];
+  skipped: NonNullable<RunManifest['skipped']>;
+  runId: string;
+  /** The run's data prefix in the bucket. */
+  prefix: string;
+}
+
+/**
+ * Runs a matrix in named phases: plan (matrix, steps, methods present here — bad input fails
+ * before anything is created), open the store (endpoint, preflight), open the results, measure
+ * the link, write the fixtures, run the steps, settle the final status. Whatever happens, the
+ * benchmark objects are deleted, the embedded server stopped and the manifest saved.
+ */
+export async function runBenchmark(opts: RunOptions): Promise<RunOutcome> {
+  const plan = await planRun(opts);
+  const progress = new Progress(plan.steps.length, process.stdout, opts.quiet);
+  announceSkipped(plan, progress);
+  const abort = runAbortController(opts.signal);
+  let store: OpenStore | null = null;
+  let writer: ResultsWriter | null = null;
+  const files: string[] = [];
+  try {
+    store = await openStore(opts, plan.prefix, abort.ctrl, (m) => progress.log(m));
+    writer = await openResults(opts, plan, store);
+    const host = await measureLink(store, plan, opts, abort.ctrl.signal, progress);
+    progress.log(`run ${plan.runId}: ${describePlan(plan)}, results in ${writer.partitionDir}`);
+    const needed = plan.matrix.workloads.filter((w) => plan.steps.some((st) => st.workload.name === w.name));
+    const fixtures = await writeFixtures({ workloads: needed }, store.reference, plan.prefix, progress, abort.ctrl.signal);
+    const env: StepEnv = {
+      target: store.target, host, endpointFacts: store.endpointFacts, runId: plan.runId, prefix: plan.prefix, reference: store.reference,
+      fixtures, progress, signal: abort.ctrl.signal, cache: plan.matrix.cache, onMounted: opts.onMounted,
+    };
+    await runSteps(plan, env, opts, store, writer, files, abort.ctrl);
+    progress.stop();
+    settle(writer, plan, abort.ctrl.signal.reason as Error | undefined);
+    await store.removeRunObjects();
+  } catch (err) {
+    progress.stop();
+    if (!writer) throw err;
+    const reason = abort.ctrl.signal.reason;
+    writer.manifest.status = reason instanceof Interrupted ? 'interrupted' : 'failed';
+    writer.manifest.problem = errorSummary(reason ?? err);
+  } finally {
+    abort.unlink();
+    await store?.close();
+    if (writer) {
+      writer.manifest.ended_at = new Date().toISOString();
+      writer.manifest.peak_rss_bytes = process.resourceUsage().maxRSS * 1024;
+      await writer.saveManifest();
+    }
+  }
+  return { manifest: writer!.manifest, resultsDir: writer!.root, files, manifestFile: writer!.manifestFile };
+}
+
+/** Phase 1: the matrix, its steps and the methods present here. Throws UserError; creates nothing. */
+async function planRun(opts: RunOptions): Promise<RunPlan> {
+  const matrix = matrixFor(opts);
+  const chosen = chooseSteps(expandSteps(matrix), opts.onlySteps);
+  checkRunOptions(opts);
+  const availability = new Map<MethodChoice, Availability>();
+  for (const choice of matrix.methods) availability.set(choice, await findMethod(choice.name)!.probe());
+  const { skipped, steps } = planAvailability(matrix.methods, availability, chosen, !!opts.onlySteps);
+  const runId = opts.runId ?? newRunId();
+  return { matrix, chosen, steps, skipped, runId, prefix: runDataPrefix(runId, opts.runnerId) };
+}
+
+function announceSkipped(plan: RunPlan, progress: Progress): void {
+  for (const x of plan.skipped) {
+    progress.log(`${methodLabel({ method: x.method, method_variant: x.variant })} skipped (optional in the matrix): ${x.reason}; ${x.steps} of ${plan.chosen.length} steps not run`);
+  }
+}
+
+function describePlan(plan: RunPlan): string {
+  const m = plan.matrix;
+  const skipped = plan.skipped.length ? `, ${plan.skipped.length} optional skipped` : '';
+  return `${plan.steps.length} steps (${m.methods.length} methods${skipped} × ${m.workloads.length} workloads × ${m.repetitions} repetitions)`;
+}
+
+/** The run's abort controller, aborted by the caller's signal (Ctrl-C) as well. */
+function runAbortController(outer?: AbortSignal): { ctrl: AbortController; unlink: () => void } {
+  const ctrl = new AbortController();
+  // Every in-flight request listens on the run's signal.
+  setMaxListeners(1000, ctrl.signal);
+  const onOuter = () => ctrl.abort(outer!.reason);
+  outer?.addEventListener('abort', onOuter, { once: true });
+  return { ctrl, unlink: () => outer?.removeEventListener('abort', onOuter) };
+}
+
+/** Phase 3: the results folder and the run manifest (status running). */
+async function openResults(opts: RunOptions, plan: RunPlan, store: OpenStore): Promise<ResultsWriter> {
+  const writer = new ResultsWriter(resolve(opts.resultsDir), {
+    run_id: plan.runId, status: 'running', started_at: new Date().toISOString(), ended_at: null, matrix: plan.matrix.name,
+    steps_total: plan.steps.length, steps_done: 0, steps_failed: 0, problem: null, endpoint: store.endpointFacts, peak_rss_bytes: null,
+    ...(plan.skipped.length ? { skipped: plan.skipped } : {}),
+  }, { nameSuffix: opts.runnerId });
+  await writer.open();
+  return writer;
+}
+
+/** Phase 4: the most the link can carry (results above it came from a cache and are flagged so), in the host facts. */
+async function measureLink(store: OpenStore, plan: RunPlan, opts: RunOptions, signal: AbortSignal, progress: Progress): Promise<ResultRecord['host']> {
+  let link;
+  try {
+    link = await linkLimitFor(store.client, store.target.bucket, `${plan.prefix}link-limit.bin`, hostFacts().instance_type);
+  } catch (err) {
+    if (signal.aborted) throw err;
+    link = { mibPerSecond: null, source: `not measured (${errorSummary(err)}): no plausibility check` };
+  }
+  progress.log(`link limit: ${link.mibPerSecond ?? 'unknown'} MiB/s (${link.source})`);
+  return hostFacts(link, opts.runnerId ?? null);
+}
+
+/** Phase 6: every step in order, each step's records written as it ends. */
+async function runSteps(plan: RunPlan, env: StepEnv, opts: RunOptions, store: OpenStore, writer: ResultsWriter, files: string[], abort: AbortController): Promise<void> {
+  for (const [i, step] of plan.steps.entries()) {
+    if (abort.signal.aborted) break;
+    // Progress counts the steps this run runs (skipped methods and other runners' steps left out).
+    const position = i + 1;
+    const label = stepLabel(step);
+    env.progress.step(position, label);
+    opts.onStep?.(step.index, label);
+    const started = Date.now();
+    const records = await runStep(step, env);
+    const broken = stepFailed(records);
+    if (broken) writer.manifest.steps_failed++;
+    writer.manifest.steps_done++;
+    files.push(await writer.writeStep(step.index, step.method.name, step.workload.name, records));
+    const failed = records.filter((r) => r.status === 'failed');
+    env.progress.stepDone(position, broken ? `FAILED: ${failed[0]?.error_sample}`
+      : failed.length ? `done in ${formatDuration(Date.now() - started)}; ${failed.length} measurement${failed.length > 1 ? 's' : ''} failed: ${failed[0].error_sample}`
+        : `ok in ${formatDuration(Date.now() - started)}`);
+    // A failure against a named endpoint: is the endpoint still there?
+    if (failed.length) await store.checkStillThere(abort);
+  }
+}
+
+/** Phase 7: the manifest's final status (policy.finalStatus). */
+function settle(writer: ResultsWriter, plan: RunPlan, reason: Error | undefined): void {
+  const m = writer.manifest;
+  Object.assign(m, finalStatus({
+    aborted: reason ?? null, interrupted: reason instanceof Interrupted, stepsFailed: m.steps_failed, stepsDone: m.steps_done, stepsTotal: plan.steps.length,
+  }));
+}

@@ -1,0 +1,36 @@
+import type { OpenContext } from '../core/method';
+import type { MatrixSource } from '../catalog';
+import type { EmbeddedEndpoint } from '../endpoint/embedded';
+import type { RunManifest } from '../results/writer';
+
+/** Everything `s3ab run` and `s3ab step` can ask of a run. */
+export interface RunOptions extends MatrixSource {
+  resultsDir: string;
+  endpoint?: string;
+  bucket?: string;
+  region?: string;
+  /** No progress output (tests). */
+  quiet?: boolean;
+  /** Called with the embedded endpoint once it runs (tests use it to inject faults). */
+  onEndpoint?: (e: EmbeddedEndpoint) => void;
+  /** Called as each step starts (tests use it to inject faults at a known point). */
+  onStep?: (index: number, label: string) => void;
+  /** Called whenever a mount comes up (tests use it to kill or stop the client). */
+  onMounted?: OpenContext['onMounted'];
+  signal?: AbortSignal;
+  /** Run only these steps (1-based numbers of the expanded matrix): `s3ab step` on AWS runners. */
+  onlySteps?: number[];
+  /** Use this run id instead of a new one (every runner of an execution shares it). */
+  runId?: string;
+  /** Names this runner in object prefixes and result file names, so runners of one step never collide. */
+  runnerId?: string;
+  /** With --bucket and no --endpoint: the bucket is on AWS S3 (regional endpoint, standard credentials). */
+  awsTarget?: boolean;
+}
+
+export interface RunOutcome {
+  manifest: RunManifest;
+  resultsDir: string;
+  files: string[];
+  manifestFile: string;
+}

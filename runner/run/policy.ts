@@ -1,0 +1,118 @@
+import { missingRequirement, type Capability } from '../core/capabilities';
+import { ExitCode, UserError } from '../core/errors';
+import type { MethodChoice, Step } from '../core/matrix';
+import type { Availability } from '../core/method';
+import { isRunId, RUN_ID_EXAMPLE, type MatrixCacheState, type PassCache } from '../core/vocabulary';
+import type { RunManifest } from '../results/writer';
+
+/**
+ * The rules of a run, as pure functions: which passes a step runs, which methods are skipped, when
+ * a step failed, the final status and the exit code. runBenchmark and runStep only carry them out;
+ * test/unit/run-policy.test.ts checks them without a server, a mount or a child process.
+ */
+
+/** One pass of a workload in a step: its cache state, and whether its measurements are kept (false: priming). */
+export interface Pass {
+  cache: PassCache;
+  keep: boolean;
+}
+
+/**
+ * The passes of one step. An object method keeps nothing: one pass, 'none'. On a mount the
+ * matrix's cache states run in order on one mount (cold first); a cold-only workload runs once
+ * cold; a warm state without a cold one first warms the mount with an unrecorded pass.
+ */
+export function passesFor(kind: 'object' | 'mount', coldOnly: boolean, cache: readonly MatrixCacheState[]): Pass[] {
+  if (kind === 'object') return [{ cache: 'none', keep: true }];
+  if (coldOnly) return [{ cache: 'cold', keep: true }];
+  const states = cache.length ? cache : (['cold'] as const);
+  const passes: Pass[] = states.map((c) => ({ cache: c, keep: true }));
+  if (states[0] === 'warm') passes.unshift({ cache: 'warm', keep: false });
+  return passes;
+}
+
+/** Why a step does not apply (the workload needs what the method does not offer), or null when it runs. */
+export function notApplicableReason(
+  method: { name: string; kind: 'object' | 'mount'; offers: readonly Capability[] },
+  workload: { name: string; requires: readonly Capability[] },
+): string | null {
+  return missingRequirement(method, workload);
+}
+
+/** What to do with the matrix's methods, given what this host offers. */
+export interface AvailabilityPlan {
+  /** Optional methods missing here: announced, not run, not failed. */
+  skipped: NonNullable<RunManifest['skipped']>;
+  /** The steps that run here. */
+  steps: Step[];
+}
+
+/**
+ * A method missing on this host fails the run before anything is created, unless the matrix marks
+ * it optional: then its steps are skipped (they keep their numbers) and the run says so. A matrix
+ * whose every method is skipped is rejected (unless only some steps were asked for: a runner of
+ * an AWS execution may hold steps of one optional method only).
+ */
+export function planAvailability(methods: readonly MethodChoice[], availability: ReadonlyMap<MethodChoice, Availability>, chosen: readonly Step[], onlySomeSteps: boolean): AvailabilityPlan {
+  const skipped: AvailabilityPlan['skipped'] = [];
+  const unavailable = new Set<MethodChoice>();
+  for (const choice of methods) {
+    const a = availability.get(choice);
+    if (!a || a.available) continue;
+    if (choice.optional) {
+      unavailable.add(choice);
+      skipped.push({ method: choice.name, variant: choice.variant, reason: a.reason ?? 'not available on this host', steps: chosen.filter((st) => st.method === choice).length });
+      continue;
+    }
+    const others = [...new Set(methods.filter((m) => m.name !== choice.name).map((m) => m.name))];
+    throw new UserError(`method "${choice.name}" is not available on this host: ${a.reason}`,
+      others.length ? `install it, or leave it out with --methods ${others.join(',')}` : 'install it (see `s3ab list`)');
+  }
+  const steps = chosen.filter((st) => !unavailable.has(st.method));
+  if (!steps.length && !onlySomeSteps) {
+    throw new UserError(`nothing to measure here: every method of the matrix is optional and not available on this host (${skipped.map((x) => `${x.method}: ${x.reason}`).join('; ')})`,
+      'add a method that runs here (see `s3ab list`), or run this matrix where its methods are available (on AWS: `s3ab aws run`)');
+  }
+  return { skipped, steps };
+}
+
+/** The steps asked for: all of them, or the numbers given (`s3ab step`). Throws UserError for a number not in the matrix. */
+export function chooseSteps(all: readonly Step[], only?: readonly number[]): Step[] {
+  for (const n of only ?? []) {
+    if (!Number.isInteger(n) || n < 1 || n > all.length) throw new UserError(`step ${n} is not in the matrix (it has ${all.length} steps)`, `give a step from 1 to ${all.length}`);
+  }
+  return only ? all.filter((st) => only.includes(st.index)) : [...all];
+}
+
+/** Checks the run's identity and endpoint options before anything is created. Throws UserError. */
+export function checkRunOptions(o: { runId?: string; runnerId?: string; endpoint?: string; bucket?: string; awsTarget?: boolean }): void {
+  if (o.runId !== undefined && !isRunId(o.runId)) throw new UserError(`run id "${o.runId}" is not valid`, `use the form ${RUN_ID_EXAMPLE}`);
+  if (o.runnerId !== undefined && !/^[A-Za-z0-9_-]{1,64}$/.test(o.runnerId)) throw new UserError(`runner id "${o.runnerId}" is not valid`, 'use letters, digits, - and _ only (an EC2 instance id, for example)');
+  if (o.endpoint && !o.bucket) throw new UserError('--endpoint needs --bucket', 'name an existing bucket at that endpoint with --bucket NAME');
+  if (o.bucket && !o.endpoint && !o.awsTarget) throw new UserError('--bucket needs --endpoint', 'give the endpoint URL with --endpoint URL');
+  if (o.endpoint && !/^https?:\/\/[^/]+/.test(o.endpoint)) throw new UserError(`--endpoint "${o.endpoint}" is not a URL`, 'write it as http://HOST:PORT or https://HOST');
+}
+
+/**
+ * A step failed when it could not run to its end (its records carry `step-failed`). A measurement
+ * whose operations failed or returned wrong data is a result about the method: recorded as
+ * failed, listed under integrity, and the step (and run) still complete.
+ */
+export function stepFailed(records: readonly { flags: readonly string[] }[]): boolean {
+  return records.some((r) => r.flags.includes('step-failed'));
+}
+
+/** How a run ended: the manifest's status and problem. */
+export function finalStatus(p: { aborted: Error | null; interrupted: boolean; stepsFailed: number; stepsDone: number; stepsTotal: number }): Pick<RunManifest, 'status' | 'problem'> {
+  const status: RunManifest['status'] = p.interrupted ? 'interrupted' : p.aborted || p.stepsFailed ? 'failed' : 'complete';
+  let problem = p.aborted ? p.aborted.message : p.stepsFailed ? `${p.stepsFailed} of ${p.stepsTotal} steps failed` : null;
+  if (p.stepsDone < p.stepsTotal && !problem) problem = 'not every step ran';
+  return { status: problem && status === 'complete' ? 'failed' : status, problem };
+}
+
+/** The CLI's exit code for a run's status: 0 complete, 130 interrupted, 1 anything else. */
+export function exitCodeFor(status: RunManifest['status']): number {
+  if (status === 'complete') return ExitCode.ok;
+  if (status === 'interrupted') return ExitCode.interrupted;
+  return ExitCode.runFailed;
+}

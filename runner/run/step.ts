@@ -1,0 +1,142 @@
+import { setMaxListeners } from 'node:events';
+import { rmSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Batch, notApplicable, type Measurement } from '../core/batch';
+import { Interrupted, onCleanup, onEmergencyExit } from '../core/cleanup';
+import { errorSummary } from '../core/errors';
+import { waitForFixtureOnMount } from '../core/fixture-visibility';
+import type { ResolvedMatrix, Step } from '../core/matrix';
+import type { MethodDefinition, OpenContext, StorageSession } from '../core/method';
+import type { Progress } from '../core/progress';
+import type { StoreTarget } from '../core/target';
+import { stepDataPrefix, type PassCache } from '../core/vocabulary';
+import type { Fixture, WorkloadContext, WorkloadDefinition } from '../core/workload';
+import type { ReferenceStore } from '../endpoint/reference';
+import { findMethod } from '../methods';
+import { stringMap, toRecord, type ResultRecord, type StepFacts } from '../results/record';
+import { findWorkload } from '../workloads';
+import { notApplicableReason, passesFor, type Pass } from './policy';
+
+/** What every step of a run shares. */
+export interface StepEnv {
+  target: StoreTarget;
+  host: ResultRecord['host'];
+  endpointFacts: ResultRecord['endpoint'];
+  runId: string;
+  /** The run's data prefix (s3ab/RUNID/[RUNNER/]). */
+  prefix: string;
+  reference: ReferenceStore;
+  fixtures: Map<string, Fixture>;
+  progress: Progress;
+  signal: AbortSignal;
+  cache: ResolvedMatrix['cache'];
+  onMounted?: OpenContext['onMounted'];
+}
+
+interface Kept { m: Measurement; cache: PassCache; endedAtMs: number }
+
+/**
+ * Runs one step; never throws: a broken step becomes a failed record with the cause. A workload
+ * that needs what the method does not offer records not-applicable. On a mount method the
+ * workload runs once per pass (policy.passesFor) on one fresh mount; a step whose client dies is
+ * aborted on its own, the run goes on.
+ */
+export async function runStep(step: Step, env: StepEnv): Promise<ResultRecord[]> {
+  const method = findMethod(step.method.name)!;
+  const workload = findWorkload(step.workload.name)!;
+  let facts = stepFacts(step, method, workload, env);
+  const inapplicable = notApplicableReason(method, workload);
+  if (inapplicable) {
+    const version = (await method.probe()).version ?? 'unknown';
+    return [toRecord({ ...facts, method_version: version }, notApplicable(workload.name, inapplicable))];
+  }
+  const stepAbort = linkedAbort(env.signal);
+  const signal = stepAbort.signal;
+  const scratchDir = await mkdtemp(join(tmpdir(), `s3ab-step${step.index}-`));
+  const removeScratch = onCleanup(`scratch ${scratchDir}`, () => rm(scratchDir, { recursive: true, force: true }));
+  const removeScratchNow = onEmergencyExit(() => rmSync(scratchDir, { recursive: true, force: true }));
+  const stepPrefix = stepDataPrefix(env.prefix, step.index);
+  const kept: Kept[] = [];
+  const passes = passesFor(method.kind, !!workload.coldOnly, env.cache);
+  let current: Pass = passes[0];
+  let session: StorageSession | null = null;
+  let failure: unknown = null;
+  try {
+    session = await method.open({
+      target: env.target, options: step.method.options, scratchDir, signal, abortStep: (reason) => stepAbort.abort(reason),
+      reference: { head: (key) => env.reference.head(key) }, onMounted: env.onMounted,
+    });
+    facts = { ...facts, method_version: session.version, method_options: stringMap(session.options) };
+    const spec = workload.fixture?.(step.workload.params);
+    const fixture = spec ? env.fixtures.get(spec.id) ?? null : null;
+    if (session.fs && fixture) await waitForFixtureOnMount(session.fs, fixture, signal, (text) => env.progress.note(text));
+    for (const pass of passes) {
+      if (signal.aborted) break;
+      current = pass;
+      const passPrefix = `${stepPrefix}${pass.cache}${pass.keep ? '' : '-priming'}/`;
+      // On a mount the pass folder exists in the bucket from the start, so that emptying one of its
+      // subfolders through the mount never leaves a client (Mountpoint) with a vanished parent.
+      if (session.fs) await env.reference.putBytes(`${passPrefix}.s3ab-pass`, Buffer.alloc(0));
+      await workload.run(workloadContext(step, env, method, session, fixture, scratchDir, signal, pass, passPrefix, kept));
+    }
+    if (signal.aborted) failure = signal.reason;
+  } catch (err) {
+    failure = signal.aborted ? signal.reason : err;
+  } finally {
+    env.signal.removeEventListener('abort', stepAbort.unlink);
+    await session?.close().catch((err) => env.progress.log(`closing ${method.name} failed: ${errorSummary(err)}`));
+    removeScratch();
+    removeScratchNow();
+    await rm(scratchDir, { recursive: true, force: true });
+    await env.reference.deletePrefix(stepPrefix).catch(() => {});
+  }
+  const records = kept.map(({ m, cache, endedAtMs }) => toRecord({ ...facts, cache: m.cache ?? cache }, m, [], endedAtMs));
+  if (failure) records.push(...failureRecords(records, facts, current.cache, failure));
+  return records;
+}
+
+/** The fields every record of the step shares (version and options are the session's once it is open). */
+function stepFacts(step: Step, method: MethodDefinition, workload: WorkloadDefinition<unknown>, env: StepEnv): StepFacts {
+  return {
+    run_id: env.runId, host: env.host, endpoint: env.endpointFacts,
+    method: method.name, method_variant: step.method.variant, method_version: 'unknown', method_options: stringMap(step.method.options),
+    workload: workload.name, workload_params: workload.describe(step.workload.params), step: step.index,
+    cache: 'none', repetition: step.repetition,
+  };
+}
+
+/** The step's own abort controller: aborted by the run's signal, and by the step (a mount's client dying). */
+function linkedAbort(runSignal: AbortSignal): AbortController & { unlink: () => void } {
+  const ctrl = new AbortController() as AbortController & { unlink: () => void };
+  setMaxListeners(1000, ctrl.signal);
+  ctrl.unlink = () => ctrl.abort(runSignal.reason);
+  if (runSignal.aborted) ctrl.unlink();
+  else runSignal.addEventListener('abort', ctrl.unlink, { once: true });
+  return ctrl;
+}
+
+function workloadContext(step: Step, env: StepEnv, method: MethodDefinition, session: StorageSession, fixture: Fixture | null,
+  scratchDir: string, signal: AbortSignal, pass: Pass, prefix: string, kept: Kept[]): WorkloadContext<Record<string, unknown>> {
+  const ref = env.reference;
+  return {
+    params: step.workload.params, session, fs: session.fs ?? null, cache: pass.cache, prefix, fixture, scratchDir,
+    dataSeed: `${env.runId}/${step.index}/${pass.cache}`, signal, offers: method.offers,
+    record: (m) => { if (pass.keep) kept.push({ m, cache: pass.cache, endedAtMs: Date.now() }); },
+    progress: (note) => env.progress.note(method.kind === 'mount' ? `${pass.cache}: ${note}` : note),
+    reference: {
+      list: (p) => ref.list(p), head: (k) => ref.head(k), getBytes: (k) => ref.getBytes(k),
+      putBytes: (k, b) => ref.putBytes(k, b), deletePrefix: (p) => ref.deletePrefix(p),
+    },
+  };
+}
+
+/** A step that could not run to its end: one failed record with the cause, and every record of the step flagged. */
+function failureRecords(records: ResultRecord[], facts: StepFacts, cache: PassCache, failure: unknown): ResultRecord[] {
+  const broken = new Batch('step', null, 'sequential', false);
+  broken.fail(failure);
+  const flags: ResultRecord['flags'] = failure instanceof Interrupted ? ['step-failed', 'interrupted'] : ['step-failed'];
+  for (const r of records) if (!r.flags.includes('step-failed')) r.flags.push('step-failed');
+  return [toRecord({ ...facts, cache }, broken.finish(), flags)];
+}

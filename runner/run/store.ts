@@ -1,0 +1,83 @@
+import { HeadBucketCommand, type S3Client } from '@aws-sdk/client-s3';
+import { onCleanup } from '../core/cleanup';
+import { errorSummary } from '../core/errors';
+import type { StoreTarget } from '../core/target';
+import { startEmbeddedEndpoint, type EmbeddedEndpoint } from '../endpoint/embedded';
+import { isUnreachable, preflight } from '../endpoint/preflight';
+import { ReferenceStore } from '../endpoint/reference';
+import { makeS3Client } from '../endpoint/s3-client';
+import { targetFor } from '../endpoint/target';
+import type { ResultRecord } from '../results/record';
+import type { RunOptions } from './options';
+
+/** The endpoint went away mid-run; the run stops at once. */
+export class RunAborted extends Error {}
+
+/** The store a run measures, opened and checked: its target, the runner's own client and the reference view. */
+export interface OpenStore {
+  target: StoreTarget;
+  client: S3Client;
+  reference: ReferenceStore;
+  embedded: EmbeddedEndpoint | null;
+  endpointFacts: ResultRecord['endpoint'];
+  /** Deletes the run's objects now (a named endpoint; the embedded server's folder goes with it). */
+  removeRunObjects(): Promise<void>;
+  /** After a failed measurement on a named endpoint: aborts the run when the endpoint is gone. */
+  checkStillThere(abort: AbortController): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * Opens the store: the embedded server (started, its exit watched) or the named endpoint, then the
+ * preflight (endpoint, credentials, bucket) before anything is written. Registers the removal of
+ * the run's objects as a cleanup step.
+ */
+export async function openStore(opts: RunOptions, prefix: string, abort: AbortController, log: (m: string) => void): Promise<OpenStore> {
+  let embedded: EmbeddedEndpoint | null = null;
+  let target: StoreTarget;
+  if (opts.endpoint || opts.awsTarget) {
+    target = targetFor({ endpoint: opts.endpoint, bucket: opts.bucket!, region: opts.region });
+  } else {
+    log('starting the embedded S3 endpoint (versitygw)');
+    embedded = await startEmbeddedEndpoint(log);
+    opts.onEndpoint?.(embedded);
+    target = embedded.target;
+    void embedded.exited.then((r) => {
+      if (r.stopping) return;
+      const last = r.logTail.trim().split('\n').pop() ?? '';
+      abort.abort(new RunAborted(`the embedded S3 server (versitygw) exited mid-run (code ${r.code}, signal ${r.signal})${last ? `: ${last}` : ''}`));
+    });
+  }
+  const client = makeS3Client(target, { maxSockets: 32 });
+  const reference = new ReferenceStore(client, target.bucket);
+  const close = async () => {
+    client.destroy();
+    if (embedded) await embedded.stop();
+  };
+  try {
+    await preflight(client, target, prefix);
+  } catch (err) {
+    await close();
+    throw err;
+  }
+  const unregister = onCleanup('benchmark objects', async () => {
+    if (!embedded) await reference.deletePrefix(prefix);
+  });
+  return {
+    target, client, reference, embedded,
+    endpointFacts: { kind: target.kind, url: target.endpointUrl ?? null, server: target.server },
+    async removeRunObjects() {
+      unregister();
+      if (!embedded) await reference.deletePrefix(prefix).catch(() => {});
+    },
+    async checkStillThere(ctrl) {
+      if (embedded || ctrl.signal.aborted) return;
+      try {
+        await client.send(new HeadBucketCommand({ Bucket: target.bucket }));
+      } catch (err) {
+        if (isUnreachable(err)) ctrl.abort(new RunAborted(`the endpoint ${target.endpointUrl} went away mid-run: ${errorSummary(err)}`));
+      }
+    },
+    close,
+  };
+}

@@ -1,0 +1,371 @@
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import {
+  appendFile, chmod, chown, link, lstat, mkdir, open, readdir, readFile, readlink, rename, rmdir, stat, symlink, truncate, unlink, utimes, writeFile,
+} from 'node:fs/promises';
+import { dirname } from 'node:path';
+import type { Measurement } from '../core/batch';
+import { errorSummary } from '../core/errors';
+import type { FileSystemAccess } from '../core/method';
+import type { WorkloadContext, WorkloadDefinition } from '../core/workload';
+import { findBinary } from '../core/binaries';
+import { PROBES, semanticsDescriptor, type SemanticsParams } from './semantics';
+
+
+type Probe = (typeof PROBES)[number];
+
+interface Outcome {
+  /** true: worked and verified; false: refused, or succeeded but left wrong data (reason says which). */
+  supported: boolean;
+  /** The probe could not be judged (the client died, the store failed). */
+  broken?: boolean;
+  reason?: string;
+  delayMs?: number;
+  ms?: number;
+}
+
+/** Kept between a probe and the check after a remount: what must still be true on a fresh mount. */
+type Persistence = () => Promise<string | null>;
+
+/** "refused with EPERM (open)": the errno and the call, without the long mount path. */
+function refusal(err: unknown): string {
+  const e = err as NodeJS.ErrnoException;
+  return e?.code ? `refused with ${e.code}${e.syscall ? ` (${e.syscall})` : ''}` : `refused: ${errorSummary(err)}`;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const same = (a: Buffer | null, b: Buffer) => !!a && a.length === b.length && a.equals(b);
+const describe = (got: Buffer | null, want: Buffer) => (got === null ? 'absent' : `${got.length} bytes${got.length === want.length ? ', different content' : ''} instead of ${want.length}`);
+
+/** A lock held by one process must stop a second one: checked with python3's fcntl module (node has no flock). */
+const LOCK_SCRIPT = `
+import fcntl, os, sys
+path, kind = sys.argv[1], sys.argv[2]
+def lock(fd, nonblocking):
+    flags = fcntl.LOCK_EX | (fcntl.LOCK_NB if nonblocking else 0)
+    (fcntl.flock if kind == 'flock' else fcntl.lockf)(fd, flags)
+try:
+    fd = os.open(path, os.O_RDWR)
+    lock(fd, False)
+except OSError as e:
+    print('refused %s %s' % (e.errno, e.strerror)); sys.exit(0)
+r, w = os.pipe()
+pid = os.fork()
+if pid == 0:
+    try:
+        lock(os.open(path, os.O_RDWR), True)
+        os.write(w, b'acquired')
+    except OSError as e:
+        os.write(w, b'blocked' if e.errno in (11, 13) else ('second-error %s %s' % (e.errno, e.strerror)).encode())
+    os._exit(0)
+os.waitpid(pid, 0)
+print(os.read(r, 300).decode())
+`;
+
+class Prober {
+  readonly persistence = new Map<Probe, Persistence>();
+  readonly timeoutMs: number;
+
+  constructor(readonly ctx: WorkloadContext<SemanticsParams>, private readonly fs: FileSystemAccess) {
+    // A client that syncs with the bucket in the background (S3 Files) gets at least its own
+    // documented bound, so its delays are measured rather than cut off at the default.
+    this.timeoutMs = Math.max(ctx.params.propagation_timeout_s * 1000, fs.bucketLag.exportMs, fs.bucketLag.importMs);
+  }
+
+  key(name: string): string {
+    return `${this.ctx.prefix}sem/${name}`;
+  }
+
+  path(name: string): string {
+    return this.fs.pathOf(this.key(name));
+  }
+
+  /** Polls the bucket until the object has `want`'s bytes; a write-back client uploads after close. */
+  async s3Has(name: string, want: Buffer): Promise<string | null> {
+    const deadline = Date.now() + this.timeoutMs;
+    for (;;) {
+      const got = await this.ctx.reference.getBytes(this.key(name));
+      if (same(got, want)) return null;
+      if (Date.now() > deadline) return `the bucket object ${name} is ${describe(got, want)} ${this.timeoutMs / 1000} s later`;
+      await sleep(50);
+    }
+  }
+
+  async s3Gone(name: string): Promise<string | null> {
+    const deadline = Date.now() + this.timeoutMs;
+    for (;;) {
+      const found = (await this.ctx.reference.list(this.key(name))).length;
+      if (!found) return null;
+      if (Date.now() > deadline) return `the bucket still has ${name} ${this.timeoutMs / 1000} s later`;
+      await sleep(50);
+    }
+  }
+
+  async mountHas(name: string, want: Buffer): Promise<string | null> {
+    const got = await readFile(this.path(name)).catch(() => null);
+    return same(got, want) ? null : `reading ${name} back on the mount gave ${describe(got, want)}`;
+  }
+
+  async mountGone(name: string): Promise<string | null> {
+    return (await lstat(this.path(name)).then(() => true, () => false)) ? `${name} is still on the mount` : null;
+  }
+
+  /** Runs a probe's operation: an error it raises means the method refuses it, unless the client died. */
+  async run(op: () => Promise<void>, checks: () => Promise<(string | null)[]>): Promise<Outcome> {
+    const t0 = process.hrtime.bigint();
+    try {
+      await op();
+    } catch (err) {
+      const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+      try {
+        this.fs.check();
+      } catch (dead) {
+        return { supported: false, broken: true, reason: errorSummary(dead), ms };
+      }
+      return { supported: false, reason: refusal(err), ms };
+    }
+    const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+    const problems = (await checks()).filter((p): p is string => !!p);
+    return problems.length ? { supported: false, reason: `succeeded but ${problems.join('; ')}`, ms } : { supported: true, ms };
+  }
+
+  /** A file with known content the probe then works on (setup, not part of the probe). */
+  async prepare(name: string, content: Buffer): Promise<string | null> {
+    try {
+      await mkdir(dirname(this.path(name)), { recursive: true });
+      await writeFile(this.path(name), content);
+      return await this.s3Has(name, content);
+    } catch (err) {
+      return `could not create the file to probe: ${errorSummary(err)}`;
+    }
+  }
+
+  async lockProbe(kind: 'flock' | 'fcntl', name: string): Promise<Outcome> {
+    const python = findBinary('S3AB_PYTHON', ['python3']);
+    if (!python) return { supported: false, broken: true, reason: 'python3 is needed for the lock probes (node has no flock/fcntl locks)' };
+    const setup = await this.prepare(name, randomBytes(64));
+    if (setup) return { supported: false, broken: true, reason: setup };
+    const t0 = Date.now();
+    const out = await new Promise<string>((resolve) => {
+      execFile(python, ['-c', LOCK_SCRIPT, this.path(name), kind], { timeout: 30_000 }, (err, stdout, stderr) => resolve(err && !stdout ? `error ${errorSummary(err)} ${stderr}` : stdout.trim()));
+    });
+    const ms = Date.now() - t0;
+    if (out === 'blocked') return { supported: true, ms };
+    if (out === 'acquired') return { supported: false, reason: 'a second process got the exclusive lock while the first held it', ms };
+    return { supported: false, reason: out.startsWith('refused') ? `refused: ${out.slice(8)}` : out, ms };
+  }
+}
+
+async function runProbes(ctx: WorkloadContext<SemanticsParams>, fs: FileSystemAccess): Promise<Map<Probe, Outcome>> {
+  const p = new Prober(ctx, fs);
+  const results = new Map<Probe, Outcome>();
+  const A = randomBytes(8192);
+  const B = randomBytes(4096);
+  const setupFailed = (reason: string): Outcome => ({ supported: false, broken: true, reason });
+  await mkdir(p.path(''), { recursive: true });
+
+  const probes: Record<Probe, () => Promise<Outcome>> = {
+    create: () => p.run(() => writeFile(p.path('create.bin'), A), async () => [await p.mountHas('create.bin', A), await p.s3Has('create.bin', A)]),
+    overwrite: async () => {
+      const setup = await p.prepare('overwrite.bin', A);
+      if (setup) return setupFailed(setup);
+      return p.run(() => writeFile(p.path('overwrite.bin'), B), async () => [await p.mountHas('overwrite.bin', B), await p.s3Has('overwrite.bin', B)]);
+    },
+    append: async () => {
+      const setup = await p.prepare('append.bin', A);
+      if (setup) return setupFailed(setup);
+      const want = Buffer.concat([A, B]);
+      return p.run(() => appendFile(p.path('append.bin'), B), async () => [await p.mountHas('append.bin', want), await p.s3Has('append.bin', want)]);
+    },
+    'random-write': async () => {
+      const setup = await p.prepare('random.bin', A);
+      if (setup) return setupFailed(setup);
+      const patch = randomBytes(16);
+      const want = Buffer.from(A);
+      patch.copy(want, 100);
+      return p.run(async () => {
+        const f = await open(p.path('random.bin'), 'r+');
+        try {
+          await f.write(patch, 0, patch.length, 100);
+        } finally {
+          await f.close();
+        }
+      }, async () => [await p.mountHas('random.bin', want), await p.s3Has('random.bin', want)]);
+    },
+    truncate: async () => {
+      const setup = await p.prepare('truncate.bin', A);
+      if (setup) return setupFailed(setup);
+      const want = A.subarray(0, 1000);
+      return p.run(() => truncate(p.path('truncate.bin'), 1000), async () => [await p.mountHas('truncate.bin', want), await p.s3Has('truncate.bin', want)]);
+    },
+    'rename-file': async () => {
+      const setup = await p.prepare('rename-src.bin', A);
+      if (setup) return setupFailed(setup);
+      return p.run(() => rename(p.path('rename-src.bin'), p.path('rename-dst.bin')), async () => [
+        await p.mountHas('rename-dst.bin', A), await p.mountGone('rename-src.bin'), await p.s3Has('rename-dst.bin', A), await p.s3Gone('rename-src.bin'),
+      ]);
+    },
+    'rename-dir': async () => {
+      const setup = await p.prepare('dir-src/inner.bin', A);
+      if (setup) return setupFailed(setup);
+      return p.run(() => rename(p.path('dir-src'), p.path('dir-dst')), async () => [
+        await p.mountHas('dir-dst/inner.bin', A), await p.mountGone('dir-src'), await p.s3Has('dir-dst/inner.bin', A), await p.s3Gone('dir-src/'),
+      ]);
+    },
+    delete: async () => {
+      const setup = await p.prepare('delete.bin', A);
+      if (setup) return setupFailed(setup);
+      return p.run(() => unlink(p.path('delete.bin')), async () => [await p.mountGone('delete.bin'), await p.s3Gone('delete.bin')]);
+    },
+    'mkdir-rmdir': () => p.run(async () => {
+      await mkdir(p.path('newdir'));
+      if (!(await stat(p.path('newdir'))).isDirectory()) throw new Error('mkdir made something that is not a folder');
+      await rmdir(p.path('newdir'));
+      // A new folder must hold files too.
+      await mkdir(p.path('usedir'));
+      await writeFile(p.path('usedir/inner.bin'), B);
+    }, async () => [await p.mountGone('newdir'), await p.mountHas('usedir/inner.bin', B), await p.s3Has('usedir/inner.bin', B)]),
+    symlink: async () => {
+      const setup = await p.prepare('link-target.bin', A);
+      if (setup) return setupFailed(setup);
+      const outcome = await p.run(() => symlink('link-target.bin', p.path('symlink')), async () => [
+        (await readlink(p.path('symlink')).catch((e) => String(e))) === 'link-target.bin' ? null : 'readlink does not give the target',
+        await p.mountHas('symlink', A),
+      ]);
+      p.persistence.set('symlink', async () => ((await readlink(p.path('symlink')).catch(() => null)) === 'link-target.bin' ? null : 'the link is gone after a remount (not stored in the bucket)'));
+      return outcome;
+    },
+    hardlink: async () => {
+      const setup = await p.prepare('hard-src.bin', A);
+      if (setup) return setupFailed(setup);
+      const outcome = await p.run(() => link(p.path('hard-src.bin'), p.path('hard-dst.bin')), async () => [await p.mountHas('hard-dst.bin', A), await p.s3Has('hard-dst.bin', A)]);
+      p.persistence.set('hardlink', () => p.mountHas('hard-dst.bin', A));
+      return outcome;
+    },
+    chmod: async () => {
+      const setup = await p.prepare('chmod.bin', A);
+      if (setup) return setupFailed(setup);
+      const mode = async () => ((await stat(p.path('chmod.bin'))).mode & 0o777).toString(8);
+      const outcome = await p.run(() => chmod(p.path('chmod.bin'), 0o640), async () => [(await mode()) === '640' ? null : `the mode reads ${await mode()}, not 640`]);
+      p.persistence.set('chmod', async () => ((await mode().catch(() => '?')) === '640' ? null : `the mode is ${await mode().catch(() => '?')} after a remount, not 640`));
+      return outcome;
+    },
+    chown: async () => {
+      const setup = await p.prepare('chown.bin', A);
+      if (setup) return setupFailed(setup);
+      const owner = async () => { const s = await stat(p.path('chown.bin')); return `${s.uid}:${s.gid}`; };
+      const outcome = await p.run(() => chown(p.path('chown.bin'), 4321, 4321), async () => [(await owner()) === '4321:4321' ? null : `the owner reads ${await owner()}, not 4321:4321`]);
+      p.persistence.set('chown', async () => ((await owner().catch(() => '?')) === '4321:4321' ? null : `the owner is ${await owner().catch(() => '?')} after a remount`));
+      return outcome;
+    },
+    utimes: async () => {
+      const setup = await p.prepare('utimes.bin', A);
+      if (setup) return setupFailed(setup);
+      const when = new Date('2001-02-03T04:05:06Z');
+      const mtimeOk = async () => Math.abs((await stat(p.path('utimes.bin'))).mtimeMs - when.getTime()) < 1500;
+      const outcome = await p.run(() => utimes(p.path('utimes.bin'), when, when), async () => [(await mtimeOk()) ? null : 'the modification time did not change']);
+      p.persistence.set('utimes', async () => ((await mtimeOk().catch(() => false)) ? null : 'the modification time is lost after a remount'));
+      return outcome;
+    },
+    // tar -p's way (GNU tar: fchmod and futimens on the still-open file, then close), which a
+    // client that uploads at close may overwrite although chmod/utimes on a closed file work.
+    'attrs-on-open-file': async () => {
+      const name = 'open-attrs.bin';
+      const when = new Date('2002-03-04T05:06:07Z');
+      const check = async () => {
+        const st = await stat(p.path(name));
+        const bad: string[] = [];
+        if ((st.mode & 0o777) !== 0o640) bad.push(`the mode reads ${(st.mode & 0o777).toString(8)}, not 640`);
+        if (Math.abs(st.mtimeMs - when.getTime()) >= 1500) bad.push(`the mtime reads ${new Date(st.mtimeMs).toISOString()}, not ${when.toISOString()}`);
+        return bad.length ? `after close ${bad.join(' and ')}` : null;
+      };
+      const outcome = await p.run(async () => {
+        await mkdir(dirname(p.path(name)), { recursive: true });
+        const handle = await open(p.path(name), 'w', 0o600);
+        try {
+          await handle.write(A);
+          await handle.chmod(0o640);
+          await handle.utimes(when, when);
+        } finally {
+          await handle.close();
+        }
+      }, async () => [await check(), await p.s3Has(name, A)]);
+      p.persistence.set('attrs-on-open-file', async () => {
+        const problem = await check().catch((err) => errorSummary(err));
+        return problem ? `${problem} after a remount` : null;
+      });
+      return outcome;
+    },
+    flock: () => p.lockProbe('flock', 'flock.bin'),
+    'fcntl-lock': () => p.lockProbe('fcntl', 'fcntl.bin'),
+    'read-after-write': () => p.run(() => writeFile(p.path('raw.bin'), A), async () => {
+      // Strong read-after-write: the object is there the moment close() returned, no polling.
+      const got = await p.ctx.reference.getBytes(p.key('raw.bin'));
+      return [same(got, A) ? null : `right after close the bucket object is ${describe(got, A)}`, await p.mountHas('raw.bin', A)];
+    }),
+    's3-to-mount-delay': async () => {
+      // A new object in a folder the mount has already listed (as a watcher would): how long until it reads right?
+      await readdir(p.path(''));
+      await p.ctx.reference.putBytes(p.key('s3-side.bin'), A);
+      const t0 = Date.now();
+      for (;;) {
+        if (!(await p.mountHas('s3-side.bin', A))) return { supported: true, delayMs: Date.now() - t0, ms: Date.now() - t0 };
+        if (Date.now() - t0 > p.timeoutMs) return { supported: false, reason: `an object written through S3 was not readable on the mount ${p.timeoutMs / 1000} s later (listing cached)` };
+        await sleep(20);
+      }
+    },
+    'mount-to-s3-delay': async () => {
+      try {
+        await writeFile(p.path('mount-side.bin'), A);
+      } catch (err) {
+        return { supported: false, reason: refusal(err) };
+      }
+      const t0 = Date.now();
+      for (;;) {
+        if (same(await p.ctx.reference.getBytes(p.key('mount-side.bin')), A)) return { supported: true, delayMs: Date.now() - t0, ms: Date.now() - t0 };
+        if (Date.now() - t0 > p.timeoutMs) return { supported: false, reason: `not in the bucket ${p.timeoutMs / 1000} s after close` };
+        await sleep(20);
+      }
+    },
+  };
+
+  for (const name of PROBES) {
+    if (ctx.signal.aborted) break;
+    ctx.progress(name);
+    results.set(name, await probes[name]().catch((err): Outcome => ({ supported: false, broken: true, reason: errorSummary(err) })));
+  }
+  // Metadata that only lived in the client's memory is gone after a fresh mount: not supported.
+  const pending = [...p.persistence.entries()].filter(([name]) => results.get(name)?.supported);
+  if (pending.length && !ctx.signal.aborted) {
+    ctx.progress('remount to check what persisted');
+    await fs.remount();
+    for (const [name, check] of pending) {
+      const problem = await check().catch((err) => errorSummary(err));
+      if (problem) results.set(name, { ...results.get(name)!, supported: false, reason: `succeeded but ${problem}` });
+    }
+  }
+  return results;
+}
+
+/**
+ * POSIX semantics and propagation delays, per method: every operation that succeeds is checked by
+ * reading the data back on the mount and in the bucket (and metadata after a fresh mount); one that
+ * returns success but leaves wrong data is recorded as unsupported, with the reason.
+ */
+export const semantics: WorkloadDefinition<SemanticsParams> = {
+  ...semanticsDescriptor,
+  async run(ctx) {
+    const results = await runProbes(ctx, ctx.fs!);
+    for (const [name, o] of results) {
+      const m: Measurement = {
+        operation: name, objectSizeBytes: null,
+        status: o.broken ? 'failed' : o.supported ? 'ok' : 'unsupported',
+        supported: o.supported, verified: o.supported,
+        ops: 1, ok: o.supported ? 1 : 0, failed: o.broken ? 1 : 0, bytes: 0, durationMs: o.ms ?? 0,
+        latency: null, errorSample: o.reason ?? null, movesPayload: false,
+        delayMs: o.delayMs ?? null,
+      };
+      ctx.record(m);
+    }
+  },
+};

@@ -1,0 +1,53 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
+import { writeReportFixture } from '../../scripts/fixtures/report-fixture';
+import { s3ab } from '../helpers/cli';
+
+/**
+ * The same summary and page for the same results: the text summary and the HTML page of the
+ * rendering fixture (fixed run id) compared with what the code before the architecture rework
+ * (issue 12) printed and drew, kept in test/report/golden/. Only the results folder's path and
+ * the page's generation time differ between runs, and are replaced before comparing. A deliberate
+ * change of the output regenerates the files (see the README's "Tests" section).
+ */
+const GOLDEN = join(__dirname, 'golden');
+const RUN_ID = '20260115T101500Z-901d3e';
+
+/** The first line that differs, with its neighbours, so a failure shows what changed. */
+function firstDifference(actual: string, expected: string): string | null {
+  const a = actual.split('\n');
+  const e = expected.split('\n');
+  for (let i = 0; i < Math.max(a.length, e.length); i++) {
+    if (a[i] !== e[i]) return `line ${i + 1}:\n  expected: ${(e[i] ?? '<end>').slice(0, 400)}\n  actual:   ${(a[i] ?? '<end>').slice(0, 400)}`;
+  }
+  return null;
+}
+
+describe('report output is unchanged on the rendering fixture', () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 's3ab-golden-'));
+    await writeReportFixture(join(dir, 'results'), { repetitions: 2, runId: RUN_ID });
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  test('text summary', async () => {
+    const r = await s3ab(['report', '--results', join(dir, 'results')]);
+    expect(r.code).toBe(0);
+    const actual = r.stdout.split(join(dir, 'results')).join('RESULTS_DIR');
+    expect(firstDifference(actual, readFileSync(join(GOLDEN, 'fixture-summary.txt'), 'utf8'))).toBeNull();
+  });
+
+  test('HTML page', async () => {
+    const file = join(dir, 'report.html');
+    const r = await s3ab(['report', '--results', join(dir, 'results'), '--html', file]);
+    expect(r.code).toBe(0);
+    const actual = readFileSync(file, 'utf8').split(join(dir, 'results')).join('RESULTS_DIR')
+      .replace(/(<th>report generated<\/th><td>)[^<]*/, '$1GENERATED_AT');
+    const expected = gunzipSync(readFileSync(join(GOLDEN, 'fixture-report.html.gz'))).toString('utf8');
+    expect(actual.length).toBeGreaterThan(100_000);
+    expect(firstDifference(actual.replace(/></g, '>\n<'), expected.replace(/></g, '>\n<'))).toBeNull();
+  });
+});

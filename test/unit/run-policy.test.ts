@@ -1,0 +1,104 @@
+import { UserError } from '../../runner/core/errors';
+import type { MethodChoice, Step } from '../../runner/core/matrix';
+import { checkRunOptions, chooseSteps, exitCodeFor, finalStatus, notApplicableReason, passesFor, planAvailability, stepFailed } from '../../runner/run/policy';
+
+const choice = (name: string, optional = false): MethodChoice => ({ name, variant: 'default', options: {}, optional });
+const stepsOf = (methods: MethodChoice[], n = 2): Step[] =>
+  Array.from({ length: n }, (_, rep) => methods.map((method) => ({ method, workload: { name: 'objects', params: {} }, repetition: rep + 1 }))).flat()
+    .map((s, i) => ({ ...s, index: i + 1 }));
+
+describe('passesFor: which passes a step runs', () => {
+  test('an object method keeps nothing: one pass, none', () => {
+    expect(passesFor('object', false, ['cold', 'warm'])).toEqual([{ cache: 'none', keep: true }]);
+  });
+  test('a mount runs the matrix\'s states in order on one mount', () => {
+    expect(passesFor('mount', false, ['cold', 'warm'])).toEqual([{ cache: 'cold', keep: true }, { cache: 'warm', keep: true }]);
+    expect(passesFor('mount', false, ['cold'])).toEqual([{ cache: 'cold', keep: true }]);
+  });
+  test('warm without cold first warms the mount with an unrecorded pass', () => {
+    expect(passesFor('mount', false, ['warm'])).toEqual([{ cache: 'warm', keep: false }, { cache: 'warm', keep: true }]);
+  });
+  test('a cold-only workload runs once, cold, whatever the matrix asks', () => {
+    expect(passesFor('mount', true, ['cold', 'warm'])).toEqual([{ cache: 'cold', keep: true }]);
+    expect(passesFor('mount', true, ['warm'])).toEqual([{ cache: 'cold', keep: true }]);
+  });
+});
+
+describe('notApplicableReason: capabilities, not names', () => {
+  const s3Api = { name: 's3-api', kind: 'object' as const, offers: ['objects-in-bucket' as const] };
+  const efs = { name: 'efs', kind: 'mount' as const, offers: ['file-system' as const] };
+  const s3fs = { name: 's3fs', kind: 'mount' as const, offers: ['file-system' as const, 'objects-in-bucket' as const] };
+  test('a file-system workload on an object method', () => {
+    expect(notApplicableReason(s3Api, { name: 'metadata', requires: ['file-system'] })).toBe('metadata needs a mounted file system (plain POSIX paths); s3-api is an object method');
+  });
+  test('a workload reading the bucket\'s objects on a file system that keeps its files elsewhere', () => {
+    expect(notApplicableReason(efs, { name: 'web-serving', requires: ['file-system', 'objects-in-bucket'] })).toMatch(/^web-serving needs its files stored in the bucket as one object per file .*; efs does not keep its files that way$/);
+  });
+  test('every requirement met, or none asked: it runs', () => {
+    expect(notApplicableReason(s3fs, { name: 'web-serving', requires: ['file-system', 'objects-in-bucket'] })).toBeNull();
+    expect(notApplicableReason(efs, { name: 'objects', requires: [] })).toBeNull();
+  });
+});
+
+describe('planAvailability: methods missing on this host', () => {
+  const api = choice('s3-api');
+  const files = choice('s3files', true);
+  const fuse = choice('s3fs');
+  const availability = new Map([[api, { available: true }], [files, { available: false, reason: 'needs an NFS client: AWS only' }], [fuse, { available: false, reason: 's3fs is not installed' }]]);
+  test('an optional method missing here is skipped, its steps counted, not failed', () => {
+    const steps = stepsOf([api, files]);
+    const plan = planAvailability([api, files], availability, steps, false);
+    expect(plan.skipped).toEqual([{ method: 's3files', variant: 'default', reason: 'needs an NFS client: AWS only', steps: 2 }]);
+    expect(plan.steps.map((s) => s.index)).toEqual([1, 3]);
+  });
+  test('a required method missing here stops the run, naming the fix', () => {
+    expect(() => planAvailability([api, fuse], availability, stepsOf([api, fuse]), false)).toThrow(UserError);
+    expect(() => planAvailability([api, fuse], availability, stepsOf([api, fuse]), false)).toThrow(/method "s3fs" is not available on this host: s3fs is not installed — install it, or leave it out with --methods s3-api/);
+  });
+  test('a matrix whose every method is skipped is rejected, unless only some steps were asked for', () => {
+    expect(() => planAvailability([files], availability, stepsOf([files]), false)).toThrow(/nothing to measure here/);
+    expect(planAvailability([files], availability, stepsOf([files]).slice(0, 1), true).steps).toEqual([]);
+  });
+});
+
+describe('chooseSteps and checkRunOptions: bad input before anything is created', () => {
+  const all = stepsOf([choice('s3-api')], 3);
+  test('steps by number, and a number outside the matrix', () => {
+    expect(chooseSteps(all, [2]).map((s) => s.index)).toEqual([2]);
+    expect(chooseSteps(all).length).toBe(3);
+    expect(() => chooseSteps(all, [4])).toThrow(/step 4 is not in the matrix \(it has 3 steps\)/);
+  });
+  test('run id, runner id and endpoint options', () => {
+    expect(() => checkRunOptions({ runId: 'x' })).toThrow(/run id "x" is not valid — use the form 20261122T101500Z-ab12cd/);
+    expect(() => checkRunOptions({ runnerId: 'a b' })).toThrow(/runner id "a b" is not valid/);
+    expect(() => checkRunOptions({ endpoint: 'http://h:1' })).toThrow(/--endpoint needs --bucket/);
+    expect(() => checkRunOptions({ bucket: 'b' })).toThrow(/--bucket needs --endpoint/);
+    expect(() => checkRunOptions({ endpoint: 'h:1', bucket: 'b' })).toThrow(/is not a URL/);
+    expect(() => checkRunOptions({ runId: '20261122T101500Z-ab12cd', runnerId: 'i-0abc', endpoint: 'http://127.0.0.1:9000', bucket: 'b' })).not.toThrow();
+    expect(() => checkRunOptions({ bucket: 'b', awsTarget: true })).not.toThrow();
+  });
+});
+
+describe('stepFailed, finalStatus and exitCodeFor', () => {
+  test('a step fails only when it could not run to its end', () => {
+    expect(stepFailed([{ flags: [] }, { flags: ['served-from-cache'] }])).toBe(false);
+    expect(stepFailed([{ flags: ['step-failed'] }])).toBe(true);
+    expect(stepFailed([])).toBe(false);
+  });
+  test('every step ran: complete; failed steps, an abort or an interruption say so', () => {
+    const base = { aborted: null, interrupted: false, stepsFailed: 0, stepsDone: 4, stepsTotal: 4 };
+    expect(finalStatus(base)).toEqual({ status: 'complete', problem: null });
+    expect(finalStatus({ ...base, stepsFailed: 1 })).toEqual({ status: 'failed', problem: '1 of 4 steps failed' });
+    expect(finalStatus({ ...base, aborted: new Error('the endpoint went away'), stepsDone: 2 })).toEqual({ status: 'failed', problem: 'the endpoint went away' });
+    expect(finalStatus({ ...base, aborted: new Error('interrupted'), interrupted: true, stepsDone: 1 })).toEqual({ status: 'interrupted', problem: 'interrupted' });
+  });
+  test('a run that stopped short without a reason is never complete', () => {
+    expect(finalStatus({ aborted: null, interrupted: false, stepsFailed: 0, stepsDone: 3, stepsTotal: 4 })).toEqual({ status: 'failed', problem: 'not every step ran' });
+  });
+  test('exit codes: 0 complete, 1 failed, 130 interrupted', () => {
+    expect(exitCodeFor('complete')).toBe(0);
+    expect(exitCodeFor('failed')).toBe(1);
+    expect(exitCodeFor('running')).toBe(1);
+    expect(exitCodeFor('interrupted')).toBe(130);
+  });
+});
