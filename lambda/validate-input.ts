@@ -1,7 +1,7 @@
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { UserError } from '../runner/core/errors';
 import { expandSteps, loadProfile, resolveMatrix } from '../runner/core/matrix';
-import { newRunId } from '../runner/core/vocabulary';
+import { newRunId, stepLabel } from '../runner/core/vocabulary';
 import { architectureOf, INSTANCE_TYPE_FORM, MAX_RUNNERS, RUNNER_IMAGE, type Architecture } from '../lib/instance-types';
 import { RESULTS_LAYOUT } from '../lib/results-layout';
 import { logger, NamedError } from './shared/powertools';
@@ -71,7 +71,7 @@ export function validateInput(input: unknown, defaultInstanceType: string): Omit
   if (!Number.isInteger(repetitions) || repetitions < 1 || repetitions > 20) throw bad(`input.lambdas.repetitions must be 1–20, got ${JSON.stringify(repetitions)}`, 'seed 001 used 3');
   const steps = expandSteps(resolved).map((s) => ({
     step: String(s.index),
-    label: `${s.method.name}${s.method.variant === 'default' ? '' : `:${s.method.variant}`} ${s.workload.name} rep ${s.repetition}`,
+    label: stepLabel(s),
   }));
   return { matrix: raw, matrixName: resolved.name, steps, runners: specs, runnerCount, documents, lambdaRepetitions: Array.from({ length: repetitions }, (_, i) => i + 1) };
 }

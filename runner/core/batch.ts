@@ -1,5 +1,6 @@
 import { errorSummary } from './errors';
 import { LatencyHistogram, LatencySummary, nowNs } from './stats';
+import type { CacheState } from './vocabulary';
 
 /** What a workload reports for one operation batch; the runner adds run, host and method facts. */
 export interface Measurement {
@@ -25,7 +26,7 @@ export interface Measurement {
    */
   rates?: { throughputMibS: number | null; opsPerS: number | null };
   /** A finer cache state than the pass's (e.g. 'warm-disk' / 'warm-memory' where a client has both caches). */
-  cache?: 'cold' | 'warm' | 'warm-disk' | 'warm-memory' | 'none';
+  cache?: CacheState;
   /** Parameters that differ between records of one step (e.g. fio's `direct`), added to workload_params. */
   params?: Record<string, string>;
   /**

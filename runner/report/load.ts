@@ -197,13 +197,3 @@ export class ScannedResults {
     copy.pending.length = 0;
   }
 }
-
-/** Reads one run of a results folder (default: the newest) as the renderer's input. */
-export async function loadReport(dir: string, runId?: string): Promise<ReportInput> {
-  const scan = ScannedResults.open(dir);
-  try {
-    return await scan.reportInput(scan.pickRun(runId));
-  } finally {
-    scan.dispose();
-  }
-}

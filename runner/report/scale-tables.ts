@@ -1,6 +1,7 @@
 import Table from 'cli-table3';
 import { formatSize } from '../core/units';
 import { num } from './format';
+import { methodCacheLabel } from '../core/vocabulary';
 
 /**
  * Text tables for runs on several runners (AWS mode, issue 6): the aggregate throughput of one step
@@ -12,7 +13,7 @@ type Out = (line: string) => void;
 
 const STYLE = { head: [] as string[], border: [] as string[] };
 
-const label = (r: Row) => `${r.method_variant === 'default' ? String(r.method) : `${r.method}:${r.method_variant}`}${r.cache && r.cache !== 'none' ? ` (${r.cache})` : ''}`;
+const label = (r: Row) => methodCacheLabel({ method: String(r.method), method_variant: String(r.method_variant), cache: r.cache });
 const what = (r: Row) => `${r.workload} ${r.operation}${r.object_size_bytes !== null && r.object_size_bytes !== undefined ? ` ${formatSize(Number(r.object_size_bytes))}` : ''}${r.io ? ` ${r.io}` : ''}`;
 
 /** Per step and operation: runners, bytes, window, overlap, aggregate MiB/s against the sum of the runners' own rates. */

@@ -47,7 +47,7 @@ export async function printSummary(dir: string, runId: string | undefined, out: 
   const manifests = runs.filter((r) => r.run_id === run.run_id);
   if (manifests.length > 1) out(`  runners: ${manifests.length} manifests (${[...new Set(manifests.map((m) => m.status))].join(', ')})`);
   for (const s of skippedOf(manifests)) {
-    out(`  SKIPPED (not measured, not failed): ${s.variant === 'default' ? s.method : `${s.method}:${s.variant}`} — ${s.reason} (${s.steps} steps; optional in the matrix)`);
+    out(`  SKIPPED (not measured, not failed): ${methodCacheLabel({ method: s.method, method_variant: s.variant }, false)} — ${s.reason} (${s.steps} steps; optional in the matrix)`);
   }
 
   // Read through the scan: one checked copy of the run's lines, however many step files it has.

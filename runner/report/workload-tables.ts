@@ -1,6 +1,6 @@
 import Table from 'cli-table3';
 import { formatSize } from '../core/units';
-import { cacheRank, methodCacheLabel } from '../core/vocabulary';
+import { cacheRank, methodCacheLabel, methodLabel } from '../core/vocabulary';
 import { methodRank } from '../methods/catalog';
 import { inDeclaredOrder } from './order';
 import { num, ratio } from './format';
@@ -158,7 +158,7 @@ export function printWebServing(rows: Row[], out: Out): void {
   const cacheName: Record<string, string> = {
     cold: 'cold cache', 'warm-memory': 'warm memory cache', 'warm-disk': 'warm disk cache', warm: 'warm cache', none: 'no client cache',
   };
-  const label = (r: Row) => `${r.method_variant === 'default' ? r.method : `${r.method}:${r.method_variant}`} (${cacheName[String(r.cache)] ?? r.cache})`;
+  const label = (r: Row) => `${methodLabel({ method: String(r.method), method_variant: String(r.method_variant) })} (${cacheName[String(r.cache)] ?? r.cache})`;
   const ordered = columns(rows, label).map((l) => rows.find((r) => label(r) === l)!);
   out('');
   out(`web-serving (seed 004) — ${num(ordered[0].reads_per_repetition)} whole-file reads by parallel readers, 80/20 access; medians over repetitions`);
@@ -209,7 +209,7 @@ export function printReadScaling(rows: Row[], out: Out): void {
 export function printNotApplicable(rows: Row[], out: Out): void {
   const byWorkload = new Map<string, Set<string>>();
   for (const r of rows) {
-    const m = r.method_variant === 'default' ? String(r.method) : `${r.method}:${r.method_variant}`;
+    const m = methodLabel({ method: String(r.method), method_variant: String(r.method_variant) });
     byWorkload.set(String(r.workload), (byWorkload.get(String(r.workload)) ?? new Set()).add(m));
   }
   if (!byWorkload.size) return;

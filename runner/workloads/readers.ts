@@ -3,11 +3,13 @@ import { runThreads } from '../core/threads';
 import type { FixtureFile } from '../core/workload';
 import type { FsCounts, FsRunContext } from './fs-common';
 import type { ReadFilesJob, ReadFilesResult } from './read-files.thread';
+import type { CacheState, PassCache } from '../core/vocabulary';
 
 /** A file on the file system under test with what it must contain. */
 export type ReadableFile = FixtureFile;
 
-export type ReadCacheState = 'cold' | 'warm' | 'warm-memory' | 'warm-disk' | 'none';
+/** The cache state a read is recorded in (the result schema's). */
+export type ReadCacheState = CacheState;
 
 /**
  * The cache states a reading workload measures in this pass, and how to reach each before a
@@ -31,7 +33,7 @@ export const NO_CACHE_CONTROL: CacheControl = { states: ['none'], enter: async (
  * - warm pass: `warmLabel` — the same reads are made once, unrecorded, then measured.
  */
 export function mountCacheControl(
-  mount: FileSystemAccess, pass: 'cold' | 'warm' | 'none', fs: FsRunContext, chunkBytes: number,
+  mount: FileSystemAccess, pass: PassCache, fs: FsRunContext, chunkBytes: number,
   opts: { warmDisk: boolean; warmLabel: 'warm' | 'warm-memory' },
 ): CacheControl {
   const readSinceMount = new Set<number>();

@@ -22,6 +22,7 @@ import { cleanupAll } from '../../runner/core/cleanup';
 import { startEmbeddedEndpoint } from '../../runner/endpoint/embedded';
 import { functionBundleContents } from '../fixtures/function-bundles';
 
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 const { values } = parseArgs({ options: { runs: { type: 'string', default: '5' } } });
 const runs = Math.max(1, Number(values.runs));
 
@@ -46,7 +47,7 @@ const event = JSON.parse(process.argv[2] || 'null');
     try { await mod.handler(event); outcome = 'ok'; } catch (e) { outcome = (e && (e.name || e.message)) || String(e); }
     called = performance.now() - c0;
   }
-  process.stdout.write(JSON.stringify({ loadMs: loaded - t0, firstCallMs: called, outcome }));
+  process.stdout.write('\\nS3AB-BENCH ' + JSON.stringify({ loadMs: loaded - t0, firstCallMs: called, outcome }) + '\\n');
 })();`;
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -69,8 +70,10 @@ async function main(): Promise<void> {
         const t0 = performance.now();
         const r = spawnSync(process.execPath, ['-e', PROBE, b.path, call && b.entry !== 'janitor' ? JSON.stringify(call.event) : ''], { env, encoding: 'utf8' });
         const wallMs = performance.now() - t0;
-        if (r.status !== 0) throw new Error(`${b.entry}: the bundle did not load: ${r.stderr.split('\n').slice(-5).join(' ')}`);
-        samples.push({ wallMs, ...JSON.parse(r.stdout) });
+        if (r.status !== 0) throw new Error(`${b.entry}: the bundle did not load: ${r.stderr.split('\n').filter((l) => l.trim() && !/^\s+at /.test(l)).slice(0, 6).join(' | ')}`);
+        const line = r.stdout.split('\n').reverse().find((l) => l.startsWith('S3AB-BENCH '));
+        if (!line) throw new Error(`${b.entry}: the probe printed no result: ${r.stdout.slice(-300)} ${r.stderr.slice(-300)}`);
+        samples.push({ wallMs, ...JSON.parse(line.slice('S3AB-BENCH '.length)) });
       }
       const first = samples.map((s) => s.firstCallMs).filter((x): x is number => x !== null);
       table.push([

@@ -220,7 +220,10 @@ describe('mount faults', () => {
     expect(broken.error_sample).toMatch(/the s3fs client \(pid \d+\) exited mid-run \(signal SIGKILL\)/);
     expect(broken.flags).toContain('step-failed');
     // The next step (Mountpoint) still ran and succeeded.
-    expect(records.filter((r) => r.method === 'mountpoint').every((r) => r.status === 'ok')).toBe(true);
+    const mountpointRecords = records.filter((r) => r.method === 'mountpoint');
+    expect(mountpointRecords.length).toBeGreaterThan(0);
+    expect(mountpointRecords.every((r) => r.status === 'ok')).toBe(true);
+    expect(mounted.length).toBeGreaterThan(0);
     expect(ourMounts(mounted.map((m) => m.mountPoint))).toEqual([]);
     for (const m of mounted) expect(existsSync(m.mountPoint)).toBe(false);
   }, 180_000);
@@ -258,7 +261,9 @@ describe('mount faults', () => {
         '--endpoint', server.target.endpointUrl!, '--bucket', server.target.bucket, '--results', join(dir, 'results')],
       { env: { AWS_ACCESS_KEY_ID: server.target.credentials!.accessKeyId, AWS_SECRET_ACCESS_KEY: server.target.credentials!.secretAccessKey } });
       expect(r.code).toBe(1);
-      expect(r.stdout).toMatch(/s3fs did not mount: .*(invalid credentials|Exiting FUSE)/);
+      // s3fs checks the credentials as it starts: it either never answers (did not mount) or answers
+      // once and exits at its first request; both are the client's own failure, with its reason.
+      expect(r.stdout).toMatch(/s3fs (did not mount: |client \(pid \d+\) exited mid-run .*: ).*(invalid credentials|Exiting FUSE)/);
       expect(s3fsMountsOf(r.pid)).toEqual([]);
     }, 60_000);
   });
