@@ -5,6 +5,7 @@ import { registerAws } from './aws';
 import { registerList } from './list';
 import { registerReport } from './report';
 import { registerRun } from './run';
+import { registerSetup } from './setup';
 import { registerStep } from './step';
 
 // The SDK warns on Node 20 about its releases from 2027 on; the lockfile pins this one.
@@ -16,7 +17,7 @@ export function buildCli(): Command {
     .description('s3-access-bench: benchmark the ways programs reach S3 (S3 API, AWS CLI, FUSE mounts, ...) with verified data')
     .showHelpAfterError('(run with --help for usage)')
     .configureOutput({ outputError: (str, write) => write(str) });
-  for (const register of [registerRun, registerStep, registerAws, registerReport, registerList]) register(program);
+  for (const register of [registerRun, registerStep, registerAws, registerReport, registerList, registerSetup]) register(program);
   return program;
 }
 

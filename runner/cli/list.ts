@@ -2,6 +2,7 @@ import Table from 'cli-table3';
 import type { Command } from 'commander';
 import { CATALOG } from '../catalog';
 import { UserError } from '../core/errors';
+import { installCommand } from '../core/install';
 import { expandSteps, loadProfile, profileNames, resolveMatrix } from '../core/matrix';
 import { METHODS } from '../methods';
 import { list, out } from './args';
@@ -32,7 +33,9 @@ async function printMethods(required: string[]): Promise<string[]> {
   for (const m of METHODS) {
     const a = await m.probe();
     if (!a.available && required.includes(m.name)) missing.push(`${m.name}: ${a.reason}`);
-    methods.push([m.name, m.kind, a.available ? 'yes' : 'no', a.available ? a.version ?? '' : a.reason ?? '', Object.keys(m.variants).join(', ')]);
+    const install = installCommand(m.name);
+    const why = `${a.reason ?? ''}${install && !a.reason?.includes(install) ? ` (install: \`${install}\`)` : ''}`;
+    methods.push([m.name, m.kind, a.available ? 'yes' : 'no', a.available ? a.version ?? '' : why, Object.keys(m.variants).join(', ')]);
   }
   out('Methods');
   out(methods.toString());

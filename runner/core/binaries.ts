@@ -21,7 +21,7 @@ export function findBinary(envVar: string, candidates: string[]): string | null 
   return null;
 }
 
-/** The project's own tools folder (.tools/bin), where setup.sh puts what it builds. */
+/** The project's own tools folder (.tools/bin), where scripts/setup.mjs puts what it builds. */
 export function toolsBin(name: string): string {
   return join(projectRoot(), '.tools', 'bin', name);
 }

@@ -9,7 +9,7 @@ import { mountpointDescriptor } from './mountpoint';
 
 /**
  * Mountpoint for Amazon S3. On EC2 the official `mount-s3` package; elsewhere the project's
- * launcher (crates/mount-s3-launcher, built by setup.sh into .tools/bin/s3ab-mount-s3) around the
+ * launcher (crates/mount-s3-launcher, built by scripts/setup.mjs into .tools/bin/s3ab-mount-s3) around the
  * same library, with the same flags and upstream's rule that rename is refused (ENOSYS) on
  * general-purpose buckets. Flags by name: true = the flag, false = left out, else --name value.
  */

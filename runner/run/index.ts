@@ -4,6 +4,7 @@ import { matrixFor } from '../catalog';
 import { Interrupted } from '../core/cleanup';
 import { errorSummary } from '../core/errors';
 import { hostFacts } from '../core/host';
+import { installCommand } from '../core/install';
 import { expandSteps, type MethodChoice, type ResolvedMatrix, type Step } from '../core/matrix';
 import type { Availability } from '../core/method';
 import { Progress } from '../core/progress';
@@ -87,7 +88,7 @@ async function planRun(opts: RunOptions): Promise<RunPlan> {
   checkRunOptions(opts);
   const availability = new Map<MethodChoice, Availability>();
   for (const choice of matrix.methods) availability.set(choice, await findMethod(choice.name)!.probe());
-  const { skipped, steps } = planAvailability(matrix.methods, availability, chosen, !!opts.onlySteps);
+  const { skipped, steps } = planAvailability(matrix.methods, availability, chosen, !!opts.onlySteps, installCommand);
   const runId = opts.runId ?? newRunId();
   return { matrix, chosen, steps, skipped, runId, prefix: runDataPrefix(runId, opts.runnerId) };
 }

@@ -53,7 +53,8 @@ export interface AvailabilityPlan {
  * whose every method is skipped is rejected (unless only some steps were asked for: a runner of
  * an AWS execution may hold steps of one optional method only).
  */
-export function planAvailability(methods: readonly MethodChoice[], availability: ReadonlyMap<MethodChoice, Availability>, chosen: readonly Step[], onlySomeSteps: boolean): AvailabilityPlan {
+export function planAvailability(methods: readonly MethodChoice[], availability: ReadonlyMap<MethodChoice, Availability>, chosen: readonly Step[], onlySomeSteps: boolean,
+  installHint: (method: string) => string | null = () => null): AvailabilityPlan {
   const skipped: AvailabilityPlan['skipped'] = [];
   const unavailable = new Set<MethodChoice>();
   for (const choice of methods) {
@@ -65,8 +66,10 @@ export function planAvailability(methods: readonly MethodChoice[], availability:
       continue;
     }
     const others = [...new Set(methods.filter((m) => m.name !== choice.name).map((m) => m.name))];
+    const install = installHint(choice.name);
+    const how = install ? `install it (\`${install}\`)` : 'install it';
     throw new UserError(`method "${choice.name}" is not available on this host: ${a.reason}`,
-      others.length ? `install it, or leave it out with --methods ${others.join(',')}` : 'install it (see `s3ab list`)');
+      others.length ? `${how}, or leave it out with --methods ${others.join(',')}` : `${how} (see \`s3ab list\`)`);
   }
   const steps = chosen.filter((st) => !unavailable.has(st.method));
   if (!steps.length && !onlySomeSteps) {

@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 export AWS_EC2_METADATA_DISABLED=true
-bash scripts/setup.sh --quiet
+node scripts/setup.mjs --quiet --tests
 node scripts/build.mjs --if-stale
 rm -rf cdk.out
 t0=$(date +%s.%N)

@@ -379,7 +379,7 @@ describe('cdk-nag (AwsSolutions) and cfn-lint', () => {
 
   test('cfn-lint reports no error on the synthesized template', () => {
     const lint = join(ROOT, '.tools', 'cfn-lint', 'bin', 'cfn-lint');
-    expect(existsSync(lint)).toBe(true); // installed by scripts/setup.sh
+    expect(existsSync(lint)).toBe(true); // installed by scripts/setup.mjs
     const dir = mkdtempSync(join(tmpdir(), 's3ab-cfnlint-'));
     try {
       const file = join(dir, 'template.json');

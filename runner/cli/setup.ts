@@ -1,0 +1,40 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Command } from 'commander';
+import { matrixFor } from '../catalog';
+import { UserError } from '../core/errors';
+import { installCommand } from '../core/install';
+import { projectRoot } from '../core/paths';
+import { list } from './args';
+
+/** `s3ab setup [NAME...]`: installs methods, workloads or components (scripts/setup.mjs), or what a run needs (--for-run). */
+export function registerSetup(program: Command): void {
+  program
+    .command('setup [names...]')
+    .description('install what methods, workloads or tools need (assets/install.json); --for-run: what a run with these options needs')
+    .option('--for-run', 'install what `s3ab run` with the same options (--profile, --matrix, --methods, --workloads) needs')
+    .option('-p, --profile <name>', 'with --for-run: the profile')
+    .option('-m, --matrix <file>', 'with --for-run: the matrix file')
+    .option('--methods <a,b>', 'with --for-run: only these methods', list)
+    .option('--workloads <x,y>', 'with --for-run: only these workloads', list)
+    .option('--quiet', 'print only what gets installed')
+    .option('--verbose', 'print every installer\'s output')
+    .allowUnknownOption()
+    .addHelpText('after', `
+Examples:
+  s3ab setup mountpoint rclone        install the Mountpoint launcher and rclone
+  s3ab setup --for-run --profile mounts   what the mounts profile needs`)
+    .action((positional: string[], o) => {
+      const script = join(projectRoot(), 'scripts', 'setup.mjs');
+      if (!existsSync(script)) throw new UserError('s3ab setup needs the project checkout (scripts/setup.mjs is not next to this bundle)', 'run it from a clone of the project, or install the clients by hand (see `s3ab list`)');
+      let names = positional.filter((n) => !n.startsWith('-'));
+      if (o.forRun) {
+        const matrix = matrixFor({ profile: o.profile, matrixFile: o.matrix, methods: o.methods, workloads: o.workloads });
+        // Optional methods that cannot run here (S3 Files off AWS) have nothing to install.
+        names = [...new Set([...matrix.methods.map((m) => m.name), ...matrix.workloads.map((w) => w.name)])].filter((n) => installCommand(n) !== null);
+      }
+      const r = spawnSync(process.execPath, [script, ...(o.quiet ? ['--quiet'] : []), ...(o.verbose ? ['--verbose'] : []), ...names], { stdio: 'inherit' });
+      process.exitCode = r.status ?? 1;
+    });
+}

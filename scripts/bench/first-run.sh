@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# A newcomer's first `npm run local` on a fresh machine: a fresh clone of the committed HEAD, an
+# empty HOME (so no npm, Go, pip or cargo cache and no earlier build of this project is reused),
+# then `npm run local` timed end to end, setup included. Prints the time of each setup component,
+# the build and the run. Target (issue 14): ≤ 240 s.
+#
+#   npm run bench:first-run
+#
+# What an empty HOME cannot undo: Debian packages already installed on this host (apt installs
+# system-wide). Those the quick run needs are listed with their estimate from assets/install.json,
+# and added to a second total for a machine that lacks them too.
+set -euo pipefail
+root="$(cd "$(dirname "$0")/../.." && pwd)"
+TARGET_S=240
+work="$(mktemp -d /tmp/s3ab-first-run-XXXXXX)"
+trap 'rm -rf "$work"' EXIT
+mkdir -p "$work/home"
+git clone -q --no-local "$root" "$work/repo"
+cd "$work/repo"
+# The toolchains stay (Node, Go, Rust, Python are on the fresh machine); their caches do not.
+export HOME="$work/home" RUSTUP_HOME="${RUSTUP_HOME:-/root/.rustup}" CARGO_HOME="${CARGO_HOME:-/root/.cargo}"
+unset GOPATH GOCACHE GOMODCACHE S3AB_CACHE XDG_CACHE_HOME npm_config_cache
+log="$work/local.log"
+start=$(date +%s.%N)
+if ! npm run -s local > "$log" 2>&1; then
+  echo "bench:first-run: npm run local failed; its output:" >&2
+  tail -40 "$log" >&2
+  exit 1
+fi
+end=$(date +%s.%N)
+total=$(echo "$end - $start" | bc)
+echo "fresh clone of $(git -C "$root" rev-parse --short HEAD), empty HOME: npm run local (quick profile)"
+grep -E '^\[setup\] .*: installed in' "$log" | sed 's/^\[setup\] /  setup  /' || true
+run_s=$(grep -oE 'run [0-9]{8}T[0-9]{6}Z-[0-9a-f]{6}: [0-9]+ steps' "$log" | head -1 || true)
+echo "  ${run_s:-run}"
+apt_missing_estimate=0
+for c in $(node -e "const s=require('./assets/install.json');const p=require('./assets/profiles/quick.json');const names=[...s.base,...p.methods.map(m=>typeof m==='string'?m:m.name).flatMap(m=>s.methods[m]??[])];console.log([...new Set(names)].filter(n=>s.components[n].kind==='apt').join(' '))"); do
+  est=$(node -e "console.log(require('./assets/install.json').components['$c'].estimateSeconds)")
+  echo "  apt    $c was already installed on this host (a fresh machine adds about ${est} s)"
+  apt_missing_estimate=$((apt_missing_estimate + est))
+done
+printf '  total  %.0f s wall (target ≤ %d s)%s\n' "$total" "$TARGET_S" "$( [ "$apt_missing_estimate" -gt 0 ] && printf '; with the apt packages above: about %.0f s' "$(echo "$total + $apt_missing_estimate" | bc)")"
