@@ -14,6 +14,11 @@ import { s3ab } from '../helpers/cli';
  */
 const GOLDEN = join(__dirname, 'golden');
 const RUN_ID = '20260115T101500Z-901d3e';
+/** The probes and tests the golden files were drawn with (the fixture's lists before the rework). */
+const GOLDEN_PROBES = ['create', 'overwrite', 'append', 'random-write', 'truncate', 'rename-file', 'rename-dir', 'delete', 'mkdir-rmdir',
+  'symlink', 'hardlink', 'chmod', 'chown', 'utimes', 'flock', 'fcntl-lock', 'read-after-write', 's3-to-mount-delay', 'mount-to-s3-delay'];
+const GOLDEN_METADATA_TESTS = ['sequential-writes', 'data-modifications', 'single-file-append', 'empty-files', 'empty-directories', 'file-moves',
+  'random-reads', 'deletion', 'traversal'];
 
 /** The first line that differs, with its neighbours, so a failure shows what changed. */
 function firstDifference(actual: string, expected: string): string | null {
@@ -29,7 +34,7 @@ describe('report output is unchanged on the rendering fixture', () => {
   let dir: string;
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 's3ab-golden-'));
-    await writeReportFixture(join(dir, 'results'), { repetitions: 2, runId: RUN_ID });
+    await writeReportFixture(join(dir, 'results'), { repetitions: 2, runId: RUN_ID, probes: GOLDEN_PROBES, metadataTests: GOLDEN_METADATA_TESTS });
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 

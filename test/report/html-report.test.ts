@@ -207,7 +207,7 @@ describe('the HTML report of a folder with every kind of record (rendering fixtu
     expect(text).toMatch(/warm-memory/);
     expect(text).toMatch(/warm-disk/);
     expect(text).toMatch(/vs cold/);
-    expect(text).toMatch(/web-serving · read-80-20 16 KiB/);
+    expect(text).toMatch(/web-serving · read 16 KiB/);
   });
 
   test('the semantics matrix: methods × probes, supported, unsupported, delays in ms', async () => {
@@ -219,7 +219,7 @@ describe('the HTML report of a folder with every kind of record (rendering fixtu
     expect(await row('hardlink')).toEqual(['✗ unsupported', '✗ unsupported', '✗ unsupported']);
     const delays = await row('s3-to-mount-delay');
     for (const d of delays) expect(d).toMatch(/^✓ [\d.,]+ (ms|s)$/);
-    expect(await row('probes supported')).toEqual(['16 of 19', '7 of 19', '16 of 19']);
+    expect(await row('probes supported')).toEqual(['17 of 20', '8 of 20', '17 of 20']);
   });
 
   test('workload times for the jobs, failures and refusals named', async () => {
