@@ -7,6 +7,7 @@
 #                  contestants); fio (sequential I/O); cmake, clang, libclang-dev, libfuse-dev,
 #                  pkg-config (to build the Mountpoint launcher)
 #   versitygw      the embedded S3 server, pinned, built with `go install` into .tools/bin
+#   awscrt         the AWS Common Runtime (PyPI wheel, pinned) for the s3-crt method, into .tools/pip
 #   s3ab-mount-s3  the Mountpoint launcher (crates/mount-s3-launcher), built with cargo into
 #                  .tools/bin; builds are cached in ~/.cache/s3ab keyed by a hash of the crate's
 #                  sources and Cargo.lock, so a fresh clone on the same machine reuses them
@@ -20,6 +21,7 @@ VERSITYGW_VERSION=v1.8.0 # keep in step with runner/endpoint/embedded.ts
 APT_PACKAGES=(awscli s3fs rclone fuse3 fio cmake clang libclang-dev libfuse-dev pkg-config)
 APT_PACKAGES+=(chromium) # headless browser for the HTML report's tests (driven by playwright-core, never downloaded)
 CFN_LINT_VERSION=1.58.0 # checks the synthesized CloudFormation template (issue 5)
+AWSCRT_VERSION=0.38.1 # the s3-crt method's client; keep in step with runner/methods/s3-crt.ts
 
 # npm packages: reinstall when the lockfile changed since the last install.
 if [[ ! -f node_modules/.package-lock.json || package-lock.json -nt node_modules/.package-lock.json ]]; then
@@ -65,6 +67,12 @@ if [[ "$(.tools/cfn-lint/bin/cfn-lint --version 2>/dev/null)" != "cfn-lint $CFN_
   say "installing cfn-lint $CFN_LINT_VERSION into .tools/cfn-lint"
   python3 -m venv .tools/cfn-lint >&2 || { say "python3 -m venv failed: install python3-venv (apt-get install -y python3-venv)"; exit 1; }
   .tools/cfn-lint/bin/pip install -q --disable-pip-version-check "cfn-lint==$CFN_LINT_VERSION" >&2
+fi
+
+# awscrt (PyPI: prebuilt manylinux wheels, a few seconds) for the s3-crt method, into .tools/pip.
+if [[ "$(PYTHONPATH=.tools/pip python3 -c 'import awscrt; print(awscrt.__version__)' 2>/dev/null)" != "$AWSCRT_VERSION" ]]; then
+  say "installing awscrt $AWSCRT_VERSION into .tools/pip"
+  out=$(python3 -m pip install -q --disable-pip-version-check --upgrade --target .tools/pip "awscrt==$AWSCRT_VERSION" 2>&1) || { echo "$out" >&2; say "pip install awscrt failed: install python3-pip (apt-get install -y python3-pip) and rerun"; exit 1; }
 fi
 
 # The Mountpoint launcher: mountpoint-s3-fs (crates.io) behind mount-s3's flags. Rebuilt only when
