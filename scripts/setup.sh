@@ -21,7 +21,7 @@ VERSITYGW_VERSION=v1.8.0 # keep in step with runner/endpoint/embedded.ts
 APT_PACKAGES=(awscli s3fs rclone fuse3 fio cmake clang libclang-dev libfuse-dev pkg-config)
 APT_PACKAGES+=(chromium) # headless browser for the HTML report's tests (driven by playwright-core, never downloaded)
 CFN_LINT_VERSION=1.58.0 # checks the synthesized CloudFormation template (issue 5)
-AWSCRT_VERSION=0.38.1 # the s3-crt method's client; keep in step with runner/methods/s3-crt.ts
+AWSCRT_VERSION=0.38.1 # the s3-crt method's client; keep in step with runner/methods/s3-crt-version.ts
 
 # npm packages: reinstall when the lockfile changed since the last install.
 if [[ ! -f node_modules/.package-lock.json || package-lock.json -nt node_modules/.package-lock.json ]]; then

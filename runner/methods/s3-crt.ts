@@ -12,8 +12,8 @@ import { projectRoot } from '../core/paths';
 import { nowNs } from '../core/stats';
 import { parseSize } from '../core/units';
 
-/** Pinned in scripts/setup.sh (installed into .tools/pip); the probe reports what is really there. */
-export const AWSCRT_VERSION = '0.38.1';
+import { AWSCRT_VERSION } from './s3-crt-version';
+
 const INSTALL_HINT = `\`npm run setup\`, or: python3 -m pip install --target .tools/pip awscrt==${AWSCRT_VERSION}`;
 
 /**
