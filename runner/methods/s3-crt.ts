@@ -173,6 +173,11 @@ class CrtSession implements StorageSession {
     return session;
   }
 
+  /** The client process (benchmarks read its CPU time from /proc). */
+  get clientPid(): number | undefined {
+    return this.child.pid;
+  }
+
   private onLine(line: string): void {
     let msg: Reply;
     try {
