@@ -252,7 +252,10 @@ class Client:
             self.reply({'id': rid, 'ok': True, **res})
         except Exception as err:  # noqa: BLE001 — every failure is an answer, never a hang
             what = {'put': 'PutObject', 'get': 'GetObject', 'head': 'HeadObject', 'delete': 'DeleteObject', 'list': 'ListObjectsV2'}.get(req.get('op'), str(req.get('op')))
-            self.reply({'id': rid, 'ok': False, 'latency_ns': 0, 'bytes': 0, 'error': s3_error_text(err, what)})
+            text = s3_error_text(err, what)
+            if not text.startswith(('Forbidden', 'NotFound')) and '(HTTP ' not in text:
+                text += f' — endpoint {self.config()["endpoint"]}'  # a transport error: say where it tried
+            self.reply({'id': rid, 'ok': False, 'latency_ns': 0, 'bytes': 0, 'error': text})
 
 
 def main():
