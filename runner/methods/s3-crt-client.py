@@ -15,7 +15,8 @@ one JSON object per line on stdin, one per line on stdout.
 
 Before any request the process prints {"ready": true, "version": ..., "config": {...}}.
 `latency_ns` is measured around the CRT request(s) only: from make_request to the CRT's on_done
-(a list's pages summed), so process start, this protocol and the JSON do not count.
+(a list: from its first page's request to its last page parsed, as an SDK's call includes its
+parsing), so process start, this protocol and the JSON do not count.
 Requests run concurrently (one thread each, blocking on the CRT). GET and PUT are the CRT's own
 meta requests: parallel ranged GETs / multipart upload, file I/O in native code (recv_filepath,
 send_filepath), so Python touches no payload byte.
@@ -213,14 +214,15 @@ class Client:
             return {'latency_ns': ns, 'bytes': 0}
         if op == 'list':
             prefix = req.get('prefix', key)
-            entries, total, token = [], 0, None
+            # A listing's latency covers its pages and their parsing (an SDK parses inside its call too).
+            entries, token = [], None
+            t0 = time.perf_counter_ns()
             while True:
                 query = [('list-type', 2)]
                 if token:
                     query.append(('continuation-token', token))
                 query.append(('prefix', prefix))
-                ns, _, _, body = self.request('GET', self.url_path('', sorted(query)), 'ListObjectsV2')
-                total += ns
+                _, _, _, body = self.request('GET', self.url_path('', sorted(query)), 'ListObjectsV2')
                 root = ET.fromstring(body)
                 token = None
                 truncated = False
@@ -236,7 +238,7 @@ class Client:
                         token = el.text
                 if not (truncated and token):
                     break
-            return {'latency_ns': total, 'bytes': 0, 'entries': entries}
+            return {'latency_ns': time.perf_counter_ns() - t0, 'bytes': 0, 'entries': entries}
         raise ValueError(f'unknown op {op!r}')
 
     def reply(self, obj):
