@@ -194,7 +194,11 @@ class CrtSession implements StorageSession {
   private onExit(code: number | null, sig: NodeJS.Signals | null): void {
     this.ctx.signal.removeEventListener('abort', this.onAbort);
     this.dropEmergency();
-    this.exited ??= new Error(`s3-crt client exited (${sig ?? `code ${code}`}): ${lastLine(this.stderrTail)}`);
+    if (!this.exited) {
+      // Died on its own (not closed, not aborted): the step cannot go on, as with a mount's client.
+      this.exited = new Error(`s3-crt client exited (${sig ?? `code ${code}`}): ${lastLine(this.stderrTail)}`);
+      this.ctx.abortStep?.(this.exited);
+    }
     for (const p of this.pending.values()) p.reject(this.exited);
     this.pending.clear();
   }
@@ -257,13 +261,13 @@ class CrtSession implements StorageSession {
   /** Ends the client: stdin closed (it finishes what is in flight), then SIGTERM, then SIGKILL. */
   async close(): Promise<void> {
     this.ctx.signal.removeEventListener('abort', this.onAbort);
+    this.exited ??= new Error('s3-crt: session closed');
     if (this.child.exitCode === null && this.child.signalCode === null) {
       this.child.stdin.end();
       const timer = setTimeout(() => this.kill(new Error('s3-crt: closed')), 5000);
       await this.exitPromise;
       clearTimeout(timer);
     }
-    this.exited ??= new Error('s3-crt: session closed');
   }
 }
 

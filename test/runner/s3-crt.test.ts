@@ -131,5 +131,15 @@ describe('s3-crt (awscrt) against the embedded versitygw', () => {
       expect(alive(pid2)).toBe(false);
       await expect(aborted.head('x')).rejects.toThrow(/aborted/);
     }, 30_000);
+
+    test('a client that dies mid-step ends the step, naming the exit', async () => {
+      const reasons: Error[] = [];
+      const session = await open({ abortStep: (e) => reasons.push(e) });
+      const pid = (session as unknown as { clientPid: number }).clientPid;
+      process.kill(pid, 'SIGKILL');
+      for (let i = 0; i < 50 && reasons.length === 0; i++) await new Promise((r) => setTimeout(r, 100));
+      expect(reasons.map((e) => e.message)).toEqual([expect.stringMatching(/s3-crt client exited \(SIGKILL\)/)]);
+      await expect(session.head('x')).rejects.toThrow(/exited \(SIGKILL\)/);
+    }, 30_000);
   });
 });
