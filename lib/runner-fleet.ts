@@ -13,6 +13,10 @@ import { acknowledge } from './nag';
 import { RESULTS_LAYOUT } from './results-layout';
 import { RUNNER_TAG } from './runner-tags';
 import { DATA_ROOT, RUN_ID_PATTERN } from '../runner/core/vocabulary';
+import { INSTALL } from '../runner/core/install';
+
+/** The awscrt release the s3-crt method is pinned to (assets/install.json, the single source). */
+const AWSCRT_VERSION = (INSTALL.components.awscrt as unknown as { version: string }).version;
 
 export interface RunnerFleetProps {
   readonly vpc: ec2.IVpc;
@@ -42,7 +46,7 @@ export { RUNNER_TAG };
  * The methods every runner must offer (setup fails naming any that is missing). `efs` is left out:
  * the stack creates no EFS file system (test/aws/stack.test.ts keeps this in step with the runner).
  */
-export const RUNNER_METHODS = ['s3-api', 'aws-cli', 's3fs', 'mountpoint', 'rclone', 's3files'] as const;
+export const RUNNER_METHODS = ['s3-api', 's3-crt', 'aws-cli', 's3fs', 'mountpoint', 'rclone', 's3files'] as const;
 
 
 /**
@@ -211,7 +215,7 @@ export function setupScript(p: { bundleUrl: string; assetsUrl: string; fileSyste
     'exec > >(tee -a /var/log/s3ab-setup.log) 2>&1',
     'step() { echo "== s3ab setup: $*"; }',
     'step "packages: fio, Node.js 22, amazon-efs-utils (mount.s3files), FUSE 2 (s3fs) and 3 (rclone), build tools for s3fs"',
-    'dnf install -y -q fio nodejs22 amazon-efs-utils fuse fuse3 fuse-devel unzip gcc-c++ make automake autoconf libcurl-devel libxml2-devel openssl-devel git',
+    'dnf install -y -q fio nodejs22 amazon-efs-utils fuse fuse3 fuse-devel unzip gcc-c++ make automake autoconf libcurl-devel libxml2-devel openssl-devel git python3-pip',
     'command -v mount.s3files >/dev/null || { echo "s3ab setup: amazon-efs-utils has no mount.s3files (S3 Files needs amazon-efs-utils >= 3.0.0): $(rpm -q amazon-efs-utils)" >&2; exit 3; }',
     'step "Mountpoint for Amazon S3 (official package)"',
     'ARCH=$(uname -m | sed s/aarch64/arm64/)',
@@ -232,6 +236,8 @@ export function setupScript(p: { bundleUrl: string; assetsUrl: string; fileSyste
     'rm -rf /opt/s3ab && mkdir -p /opt/s3ab/dist /opt/s3ab/assets',
     `aws s3 cp --only-show-errors ${p.bundleUrl} /tmp/s3ab-bundle.zip && unzip -q -o /tmp/s3ab-bundle.zip -d /opt/s3ab/dist`,
     `aws s3 cp --only-show-errors ${p.assetsUrl} /tmp/s3ab-assets.zip && unzip -q -o /tmp/s3ab-assets.zip -d /opt/s3ab/assets`,
+    `step "awscrt ${AWSCRT_VERSION} (PyPI wheel) for the s3-crt method, into /opt/s3ab/.tools/pip"`,
+    `python3 -m pip install -q --disable-pip-version-check --target /opt/s3ab/.tools/pip awscrt==${AWSCRT_VERSION}`,
     'NODE=$(command -v node-22 || command -v node)',
     'echo "$NODE" > /opt/s3ab/node',
     'step "every method the runner benchmarks is available here (s3ab list --require names what is missing)"',

@@ -2,7 +2,7 @@
 // Bundles the runner into one file, dist/s3ab.js: the same bundle runs locally and on EC2 under SSM.
 // `--if-stale` skips the build when no source is newer than the bundle.
 import { build } from 'esbuild';
-import { existsSync, statSync, readdirSync } from 'node:fs';
+import { copyFileSync, existsSync, statSync, readdirSync } from 'node:fs';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -18,7 +18,7 @@ function newest(dir) {
   return t;
 }
 
-if (process.argv.includes('--if-stale') && existsSync(out) && existsSync(join(root, 'dist', 'fs-thread.js'))) {
+if (process.argv.includes('--if-stale') && existsSync(out) && existsSync(join(root, 'dist', 'fs-thread.js')) && existsSync(join(root, 'dist', 's3-crt-client.py'))) {
   const sources = Math.max(newest(join(root, 'runner')), newest(join(root, 'assets')), statSync(join(root, 'package-lock.json')).mtimeMs);
   if (statSync(out).mtimeMs >= sources) process.exit(0);
 }
@@ -52,3 +52,5 @@ await build({
   logLevel: 'warning',
   legalComments: 'none',
 });
+// The s3-crt method's client process (runner/methods/s3-crt.impl.ts finds it next to the bundle).
+copyFileSync(join(root, 'runner', 'methods', 's3-crt-client.py'), join(root, 'dist', 's3-crt-client.py'));

@@ -121,6 +121,18 @@ const KINDS = {
       },
     };
   },
+  pip: (c) => {
+    const target = join(tools, 'pip');
+    const env = { ...process.env, PYTHONPATH: target };
+    return {
+      present: () => (spawnSync('python3', ['-c', `import ${c.import}; print(${c.import}.__version__)`], { encoding: 'utf8', env }).stdout ?? '').trim() === c.version,
+      async install(log) {
+        if (!has('python3')) throw new Error(`${c.package} needs python3 (apt-get install -y python3 python3-pip)`);
+        await run(log, 'python3', ['-m', 'pip', 'install', '-q', '--disable-pip-version-check', '--upgrade', '--target', target, `${c.package}==${c.version}`])
+          .catch((err) => { throw new Error(`pip install ${c.package} failed (install python3-pip?): ${err.message}`); });
+      },
+    };
+  },
   cargo: (c) => {
     const crate = join(root, c.crate);
     const key = () => createHash('sha256').update(['Cargo.toml', 'Cargo.lock', 'build.rs'].map((f) => readFileSync(join(crate, f))).join(''))

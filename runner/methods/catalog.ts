@@ -4,6 +4,7 @@ import { efsDescriptor } from './efs';
 import { mountpointDescriptor } from './mountpoint';
 import { rcloneDescriptor } from './rclone';
 import { s3ApiDescriptor } from './s3-api';
+import { s3CrtDescriptor } from './s3-crt';
 import { s3filesDescriptor } from './s3files';
 import { s3fsDescriptor } from './s3fs';
 
@@ -14,7 +15,7 @@ import { s3fsDescriptor } from './s3fs';
  * NAME.impl.ts (client), list the descriptor here and the client in index.ts.
  */
 export const METHOD_DESCRIPTORS = [
-  s3ApiDescriptor, awsCliDescriptor, s3fsDescriptor, mountpointDescriptor, rcloneDescriptor, s3filesDescriptor, efsDescriptor,
+  s3ApiDescriptor, s3CrtDescriptor, awsCliDescriptor, s3fsDescriptor, mountpointDescriptor, rcloneDescriptor, s3filesDescriptor, efsDescriptor,
 ] as const satisfies readonly MethodDescriptor[];
 
 export type MethodName = (typeof METHOD_DESCRIPTORS)[number]['name'];

@@ -1,15 +1,18 @@
 /**
- * Large-object transfer benchmark: the runner's `s3-api` method against s5cmd (a fast Go S3 client)
- * and the AWS CLI, on the same embedded endpoint, in one run, interleaved per repetition.
- * Prints PUT and GET throughput side by side, the s3-api/s5cmd ratio, the client CPU per GiB of a
- * GET (user and system), and the runner's peak memory.
+ * Large-object transfer benchmark: the runner's `s3-api` and `s3-crt` methods against s5cmd (a fast
+ * Go S3 client) and the AWS CLI, on the same embedded endpoint, in one run, interleaved per
+ * repetition. Prints PUT and GET throughput side by side, each method's ratio to s5cmd, the client
+ * CPU per GiB of a PUT and of a GET (user and system), and the runner's peak memory.
  *
- *   npm run bench:transfer [-- --size 1GiB --reps 3]
+ *   npm run bench:transfer [-- --size 1GiB --reps 3 --crt JSON-OPTIONS]
  *
- * Targets (issue 2): s3-api within 10% of s5cmd for 1 GiB PUT and GET; runner peak RSS < 400 MB.
- * All three upload the same file and download into the same folder, in an order rotated per
- * repetition; s3-api is the runner's own session code (runner/methods/s3-api.ts). The peak memory
- * comes from a real `s3ab run` (objects workload, one 1 GiB object), read from its run manifest.
+ * Targets: s3-api within 10% of s5cmd for 1 GiB PUT and GET (issue 2); s3-crt ≥ 0.95× s5cmd for
+ * each; runner peak RSS < 400 MB. All contestants upload the same file and download into the same
+ * folder, in an order rotated per repetition; s3-api and s3-crt are the runner's own session code
+ * (runner/methods/s3-api.ts, s3-crt.ts: one long-lived CRT client process, timed around put/get as
+ * the runner times them, protocol included). s5cmd and the AWS CLI run with their defaults.
+ * The peak memory comes from a real `s3ab run` (objects workload, one 1 GiB object), read from its
+ * run manifest.
  */
 import Table from 'cli-table3';
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -19,6 +22,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { fileDigest, writePatternFile } from '../../runner/core/data';
 import { s3Api } from '../../runner/methods/s3-api.impl';
+import { s3Crt } from '../../runner/methods/s3-crt.impl';
 import { setMaxListeners } from 'node:events';
 import type { Fetched } from '../../runner/core/method';
 import { cleanupAll } from '../../runner/core/cleanup';
@@ -27,7 +31,8 @@ import { startEmbeddedEndpoint } from '../../runner/endpoint/embedded';
 
 const root = join(__dirname, '..', '..');
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
-const { values } = parseArgs({ options: { size: { type: 'string', default: '1GiB' }, reps: { type: 'string', default: '3' } } });
+// --crt '{"part_size":"16MiB"}' overrides s3-crt's default options (tuning).
+const { values } = parseArgs({ options: { size: { type: 'string', default: '1GiB' }, reps: { type: 'string', default: '3' }, crt: { type: 'string', default: '{}' } } });
 const size = parseSize(values.size!);
 const reps = Number(values.reps);
 const MIB = 1024 * 1024;
@@ -68,6 +73,20 @@ async function ownCpu<T>(fn: () => Promise<T>): Promise<{ value: T; cpu: Cpu }> 
   const value = await fn();
   const c = process.cpuUsage(c0);
   return { value, cpu: { user: c.user / 1e6, system: c.system / 1e6 } };
+}
+
+/** CPU of a running process (all its threads) from /proc/PID/stat (utime, stime). */
+function processCpu(pid: number): Cpu {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /, '').split(' ');
+  return { user: Number(fields[11]) / 100, system: Number(fields[12]) / 100 };
+}
+
+/** CPU that process `pid` used while `fn` ran. */
+async function pidCpu<T>(pid: number, fn: () => Promise<T>): Promise<{ value: T; cpu: Cpu }> {
+  const c0 = processCpu(pid);
+  const value = await fn();
+  const c = processCpu(pid);
+  return { value, cpu: { user: c.user - c0.user, system: c.system - c0.system } };
 }
 
 /** CPU that spawnSync'd contestants used during `fn`. */
@@ -113,9 +132,7 @@ async function main() {
     const digest = await writePatternFile(src, 'bench-transfer', size);
     const matrix = join(work, 'matrix.json');
     writeFileSync(matrix, JSON.stringify({ name: 'bench-transfer', repetitions: 1, methods: ['s3-api'], workloads: { objects: { sizes: [size], files: 1 } } }));
-    const results: Record<string, { put: number[]; get: number[]; getCpu: Cpu[] }> = {
-      's3-api': { put: [], get: [], getCpu: [] }, s5cmd: { put: [], get: [], getCpu: [] }, 'aws-cli': { put: [], get: [], getCpu: [] },
-    };
+    const results: Record<string, { put: number[]; get: number[]; putCpu: Cpu[]; getCpu: Cpu[] }> = {};
     let peakRss = 0;
     const mibs = (ms: number) => size / MIB / (ms / 1000);
 
@@ -123,27 +140,39 @@ async function main() {
     const signal = new AbortController().signal;
     setMaxListeners(1000, signal);
     const session = await s3Api.open({ target: t, options: s3Api.variants.default, scratchDir: scratch, signal });
-    type Got = { ms: number; cpu: Cpu; digest: () => Promise<string>; discard: () => Promise<void> };
+    const crtScratch = mkdtempSync(join(work, 'scratch-crt-'));
+    const crt = await s3Crt.open({ target: t, options: { ...s3Crt.variants.default, ...JSON.parse(values.crt!) }, scratchDir: crtScratch, signal });
+    const crtPid = (crt as unknown as { clientPid: number }).clientPid;
+    type Run = { ms: number; cpu: Cpu };
+    type Got = Run & { digest: () => Promise<string>; discard: () => Promise<void> };
     const fileGot = (run: { value: number; cpu: Cpu }, out: string): Got => ({ ms: run.value, cpu: run.cpu, digest: () => fileDigest(out), discard: async () => rmSync(out) });
-    const contestants: Record<string, { put: (k: string) => Promise<number>; get: (k: string, out: string) => Promise<Got> }> = {
+    const fetchedGot = async (fn: (onFetched: (f: Fetched) => void) => Promise<{ value: number; cpu: Cpu }>): Promise<Got> => {
+      let fetched: Fetched | undefined;
+      const run = await fn((f) => { fetched = f; });
+      return { ms: run.value, cpu: run.cpu, digest: () => fetched!.digest(), discard: () => fetched!.discard() };
+    };
+    const asRun = (r: { value: number; cpu: Cpu }): Run => ({ ms: r.value, cpu: r.cpu });
+    const contestants: Record<string, { put: (k: string) => Promise<Run>; get: (k: string, out: string) => Promise<Got> }> = {
       // The runner's own s3-api session (runner/methods/s3-api.ts), timed around put/get only.
       's3-api': {
-        put: async (k) => timeAsync(() => session.put(k, { path: src, size })),
-        get: async (k) => {
-          let fetched: Fetched | undefined;
-          const run = await ownCpu(() => timeAsync(async () => { fetched = await session.get(k); }));
-          return { ms: run.value, cpu: run.cpu, digest: () => fetched!.digest(), discard: () => fetched!.discard() };
-        },
+        put: async (k) => asRun(await ownCpu(() => timeAsync(() => session.put(k, { path: src, size })))),
+        get: async (k) => fetchedGot((on) => ownCpu(() => timeAsync(async () => on(await session.get(k))))),
+      },
+      // The runner's s3-crt session (runner/methods/s3-crt.ts): CPU of its client process.
+      's3-crt': {
+        put: async (k) => asRun(await pidCpu(crtPid, () => timeAsync(() => crt.put(k, { path: src, size })))),
+        get: async (k) => fetchedGot((on) => pidCpu(crtPid, () => timeAsync(async () => on(await crt.get(k))))),
       },
       s5cmd: {
-        put: async (k) => timed(s5cmd, ['--endpoint-url', url, 'cp', src, `s3://${t.bucket}/${k}`], env),
+        put: async (k) => asRun(childCpu(() => timed(s5cmd, ['--endpoint-url', url, 'cp', src, `s3://${t.bucket}/${k}`], env))),
         get: async (k, out) => fileGot(childCpu(() => timed(s5cmd, ['--endpoint-url', url, 'cp', `s3://${t.bucket}/${k}`, out], env)), out),
       },
       'aws-cli': {
-        put: async (k) => timed(aws, ['--endpoint-url', url, 's3', 'cp', src, `s3://${t.bucket}/${k}`, '--no-progress'], env),
+        put: async (k) => asRun(childCpu(() => timed(aws, ['--endpoint-url', url, 's3', 'cp', src, `s3://${t.bucket}/${k}`, '--no-progress'], env))),
         get: async (k, out) => fileGot(childCpu(() => timed(aws, ['--endpoint-url', url, 's3', 'cp', `s3://${t.bucket}/${k}`, out, '--no-progress'], env)), out),
       },
     };
+    for (const name of Object.keys(contestants)) results[name] = { put: [], get: [], putCpu: [], getCpu: [] };
     const names = Object.keys(contestants);
     for (let rep = 1; rep <= reps; rep++) {
       // Rotate the order so no contestant always runs first (page-cache and allocation effects).
@@ -152,16 +181,20 @@ async function main() {
       for (const name of order) {
         const key = `bench/${name}-${rep}.bin`;
         const out = join(scratch, `${name}-${rep}.out`);
-        results[name].put.push(mibs(await contestants[name].put(key)));
+        const perGiB = (c: Cpu): Cpu => ({ user: c.user / (size / 2 ** 30), system: c.system / (size / 2 ** 30) });
+        const put = await contestants[name].put(key);
+        results[name].put.push(mibs(put.ms));
+        results[name].putCpu.push(perGiB(put.cpu));
         const got = await contestants[name].get(key, out);
         results[name].get.push(mibs(got.ms));
-        results[name].getCpu.push({ user: got.cpu.user / (size / 2 ** 30), system: got.cpu.system / (size / 2 ** 30) });
+        results[name].getCpu.push(perGiB(got.cpu));
         if ((await got.digest()) !== digest) throw new Error(`${name} downloaded data does not match`);
         await got.discard();
         await session.delete(key);
       }
     }
     await session.close();
+    await crt.close();
 
     // The runner's peak memory while it moves 1 GiB each way, as a user runs it.
     console.log('memory: s3ab run, objects workload, one 1 GiB object, s3-api');
@@ -176,6 +209,7 @@ async function main() {
     const fmt = (xs: number[]) => `${median(xs).toFixed(0)} (${Math.min(...xs).toFixed(0)}–${Math.max(...xs).toFixed(0)})`;
     const versions: Record<string, string> = {
       's3-api': `aws-sdk-js-v3 ${JSON.parse(readFileSync(join(root, 'node_modules/@aws-sdk/client-s3/package.json'), 'utf8')).version}`,
+      's3-crt': crt.version,
       s5cmd: s5version,
       'aws-cli': execFileSync(aws, ['--version']).toString().split(' ')[0],
     };
@@ -187,11 +221,17 @@ async function main() {
     console.log(table.toString());
     // Where a GET's time goes on a machine whose cores the client shares with the server.
     const cpuOf = (xs: Cpu[]) => `user ${median(xs.map((c) => c.user)).toFixed(2)}, system ${median(xs.map((c) => c.system)).toFixed(2)}`;
+    console.log(`PUT CPU-seconds per GiB, client side, medians: ${Object.entries(results).map(([name, r]) => `${name} ${cpuOf(r.putCpu)}`).join('; ')}`);
     console.log(`GET CPU-seconds per GiB, client side, medians: ${Object.entries(results).map(([name, r]) => `${name} ${cpuOf(r.getCpu)}`).join('; ')}`);
-    const putRatio = median(results['s3-api'].put) / median(results.s5cmd.put);
-    const getRatio = median(results['s3-api'].get) / median(results.s5cmd.get);
+    const ratio = (name: string, op: 'put' | 'get') => median(results[name][op]) / median(results.s5cmd[op]);
     const verdict = (ok: boolean) => (ok ? 'PASS' : 'FAIL');
-    console.log(`target: s3-api within 10% of s5cmd — PUT ${(putRatio * 100).toFixed(0)}% ${verdict(putRatio >= 0.9)}, GET ${(getRatio * 100).toFixed(0)}% ${verdict(getRatio >= 0.9)}`);
+    const line = (name: string, min: number) => ['put', 'get'].map((op) => {
+      const r = ratio(name, op as 'put' | 'get');
+      return `${op.toUpperCase()} ${r.toFixed(2)}x ${verdict(r >= min)}`;
+    }).join(', ');
+    console.log(`target: s3-api within 10% of s5cmd — ${line('s3-api', 0.9)}`);
+    console.log(`target: s3-crt ≥ 0.95× s5cmd — ${line('s3-crt', 0.95)}`);
+    console.log(`s3-crt options: ${JSON.stringify(crt.options)}`);
     console.log(`target: runner peak RSS < 400 MB — ${(peakRss / 1e6).toFixed(0)} MB ${verdict(peakRss < 400e6)}`);
   } finally {
     await endpoint.stop();

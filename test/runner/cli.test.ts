@@ -63,13 +63,13 @@ describe('s3ab CLI', () => {
     expect(missing.stderr).not.toMatch(/s3-api:/);
     const typo = await s3ab(['list', '--require', 's3fss']);
     expect(typo.code).toBe(2);
-    expect(typo.stderr).toMatch(/"s3fss" is not a method.*\n.*use one of: s3-api, aws-cli, s3fs/);
+    expect(typo.stderr).toMatch(/"s3fss" is not a method.*\n.*use one of: s3-api, s3-crt, aws-cli, s3fs/);
   });
 
   describe('bad input: one clear line, exit 2, nothing created', () => {
     const results = join(tmpdir(), `s3ab-never-${process.pid}`);
     test('unknown method', async () => {
-      expectRejected(await s3ab(['run', '--methods', 's3-apii', '--results', results]), results, /"s3-apii" is not a method/, /use one of: s3-api, aws-cli/);
+      expectRejected(await s3ab(['run', '--methods', 's3-apii', '--results', results]), results, /"s3-apii" is not a method/, /use one of: s3-api, s3-crt, aws-cli/);
     });
     test('unknown workload', async () => {
       expectRejected(await s3ab(['run', '--workloads', 'walk', '--results', results]), results, /workloads\.walk is not a workload/, /objects, dir-walk/);

@@ -40,7 +40,7 @@ describe('matrix validation', () => {
   });
 
   test.each([
-    [{ methods: ['s3fs-typo'], workloads: { objects: {} } }, /methods\[0\] "s3fs-typo" is not a method.*use one of: s3-api, aws-cli/],
+    [{ methods: ['s3fs-typo'], workloads: { objects: {} } }, /methods\[0\] "s3fs-typo" is not a method.*use one of: s3-api, s3-crt, aws-cli/],
     [{ methods: ['s3-api'], workloads: { walk: {} } }, /workloads\.walk is not a workload.*objects, dir-walk, large-read, small-reads/],
     [{ methods: ['s3-api'], workloads: { objects: { files: 0 } } }, /workloads\.objects\.files must be >= 1/],
     [{ methods: ['s3-api'], workloads: { objects: { sizes: ['ten'] } } }, /workloads\.objects\.sizes\.0/],

@@ -1,0 +1,298 @@
+#!/usr/bin/env python3
+"""The `s3-crt` method's client: the S3 API through the AWS Common Runtime (aws-c-s3, PyPI awscrt).
+
+One long-lived process per session, driven by runner/methods/s3-crt.ts over a line protocol:
+one JSON object per line on stdin, one per line on stdout.
+
+  request   {"id": 1, "op": "put", "key": "a/b", "path": "/local/file", "size": 123}
+            {"id": 2, "op": "get", "key": "a/b", "path": "/local/out"}      (the CRT writes the file)
+            {"id": 3, "op": "list", "key": "prefix/"}                       (every page)
+            {"id": 4, "op": "head", "key": "a/b"}
+            {"id": 5, "op": "delete", "key": "a/b"}
+  response  {"id": 1, "ok": true, "latency_ns": 123456, "bytes": 123}
+            {"id": 3, "ok": true, "latency_ns": ..., "bytes": 0, "entries": [["rel/key", 42], ...]}
+            {"id": 4, "ok": false, "latency_ns": ..., "error": "NoSuchKey: ... (HTTP 404, GetObject)"}
+
+Before any request the process prints {"ready": true, "version": ..., "config": {...}}.
+`latency_ns` is measured around the CRT request(s) only: from make_request to the CRT's on_done
+(a list: from its first page's request to its last page parsed, as an SDK's call includes its
+parsing), so process start, this protocol and the JSON do not count.
+Requests run concurrently (one thread each, blocking on the CRT). GET and PUT are the CRT's own
+meta requests: parallel ranged GETs / multipart upload, file I/O in native code (recv_filepath,
+send_filepath), so Python touches no payload byte.
+
+Credentials come from the environment (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY,
+AWS_SESSION_TOKEN), never argv; without them the CRT's default chain (profile, IMDS...) is used.
+`--version` prints {"version": ...} and exits (the runner's probe).
+"""
+import argparse
+import json
+import os
+import sys
+import threading
+import time
+import urllib.parse
+import xml.etree.ElementTree as ET
+
+
+def version_string():
+    import awscrt
+    return f"awscrt {awscrt.__version__} (aws-c-s3)"
+
+
+def parse_args(argv):
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument('--version', action='store_true', help='print the awscrt version as JSON and exit')
+    p.add_argument('--endpoint', default='', help='endpoint URL (http://127.0.0.1:PORT); empty: AWS regional endpoint')
+    p.add_argument('--region', default='us-east-1')
+    p.add_argument('--bucket', default='')
+    p.add_argument('--path-style', action='store_true', help='path-style addressing (http://host/bucket/key)')
+    p.add_argument('--part-size', type=int, default=8 * 1024 * 1024, help='bytes per part (multipart upload, ranged GET)')
+    p.add_argument('--target-gbps', type=float, default=10.0, help="the CRT's throughput target: sets its connection count")
+    p.add_argument('--max-connections', type=int, default=0, help='cap on active connections per request (0: from the target)')
+    p.add_argument('--memory-limit', type=int, default=0, help="bytes the CRT may buffer (0: the CRT's default)")
+    p.add_argument('--event-loop-threads', type=int, default=0, help='event-loop threads (0: one per CPU)')
+    p.add_argument('--checksum', default='CRC32', choices=['CRC32', 'CRC32C', 'SHA256', 'none'],
+                   help='upload checksum (trailer), validated on GET when the object has one')
+    return p.parse_args(argv)
+
+
+def strip_ns(tag):
+    return tag.rsplit('}', 1)[-1]
+
+
+def s3_error_text(err, what):
+    """'Code: Message (HTTP 404, GetObject)' from a CRT error, S3's XML body when there is one."""
+    from awscrt.s3 import S3ResponseError
+    if isinstance(err, S3ResponseError):
+        status = err.status_code
+        code, message = None, None
+        if err.body:
+            try:
+                root = ET.fromstring(err.body)
+                for el in root:
+                    if strip_ns(el.tag) == 'Code':
+                        code = el.text
+                    elif strip_ns(el.tag) == 'Message':
+                        message = el.text
+            except ET.ParseError:
+                message = err.body[:200].decode('utf-8', 'replace')
+        if code is None:
+            # HEAD answers carry no body (the CRT's GET starts with one): name the status.
+            code, message = {
+                403: ('Forbidden', 'access denied: wrong credentials, or no permission for this key'),
+                404: ('NotFound', 'no such key (or bucket)'),
+                301: ('PermanentRedirect', 'the bucket is in another region'),
+            }.get(status, (f'HTTP{status}', message))
+        op = err.operation_name or what
+        via = f', {op} of {what}' if op != what else f', {op}'
+        return f"{code}: {message or 'no message'} (HTTP {status}{via})"
+    name = getattr(err, 'name', type(err).__name__)
+    message = getattr(err, 'message', str(err))
+    return f"{name}: {message} ({what})"
+
+
+class Client:
+    def __init__(self, args):
+        from awscrt.auth import AwsCredentialsProvider
+        from awscrt.io import ClientBootstrap, DefaultHostResolver, EventLoopGroup, ClientTlsContext, TlsContextOptions
+        from awscrt.s3 import S3Client, S3RequestTlsMode, create_default_s3_signing_config
+
+        self.args = args
+        if args.endpoint:
+            u = urllib.parse.urlsplit(args.endpoint)
+            if u.scheme not in ('http', 'https') or not u.hostname:
+                raise ValueError(f'endpoint {args.endpoint!r} is not an http(s) URL')
+            self.tls = u.scheme == 'https'
+            self.host = u.netloc
+            self.path_style = args.path_style
+        else:
+            self.tls = True
+            self.host = f's3.{args.region}.amazonaws.com'
+            self.path_style = False
+        if not self.path_style:
+            self.host = f'{args.bucket}.{self.host}'
+        elg = EventLoopGroup(args.event_loop_threads) if args.event_loop_threads > 0 else EventLoopGroup()
+        bootstrap = ClientBootstrap(elg, DefaultHostResolver(elg))
+        key_id = os.environ.get('AWS_ACCESS_KEY_ID')
+        secret = os.environ.get('AWS_SECRET_ACCESS_KEY')
+        if key_id and secret:
+            creds = AwsCredentialsProvider.new_static(key_id, secret, os.environ.get('AWS_SESSION_TOKEN') or None)
+        else:
+            creds = AwsCredentialsProvider.new_default_chain(bootstrap)
+        kwargs = dict(
+            bootstrap=bootstrap,
+            region=args.region,
+            signing_config=create_default_s3_signing_config(region=args.region, credential_provider=creds),
+            tls_mode=S3RequestTlsMode.ENABLED if self.tls else S3RequestTlsMode.DISABLED,
+            part_size=args.part_size,
+            multipart_upload_threshold=args.part_size,
+            throughput_target_gbps=args.target_gbps,
+            connect_timeout_ms=5000,
+        )
+        if self.tls:
+            kwargs['tls_connection_options'] = ClientTlsContext(TlsContextOptions()).new_connection_options()
+        if args.memory_limit > 0:
+            kwargs['memory_limit'] = args.memory_limit
+        if args.max_connections > 0:
+            kwargs['max_active_connections_override'] = args.max_connections
+        self.client = S3Client(**kwargs)
+        self.out_lock = threading.Lock()
+
+    def config(self):
+        a = self.args
+        return {
+            'endpoint': a.endpoint or f'https://{self.host}', 'path_style': self.path_style, 'region': a.region,
+            'part_size': a.part_size, 'target_gbps': a.target_gbps, 'max_connections': a.max_connections,
+            'memory_limit': a.memory_limit, 'event_loop_threads': a.event_loop_threads or os.cpu_count(),
+            'checksum': a.checksum,
+        }
+
+    def url_path(self, key='', query=None):
+        path = '/' + urllib.parse.quote(key, safe='/-_.~')
+        if self.path_style:
+            path = '/' + self.args.bucket + path
+        if query:
+            path += '?' + '&'.join(f"{k}={urllib.parse.quote(str(v), safe='-_.~')}" for k, v in query)
+        return path
+
+    def request(self, method, path, op_name, req_type=None, headers=(), **kw):
+        """One CRT request, blocking; returns (latency_ns, status, headers, body)."""
+        from awscrt.http import HttpHeaders, HttpRequest
+        from awscrt.s3 import S3RequestType
+        h = HttpHeaders([('Host', self.host), *headers])
+        body, resp = [], {}
+        done_at = [0]
+
+        def on_headers(status_code, headers, **_):
+            resp['status'] = status_code
+            resp['headers'] = headers
+
+        def on_body(chunk, offset, **_):
+            body.append(bytes(chunk))
+
+        def on_done(error=None, status_code=None, **_):
+            done_at[0] = time.perf_counter_ns()
+
+        if req_type is None:
+            req_type = S3RequestType.DEFAULT
+            kw['operation_name'] = op_name
+        if 'recv_filepath' not in kw:
+            kw['on_body'] = on_body
+        t0 = time.perf_counter_ns()
+        req = self.client.make_request(type=req_type, request=HttpRequest(method, path, h), on_headers=on_headers, on_done=on_done, **kw)
+        req.finished_future.result()  # raises the CRT's error (S3ResponseError for an error answer)
+        return done_at[0] - t0, resp.get('status'), dict((k.lower(), v) for k, v in resp.get('headers') or []), b''.join(body)
+
+    def checksum_config(self, upload):
+        from awscrt.s3 import S3ChecksumAlgorithm, S3ChecksumConfig, S3ChecksumLocation
+        if self.args.checksum == 'none':
+            return None
+        if upload:
+            return S3ChecksumConfig(algorithm=getattr(S3ChecksumAlgorithm, self.args.checksum), location=S3ChecksumLocation.TRAILER)
+        return S3ChecksumConfig(validate_response=True)
+
+    def handle(self, req):
+        from awscrt.s3 import S3RequestType
+        op, key = req.get('op'), req.get('key', '')
+        if op == 'put':
+            size = int(req['size'])
+            ns, _, _, _ = self.request('PUT', self.url_path(key), 'PutObject', S3RequestType.PUT_OBJECT,
+                                       headers=[('Content-Length', str(size))], send_filepath=req['path'],
+                                       checksum_config=self.checksum_config(True))
+            return {'latency_ns': ns, 'bytes': size}
+        if op == 'get':
+            path = req['path']
+            ns, _, _, _ = self.request('GET', self.url_path(key), 'GetObject', S3RequestType.GET_OBJECT,
+                                       recv_filepath=path, checksum_config=self.checksum_config(False))
+            return {'latency_ns': ns, 'bytes': os.path.getsize(path)}
+        if op == 'head':
+            ns, _, headers, _ = self.request('HEAD', self.url_path(key), 'HeadObject')
+            return {'latency_ns': ns, 'bytes': int(headers.get('content-length', 0))}
+        if op == 'delete':
+            ns, _, _, _ = self.request('DELETE', self.url_path(key), 'DeleteObject')
+            return {'latency_ns': ns, 'bytes': 0}
+        if op == 'list':
+            prefix = req.get('prefix', key)
+            # A listing's latency covers its pages and their parsing (an SDK parses inside its call too).
+            entries, token = [], None
+            t0 = time.perf_counter_ns()
+            while True:
+                query = [('list-type', 2)]
+                if token:
+                    query.append(('continuation-token', token))
+                query.append(('prefix', prefix))
+                _, _, _, body = self.request('GET', self.url_path('', sorted(query)), 'ListObjectsV2')
+                root = ET.fromstring(body)
+                token = None
+                truncated = False
+                for el in root:
+                    tag = strip_ns(el.tag)
+                    if tag == 'Contents':
+                        f = {strip_ns(c.tag): c.text for c in el}
+                        k = f.get('Key') or ''
+                        entries.append([k[len(prefix):] if k.startswith(prefix) else k, int(f.get('Size') or 0)])
+                    elif tag == 'IsTruncated':
+                        truncated = el.text == 'true'
+                    elif tag == 'NextContinuationToken':
+                        token = el.text
+                if not (truncated and token):
+                    break
+            return {'latency_ns': time.perf_counter_ns() - t0, 'bytes': 0, 'entries': entries}
+        raise ValueError(f'unknown op {op!r}')
+
+    def reply(self, obj):
+        line = json.dumps(obj, separators=(',', ':')) + '\n'
+        with self.out_lock:
+            sys.stdout.write(line)
+            sys.stdout.flush()
+
+    def serve(self, req):
+        rid = req.get('id')
+        try:
+            res = self.handle(req)
+            self.reply({'id': rid, 'ok': True, **res})
+        except Exception as err:  # noqa: BLE001 — every failure is an answer, never a hang
+            what = {'put': 'PutObject', 'get': 'GetObject', 'head': 'HeadObject', 'delete': 'DeleteObject', 'list': 'ListObjectsV2'}.get(req.get('op'), str(req.get('op')))
+            text = s3_error_text(err, what)
+            if not text.startswith(('Forbidden', 'NotFound')) and '(HTTP ' not in text:
+                text += f' — endpoint {self.config()["endpoint"]}'  # a transport error: say where it tried
+            self.reply({'id': rid, 'ok': False, 'latency_ns': 0, 'bytes': 0, 'error': text})
+
+
+def main():
+    args = parse_args(sys.argv[1:])
+    try:
+        version = version_string()
+    except ImportError as err:
+        print(json.dumps({'ready': False, 'error': f'awscrt is not importable: {err}'}), flush=True)
+        return 3
+    if args.version:
+        print(json.dumps({'version': version}), flush=True)
+        return 0
+    try:
+        client = Client(args)
+    except Exception as err:  # noqa: BLE001
+        print(json.dumps({'ready': False, 'error': s3_error_text(err, 'client setup')}), flush=True)
+        return 2
+    client.reply({'ready': True, 'version': version, 'config': client.config()})
+    threads = []
+    for line in sys.stdin:
+        line = line.strip()
+        if not line:
+            continue
+        try:
+            req = json.loads(line)
+        except json.JSONDecodeError as err:
+            client.reply({'id': None, 'ok': False, 'error': f'bad request line: {err}'})
+            continue
+        t = threading.Thread(target=client.serve, args=(req,), daemon=True)
+        t.start()
+        threads = [x for x in threads if x.is_alive()] + [t]
+    for t in threads:  # stdin closed: finish what is in flight, then exit
+        t.join()
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

@@ -1,0 +1,268 @@
+import { execFile, spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { findBinary, once } from '../core/binaries';
+import { onEmergencyExit } from '../core/cleanup';
+import { fileDigest } from '../core/data';
+import type { Availability, Fetched, ListedObject, MethodDefinition, OpenContext, Options, StorageSession } from '../core/method';
+import { excludeFromTiming } from '../core/op-timing';
+import { projectRoot } from '../core/paths';
+import { nowNs } from '../core/stats';
+import { parseSize } from '../core/units';
+
+import { INSTALL } from '../core/install';
+import { s3CrtDescriptor } from './s3-crt';
+
+const AWSCRT_VERSION = (INSTALL.components.awscrt as unknown as { version: string }).version;
+
+const INSTALL_HINT = `\`npm run setup -- s3-crt\`, or: python3 -m pip install --target .tools/pip awscrt==${AWSCRT_VERSION}`;
+
+/**
+ * The client script: next to this file under runner/methods/ (tests, tsx) and next to the bundle
+ * in dist/ (scripts/build.mjs copies it there, and it ships with dist/s3ab.js).
+ */
+export function crtClientScript(): string {
+  return join(__dirname, 's3-crt-client.py');
+}
+
+/** Where scripts/setup.mjs installs awscrt (assets/install.json); on PYTHONPATH of the client (after any PYTHONPATH already set). */
+function pipDir(): string {
+  return join(projectRoot(), '.tools', 'pip');
+}
+
+function pythonEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  const paths = [pipDir(), ...(process.env.PYTHONPATH ? [process.env.PYTHONPATH] : [])];
+  return { ...process.env, ...extra, PYTHONPATH: paths.join(':'), PYTHONDONTWRITEBYTECODE: '1' };
+}
+
+const findPython = () => findBinary('S3AB_PYTHON', ['python3']);
+
+/** python3 and an importable awscrt, with its version. */
+const probeCrt = once(async (): Promise<Availability> => {
+  const python = findPython();
+  if (!python) return { available: false, reason: `python3 is not installed (apt-get install -y python3), then ${INSTALL_HINT}` };
+  const script = crtClientScript();
+  if (!existsSync(script)) return { available: false, reason: `the client script ${script} is missing: rebuild with \`npm run build\` and ship dist/s3-crt-client.py with dist/s3ab.js` };
+  const out = await new Promise<string>((resolve) => {
+    execFile(python, [script, '--version'], { env: pythonEnv(), timeout: 20_000 }, (_err, stdout, stderr) => resolve(`${stdout}${stderr}`));
+  });
+  const version = out && /"version":\s*"([^"]+)"/.exec(out)?.[1];
+  if (!version) {
+    const why = /awscrt is not importable: ([^"]+)/.exec(out)?.[1];
+    return { available: false, reason: `awscrt is not installed for ${python}${why ? ` (${why})` : ''}: ${INSTALL_HINT}` };
+  }
+  return { available: true, version, path: python };
+});
+
+/** The s3-crt method's client: one long-lived awscrt process per session (s3-crt-client.py). */
+export const s3Crt: MethodDefinition = {
+  ...s3CrtDescriptor,
+  probe: probeCrt,
+  async open(ctx: OpenContext): Promise<StorageSession> {
+    const probe = await probeCrt();
+    if (!probe.available) throw new Error(probe.reason);
+    return CrtSession.start(probe.path!, probe.version!, ctx);
+  },
+};
+
+interface Reply {
+  id: number;
+  ok: boolean;
+  latency_ns: number;
+  bytes: number;
+  entries?: [string, number][];
+  error?: string;
+}
+
+interface Pending {
+  resolve: (r: Reply) => void;
+  reject: (e: Error) => void;
+}
+
+class CrtSession implements StorageSession {
+  private nextId = 1;
+  private seq = 0;
+  private readonly pending = new Map<number, Pending>();
+  private exited: Error | null = null;
+  private stderrTail = '';
+  private readonly exitPromise: Promise<void>;
+  private readonly onAbort: () => void;
+  private readonly dropEmergency: () => void;
+
+  private constructor(
+    private readonly child: ChildProcessWithoutNullStreams,
+    readonly version: string,
+    readonly options: Options,
+    private readonly ctx: OpenContext,
+  ) {
+    this.exitPromise = new Promise((resolve) => child.once('close', () => resolve()));
+    this.onAbort = () => this.kill(new Error(`s3-crt: aborted (${String(ctx.signal.reason ?? 'signal')})`));
+    ctx.signal.addEventListener('abort', this.onAbort, { once: true });
+    // A second Ctrl-C exits at once: the client must not outlive the runner.
+    this.dropEmergency = onEmergencyExit(() => { child.kill('SIGKILL'); });
+  }
+
+  static async start(python: string, version: string, ctx: OpenContext): Promise<CrtSession> {
+    const o = ctx.options;
+    const partSize = parseSize(String(o.part_size ?? '8MiB'));
+    if (!(partSize >= 5 * 1024 * 1024)) throw new Error('s3-crt option part_size must be at least 5MiB (the S3 minimum)');
+    const memoryLimit = parseSize(String(o.memory_limit ?? '0'));
+    const t = ctx.target;
+    const args = [
+      crtClientScript(), '--region', t.region, '--bucket', t.bucket, '--part-size', String(partSize),
+      '--target-gbps', String(Number(o.target_throughput_gbps ?? 10)), '--max-connections', String(Number(o.max_connections ?? 0)),
+      '--memory-limit', String(memoryLimit), '--event-loop-threads', String(Number(o.event_loop_threads ?? 0)),
+      '--checksum', String(o.checksum ?? 'CRC32'),
+      ...(t.endpointUrl ? ['--endpoint', t.endpointUrl] : []), ...(t.forcePathStyle ? ['--path-style'] : []),
+    ];
+    // Credentials in the environment only, never on the command line.
+    const extra: NodeJS.ProcessEnv = { AWS_EC2_METADATA_DISABLED: t.credentials ? 'true' : process.env.AWS_EC2_METADATA_DISABLED };
+    const env = pythonEnv(extra);
+    if (t.credentials) {
+      env.AWS_ACCESS_KEY_ID = t.credentials.accessKeyId;
+      env.AWS_SECRET_ACCESS_KEY = t.credentials.secretAccessKey;
+      delete env.AWS_SESSION_TOKEN;
+      delete env.AWS_PROFILE;
+    }
+    if (ctx.signal.aborted) throw ctx.signal.reason;
+    const child = spawn(python, args, { env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const lines = createInterface({ input: child.stdout });
+    let stderr = '';
+    child.stderr.on('data', (c: Buffer) => { stderr = (stderr + c.toString()).slice(-4000); });
+    const ready = await new Promise<{ version: string; config: Record<string, unknown> }>((resolve, reject) => {
+      const timer = setTimeout(() => { child.kill('SIGKILL'); reject(new Error(`s3-crt client did not start within 30 s: ${lastLine(stderr)}`)); }, 30_000);
+      const fail = (e: Error) => { clearTimeout(timer); lines.removeAllListeners('line'); reject(e); };
+      child.once('error', (e) => fail(new Error(`s3-crt: cannot start ${python}: ${e.message}`)));
+      child.once('close', (code) => fail(new Error(`s3-crt client exited (code ${code}) before it was ready: ${lastLine(stderr)}`)));
+      lines.once('line', (line) => {
+        clearTimeout(timer);
+        child.removeAllListeners('close');
+        child.removeAllListeners('error');
+        try {
+          const msg = JSON.parse(line);
+          if (msg.ready) return resolve(msg);
+          child.kill('SIGKILL');
+          reject(new Error(`s3-crt client could not start: ${msg.error ?? line}`));
+        } catch {
+          child.kill('SIGKILL');
+          reject(new Error(`s3-crt client said ${line.slice(0, 200)} (${lastLine(stderr)})`));
+        }
+      });
+    });
+    const options: Options = {
+      ...o, part_size: String(o.part_size ?? '8MiB'), multipart_threshold: String(o.part_size ?? '8MiB'),
+      event_loop_threads: Number(ready.config.event_loop_threads ?? o.event_loop_threads ?? 0),
+      file_io: 'native (recv_filepath / send_filepath)', client_process: 'one per session',
+    };
+    const session = new CrtSession(child, ready.version ?? version, options, ctx);
+    session.stderrTail = stderr;
+    child.stderr.on('data', (c: Buffer) => { session.stderrTail = (session.stderrTail + c.toString()).slice(-4000); });
+    lines.on('line', (line) => session.onLine(line));
+    child.once('close', (code, sig) => session.onExit(code, sig));
+    child.stdin.on('error', () => { /* the close handler reports the exit */ });
+    return session;
+  }
+
+  /** The client process (benchmarks read its CPU time from /proc). */
+  get clientPid(): number | undefined {
+    return this.child.pid;
+  }
+
+  private onLine(line: string): void {
+    let msg: Reply;
+    try {
+      msg = JSON.parse(line);
+    } catch {
+      return;
+    }
+    const p = this.pending.get(msg.id);
+    if (!p) return;
+    this.pending.delete(msg.id);
+    p.resolve(msg);
+  }
+
+  private onExit(code: number | null, sig: NodeJS.Signals | null): void {
+    this.ctx.signal.removeEventListener('abort', this.onAbort);
+    this.dropEmergency();
+    if (!this.exited) {
+      // Died on its own (not closed, not aborted): the step cannot go on, as with a mount's client.
+      this.exited = new Error(`s3-crt client exited (${sig ?? `code ${code}`}): ${lastLine(this.stderrTail)}`);
+      this.ctx.abortStep?.(this.exited);
+    }
+    for (const p of this.pending.values()) p.reject(this.exited);
+    this.pending.clear();
+  }
+
+  private kill(reason: Error): void {
+    this.exited ??= reason;
+    if (this.child.exitCode === null && this.child.signalCode === null) {
+      this.child.kill('SIGTERM');
+      setTimeout(() => { if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill('SIGKILL'); }, 2000).unref();
+    }
+  }
+
+  /**
+   * One request; resolves with the client's reply (rejects when it failed). The round trip beyond
+   * the client's own CRT latency is the protocol's: taken out of the operation's time.
+   */
+  private async call(req: Record<string, unknown>, what: string): Promise<Reply> {
+    if (this.exited) throw this.exited;
+    const id = this.nextId++;
+    const t0 = nowNs();
+    const reply = await new Promise<Reply>((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      this.child.stdin.write(`${JSON.stringify({ id, ...req })}\n`);
+    });
+    excludeFromTiming(nowNs() - t0 - BigInt(reply.latency_ns ?? 0));
+    if (!reply.ok) throw new Error(`s3-crt ${what} failed: ${reply.error}`);
+    return reply;
+  }
+
+  async put(key: string, file: { path: string; size: number }): Promise<void> {
+    await this.call({ op: 'put', key, path: file.path, size: file.size }, `PUT ${key}`);
+  }
+
+  /** The CRT writes the object into a scratch file itself; hashed afterwards, untimed. */
+  async get(key: string): Promise<Fetched> {
+    const path = join(this.ctx.scratchDir, `download-${this.seq++}`);
+    try {
+      const reply = await this.call({ op: 'get', key, path }, `GET ${key}`);
+      return { bytes: reply.bytes, digest: () => fileDigest(path), discard: () => rm(path, { force: true }) };
+    } catch (err) {
+      await rm(path, { force: true });
+      throw err;
+    }
+  }
+
+  async list(prefix: string): Promise<ListedObject[]> {
+    const reply = await this.call({ op: 'list', key: prefix }, `LIST ${prefix}`);
+    return (reply.entries ?? []).map(([key, size]) => ({ key, size }));
+  }
+
+  async head(key: string): Promise<{ size: number }> {
+    const reply = await this.call({ op: 'head', key }, `HEAD ${key}`);
+    return { size: reply.bytes };
+  }
+
+  async delete(key: string): Promise<void> {
+    await this.call({ op: 'delete', key }, `DELETE ${key}`);
+  }
+
+  /** Ends the client: stdin closed (it finishes what is in flight), then SIGTERM, then SIGKILL. */
+  async close(): Promise<void> {
+    this.ctx.signal.removeEventListener('abort', this.onAbort);
+    this.exited ??= new Error('s3-crt: session closed');
+    if (this.child.exitCode === null && this.child.signalCode === null) {
+      this.child.stdin.end();
+      const timer = setTimeout(() => this.kill(new Error('s3-crt: closed')), 5000);
+      await this.exitPromise;
+      clearTimeout(timer);
+    }
+  }
+}
+
+function lastLine(text: string): string {
+  return text.split('\n').map((l) => l.trim()).filter(Boolean).pop() ?? 'no output';
+}

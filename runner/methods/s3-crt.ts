@@ -1,0 +1,18 @@
+import type { MethodDescriptor } from '../core/method';
+
+/**
+ * The S3 API through the AWS Common Runtime (aws-c-s3: the client inside Mountpoint, boto3's CRT
+ * transfer and the Java CRT transfer manager), from PyPI's awscrt. One long-lived client process
+ * per session (runner/methods/s3-crt-client.py); the CRT splits large GETs and PUTs into parallel
+ * parts itself and reads and writes the files in native code.
+ */
+export const s3CrtDescriptor = {
+  name: 's3-crt',
+  kind: 'object',
+  summary: 'AWS Common Runtime S3 client (aws-c-s3 via awscrt): its own parallel ranged GETs and multipart upload',
+  offers: ['objects-in-bucket'],
+  variants: {
+    // The CRT's own defaults with 8 MiB parts (README, Performance checks: bench:transfer).
+    default: { part_size: '8MiB', target_throughput_gbps: 10, max_connections: 0, memory_limit: '0', event_loop_threads: 0, checksum: 'CRC32' },
+  },
+} as const satisfies MethodDescriptor;

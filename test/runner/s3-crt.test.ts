@@ -1,0 +1,145 @@
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Batch } from '../../runner/core/batch';
+import { startEmbeddedEndpoint, type EmbeddedEndpoint } from '../../runner/endpoint/embedded';
+import { s3Crt } from '../../runner/methods/s3-crt.impl';
+import type { OpenContext, StorageSession } from '../../runner/core/method';
+import type { ResultRecord } from '../../runner/results/record';
+import { alive, ROOT, s3ab } from '../helpers/cli';
+
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
+
+/** Pids of running s3-crt client processes started from this checkout (runner/ or dist/). */
+function crtClients(): number[] {
+  const out: number[] = [];
+  for (const d of readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const cmd = readFileSync(`/proc/${d}/cmdline`, 'utf8');
+      if (cmd.includes(join(ROOT, 'runner', 'methods', 's3-crt-client.py')) || cmd.includes(join(ROOT, 'dist', 's3-crt-client.py'))) out.push(Number(d));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return out;
+}
+
+function readRecords(dir: string): ResultRecord[] {
+  const out: ResultRecord[] = [];
+  for (const part of readdirSync(dir).filter((d) => d.startsWith('dt='))) {
+    for (const f of readdirSync(join(dir, part))) {
+      for (const line of readFileSync(join(dir, part, f), 'utf8').trim().split('\n')) out.push(JSON.parse(line));
+    }
+  }
+  return out;
+}
+
+describe('s3-crt (awscrt) against the embedded versitygw', () => {
+  test('s3ab run --methods s3-crt --workloads objects: every measurement verified, options and version recorded, no client left', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 's3ab-test-crt-'));
+    try {
+      const res = await s3ab(['run', '--methods', 's3-crt', '--workloads', 'objects', '--repetitions', '1', '--results', dir, '--quiet']);
+      expect({ code: res.code, stderr: res.stderr.slice(-2000) }).toEqual({ code: 0, stderr: expect.any(String) });
+      const records = readRecords(dir).filter((r) => r.workload === 'objects');
+      expect(records.length).toBeGreaterThanOrEqual(15); // 3 sizes × upload, list, head, download, delete
+      for (const r of records) {
+        expect({ op: r.operation, size: r.object_size_bytes, status: r.status, verified: r.verified, error: r.error_sample })
+          .toEqual({ op: r.operation, size: r.object_size_bytes, status: 'ok', verified: true, error: null });
+        expect(r.method).toBe('s3-crt');
+      }
+      const download = records.find((r) => r.operation === 'download' && r.object_size_bytes === 16 * 1024 * 1024)!;
+      expect(download.method_version).toMatch(/^awscrt \d+\.\d+\.\d+ \(aws-c-s3\)$/);
+      expect(download.method_options).toMatchObject({ part_size: '8MiB', target_throughput_gbps: expect.any(String), checksum: 'CRC32' });
+      expect(download.throughput_mib_s).toBeGreaterThan(0);
+      expect(crtClients()).toEqual([]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 180_000);
+
+  describe('errors are clear failed operations, never hangs', () => {
+    let server: EmbeddedEndpoint;
+    let scratch: string;
+    const sessions: StorageSession[] = [];
+    const open = async (ctx: Partial<OpenContext> = {}) => {
+      const s = await s3Crt.open({ target: server.target, options: s3Crt.variants.default, scratchDir: scratch, signal: new AbortController().signal, ...ctx });
+      sessions.push(s);
+      return s;
+    };
+
+    beforeAll(async () => {
+      server = await startEmbeddedEndpoint();
+      scratch = mkdtempSync(join(tmpdir(), 's3ab-test-crt-scratch-'));
+      writeFileSync(join(scratch, 'one-kib'), Buffer.alloc(1024, 7));
+    }, 60_000);
+    afterAll(async () => {
+      for (const s of sessions) await s.close();
+      await server.stop();
+      rmSync(scratch, { recursive: true, force: true });
+    });
+
+    test('a wrong secret key: the measurement fails with S3\'s 403, in seconds', async () => {
+      const target = { ...server.target, credentials: { ...server.target.credentials!, secretAccessKey: 'not-the-secret' } };
+      const session = await open({ target });
+      const t0 = Date.now();
+      const upload = new Batch('upload', 1024);
+      await upload.op(() => session.put('crt-test/denied', { path: join(scratch, 'one-kib'), size: 1024 }), () => 1024);
+      const get = new Batch('download', 1024);
+      await get.op(() => session.get('crt-test/denied'));
+      expect(Date.now() - t0).toBeLessThan(20_000);
+      for (const m of [upload.finish(), get.finish()]) {
+        expect(m).toMatchObject({ status: 'failed', failed: 1, ok: 0 });
+        expect(m.errorSample).toMatch(/SignatureDoesNotMatch|Forbidden|AccessDenied/);
+        expect(m.errorSample).toMatch(/HTTP 403/);
+      }
+    }, 30_000);
+
+    test('a missing key says so; a good key round-trips', async () => {
+      const session = await open();
+      await expect(session.head('crt-test/missing')).rejects.toThrow(/NotFound|NoSuchKey/);
+      await expect(session.get('crt-test/missing')).rejects.toThrow(/HTTP 404/);
+      await session.put('crt-test/ok', { path: join(scratch, 'one-kib'), size: 1024 });
+      expect(await session.head('crt-test/ok')).toEqual({ size: 1024 });
+      expect(await session.list('crt-test/')).toEqual([{ key: 'ok', size: 1024 }]);
+      const got = await session.get('crt-test/ok');
+      expect(got.bytes).toBe(1024);
+      await got.discard();
+      await session.delete('crt-test/ok');
+      expect(await session.list('crt-test/')).toEqual([]);
+    }, 30_000);
+
+    test('a bad endpoint fails fast with the socket error', async () => {
+      const session = await open({ target: { ...server.target, endpointUrl: 'http://127.0.0.1:9' } });
+      const t0 = Date.now();
+      await expect(session.head('x')).rejects.toThrow(/CONNECTION_REFUSED|connection refused/i);
+      expect(Date.now() - t0).toBeLessThan(20_000);
+    }, 30_000);
+
+    test('close() and the abort signal end the client process', async () => {
+      const closed = await open();
+      const pid1 = (closed as unknown as { clientPid: number }).clientPid;
+      expect(alive(pid1)).toBe(true);
+      await closed.close();
+      expect(alive(pid1)).toBe(false);
+
+      const ac = new AbortController();
+      const aborted = await open({ signal: ac.signal });
+      const pid2 = (aborted as unknown as { clientPid: number }).clientPid;
+      ac.abort(new Error('test abort'));
+      for (let i = 0; i < 50 && alive(pid2); i++) await new Promise((r) => setTimeout(r, 100));
+      expect(alive(pid2)).toBe(false);
+      await expect(aborted.head('x')).rejects.toThrow(/aborted/);
+    }, 30_000);
+
+    test('a client that dies mid-step ends the step, naming the exit', async () => {
+      const reasons: Error[] = [];
+      const session = await open({ abortStep: (e) => reasons.push(e) });
+      const pid = (session as unknown as { clientPid: number }).clientPid;
+      process.kill(pid, 'SIGKILL');
+      for (let i = 0; i < 50 && reasons.length === 0; i++) await new Promise((r) => setTimeout(r, 100));
+      expect(reasons.map((e) => e.message)).toEqual([expect.stringMatching(/s3-crt client exited \(SIGKILL\)/)]);
+      await expect(session.head('x')).rejects.toThrow(/exited \(SIGKILL\)/);
+    }, 30_000);
+  });
+});
