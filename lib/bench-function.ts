@@ -1,7 +1,8 @@
-import { Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, Stack, type CfnElement } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
+import type * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
 import { functionCode } from './function-bundles';
 import { acknowledge } from './nag';
@@ -91,5 +92,29 @@ export class BenchFunction extends Construct {
     }
     // Tracing writes segments to X-Ray, whose API takes no resource ARNs.
     acknowledge(this.role, 'AwsSolutions-IAM5[Resource::*]', 'X-Ray PutTraceSegments/PutTelemetryRecords accept only Resource "*" (added by tracing: ACTIVE)');
+  }
+
+  /**
+   * Lets the function call `actions` on `resources` and, in the same call, acknowledges each
+   * cdk-nag finding that grant raises (`finding` as cdk-nag names it, e.g. `Resource::*`) with the
+   * reason it is acceptable here — so a grant and its excuse never drift apart.
+   */
+  allow(actions: string[], resources: string[], opts: { conditions?: Record<string, unknown>; acknowledge?: Record<string, string> } = {}): this {
+    this.role.addToPolicy(new iam.PolicyStatement({ actions, resources, conditions: opts.conditions }));
+    for (const [finding, reason] of Object.entries(opts.acknowledge ?? {})) acknowledge(this.role, `AwsSolutions-IAM5[${finding}]`, reason);
+    return this;
+  }
+
+  /**
+   * Objects under each of `prefixes` in `bucket`: the grant, the bucket's name in the environment
+   * variable `env`, and the acknowledgment of each prefix wildcard, in one call.
+   */
+  allowObjects(bucket: s3.IBucket, actions: string[], prefixes: string[], opts: { env?: string; reason: string }): this {
+    const arn = `<${Stack.of(this).getLogicalId(bucket.node.defaultChild as CfnElement)}.Arn>`;
+    this.allow(actions, prefixes.map((p) => bucket.arnForObjects(`${p}*`)), {
+      acknowledge: Object.fromEntries(prefixes.map((p) => [`Resource::${arn}/${p}*`, opts.reason])),
+    });
+    if (opts.env) this.function.addEnvironment(opts.env, bucket.bucketName);
+    return this;
   }
 }

@@ -115,7 +115,7 @@ export async function awsRun(c: AwsClients, a: RunArgs, out: Out, sleep = (ms: n
   }
 }
 
-/** The Map state that runs the matrix's benchmark steps, one iteration per step (lib/pipeline.ts). */
+/** The Map state that runs the matrix's benchmark steps, one iteration per step (lib/pipeline/benchmark.ts). */
 const STEPS_MAP = 'RunBenchmarkSteps';
 
 /**

@@ -4,7 +4,7 @@
  * (the named queries run for the run on DuckDB, shaped as GetQueryResults pages) in a fresh Node
  * process, and prints the bundle size, the module load time, the first (cold) and a second (warm)
  * handler call, and the peak memory — what the function's memory size and timeout are chosen from
- * (lib/pipeline.ts: 1,769 MB = one full vCPU, TASK_TIMEOUT_S.report).
+ * (lib/pipeline/index.ts: 1,769 MB = one full vCPU, TASK_TIMEOUT_S.report).
  *
  *   npm run bench:report-function
  *

@@ -380,7 +380,7 @@ describe('retries: every task retries throttling and transient errors with backo
       expect(retry.ErrorEquals).not.toContain('States.ALL');
     });
   }
-  test('the error lists are the per-service ones of lib/pipeline.ts', () => {
+  test('the error lists are the per-service ones of lib/pipeline/tasks.ts', () => {
     expect(TASK_STATES.RunSummaryQuery.Retry[0].ErrorEquals).toEqual(TRANSIENT_ERRORS.athena);
     expect(TASK_STATES.RunInstances.Retry[0].ErrorEquals).toEqual(TRANSIENT_ERRORS.ec2);
   });
