@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadProfile, resolveMatrix } from '../../runner/core/matrix';
@@ -118,9 +118,11 @@ describe('faults', () => {
   test('the embedded server killed mid-run: the step fails clearly, the run is marked failed, nothing is left running', async () => {
     const dir = mkdtempSync(join(tmpdir(), 's3ab-test-kill-'));
     let pid = 0;
+    // A first step that lasts seconds (two 256 MiB objects), so the kill lands inside it on any machine.
+    const matrixFile = join(dir, 'matrix.json');
+    writeFileSync(matrixFile, JSON.stringify({ repetitions: 3, methods: ['s3-api'], workloads: { objects: { sizes: ['256MiB'], files: 2 }, 'small-reads': { files: 10, size: '8KiB' } } }));
     const outcome = await runBenchmark({
-      matrixFile: undefined, profile: 'quick', methods: ['s3-api'], workloads: ['objects', 'small-reads'], repetitions: 3,
-      resultsDir: dir, quiet: true,
+      matrixFile, resultsDir: join(dir, 'results'), quiet: true,
       onEndpoint: (e) => (pid = e.pid),
       // Kill it once the first step is under way.
       onStep: (index) => { if (index === 1) setTimeout(() => process.kill(pid, 'SIGKILL'), 300); },
@@ -129,15 +131,15 @@ describe('faults', () => {
     expect(outcome.manifest.problem).toMatch(/embedded S3 server \(versitygw\) exited mid-run/);
     expect(outcome.manifest.steps_done).toBeLessThan(outcome.manifest.steps_total);
     expect(alive(pid)).toBe(false);
-    const records = readRecords(dir);
+    const records = readRecords(join(dir, 'results'));
     const broken = records.filter((r) => r.flags.includes('step-failed'));
     expect(broken.length).toBeGreaterThan(0);
     expect(broken.some((r) => r.operation === 'step' && r.status === 'failed' && /exited mid-run/.test(r.error_sample ?? ''))).toBe(true);
     // The summary says the run is incomplete.
     const lines: string[] = [];
-    await printSummary(dir, undefined, (l) => lines.push(l));
+    await printSummary(join(dir, 'results'), undefined, (l) => lines.push(l));
     expect(lines.join('\n')).toMatch(/FAILED — results incomplete/);
-    expect(existsSync(join(dir, '_runs'))).toBe(true);
+    expect(existsSync(join(dir, 'results', '_runs'))).toBe(true);
     rmSync(dir, { recursive: true, force: true });
   }, 120_000);
 });
