@@ -3,6 +3,13 @@ import { InvalidArgumentError } from 'commander';
 /** Shared argument parsers of the s3ab commands. */
 export const list = (v: string) => v.split(',').map((s) => s.trim()).filter(Boolean);
 
+/** A list that must name something: `--methods ''` is a mistake, not "the profile's defaults". */
+export const nonEmptyList = (what: string) => (v: string) => {
+  const items = list(v);
+  if (!items.length) throw new InvalidArgumentError(`needs at least one ${what} (or leave the option out for the matrix's own)`);
+  return items;
+};
+
 export const positiveInt = (v: string) => {
   const n = Number(v);
   if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('must be a whole number ≥ 1');

@@ -1,4 +1,4 @@
-import { Command } from 'commander';
+import { Command, CommanderError } from 'commander';
 import { cleanupAll, Interrupted } from '../core/cleanup';
 import { ExitCode, UserError } from '../core/errors';
 import { registerAws } from './aws';
@@ -16,7 +16,9 @@ export function buildCli(): Command {
   const program = new Command('s3ab')
     .description('s3-access-bench: benchmark the ways programs reach S3 (S3 API, AWS CLI, FUSE mounts, ...) with verified data')
     .showHelpAfterError('(run with --help for usage)')
-    .configureOutput({ outputError: (str, write) => write(str) });
+    .configureOutput({ outputError: (str, write) => write(str) })
+    // Usage errors exit 2 (bad input) with a fix line, not commander's exit 1 (see main()).
+    .exitOverride();
   for (const register of [registerRun, registerStep, registerAws, registerReport, registerList, registerSetup]) register(program);
   return program;
 }
@@ -25,7 +27,14 @@ export async function main(argv: string[]): Promise<void> {
   try {
     await buildCli().parseAsync(argv);
   } catch (err) {
-    if (err instanceof UserError) {
+    if (err instanceof CommanderError) {
+      // --help and --version end here too, successfully; a usage error has been printed already.
+      if (err.exitCode === 0 || err.code === 'commander.helpDisplayed' || err.code === 'commander.help') process.exitCode = 0;
+      else {
+        process.stderr.write('  fix: see `s3ab --help` or `s3ab COMMAND --help` for the commands, options and their values\n');
+        process.exitCode = ExitCode.badInput;
+      }
+    } else if (err instanceof UserError) {
       process.stderr.write(`s3ab: ${err.problem}\n  fix: ${err.fix}\n`);
       process.exitCode = ExitCode.badInput;
     } else if (err instanceof Interrupted) {

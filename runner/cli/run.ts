@@ -6,7 +6,7 @@ import { defaultReportPath, writeHtmlReport } from '../report/html-report';
 import { printSummary } from '../report/summary';
 import { runBenchmark } from '../run';
 import { exitCodeFor } from '../run/policy';
-import { list, out, positiveInt } from './args';
+import { nonEmptyList, out, positiveInt } from './args';
 
 /** `s3ab run`: a matrix against the embedded server or a named endpoint, then the summary and the HTML report. */
 export function registerRun(program: Command): void {
@@ -15,10 +15,10 @@ export function registerRun(program: Command): void {
     .description('run a benchmark matrix against the embedded S3 server (default) or a named endpoint, then print the summary')
     .option('-p, --profile <name>', `named matrix in assets/profiles (${profileNames().join(', ')}); default quick`)
     .option('-m, --matrix <file>', 'matrix JSON file (format: assets/schema/matrix.schema.json)')
-    .option('--methods <a,b>', 'only these methods (name or name:variant), e.g. s3-api,aws-cli', list)
-    .option('--workloads <x,y>', 'only these workloads, e.g. objects,dir-walk', list)
+    .option('--methods <a,b>', 'only these methods (name or name:variant), e.g. s3-api,aws-cli', nonEmptyList('method'))
+    .option('--workloads <x,y>', 'only these workloads, e.g. objects,dir-walk', nonEmptyList('workload'))
     .option('-r, --repetitions <n>', 'repetitions of every step (default: the matrix\'s)', positiveInt)
-    .option('--cache <states>', 'cache states on mount methods: cold, warm or cold,warm (default: the matrix\'s)', list)
+    .option('--cache <states>', 'cache states on mount methods: cold, warm or cold,warm (default: the matrix\'s)', nonEmptyList('cache state'))
     .option('--results <dir>', 'results folder (Hive layout, Athena-readable)', 'results')
     .option('--endpoint <url>', 'benchmark this S3-compatible endpoint instead of the embedded one (standard AWS credential chain)')
     .option('--bucket <name>', 'existing bucket at --endpoint; the run writes under s3ab/RUNID/ and removes it after')

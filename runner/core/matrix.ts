@@ -6,6 +6,7 @@ import { UserError } from './errors';
 import type { Matrix, MethodSpec } from './matrix.generated';
 import type { MethodDescriptor, Options } from './method';
 import { projectRoot } from './paths';
+import { parseSize } from './units';
 import { MATRIX_CACHE_STATES, type MatrixCacheState } from './vocabulary';
 import type { WorkloadDescriptor } from './workload';
 
@@ -70,12 +71,41 @@ export function loadProfile(name: string): unknown {
 
 export function loadMatrixFile(path: string): unknown {
   if (!existsSync(path)) throw new UserError(`matrix file ${path} does not exist`, 'check the path given to --matrix');
+  let text: string;
   try {
-    return JSON.parse(readFileSync(path, 'utf8'));
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'EISDIR') throw new UserError(`matrix file ${path} is a directory`, 'give the path of a matrix JSON file to --matrix');
+    if (code === 'EACCES' || code === 'EPERM') throw new UserError(`matrix file ${path} cannot be read: permission denied`, `make it readable (chmod a+r ${path}) or copy it somewhere readable`);
+    throw new UserError(`matrix file ${path} cannot be read: ${(err as Error).message}`, 'check the path given to --matrix');
+  }
+  try {
+    return JSON.parse(text);
   } catch (err) {
     throw new UserError(`matrix file ${path} is not valid JSON: ${(err as Error).message}`, 'fix the JSON syntax (a validator such as `jq . FILE` shows where)');
   }
 }
+
+/** S3's largest object (5 TiB): a size above it cannot be stored by any method. */
+export const MAX_OBJECT_BYTES = 5 * 1024 ** 4;
+const SIZE_UNITS_HELP = 'bytes, or a number with one of the units B, KB, MB, GB, TB (decimal) or KiB, MiB, GiB, TiB (binary), e.g. 10MiB';
+
+/**
+ * The error to report out of AJV's list. Under a `oneOf`, AJV reports every alternative's
+ * complaint; the one worth naming is from the alternative the input resembles: not a bare type
+ * mismatch at the oneOf's own place (that alternative is another kind of value altogether), and
+ * the deepest place first.
+ */
+export function pickSchemaError(errors: ErrorObject[]): ErrorObject {
+  const oneOfPaths = new Set(errors.filter((e) => e.keyword === 'oneOf').map((e) => e.instancePath));
+  const candidates = errors.filter((e) => e.keyword !== 'oneOf' && !(e.keyword === 'type' && oneOfPaths.has(e.instancePath)));
+  const pool = candidates.length ? candidates : errors.filter((e) => e.keyword !== 'oneOf');
+  const depth = (e: ErrorObject) => e.instancePath.split('/').length;
+  return [...(pool.length ? pool : errors)].sort((a, b) => depth(b) - depth(a))[0];
+}
+
+const isSizePattern = (e: ErrorObject) => e.keyword === 'pattern' && /\[KMGT?\]i\?B/.test(String((e.params as { pattern?: string }).pattern));
 
 function describeAjvError(where: string, e: ErrorObject): string {
   const field = `${where}${e.instancePath.replace(/\//g, '.')}`;
@@ -84,6 +114,9 @@ function describeAjvError(where: string, e: ErrorObject): string {
       return `${field || where} has an unknown field "${(e.params as { additionalProperty: string }).additionalProperty}"`;
     case 'enum':
       return `${field} must be one of ${(e.params as { allowedValues: unknown[] }).allowedValues.join(', ')}`;
+    case 'pattern':
+      if (isSizePattern(e)) return `${field} is not a size: write ${SIZE_UNITS_HELP}`;
+      return `${field || where} ${e.message}`;
     default:
       return `${field || where} ${e.message}`;
   }
@@ -115,7 +148,7 @@ export function resolveMatrix(input: unknown, source: string, catalog: Catalog):
   const bad = (problem: string, fix: string) => new UserError(`${source}: ${problem}`, fix);
   const data = structuredClone(input) as Matrix;
   if (!validateMatrixShape(data)) {
-    const first = validateMatrixShape.errors!.find((e) => e.keyword !== 'oneOf') ?? validateMatrixShape.errors![0];
+    const first = pickSchemaError(validateMatrixShape.errors!);
     throw bad(describeAjvError('matrix', first), shapeFix(first, catalog));
   }
   const methods = data.methods.map((spec: MethodSpec, i): MethodChoice => {
@@ -130,16 +163,19 @@ export function resolveMatrix(input: unknown, source: string, catalog: Catalog):
     }
     return { name: def.name, variant, options: { ...base, ...sel.options }, optional: sel.optional ?? false };
   });
+  distinguishRepeatedMethods(methods, bad);
   const workloads = Object.entries(data.workloads).map(([name, params]) => {
     const def = catalog.workloads.find((w) => w.name === name);
     if (!def) throw bad(`workloads.${name} is not a workload`, `use one of: ${catalog.workloads.map((w) => w.name).join(', ')}`);
     const validate = ajv.compile(def.paramsSchema);
     const withDefaults = structuredClone(params ?? {}) as Record<string, unknown>;
     if (!validate(withDefaults)) {
-      const e = validate.errors!.find((x) => x.keyword !== 'oneOf') ?? validate.errors![0];
+      const e = pickSchemaError(validate.errors!);
       const props = Object.keys((def.paramsSchema as { properties?: object }).properties ?? {});
-      throw bad(describeAjvError(`workloads.${name}`, e), `parameters of ${name}: ${props.join(', ')} (see \`s3ab list\`)`);
+      throw bad(describeAjvError(`workloads.${name}`, e), isSizePattern(e) ? `sizes are ${SIZE_UNITS_HELP}` : `parameters of ${name}: ${props.join(', ')} (see \`s3ab list\`)`);
     }
+    const tooLarge = oversizedParameter(def.paramsSchema, withDefaults);
+    if (tooLarge) throw bad(`workloads.${name}.${tooLarge.field} is ${tooLarge.value}, above S3's largest object (5 TiB)`, 'use sizes up to 5TiB (5497558138880 bytes)');
     const invalid = def.validate?.(withDefaults);
     if (invalid) throw bad(`workloads.${name}: ${invalid.problem}`, invalid.fix);
     return { name, params: withDefaults };
@@ -183,3 +219,47 @@ export function applyOverrides(raw: unknown, o: { methods?: string[]; workloads?
   if (o.cache?.length) m.cache = o.cache as Matrix['cache'];
   return m;
 }
+
+/**
+ * A method listed twice with the same variant and options would run twice and be merged as
+ * repetitions: refused. Listed twice with different options (concurrency 1 vs 16), both run, and
+ * each is labelled by the options that tell them apart — `s3-api:default[concurrency=16]` — in
+ * records, summary and report alike (the label is the variant every record carries).
+ */
+function distinguishRepeatedMethods(methods: MethodChoice[], bad: (problem: string, fix: string) => UserError): void {
+  const key = (m: MethodChoice) => `${m.name}\u0000${m.variant}`;
+  const groups = new Map<string, number[]>();
+  methods.forEach((m, i) => groups.set(key(m), [...(groups.get(key(m)) ?? []), i]));
+  for (const indices of groups.values()) {
+    if (indices.length < 2) continue;
+    const options = indices.map((i) => methods[i].options);
+    for (let a = 0; a < indices.length; a++) {
+      for (let b = a + 1; b < indices.length; b++) {
+        if (JSON.stringify(options[a]) === JSON.stringify(options[b])) {
+          const m = methods[indices[b]];
+          throw bad(`methods[${indices[b]}] repeats methods[${indices[a]}] (${m.name}, variant ${m.variant}, the same options)`,
+            'list each method variant once; to compare option sets, give the entries different "options"');
+        }
+      }
+    }
+    const differing = [...new Set(options.flatMap((o) => Object.keys(o)))].filter((k) => new Set(options.map((o) => JSON.stringify(o[k]))).size > 1);
+    for (const i of indices) {
+      methods[i].variant = `${methods[i].variant}[${differing.map((k) => `${k}=${methods[i].options[k]}`).join(',')}]`;
+    }
+  }
+}
+
+/** The first size parameter above S3's largest object, with its place and value as written. */
+function oversizedParameter(schema: Record<string, unknown>, params: Record<string, unknown>): { field: string; value: string } | null {
+  const props = (schema as { properties?: Record<string, { oneOf?: { pattern?: string }[]; items?: { oneOf?: { pattern?: string }[] } }> }).properties ?? {};
+  const isSize = (s?: { oneOf?: { pattern?: string }[] }) => !!s?.oneOf?.some((alt) => /\[KMGT?\]i\?B/.test(alt.pattern ?? ''));
+  for (const [field, s] of Object.entries(props)) {
+    const value = params[field];
+    const values = isSize(s) ? [value] : isSize(s.items) && Array.isArray(value) ? value : [];
+    for (const [i, v] of values.entries()) {
+      if ((typeof v === 'string' || typeof v === 'number') && parseSize(v) > MAX_OBJECT_BYTES) return { field: Array.isArray(value) ? `${field}[${i}]` : field, value: String(v) };
+    }
+  }
+  return null;
+}
+

@@ -1,9 +1,9 @@
 /** Sizes in matrices: a byte count, or a number with a unit. KB/MB/GB are decimal, KiB/MiB/GiB binary. */
 const UNITS: Record<string, number> = {
   B: 1,
-  KB: 1e3, MB: 1e6, GB: 1e9,
-  KIB: 1024, MIB: 1024 ** 2, GIB: 1024 ** 3,
-  K: 1024, M: 1024 ** 2, G: 1024 ** 3,
+  KB: 1e3, MB: 1e6, GB: 1e9, TB: 1e12,
+  KIB: 1024, MIB: 1024 ** 2, GIB: 1024 ** 3, TIB: 1024 ** 4,
+  K: 1024, M: 1024 ** 2, G: 1024 ** 3, T: 1024 ** 4,
 };
 
 export function parseSize(value: string | number): number {
@@ -14,7 +14,7 @@ export function parseSize(value: string | number): number {
   const m = /^\s*(\d+(?:\.\d+)?)\s*([a-zA-Z]*)\s*$/.exec(value);
   const unit = m ? (m[2] || 'B').toUpperCase() : '';
   if (!m || !(unit in UNITS)) {
-    throw new Error(`"${value}" is not a size: write bytes or a number with B, KB, MB, GB, KiB, MiB or GiB`);
+    throw new Error(`"${value}" is not a size: write bytes or a number with B, KB, MB, GB, TB, KiB, MiB, GiB or TiB`);
   }
   return Math.round(Number(m[1]) * UNITS[unit]);
 }

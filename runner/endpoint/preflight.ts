@@ -35,6 +35,10 @@ export function explain(err: unknown, target: StoreTarget, where: string): UserE
   const e = err as { name?: string; $metadata?: { httpStatusCode?: number } };
   const status = e?.$metadata?.httpStatusCode;
   const name = e?.name ?? '';
+  if ((err as { name?: string })?.name === 'TimeoutError' && !/connect/i.test(String((err as Error)?.message))) {
+    return new UserError(`the S3 endpoint ${where} accepted the connection but did not answer: ${errorSummary(err)}`,
+      'check that the server is running and answering S3 requests (it may be frozen or overloaded), and that the URL points at its S3 port');
+  }
   if (isUnreachable(err)) {
     return new UserError(`cannot reach the S3 endpoint ${where}: ${errorSummary(err)}`, 'check the URL (scheme, host, port) and that the server is running');
   }

@@ -1,8 +1,9 @@
 import { setMaxListeners } from 'node:events';
-import { resolve } from 'node:path';
+import { accessSync, constants, existsSync, statSync, statfsSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { matrixFor } from '../catalog';
 import { Interrupted } from '../core/cleanup';
-import { errorSummary } from '../core/errors';
+import { errorSummary, UserError } from '../core/errors';
 import { hostFacts } from '../core/host';
 import { installCommand } from '../core/install';
 import { expandSteps, type MethodChoice, type ResolvedMatrix, type Step } from '../core/matrix';
@@ -16,7 +17,7 @@ import type { ResultRecord } from '../results/record';
 import { ResultsWriter, type RunManifest } from '../results/writer';
 import { writeFixtures } from './fixtures';
 import type { RunOptions, RunOutcome } from './options';
-import { checkRunOptions, chooseSteps, finalStatus, planAvailability, stepFailed } from './policy';
+import { checkEnvironment, checkRunOptions, chooseSteps, finalStatus, planAvailability, stepFailed } from './policy';
 import { runStep, type StepEnv } from './step';
 import { openStore, type OpenStore } from './store';
 
@@ -86,11 +87,35 @@ async function planRun(opts: RunOptions): Promise<RunPlan> {
   const matrix = matrixFor(opts);
   const chosen = chooseSteps(expandSteps(matrix), opts.onlySteps);
   checkRunOptions(opts);
+  checkEnvironment(process.env, (p) => existsSync(p) && statSync(p).isDirectory());
+  checkResultsFolder(resolve(opts.resultsDir));
   const availability = new Map<MethodChoice, Availability>();
   for (const choice of matrix.methods) availability.set(choice, await findMethod(choice.name)!.probe());
   const { skipped, steps } = planAvailability(matrix.methods, availability, chosen, !!opts.onlySteps, installCommand);
   const runId = opts.runId ?? newRunId();
   return { matrix, chosen, steps, skipped, runId, prefix: runDataPrefix(runId, opts.runnerId) };
+}
+
+/** Room the results folder must have: a run's records and manifest are a few MB; the report a few more. */
+const RESULTS_ROOM_BYTES = 64 * 1024 * 1024;
+
+/** The results folder is a writable directory (or can be made one) with room, checked before anything is created. */
+function checkResultsFolder(dir: string): void {
+  let existing = dir;
+  while (!existsSync(existing) && dirname(existing) !== existing) existing = dirname(existing);
+  if (!statSync(existing).isDirectory()) {
+    throw new UserError(`--results ${dir} is not a folder: ${existing} is a file`, 'give --results a folder (it is created if missing)');
+  }
+  try {
+    accessSync(existing, constants.W_OK);
+  } catch {
+    throw new UserError(`--results ${dir} cannot be written: ${existing} is not writable`, 'give --results a folder you may write to');
+  }
+  const fs = statfsSync(existing);
+  const free = fs.bavail * fs.bsize;
+  if (free < RESULTS_ROOM_BYTES) {
+    throw new UserError(`--results ${dir} has ${Math.floor(free / 1024 / 1024)} MiB free, less than the ${RESULTS_ROOM_BYTES / 1024 / 1024} MiB a run's results need`, 'free some space there, or give --results a folder on another disk');
+  }
 }
 
 function announceSkipped(plan: RunPlan, progress: Progress): void {

@@ -88,12 +88,20 @@ export function chooseSteps(all: readonly Step[], only?: readonly number[]): Ste
 }
 
 /** Checks the run's identity and endpoint options before anything is created. Throws UserError. */
-export function checkRunOptions(o: { runId?: string; runnerId?: string; endpoint?: string; bucket?: string; awsTarget?: boolean }): void {
+export function checkRunOptions(o: { runId?: string; runnerId?: string; endpoint?: string; bucket?: string; awsTarget?: boolean; region?: string }): void {
+  if (o.region !== undefined && !o.region.trim()) throw new UserError('--region is empty', 'give the region of the bucket, e.g. --region us-east-1 (an S3-compatible server may want its own name, such as auto), or leave the option out');
   if (o.runId !== undefined && !isRunId(o.runId)) throw new UserError(`run id "${o.runId}" is not valid`, `use the form ${RUN_ID_EXAMPLE}`);
   if (o.runnerId !== undefined && !/^[A-Za-z0-9_-]{1,64}$/.test(o.runnerId)) throw new UserError(`runner id "${o.runnerId}" is not valid`, 'use letters, digits, - and _ only (an EC2 instance id, for example)');
   if (o.endpoint && !o.bucket) throw new UserError('--endpoint needs --bucket', 'name an existing bucket at that endpoint with --bucket NAME');
   if (o.bucket && !o.endpoint && !o.awsTarget) throw new UserError('--bucket needs --endpoint', 'give the endpoint URL with --endpoint URL');
   if (o.endpoint && !/^https?:\/\/[^/]+/.test(o.endpoint)) throw new UserError(`--endpoint "${o.endpoint}" is not a URL`, 'write it as http://HOST:PORT or https://HOST');
+}
+
+/** The S3AB_* variables the runner reads, checked before anything is created (a typo must not be ignored without a word). */
+export function checkEnvironment(env: Record<string, string | undefined>, isDirectory: (path: string) => boolean): void {
+  const link = env.S3AB_LINK_LIMIT_MIBS;
+  if (link !== undefined && !(Number(link) > 0)) throw new UserError(`S3AB_LINK_LIMIT_MIBS="${link}" is not a positive number of MiB/s`, 'set it to the link\'s limit, e.g. S3AB_LINK_LIMIT_MIBS=1192 for 10 Gbit/s, or unset it');
+  if (env.S3AB_TMP !== undefined && !isDirectory(env.S3AB_TMP)) throw new UserError(`S3AB_TMP="${env.S3AB_TMP}" is not a directory`, 'point it at an existing writable directory (a RAM disk such as /dev/shm for the embedded server), or unset it');
 }
 
 /**

@@ -5,7 +5,7 @@ import type { StoreTarget } from '../core/target';
 import { startEmbeddedEndpoint, type EmbeddedEndpoint } from '../endpoint/embedded';
 import { isUnreachable, preflight } from '../endpoint/preflight';
 import { ReferenceStore } from '../endpoint/reference';
-import { makeS3Client } from '../endpoint/s3-client';
+import { makeS3Client, PREFLIGHT_BOUNDS_MS } from '../endpoint/s3-client';
 import { targetFor } from '../endpoint/target';
 import type { ResultRecord } from '../results/record';
 import type { RunOptions } from './options';
@@ -54,11 +54,15 @@ export async function openStore(opts: RunOptions, prefix: string, abort: AbortCo
     client.destroy();
     if (embedded) await embedded.stop();
   };
+  // The preflight's own client fails fast: a frozen endpoint is bad input, found before anything is created.
+  const checker = makeS3Client(target, { maxSockets: 4, bounds: PREFLIGHT_BOUNDS_MS, maxAttempts: 1 });
   try {
-    await preflight(client, target, prefix);
+    await preflight(checker, target, prefix);
   } catch (err) {
     await close();
     throw err;
+  } finally {
+    checker.destroy();
   }
   const unregister = onCleanup('benchmark objects', async () => {
     if (!embedded) await reference.deletePrefix(prefix);
