@@ -25,6 +25,7 @@ export function registerRun(program: Command): void {
     .option('--region <region>', 'region for --endpoint (default: AWS_REGION or us-east-1)')
     .option('--html <file>', 'where to write the run\'s HTML report (default: RESULTS/_reports/RUNID.html)')
     .option('--no-html', 'do not write the HTML report')
+    .option('--wait', 'when another run on this host is mounting, wait for it instead of refusing (one mount benchmark per host)')
     .addOption(new Option('--quiet', 'no progress output').hideHelp())
     .addHelpText('after', `
 Examples:
@@ -37,7 +38,7 @@ Exit codes: 0 complete, 1 a step failed (results marked incomplete), 2 bad input
       installSignalHandlers(abort);
       const outcome = await runBenchmark({
         profile: o.profile, matrixFile: o.matrix, methods: o.methods, workloads: o.workloads, repetitions: o.repetitions, cache: o.cache,
-        resultsDir: o.results, endpoint: o.endpoint, bucket: o.bucket, region: o.region, quiet: o.quiet, signal: abort.signal,
+        resultsDir: o.results, endpoint: o.endpoint, bucket: o.bucket, region: o.region, quiet: o.quiet, signal: abort.signal, waitForLock: o.wait,
       });
       out('');
       try {

@@ -5,6 +5,7 @@ import { matrixFor } from '../catalog';
 import { Interrupted } from '../core/cleanup';
 import { errorSummary, UserError } from '../core/errors';
 import { hostFacts } from '../core/host';
+import { acquireHostLock } from '../core/host-lock';
 import { installCommand } from '../core/install';
 import { expandSteps, type MethodChoice, type ResolvedMatrix, type Step } from '../core/matrix';
 import type { Availability } from '../core/method';
@@ -46,6 +47,10 @@ export async function runBenchmark(opts: RunOptions): Promise<RunOutcome> {
   const progress = new Progress(plan.steps.length, process.stdout, opts.quiet);
   announceSkipped(plan, progress);
   const abort = runAbortController(opts.signal);
+  // One mount benchmark per host: anything that mounts (and so drops caches) holds the host's lock.
+  const releaseLock = plan.steps.some((st) => findMethod(st.method.name)!.kind === 'mount')
+    ? await acquireHostLock(plan.runId, { wait: opts.waitForLock, log: (m) => progress.log(m), signal: abort.ctrl.signal })
+    : () => {};
   let store: OpenStore | null = null;
   let writer: ResultsWriter | null = null;
   const files: string[] = [];
@@ -73,6 +78,7 @@ export async function runBenchmark(opts: RunOptions): Promise<RunOutcome> {
   } finally {
     abort.unlink();
     await store?.close();
+    releaseLock();
     if (writer) {
       writer.manifest.ended_at = new Date().toISOString();
       writer.manifest.peak_rss_bytes = process.resourceUsage().maxRSS * 1024;

@@ -24,6 +24,8 @@ export interface RunOptions extends MatrixSource {
   runId?: string;
   /** Names this runner in object prefixes and result file names, so runners of one step never collide. */
   runnerId?: string;
+  /** Wait for another run's mounts to end instead of refusing (the host's mount lock). */
+  waitForLock?: boolean;
   /** With --bucket and no --endpoint: the bucket is on AWS S3 (regional endpoint, standard credentials). */
   awsTarget?: boolean;
 }

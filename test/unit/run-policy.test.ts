@@ -1,4 +1,5 @@
 import { UserError } from '../../runner/core/errors';
+import { lockDecision } from '../../runner/core/host-lock';
 import type { MethodChoice, Step } from '../../runner/core/matrix';
 import { checkRunOptions, chooseSteps, exitCodeFor, finalStatus, notApplicableReason, passesFor, planAvailability, stepFailed } from '../../runner/run/policy';
 
@@ -100,5 +101,16 @@ describe('stepFailed, finalStatus and exitCodeFor', () => {
     expect(exitCodeFor('failed')).toBe(1);
     expect(exitCodeFor('running')).toBe(1);
     expect(exitCodeFor('interrupted')).toBe(130);
+  });
+});
+
+describe('lockDecision: one mount benchmark per host', () => {
+  const holder = { pid: 4242, runId: '20261122T101500Z-ab12cd', startedAt: '2026-11-22T10:15:00Z', hostname: 'h' };
+  test('free: take it; held by a live run: refuse, or wait when asked; held by a run that is gone: take it over', () => {
+    expect(lockDecision(null, false, false)).toBe('take');
+    expect(lockDecision(holder, true, false)).toBe('refuse');
+    expect(lockDecision(holder, true, true)).toBe('wait');
+    expect(lockDecision(holder, false, false)).toBe('take-over-stale');
+    expect(lockDecision(holder, false, true)).toBe('take-over-stale');
   });
 });
