@@ -1,5 +1,5 @@
 import { ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { readFileSync, rmSync, rmdirSync, statfsSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, rmdirSync, statfsSync, writeFileSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, rm, rmdir, stat, unlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -12,6 +12,16 @@ import { copyInto, readFileHashed, walkFiles } from '../core/posix-io';
 import { memoryBackedTmp } from '../core/tmp';
 
 const READY_TIMEOUT_MS = 20_000;
+/**
+ * The stall watchdog's bound: a FUSE client with file-system requests waiting in its kernel
+ * connection that spends no CPU for this long has stopped responding (a stopped or hung client, or
+ * a client blocked on a frozen endpoint). S3AB_STALL_SECONDS overrides it; recorded with the options.
+ */
+export function stallBoundMs(): number {
+  const s = Number(process.env.S3AB_STALL_SECONDS ?? 30);
+  return (Number.isFinite(s) && s > 0 ? s : 30) * 1000;
+}
+const FUSECTL = '/sys/fs/fuse/connections';
 const UNMOUNT_TIMEOUT_MS = 10_000;
 const EXIT_WAIT_MS = 5_000;
 /** How long a write-back client may take to upload a closed file before the write counts as failed. */
@@ -48,6 +58,23 @@ function onRamDisk(dir: string): boolean {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** CPU time (user + system clock ticks) a process has used, or null when it is gone. */
+function processCpuTicks(pid: number | undefined): number | null {
+  if (!pid) return null;
+  try {
+    const f = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /, '').split(' ');
+    return Number(f[11]) + Number(f[12]);
+  } catch {
+    return null;
+  }
+}
+
+/** The kernel's FUSE control file system, mounted where it is not (as root); false where it cannot be. */
+function fusectlReady(): boolean {
+  if (existsSync(`${FUSECTL}/`) && mountAt(FUSECTL)) return true;
+  return spawnSync('mount', ['-t', 'fusectl', 'none', FUSECTL], { timeout: 5_000 }).status === 0 && !!mountAt(FUSECTL);
+}
 
 /** A process's state letter from /proc (R, S, D, T stopped, Z zombie), or null when it is gone. */
 function processState(pid: number | undefined): string | null {
@@ -94,6 +121,7 @@ export class MountSession implements StorageSession, FileSystemAccess {
   private unregisterEmergency: () => void = () => {};
   /** Wall time of the last mount until ready, in ms. */
   lastMountMs = 0;
+  private watchdog: NodeJS.Timeout | null = null;
 
   private constructor(
     private readonly driver: NamedDriver,
@@ -145,6 +173,7 @@ export class MountSession implements StorageSession, FileSystemAccess {
       session.options.cold_start = dropped
         ? 'fresh mount, client cache emptied, kernel caches dropped'
         : 'fresh mount, client cache emptied (kernel caches not dropped: needs root)';
+      if (plan.lifecycle === 'foreground') session.options.stall_watchdog_s = stallBoundMs() / 1000;
       ctx.onMounted?.({ method: driver.name, mountPoint, clientPid: session.clientPid });
       return session;
     } catch (err) {
@@ -237,6 +266,7 @@ export class MountSession implements StorageSession, FileSystemAccess {
     }
     this.lastMountMs = Date.now() - started;
     this.ready = true;
+    this.startWatchdog();
     return dropped;
   }
 
@@ -244,7 +274,80 @@ export class MountSession implements StorageSession, FileSystemAccess {
    * Unmounts; when that fails or hangs (busy, client hung), detaches lazily. Then the client is
    * given a few seconds to exit by itself, asked with SIGTERM, and killed with SIGKILL.
    */
+  /**
+   * Watches a FUSE client for a stall (see stallBoundMs): requests waiting in its kernel
+   * connection (fusectl's `waiting`) while the client spends no CPU. Never touches the mount point
+   * itself — a stat of a hung mount hangs too. On a stall the step fails naming the client, the
+   * FUSE connection is aborted (blocked calls return ENOTCONN), the mount detached and the client
+   * killed; the run goes on.
+   */
+  private startWatchdog(): void {
+    const child = this.child;
+    if (!child?.pid) return;
+    const bound = stallBoundMs();
+    const minor = mountAt(this.mountPoint)?.device.split(':')[1];
+    const waitingFile = minor && fusectlReady() ? `${FUSECTL}/${minor}/waiting` : null;
+    let lastCpu = processCpuTicks(child.pid);
+    let stillSince = Date.now();
+    this.watchdog = setInterval(() => {
+      if (!this.ready || this.unmounting) return;
+      const cpu = processCpuTicks(child.pid);
+      let waiting = 0;
+      try {
+        waiting = waitingFile ? Number(readFileSync(waitingFile, 'utf8')) : processState(child.pid) === 'T' ? 1 : 0;
+      } catch {
+        return; // the connection went away: the exit handler reports it
+      }
+      if (cpu !== lastCpu || waiting === 0) {
+        lastCpu = cpu;
+        stillSince = Date.now();
+        return;
+      }
+      if (Date.now() - stillSince < bound) return;
+      const why = `the ${this.driver.name} client (pid ${child.pid}) stopped responding: ${waiting} file-system request${waiting === 1 ? '' : 's'} unanswered and no CPU used for ${Math.round(bound / 1000)} s`;
+      this.forceDetach(why, minor && waitingFile ? minor : null);
+      this.ctx.abortStep?.(new Error(why));
+    }, 1_000);
+    this.watchdog.unref();
+    // Ctrl-C during a hang: the step is told to stop, but a call blocked on the mount never
+    // returns to hear it. Two seconds later, if requests still wait, the connection is aborted.
+    const onAbort = () => setTimeout(() => {
+      if (!this.ready || this.unmounting) return;
+      let waiting = 0;
+      try {
+        waiting = waitingFile ? Number(readFileSync(waitingFile, 'utf8')) : processState(child.pid) === 'T' ? 1 : 0;
+      } catch {
+        return;
+      }
+      if (waiting > 0) this.forceDetach(`the run was stopped while the ${this.driver.name} client (pid ${child.pid}) had ${waiting} request${waiting === 1 ? '' : 's'} unanswered`, minor && waitingFile ? minor : null);
+    }, 2_000).unref();
+    this.ctx.signal.addEventListener('abort', onAbort, { once: true });
+  }
+
+  /** Ends a hung mount without touching its mount point: aborts its FUSE connection (blocked calls return ENOTCONN), detaches it, kills the client. */
+  private forceDetach(why: string, fuseConnection: string | null): void {
+    this.stopWatchdog();
+    this.died = why;
+    this.unmounting = true;
+    this.ready = false;
+    if (fuseConnection) {
+      try {
+        writeFileSync(`${FUSECTL}/${fuseConnection}/abort`, '1');
+      } catch {
+        // already gone
+      }
+    }
+    spawnSync('umount', ['-l', this.mountPoint], { timeout: 5_000 });
+    this.child?.kill('SIGKILL');
+  }
+
+  private stopWatchdog(): void {
+    if (this.watchdog) clearInterval(this.watchdog);
+    this.watchdog = null;
+  }
+
   private async unmount(): Promise<void> {
+    this.stopWatchdog();
     this.unmounting = true;
     this.ready = false;
     // A stopped (or otherwise hung) client cannot answer: detach at once and kill it.

@@ -101,6 +101,8 @@ export function checkRunOptions(o: { runId?: string; runnerId?: string; endpoint
 export function checkEnvironment(env: Record<string, string | undefined>, isDirectory: (path: string) => boolean): void {
   const link = env.S3AB_LINK_LIMIT_MIBS;
   if (link !== undefined && !(Number(link) > 0)) throw new UserError(`S3AB_LINK_LIMIT_MIBS="${link}" is not a positive number of MiB/s`, 'set it to the link\'s limit, e.g. S3AB_LINK_LIMIT_MIBS=1192 for 10 Gbit/s, or unset it');
+  const stall = env.S3AB_STALL_SECONDS;
+  if (stall !== undefined && !(Number(stall) > 0)) throw new UserError(`S3AB_STALL_SECONDS="${stall}" is not a positive number of seconds`, 'set the stall watchdog\'s bound in seconds, e.g. S3AB_STALL_SECONDS=30, or unset it');
   if (env.S3AB_TMP !== undefined && !isDirectory(env.S3AB_TMP)) throw new UserError(`S3AB_TMP="${env.S3AB_TMP}" is not a directory`, 'point it at an existing writable directory (a RAM disk such as /dev/shm for the embedded server), or unset it');
 }
 
