@@ -65,6 +65,9 @@ export async function startEmbeddedEndpoint(log: (msg: string) => void = () => {
   }
   const dir = await mkdtemp(join(memoryBackedTmp(), 's3ab-versitygw-'));
   const removeDir = onCleanup('embedded server data', () => rm(dir, { recursive: true, force: true }));
+  // The data folder (GBs of RAM with the seed profile) goes on every path, a forced exit included —
+  // also when the server has already exited (a Ctrl-C to the terminal reaches it first).
+  const removeDirNow = onEmergencyExit(() => rmSync(dir, { recursive: true, force: true }));
   await mkdir(join(dir, 'data'));
   await mkdir(join(dir, 'versions'));
   const credentials = { accessKeyId: `s3ab${randomBytes(8).toString('hex')}`, secretAccessKey: randomBytes(24).toString('base64url') };
@@ -94,10 +97,7 @@ export async function startEmbeddedEndpoint(log: (msg: string) => void = () => {
     };
     const unregisterStop = onCleanup(`embedded server (pid ${child.pid})`, stop);
     // A second Ctrl-C exits at once: the server must not outlive the runner even then.
-    const unregisterKill = onEmergencyExit(() => {
-      child.kill('SIGKILL');
-      rmSync(dir, { recursive: true, force: true });
-    });
+    const unregisterKill = onEmergencyExit(() => child.kill('SIGKILL'));
     void exited.then(() => unregisterKill());
 
     const target: StoreTarget = {
@@ -117,6 +117,7 @@ export async function startEmbeddedEndpoint(log: (msg: string) => void = () => {
           await stop();
           removeDir();
           await rm(dir, { recursive: true, force: true });
+          removeDirNow();
         },
       };
     } catch (err) {
@@ -132,6 +133,7 @@ export async function startEmbeddedEndpoint(log: (msg: string) => void = () => {
   }
   removeDir();
   await rm(dir, { recursive: true, force: true });
+  removeDirNow();
   throw new UserError(
     `the embedded S3 server did not start: ${lastError?.message ?? 'unknown error'}`,
     `run \`${binary.path} --version\` to check the binary, or reinstall it with \`npm run setup\``,

@@ -1,3 +1,4 @@
+import { writeFileSync } from 'node:fs';
 import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { recordErrors, type ResultRecord } from './record';
@@ -64,6 +65,11 @@ export class ResultsWriter {
     const path = join(this.partitionDir, name);
     await rename(tmp, path);
     return path;
+  }
+
+  /** The manifest, written at once (an exit that cannot wait: the emergency path). */
+  saveManifestSync(): void {
+    writeFileSync(this.manifestPath, JSON.stringify(this.manifest, null, 2) + '\n');
   }
 
   async saveManifest(): Promise<void> {

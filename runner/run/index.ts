@@ -2,7 +2,7 @@ import { setMaxListeners } from 'node:events';
 import { accessSync, constants, existsSync, statSync, statfsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { matrixFor } from '../catalog';
-import { Interrupted } from '../core/cleanup';
+import { Interrupted, onEmergencyExit } from '../core/cleanup';
 import { errorSummary, UserError } from '../core/errors';
 import { hostFacts } from '../core/host';
 import { acquireHostLock } from '../core/host-lock';
@@ -53,10 +53,17 @@ export async function runBenchmark(opts: RunOptions): Promise<RunOutcome> {
     : () => {};
   let store: OpenStore | null = null;
   let writer: ResultsWriter | null = null;
+  let unregisterEmergencyManifest = () => {};
   const files: string[] = [];
   try {
     store = await openStore(opts, plan.prefix, abort.ctrl, (m) => progress.log(m));
     writer = await openResults(opts, plan, store);
+    const w = writer;
+    // A second Ctrl-C exits at once: the manifest must not stay "running".
+    unregisterEmergencyManifest = onEmergencyExit(() => {
+      Object.assign(w.manifest, { status: 'interrupted', problem: 'exited at once on a second Ctrl-C (the emergency path): the current step did not finish', ended_at: new Date().toISOString() });
+      w.saveManifestSync();
+    });
     const host = await measureLink(store, plan, opts, abort.ctrl.signal, progress);
     progress.log(`run ${plan.runId}: ${describePlan(plan)}, results in ${writer.partitionDir}`);
     const needed = plan.matrix.workloads.filter((w) => plan.steps.some((st) => st.workload.name === w.name));
@@ -79,6 +86,7 @@ export async function runBenchmark(opts: RunOptions): Promise<RunOutcome> {
     abort.unlink();
     await store?.close();
     releaseLock();
+    unregisterEmergencyManifest();
     if (writer) {
       writer.manifest.ended_at = new Date().toISOString();
       writer.manifest.peak_rss_bytes = process.resourceUsage().maxRSS * 1024;

@@ -110,3 +110,34 @@ describe('the stall watchdog', () => {
     }
   }, 120_000);
 });
+
+describe('a double Ctrl-C to the terminal\'s process group', () => {
+  test('exits at once, the manifest says interrupted, the embedded server and its RAM folder are gone', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 's3ab-double-int-'));
+    const shmBefore = new Set(readdirSync('/dev/shm').filter((f) => f.startsWith('s3ab-versitygw-')));
+    // Its own process group, as a terminal's foreground job: the signal reaches the server too.
+    const runner = spawn(process.execPath, [S3AB, 'run', '--methods', 's3-api', '--workloads', 'objects', '--repetitions', '20', '--results', join(dir, 'results'), '--no-html'], { detached: true });
+    let output = '';
+    runner.stdout.on('data', (d) => { output += d; });
+    runner.stderr.on('data', (d) => { output += d; });
+    const exited = new Promise<number | null>((r) => runner.on('exit', (code) => r(code)));
+    try {
+      for (let i = 0; i < 300 && !/step 2\//.test(output); i++) await new Promise((r) => setTimeout(r, 100));
+      expect(output).toMatch(/step 2\//);
+      const server = Number(/embedded versitygw .* \(pid (\d+)\)/.exec(output)?.[1]);
+      process.kill(-runner.pid!, 'SIGINT');
+      await new Promise((r) => setTimeout(r, 50));
+      process.kill(-runner.pid!, 'SIGINT');
+      const t0 = Date.now();
+      expect(await exited).toBe(130);
+      expect(Date.now() - t0).toBeLessThan(10_000);
+      expect(alive(server)).toBe(false);
+      expect(readdirSync('/dev/shm').filter((f) => f.startsWith('s3ab-versitygw-') && !shmBefore.has(f))).toEqual([]);
+      const runs = join(dir, 'results', '_runs');
+      expect(JSON.parse(readFileSync(join(runs, readdirSync(runs)[0]), 'utf8')).status).toBe('interrupted');
+    } finally {
+      if (runner.exitCode === null) process.kill(-runner.pid!, 'SIGKILL');
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
+});
