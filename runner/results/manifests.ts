@@ -1,6 +1,44 @@
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import type { RunManifest } from './writer';
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Still "running" on disk, written by a process of this host that is gone. */
+function abandoned(m: RunManifest): boolean {
+  return m.status === 'running' && m.hostname === hostname() && typeof m.pid === 'number' && m.pid !== process.pid && !alive(m.pid);
+}
+
+/**
+ * Rewrites the manifests of abandoned runs in a results folder as such (a new run notices them);
+ * returns their run ids.
+ */
+export function markAbandoned(dir: string): string[] {
+  const runsDir = join(dir, '_runs');
+  if (!existsSync(runsDir)) return [];
+  const found: string[] = [];
+  for (const name of readdirSync(runsDir).filter((f) => f.endsWith('.json'))) {
+    try {
+      const m = JSON.parse(readFileSync(join(runsDir, name), 'utf8')) as RunManifest;
+      if (!abandoned(m)) continue;
+      m.status = 'abandoned';
+      m.problem = `the run's process (pid ${m.pid} on ${m.hostname}) ended without finishing it: killed, or the machine stopped`;
+      writeFileSync(join(runsDir, name), JSON.stringify(m, null, 2) + '\n');
+      found.push(m.run_id);
+    } catch {
+      // not a manifest: the readers list it as such
+    }
+  }
+  return found;
+}
 
 /** A file under _runs/ that is not a run manifest, and why. */
 export interface BadManifest {
@@ -23,7 +61,7 @@ export function readRunManifests(dir: string): { manifests: RunManifest[]; bad: 
     try {
       const m = JSON.parse(readFileSync(path, 'utf8')) as RunManifest;
       if (typeof m?.run_id !== 'string' || typeof m?.status !== 'string' || typeof m?.started_at !== 'string') throw new Error('no run_id, status or started_at');
-      manifests.push(m);
+      manifests.push(abandoned(m) ? { ...m, status: 'abandoned', problem: `the run's process (pid ${m.pid} on ${m.hostname}) ended without finishing it: killed, or the machine stopped` } : m);
     } catch (err) {
       bad.push({ path, reason: `not a run manifest: ${(err as Error).message}` });
     }

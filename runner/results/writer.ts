@@ -5,7 +5,8 @@ import { recordErrors, type ResultRecord } from './record';
 
 export interface RunManifest {
   run_id: string;
-  status: 'running' | 'complete' | 'failed' | 'interrupted';
+  /** 'abandoned': still 'running' on disk, but its process on this host is gone (read so by readRunManifests). */
+  status: 'running' | 'complete' | 'failed' | 'interrupted' | 'abandoned';
   started_at: string;
   ended_at: string | null;
   matrix: string;
@@ -22,6 +23,9 @@ export interface RunManifest {
    * announced at the start, not run, not counted in steps_total, neither failed nor measured.
    */
   skipped?: { method: string; variant: string; reason: string; steps: number }[];
+  /** The runner process and its host, so a run that died without a word is seen as abandoned. */
+  pid?: number;
+  hostname?: string;
 }
 
 /**

@@ -1,5 +1,6 @@
 import { setMaxListeners } from 'node:events';
 import { accessSync, constants, existsSync, statSync, statfsSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import { matrixFor } from '../catalog';
 import { Interrupted, onEmergencyExit } from '../core/cleanup';
@@ -15,6 +16,7 @@ import { methodLabel, newRunId, runDataPrefix, stepLabel } from '../core/vocabul
 import { linkLimitFor } from '../endpoint/link-limit';
 import { findMethod } from '../methods';
 import type { ResultRecord } from '../results/record';
+import { markAbandoned } from '../results/manifests';
 import { ResultsWriter, type RunManifest } from '../results/writer';
 import { writeFixtures } from './fixtures';
 import type { RunOptions, RunOutcome } from './options';
@@ -57,7 +59,7 @@ export async function runBenchmark(opts: RunOptions): Promise<RunOutcome> {
   const files: string[] = [];
   try {
     store = await openStore(opts, plan.prefix, abort.ctrl, (m) => progress.log(m));
-    writer = await openResults(opts, plan, store);
+    writer = await openResults(opts, plan, store, (m) => progress.log(m));
     const w = writer;
     // A second Ctrl-C exits at once: the manifest must not stay "running".
     unregisterEmergencyManifest = onEmergencyExit(() => {
@@ -155,12 +157,13 @@ function runAbortController(outer?: AbortSignal): { ctrl: AbortController; unlin
 }
 
 /** Phase 3: the results folder and the run manifest (status running). */
-async function openResults(opts: RunOptions, plan: RunPlan, store: OpenStore): Promise<ResultsWriter> {
+async function openResults(opts: RunOptions, plan: RunPlan, store: OpenStore, log: (m: string) => void): Promise<ResultsWriter> {
   const writer = new ResultsWriter(resolve(opts.resultsDir), {
     run_id: plan.runId, status: 'running', started_at: new Date().toISOString(), ended_at: null, matrix: plan.matrix.name,
     steps_total: plan.steps.length, steps_done: 0, steps_failed: 0, problem: null, endpoint: store.endpointFacts, peak_rss_bytes: null,
-    ...(plan.skipped.length ? { skipped: plan.skipped } : {}),
+    ...(plan.skipped.length ? { skipped: plan.skipped } : {}), pid: process.pid, hostname: hostname(),
   }, { nameSuffix: opts.runnerId });
+  for (const runId of markAbandoned(writer.root)) log(`run ${runId} in ${writer.root} was abandoned (its process is gone without finishing it); its manifest now says so`);
   await writer.open();
   return writer;
 }

@@ -1,3 +1,4 @@
+import type { Measurement } from '../core/batch';
 import { missingRequirement, type Capability } from '../core/capabilities';
 import { ExitCode, UserError } from '../core/errors';
 import type { MethodChoice, Step } from '../core/matrix';
@@ -113,6 +114,18 @@ export function checkEnvironment(env: Record<string, string | undefined>, isDire
  */
 export function stepFailed(records: readonly { flags: readonly string[] }[]): boolean {
   return records.some((r) => r.flags.includes('step-failed'));
+}
+
+/**
+ * A measurement that failed because the client went away (ENOTCONN, "Transport endpoint is not
+ * connected") names why, wherever it is shown: the step's cause (the client's death, a stall)
+ * before the operation's own error.
+ */
+export function withFailureCause<M extends Pick<Measurement, 'status' | 'errorSample'>>(m: M, failure: unknown): M {
+  const cause = failure instanceof Error ? failure.message : null;
+  if (!cause || m.status !== 'failed' || !m.errorSample || m.errorSample.includes(cause)) return m;
+  if (!/ENOTCONN|ECONNABORTED|not connected|ECONNRESET|aborted/i.test(m.errorSample)) return m;
+  return { ...m, errorSample: `${cause}: ${m.errorSample}` };
 }
 
 /** How a run ended: the manifest's status and problem. */

@@ -17,7 +17,7 @@ import type { ReferenceStore } from '../endpoint/reference';
 import { findMethod } from '../methods';
 import { stringMap, toRecord, type ResultRecord, type StepFacts } from '../results/record';
 import { findWorkload } from '../workloads';
-import { notApplicableReason, passesFor, type Pass } from './policy';
+import { notApplicableReason, passesFor, withFailureCause, type Pass } from './policy';
 
 /** What every step of a run shares. */
 export interface StepEnv {
@@ -92,7 +92,7 @@ export async function runStep(step: Step, env: StepEnv): Promise<ResultRecord[]>
     await rm(scratchDir, { recursive: true, force: true });
     await env.reference.deletePrefix(stepPrefix).catch(() => {});
   }
-  const records = kept.map(({ m, cache, endedAtMs }) => toRecord({ ...facts, cache: m.cache ?? cache }, m, [], endedAtMs));
+  const records = kept.map(({ m, cache, endedAtMs }) => toRecord({ ...facts, cache: m.cache ?? cache }, withFailureCause(m, failure), [], endedAtMs));
   if (failure) records.push(...failureRecords(records, facts, current.cache, failure));
   return records;
 }

@@ -1,7 +1,7 @@
 import { UserError } from '../../runner/core/errors';
 import { lockDecision } from '../../runner/core/host-lock';
 import type { MethodChoice, Step } from '../../runner/core/matrix';
-import { checkRunOptions, chooseSteps, exitCodeFor, finalStatus, notApplicableReason, passesFor, planAvailability, stepFailed } from '../../runner/run/policy';
+import { checkRunOptions, chooseSteps, exitCodeFor, finalStatus, notApplicableReason, passesFor, planAvailability, stepFailed, withFailureCause } from '../../runner/run/policy';
 
 const choice = (name: string, optional = false): MethodChoice => ({ name, variant: 'default', options: {}, optional });
 const stepsOf = (methods: MethodChoice[], n = 2): Step[] =>
@@ -112,5 +112,18 @@ describe('lockDecision: one mount benchmark per host', () => {
     expect(lockDecision(holder, true, true)).toBe('wait');
     expect(lockDecision(holder, false, false)).toBe('take-over-stale');
     expect(lockDecision(holder, false, true)).toBe('take-over-stale');
+  });
+});
+
+describe('withFailureCause: a client\'s death is named wherever the failure shows', () => {
+  const died = new Error('the s3fs client (pid 77) exited mid-run (signal SIGKILL)');
+  test('an ENOTCONN failure gains the cause', () => {
+    expect(withFailureCause({ status: 'failed', errorSample: 'ENOTCONN: socket is not connected, close' }, died).errorSample)
+      .toBe('the s3fs client (pid 77) exited mid-run (signal SIGKILL): ENOTCONN: socket is not connected, close');
+  });
+  test('other failures, successes, and steps without a cause are left as they are', () => {
+    expect(withFailureCause({ status: 'failed', errorSample: 'EDATA: wrong bytes' }, died).errorSample).toBe('EDATA: wrong bytes');
+    expect(withFailureCause({ status: 'ok', errorSample: null }, died).errorSample).toBeNull();
+    expect(withFailureCause({ status: 'failed', errorSample: 'ENOTCONN' }, null).errorSample).toBe('ENOTCONN');
   });
 });
