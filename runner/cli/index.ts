@@ -2,6 +2,7 @@ import { Command, CommanderError } from 'commander';
 import { cleanupAll, Interrupted } from '../core/cleanup';
 import { ExitCode, UserError } from '../core/errors';
 import { registerAws } from './aws';
+import { registerClean } from './clean';
 import { registerList } from './list';
 import { registerReport } from './report';
 import { registerRun } from './run';
@@ -19,7 +20,7 @@ export function buildCli(): Command {
     .configureOutput({ outputError: (str, write) => write(str) })
     // Usage errors exit 2 (bad input) with a fix line, not commander's exit 1 (see main()).
     .exitOverride();
-  for (const register of [registerRun, registerStep, registerAws, registerReport, registerList, registerSetup]) register(program);
+  for (const register of [registerRun, registerStep, registerAws, registerReport, registerList, registerSetup, registerClean]) register(program);
   return program;
 }
 

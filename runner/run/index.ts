@@ -77,13 +77,14 @@ export async function runBenchmark(opts: RunOptions): Promise<RunOutcome> {
     await runSteps(plan, env, opts, store, writer, files, abort.ctrl);
     progress.stop();
     settle(writer, plan, abort.ctrl.signal.reason as Error | undefined);
-    await store.removeRunObjects();
+    noteLeftovers(writer, await store.removeRunObjects(), progress);
   } catch (err) {
     progress.stop();
     if (!writer) throw err;
     const reason = abort.ctrl.signal.reason;
     writer.manifest.status = reason instanceof Interrupted ? 'interrupted' : 'failed';
     writer.manifest.problem = errorSummary(reason ?? err);
+    if (store) noteLeftovers(writer, await store.removeRunObjects(), progress);
   } finally {
     abort.unlink();
     await store?.close();
@@ -203,6 +204,14 @@ async function runSteps(plan: RunPlan, env: StepEnv, opts: RunOptions, store: Op
     // A failure against a named endpoint: is the endpoint still there?
     if (failed.length) await store.checkStillThere(abort);
   }
+}
+
+/** Objects a named endpoint kept (it went away): named in the manifest and on the terminal, with the command that removes them. */
+function noteLeftovers(writer: ResultsWriter, leftover: string | null, progress: Progress): void {
+  if (!leftover) return;
+  progress.log(leftover);
+  writer.manifest.problem = writer.manifest.problem ? `${writer.manifest.problem}; ${leftover}` : leftover;
+  if (writer.manifest.status === 'complete') writer.manifest.status = 'failed';
 }
 
 /** Phase 7: the manifest's final status (policy.finalStatus). */

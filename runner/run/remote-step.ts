@@ -1,10 +1,11 @@
-import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { UserError, errorSummary } from '../core/errors';
 import { runDay } from '../core/vocabulary';
-import { makeS3Client } from '../endpoint/s3-client';
+import { explain } from '../endpoint/preflight';
+import { makeS3Client, PREFLIGHT_BOUNDS_MS } from '../endpoint/s3-client';
 import { targetFor } from '../endpoint/target';
 import { runBenchmark, type RunOutcome } from '.';
 
@@ -45,6 +46,17 @@ export function parseS3Url(url: string): { bucket: string; prefix: string } {
  */
 export async function runOneStep(opts: StepOptions): Promise<StepOutcome> {
   const results = parseS3Url(opts.results);
+  // The records' destination is checked first: a step must not run only to lose its records.
+  const resultsTarget = targetFor({ endpoint: opts.endpoint, bucket: results.bucket, region: opts.region });
+  const checker = makeS3Client(resultsTarget, { maxSockets: 2, bounds: PREFLIGHT_BOUNDS_MS, maxAttempts: 2 });
+  try {
+    await checker.send(new ListObjectsV2Command({ Bucket: results.bucket, Prefix: results.prefix, MaxKeys: 1 }));
+  } catch (err) {
+    const e = explain(err, resultsTarget, opts.endpoint ?? `AWS S3 (${resultsTarget.region})`);
+    throw new UserError(`the results location ${opts.results} cannot be reached before the step: ${e.problem}`, e.fix);
+  } finally {
+    checker.destroy();
+  }
   const scratch = await mkdtemp(join(tmpdir(), 's3ab-step-results-'));
   try {
     const run = await runBenchmark({
@@ -52,7 +64,7 @@ export async function runOneStep(opts: StepOptions): Promise<StepOutcome> {
       resultsDir: scratch, bucket: opts.bucket, endpoint: opts.endpoint, region: opts.region, awsTarget: !opts.endpoint,
       quiet: opts.quiet, signal: opts.signal,
     });
-    const client: S3Client = makeS3Client(targetFor({ endpoint: opts.endpoint, bucket: results.bucket, region: opts.region }), { maxSockets: 4 });
+    const client: S3Client = makeS3Client(resultsTarget, { maxSockets: 4 });
     const uploaded: string[] = [];
     let records = 0;
     try {

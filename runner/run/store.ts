@@ -10,6 +10,9 @@ import { targetFor } from '../endpoint/target';
 import type { ResultRecord } from '../results/record';
 import type { RunOptions } from './options';
 
+/** The run id in a run's data prefix (s3ab/RUNID/...). */
+const runIdOf = (prefix: string) => prefix.split('/')[1];
+
 /** The endpoint went away mid-run; the run stops at once. */
 export class RunAborted extends Error {}
 
@@ -20,8 +23,11 @@ export interface OpenStore {
   reference: ReferenceStore;
   embedded: EmbeddedEndpoint | null;
   endpointFacts: ResultRecord['endpoint'];
-  /** Deletes the run's objects now (a named endpoint; the embedded server's folder goes with it). */
-  removeRunObjects(): Promise<void>;
+  /**
+   * Deletes the run's objects now (a named endpoint; the embedded server's folder goes with it).
+   * Resolves with null, or — when they could not be removed — what is left and the command that removes it.
+   */
+  removeRunObjects(): Promise<string | null>;
   /** After a failed measurement on a named endpoint: aborts the run when the endpoint is gone. */
   checkStillThere(abort: AbortController): Promise<void>;
   close(): Promise<void>;
@@ -72,7 +78,14 @@ export async function openStore(opts: RunOptions, prefix: string, abort: AbortCo
     endpointFacts: { kind: target.kind, url: target.endpointUrl ?? null, server: target.server },
     async removeRunObjects() {
       unregister();
-      if (!embedded) await reference.deletePrefix(prefix).catch(() => {});
+      if (embedded) return null;
+      try {
+        await reference.deletePrefix(prefix);
+        return null;
+      } catch (err) {
+        const where = target.endpointUrl ? ` --endpoint ${target.endpointUrl}` : '';
+        return `objects under ${prefix} may remain in bucket ${target.bucket} (${errorSummary(err)}): remove them with \`s3ab clean --run ${runIdOf(prefix)}${where} --bucket ${target.bucket} --region ${target.region}\``;
+      }
     },
     async checkStillThere(ctrl) {
       if (embedded || ctrl.signal.aborted) return;

@@ -160,4 +160,20 @@ describe('step-runner contract: the runner invoked as the SSM run-step document 
     expect(r.stderr).toMatch(/step 9 is not in the matrix \(it has 2 steps\)/);
     expect(await keys('results/')).toEqual(before);
   });
+
+  test('a results bucket that does not exist is found before the step runs (exit 2, nothing measured)', async () => {
+    const cmd = line.replace(`s3://${RESULTS}/results`, 's3://s3ab-no-such-results/results');
+    const saved = line;
+    line = cmd;
+    try {
+      const before = await keys('s3ab/');
+      const r = await invoke('1', 'i-0ddd');
+      expect(r.status).toBe(2);
+      expect(r.stderr).toMatch(/the results location s3:\/\/s3ab-no-such-results\/results cannot be reached before the step: bucket "s3ab-no-such-results" does not exist/);
+      expect(r.stdout).not.toMatch(/step 1\/1/);
+      expect(await keys('s3ab/')).toEqual(before);
+    } finally {
+      line = saved;
+    }
+  });
 });
