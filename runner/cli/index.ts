@@ -1,6 +1,6 @@
 import { Command, CommanderError } from 'commander';
 import { cleanupAll, Interrupted } from '../core/cleanup';
-import { ExitCode, UserError } from '../core/errors';
+import { ExitCode, RunError, UserError } from '../core/errors';
 import { registerAws } from './aws';
 import { registerClean } from './clean';
 import { registerList } from './list';
@@ -35,6 +35,9 @@ export async function main(argv: string[]): Promise<void> {
         process.stderr.write('  fix: see `s3ab --help` or `s3ab COMMAND --help` for the commands, options and their values\n');
         process.exitCode = ExitCode.badInput;
       }
+    } else if (err instanceof RunError) {
+      process.stderr.write(`s3ab: ${err.problem}\n  fix: ${err.fix}\n`);
+      process.exitCode = ExitCode.runFailed;
     } else if (err instanceof UserError) {
       process.stderr.write(`s3ab: ${err.problem}\n  fix: ${err.fix}\n`);
       process.exitCode = ExitCode.badInput;

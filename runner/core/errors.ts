@@ -12,6 +12,20 @@ export class UserError extends Error {
   }
 }
 
+/**
+ * A run that could not finish for a reason the user should read, not a bug: printed as one line
+ * with its fix, exit 1 (the run failed), no stack trace.
+ */
+export class RunError extends Error {
+  constructor(
+    readonly problem: string,
+    readonly fix: string,
+  ) {
+    super(`${problem} — ${fix}`);
+    this.name = 'RunError';
+  }
+}
+
 /** Exit codes of the s3ab CLI. */
 export const ExitCode = {
   ok: 0,

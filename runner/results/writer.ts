@@ -1,5 +1,5 @@
 import { writeFileSync } from 'node:fs';
-import { mkdir, rename, writeFile } from 'node:fs/promises';
+import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { recordErrors, type ResultRecord } from './record';
 
@@ -78,7 +78,15 @@ export class ResultsWriter {
 
   async saveManifest(): Promise<void> {
     const tmp = `${this.manifestPath}.tmp`;
-    await writeFile(tmp, JSON.stringify(this.manifest, null, 2) + '\n');
-    await rename(tmp, this.manifestPath);
+    const text = JSON.stringify(this.manifest, null, 2) + '\n';
+    try {
+      await writeFile(tmp, text);
+      await rename(tmp, this.manifestPath);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOSPC') throw err;
+      // A full disk: the manifest already exists, so rewriting it in place reuses its blocks.
+      await rm(tmp, { force: true });
+      writeFileSync(this.manifestPath, text);
+    }
   }
 }

@@ -4,7 +4,7 @@ import { hostname } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import { matrixFor } from '../catalog';
 import { Interrupted, onEmergencyExit } from '../core/cleanup';
-import { errorSummary, UserError } from '../core/errors';
+import { errorSummary, RunError, UserError } from '../core/errors';
 import { hostFacts } from '../core/host';
 import { acquireHostLock } from '../core/host-lock';
 import { installCommand } from '../core/install';
@@ -93,7 +93,11 @@ export async function runBenchmark(opts: RunOptions): Promise<RunOutcome> {
     if (writer) {
       writer.manifest.ended_at = new Date().toISOString();
       writer.manifest.peak_rss_bytes = process.resourceUsage().maxRSS * 1024;
-      await writer.saveManifest();
+      try {
+        await writer.saveManifest();
+      } catch (err) {
+        throw new RunError(`the run's manifest could not be saved in ${writer.root}: ${errorSummary(err)}`, 'check that the results folder is writable and has room, then run again');
+      }
     }
   }
   return { manifest: writer!.manifest, resultsDir: writer!.root, files, manifestFile: writer!.manifestFile };
