@@ -90,7 +90,8 @@ export async function runStep(step: Step, env: StepEnv): Promise<ResultRecord[]>
     removeScratch();
     removeScratchNow();
     await rm(scratchDir, { recursive: true, force: true });
-    await env.reference.deletePrefix(stepPrefix).catch(() => {});
+    // An aborted run removes its whole prefix at its end (or its server's folder): a step does not wait on an endpoint that may be gone.
+    if (!env.signal.aborted) await env.reference.deletePrefix(stepPrefix).catch(() => {});
   }
   const records = kept.map(({ m, cache, endedAtMs }) => toRecord({ ...facts, cache: m.cache ?? cache }, withFailureCause(m, failure), [], endedAtMs));
   if (failure) records.push(...failureRecords(records, facts, current.cache, failure));

@@ -1,4 +1,5 @@
 import { HeadBucketCommand, type S3Client } from '@aws-sdk/client-s3';
+import { readFileSync } from 'node:fs';
 import { onCleanup } from '../core/cleanup';
 import { errorSummary } from '../core/errors';
 import type { StoreTarget } from '../core/target';
@@ -12,6 +13,19 @@ import type { RunOptions } from './options';
 
 /** The run id in a run's data prefix (s3ab/RUNID/...). */
 const runIdOf = (prefix: string) => prefix.split('/')[1];
+
+/** How long the embedded server may be stopped (SIGSTOP, a debugger) before the run ends. */
+const SERVER_STALL_MS = 10_000;
+
+/** A process's state letter from /proc (T: stopped), or null when it is gone. */
+function processState(pid: number): string | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.charAt(stat.lastIndexOf(')') + 2);
+  } catch {
+    return null;
+  }
+}
 
 /** The endpoint went away mid-run; the run stops at once. */
 export class RunAborted extends Error {}
@@ -48,6 +62,19 @@ export async function openStore(opts: RunOptions, prefix: string, abort: AbortCo
     embedded = await startEmbeddedEndpoint(log);
     opts.onEndpoint?.(embedded);
     target = embedded.target;
+    // A server that stops answering (stopped, hung) ends the run within a bound instead of hanging it.
+    const server = embedded;
+    let stoppedSince: number | null = null;
+    const watch = setInterval(() => {
+      const state = processState(server.pid);
+      stoppedSince = state === 'T' ? stoppedSince ?? Date.now() : null;
+      if (stoppedSince !== null && Date.now() - stoppedSince > SERVER_STALL_MS) {
+        clearInterval(watch);
+        abort.abort(new RunAborted(`the embedded S3 server (versitygw, pid ${server.pid}) stopped responding (the process is stopped) for ${SERVER_STALL_MS / 1000} s`));
+      }
+    }, 1_000);
+    watch.unref();
+    void embedded.exited.then(() => clearInterval(watch));
     void embedded.exited.then((r) => {
       if (r.stopping) return;
       const last = r.logTail.trim().split('\n').pop() ?? '';

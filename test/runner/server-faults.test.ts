@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runBenchmark } from '../../runner/run';
 
-/** A results folder that fills up mid-run (ENOSPC): the run ends failed, its manifest says why. */
+/** A results folder that fills up mid-run (ENOSPC), and an embedded server that stops answering: bounded, clear ends. */
 describe('a full results disk', () => {
   let dir: string;
   let mounted = false;
@@ -40,5 +40,29 @@ describe('a full results disk', () => {
     const manifest = JSON.parse(readFileSync(join(results, '_runs', readdirSync(join(results, '_runs')).filter((f) => f.endsWith('.json'))[0]), 'utf8'));
     expect(manifest.status).toBe('failed');
     expect(manifest.problem).toMatch(/ENOSPC/);
+  }, 120_000);
+});
+
+describe('a frozen embedded server', () => {
+  test('stopped mid-run (SIGSTOP): the run ends within its bound, failed, naming the server', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 's3ab-frozen-'));
+    let pid = 0;
+    const t0 = Date.now();
+    let stoppedAt = 0;
+    try {
+      const outcome = await runBenchmark({
+        profile: 'quick', methods: ['s3-api'], workloads: ['small-reads'], repetitions: 5, resultsDir: join(dir, 'results'), quiet: true,
+        onEndpoint: (e) => (pid = e.pid),
+        onStep: (index) => { if (index === 2) { stoppedAt = Date.now(); process.kill(pid, 'SIGSTOP'); } },
+      });
+      expect(stoppedAt).toBeGreaterThan(0);
+      expect(outcome.manifest.status).toBe('failed');
+      expect(outcome.manifest.problem).toMatch(/the embedded S3 server \(versitygw, pid \d+\) stopped responding/);
+      expect(Date.now() - stoppedAt).toBeLessThan(40_000);
+      expect(Date.now() - t0).toBeLessThan(60_000);
+    } finally {
+      try { process.kill(pid, 'SIGCONT'); } catch { /* gone */ }
+      rmSync(dir, { recursive: true, force: true });
+    }
   }, 120_000);
 });
