@@ -51,7 +51,7 @@ describe('PollCommand: SendCommand, then checks until done or out of checks', ()
     expect(JSON.stringify(def.States.Job.Retry)).not.toContain('States.Timeout');
   });
   test('a budget that cannot poll is refused', () => {
-    const stack = new Stack(new App(), 'Bad');
+    const stack = new Stack(new App({ context: { 'aws:cdk:bundling-stacks': [] } }), 'Bad');
     expect(() => new PollCommand(stack, 'P', {
       prefix: 'X', documentName: 'd', parameters: {}, budget: { waitSeconds: 0, maxPolls: 2 }, commandStatus: fn(stack, 'S'), onDone: new sfn.Succeed(stack, 'D'), onTimeout: new sfn.Succeed(stack, 'T'),
     })).toThrow(/waitSeconds ≥ 1/);
