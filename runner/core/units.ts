@@ -22,7 +22,7 @@ export function parseSize(value: string | number): number {
 /** Short human label: 1 KiB, 100 KiB, 1 MiB, 1.5 GiB, or decimal units when the size is a round decimal one. */
 export function formatSize(bytes: number): string {
   if (bytes < 1000) return `${bytes} B`;
-  const binary: [number, string][] = [[1024 ** 3, 'GiB'], [1024 ** 2, 'MiB'], [1024, 'KiB']];
+  const binary: [number, string][] = [[1024 ** 4, 'TiB'], [1024 ** 3, 'GiB'], [1024 ** 2, 'MiB'], [1024, 'KiB']];
   const decimal: [number, string][] = [[1e9, 'GB'], [1e6, 'MB'], [1e3, 'KB']];
   for (const table of [binary, decimal]) {
     for (const [unit, name] of table) {
@@ -30,6 +30,14 @@ export function formatSize(bytes: number): string {
     }
   }
   for (const [unit, name] of binary) if (bytes >= unit) return `${(bytes / unit).toFixed(1)} ${name}`;
+  return `${bytes} B`;
+}
+
+/** An amount such as free space, to one decimal in the largest binary unit: 74.1 GiB. */
+export function formatAmount(bytes: number): string {
+  for (const [unit, name] of [[1024 ** 4, 'TiB'], [1024 ** 3, 'GiB'], [1024 ** 2, 'MiB'], [1024, 'KiB']] as const) {
+    if (bytes >= unit) return `${(bytes / unit).toFixed(1)} ${name}`;
+  }
   return `${bytes} B`;
 }
 

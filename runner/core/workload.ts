@@ -122,6 +122,20 @@ export interface WorkloadDescriptor<P = Record<string, unknown>> {
   describe(params: P): Record<string, string>;
   /** The objects to write before measuring, if any. */
   fixture?(params: P): FixtureSpec;
+  /**
+   * The most bytes one step generates at once beyond the fixtures: local files (generated inputs,
+   * downloads, a mount's write cache) and the objects they become. The run checks it against the
+   * temp folders' free space before anything is created. @default 0 (nothing large)
+   */
+  stepBytes?(params: P): number;
+}
+
+/** Bytes of a fixture's objects together. */
+export function fixtureBytes(spec: FixtureSpec): number {
+  if (!spec.sizeOf) return spec.count * spec.size;
+  let total = 0;
+  for (let i = 0; i < spec.count; i++) total += spec.sizeOf(i);
+  return total;
 }
 
 /** How a workload measures (runner/workloads/NAME.impl.ts), written once against StorageSession. */

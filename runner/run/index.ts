@@ -1,6 +1,6 @@
 import { setMaxListeners } from 'node:events';
 import { accessSync, constants, existsSync, statSync, statfsSync } from 'node:fs';
-import { hostname } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import { matrixFor } from '../catalog';
 import { Interrupted, onEmergencyExit } from '../core/cleanup';
@@ -11,16 +11,19 @@ import { installCommand } from '../core/install';
 import { expandSteps, type MethodChoice, type ResolvedMatrix, type Step } from '../core/matrix';
 import type { Availability } from '../core/method';
 import { Progress } from '../core/progress';
-import { formatDuration } from '../core/units';
+import { memoryBackedTmp } from '../core/tmp';
+import { formatAmount, formatDuration } from '../core/units';
+import { fixtureBytes } from '../core/workload';
 import { methodLabel, newRunId, runDataPrefix, stepLabel } from '../core/vocabulary';
 import { linkLimitFor } from '../endpoint/link-limit';
 import { findMethod } from '../methods';
+import { findWorkloadDescriptor } from '../workloads/catalog';
 import type { ResultRecord } from '../results/record';
 import { markAbandoned } from '../results/manifests';
 import { ResultsWriter, type RunManifest } from '../results/writer';
 import { writeFixtures } from './fixtures';
 import type { RunOptions, RunOutcome } from './options';
-import { checkEnvironment, checkRunOptions, chooseSteps, finalStatus, planAvailability, stepFailed } from './policy';
+import { checkEnvironment, checkRunOptions, chooseSteps, finalStatus, planAvailability, spaceProblem, stepFailed, type SpaceNeed } from './policy';
 import { runStep, type StepEnv } from './step';
 import { openStore, type OpenStore } from './store';
 
@@ -113,6 +116,7 @@ async function planRun(opts: RunOptions): Promise<RunPlan> {
   const availability = new Map<MethodChoice, Availability>();
   for (const choice of matrix.methods) availability.set(choice, await findMethod(choice.name)!.probe());
   const { skipped, steps } = planAvailability(matrix.methods, availability, chosen, !!opts.onlySteps, installCommand);
+  checkTempSpace(matrix, steps, !(opts.endpoint || opts.awsTarget));
   const runId = opts.runId ?? newRunId();
   return { matrix, chosen, steps, skipped, runId, prefix: runDataPrefix(runId, opts.runnerId) };
 }
@@ -137,6 +141,39 @@ function checkResultsFolder(dir: string): void {
   if (free < RESULTS_ROOM_BYTES) {
     throw new UserError(`--results ${dir} has ${Math.floor(free / 1024 / 1024)} MiB free, less than the ${RESULTS_ROOM_BYTES / 1024 / 1024} MiB a run's results need`, 'free some space there, or give --results a folder on another disk');
   }
+}
+
+/**
+ * The run fits its temp folders (checked before anything is created): the largest step's local
+ * files in the OS temp folder, and — with the embedded server — the fixtures plus that step's
+ * objects in the server's folder (S3AB_TMP, else /dev/shm).
+ */
+function checkTempSpace(matrix: ResolvedMatrix, steps: Step[], embedded: boolean): void {
+  let step = { bytes: 0, what: 'no large files' };
+  for (const st of steps) {
+    const bytes = findWorkloadDescriptor(st.workload.name)?.stepBytes?.(st.workload.params) ?? 0;
+    if (bytes > step.bytes) step = { bytes, what: `the largest step, ${st.workload.name}, ${formatAmount(bytes)}` };
+  }
+  const fixtures = new Map<string, number>();
+  for (const w of matrix.workloads) {
+    if (!steps.some((st) => st.workload.name === w.name)) continue;
+    const spec = findWorkloadDescriptor(w.name)?.fixture?.(w.params);
+    if (spec) fixtures.set(spec.id, fixtureBytes(spec));
+  }
+  const fixtureTotal = [...fixtures.values()].reduce((a, b) => a + b, 0);
+  const space = (folder: string) => {
+    const fs = statfsSync(folder);
+    return { folder, device: statSync(folder).dev, freeBytes: fs.bavail * fs.bsize };
+  };
+  const needs: SpaceNeed[] = [{ role: 'the steps\' local files', ...space(tmpdir()), needBytes: step.bytes, largest: step.what }];
+  if (embedded) {
+    needs.push({
+      role: 'the embedded server\'s objects', ...space(memoryBackedTmp()), needBytes: fixtureTotal + step.bytes,
+      largest: `fixtures ${formatAmount(fixtureTotal)} and ${step.what}`,
+    });
+  }
+  const problem = spaceProblem(needs, formatAmount);
+  if (problem) throw new UserError(problem.problem, problem.fix);
 }
 
 function announceSkipped(plan: RunPlan, progress: Progress): void {

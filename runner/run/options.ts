@@ -26,6 +26,8 @@ export interface RunOptions extends MatrixSource {
   runnerId?: string;
   /** Wait for another run's mounts to end instead of refusing (the host's mount lock). */
   waitForLock?: boolean;
+  /** A named endpoint's liveness checks during the run (tests shorten them). @default ENDPOINT_WATCH (run/store.ts) */
+  endpointWatch?: { intervalMs: number; misses: number };
   /** With --bucket and no --endpoint: the bucket is on AWS S3 (regional endpoint, standard credentials). */
   awsTarget?: boolean;
 }

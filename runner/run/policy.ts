@@ -98,6 +98,39 @@ export function checkRunOptions(o: { runId?: string; runnerId?: string; endpoint
   if (o.endpoint && !/^https?:\/\/[^/]+/.test(o.endpoint)) throw new UserError(`--endpoint "${o.endpoint}" is not a URL`, 'write it as http://HOST:PORT or https://HOST');
 }
 
+/** A temp folder a run fills, with what it needs there. */
+export interface SpaceNeed {
+  /** What fills it, for the message: "the steps' local files", "the embedded server's objects". */
+  role: string;
+  folder: string;
+  /** Its file system (stat's dev): folders on one file system share its free space. */
+  device: number;
+  freeBytes: number;
+  needBytes: number;
+  /** The biggest contributor, named in the message. */
+  largest: string;
+}
+
+/**
+ * The run fits its temp folders: what it generates at once (the largest step's files and objects,
+ * the embedded server's fixtures) against the free space, summed where folders share a file system.
+ */
+export function spaceProblem(needs: readonly SpaceNeed[], format: (bytes: number) => string): { problem: string; fix: string } | null {
+  const byDevice = new Map<number, SpaceNeed[]>();
+  for (const n of needs) byDevice.set(n.device, [...(byDevice.get(n.device) ?? []), n]);
+  for (const group of byDevice.values()) {
+    const need = group.reduce((a, n) => a + n.needBytes, 0);
+    const free = group[0].freeBytes;
+    if (need <= free) continue;
+    const parts = group.filter((n) => n.needBytes > 0).map((n) => `${n.role} in ${n.folder}: ${format(n.needBytes)} (${n.largest})`).join('; ');
+    return {
+      problem: `the run needs about ${format(need)} of temp space but ${group.map((n) => n.folder).filter((f, i, a) => a.indexOf(f) === i).join(' and ')} ${group.length > 1 ? 'have' : 'has'} ${format(free)} free — ${parts}`,
+      fix: 'lower the sizes or file counts in the matrix, free space there, or point TMPDIR (the steps\' files) or S3AB_TMP (the embedded server\'s objects) at a bigger folder',
+    };
+  }
+  return null;
+}
+
 /** The S3AB_* variables the runner reads, checked before anything is created (a typo must not be ignored without a word). */
 export function checkEnvironment(env: Record<string, string | undefined>, isDirectory: (path: string) => boolean): void {
   const link = env.S3AB_LINK_LIMIT_MIBS;

@@ -17,6 +17,14 @@ const runIdOf = (prefix: string) => prefix.split('/')[1];
 /** How long the embedded server may be stopped (SIGSTOP, a debugger) before the run ends. */
 const SERVER_STALL_MS = 10_000;
 
+/**
+ * A named endpoint's liveness checks during the run: a HeadBucket (no key, so no step's request
+ * count sees it) every interval, each bounded like the preflight; this many unanswered in a row end
+ * the run. Every method is covered this way, including the clients whose own waits the runner cannot
+ * bound (the CRT, the AWS CLI).
+ */
+export const ENDPOINT_WATCH = { intervalMs: 10_000, misses: 3 } as const;
+
 /** A process's state letter from /proc (T: stopped), or null when it is gone. */
 function processState(pid: number): string | null {
   try {
@@ -29,6 +37,41 @@ function processState(pid: number): string | null {
 
 /** The endpoint went away mid-run; the run stops at once. */
 export class RunAborted extends Error {}
+
+/** A named endpoint that went away or stopped answering: its objects are not waited on at the end. */
+class EndpointGone extends RunAborted {
+  constructor(message: string, readonly short: string) {
+    super(message);
+  }
+}
+
+/**
+ * Checks a named endpoint every interval while the run lasts; `misses` unanswered checks in a row
+ * (no reply within the preflight's bounds, or no connection) abort the run naming the endpoint.
+ * An answer of any kind, an error status included, counts as alive.
+ */
+function watchEndpoint(checker: S3Client, target: StoreTarget, abort: AbortController, watch: { intervalMs: number; misses: number }): () => void {
+  const where = target.endpointUrl ?? `AWS S3 (${target.region})`;
+  let misses = 0;
+  // Checks do not wait for each other, so the bound is misses × interval plus one check's own bound.
+  const timer = setInterval(() => {
+    if (abort.signal.aborted) return;
+    checker.send(new HeadBucketCommand({ Bucket: target.bucket }))
+      .then(() => { misses = 0; })
+      .catch((err: unknown) => {
+        const status = (err as { $metadata?: { httpStatusCode?: number } })?.$metadata?.httpStatusCode;
+        if (status) { misses = 0; return; }
+        misses++;
+        if (misses >= watch.misses && !abort.signal.aborted) {
+          abort.abort(new EndpointGone(
+            `the endpoint ${where} stopped answering: ${misses} checks ${watch.intervalMs / 1000} s apart got no reply within ${PREFLIGHT_BOUNDS_MS.idle / 1000} s (last: ${errorSummary(err)})`,
+            'the endpoint stopped answering'));
+        }
+      });
+  }, watch.intervalMs);
+  timer.unref();
+  return () => { clearInterval(timer); checker.destroy(); };
+}
 
 /** The store a run measures, opened and checked: its target, the runner's own client and the reference view. */
 export interface OpenStore {
@@ -82,8 +125,10 @@ export async function openStore(opts: RunOptions, prefix: string, abort: AbortCo
     });
   }
   const client = makeS3Client(target, { maxSockets: 32 });
+  let stopWatch = () => {};
   const reference = new ReferenceStore(client, target.bucket);
   const close = async () => {
+    stopWatch();
     client.destroy();
     if (embedded) await embedded.stop();
   };
@@ -92,11 +137,12 @@ export async function openStore(opts: RunOptions, prefix: string, abort: AbortCo
   try {
     await preflight(checker, target, prefix);
   } catch (err) {
+    checker.destroy();
     await close();
     throw err;
-  } finally {
-    checker.destroy();
   }
+  if (embedded) checker.destroy();
+  else stopWatch = watchEndpoint(checker, target, abort, opts.endpointWatch ?? ENDPOINT_WATCH);
   const unregister = onCleanup('benchmark objects', async () => {
     if (!embedded) await reference.deletePrefix(prefix);
   });
@@ -106,12 +152,16 @@ export async function openStore(opts: RunOptions, prefix: string, abort: AbortCo
     async removeRunObjects() {
       unregister();
       if (embedded) return null;
+      const where = target.endpointUrl ? ` --endpoint ${target.endpointUrl}` : '';
+      const leftover = (why: string) => `objects under ${prefix} may remain in bucket ${target.bucket} (${why}): remove them with \`s3ab clean --run ${runIdOf(prefix)}${where} --bucket ${target.bucket} --region ${target.region}\``;
+      // An endpoint that stopped answering would hold the deletes for minutes; name what is left instead.
+      const reason = abort.signal.reason;
+      if (reason instanceof EndpointGone) return leftover(reason.short);
       try {
         await reference.deletePrefix(prefix);
         return null;
       } catch (err) {
-        const where = target.endpointUrl ? ` --endpoint ${target.endpointUrl}` : '';
-        return `objects under ${prefix} may remain in bucket ${target.bucket} (${errorSummary(err)}): remove them with \`s3ab clean --run ${runIdOf(prefix)}${where} --bucket ${target.bucket} --region ${target.region}\``;
+        return leftover(errorSummary(err));
       }
     },
     async checkStillThere(ctrl) {
@@ -119,7 +169,7 @@ export async function openStore(opts: RunOptions, prefix: string, abort: AbortCo
       try {
         await client.send(new HeadBucketCommand({ Bucket: target.bucket }));
       } catch (err) {
-        if (isUnreachable(err)) ctrl.abort(new RunAborted(`the endpoint ${target.endpointUrl} went away mid-run: ${errorSummary(err)}`));
+        if (isUnreachable(err)) ctrl.abort(new EndpointGone(`the endpoint ${target.endpointUrl} went away mid-run: ${errorSummary(err)}`, 'the endpoint went away'));
       }
     },
     close,

@@ -32,4 +32,6 @@ export const largeReadDescriptor = {
   }),
   requires: ['objects-in-bucket'],
   operations: ['read', 'write-digest'],
+  // An S3 client downloads one object at a time into a local file.
+  stepBytes: (p) => sizeOf(p.size),
 } as const satisfies WorkloadDescriptor<LargeReadParams>;

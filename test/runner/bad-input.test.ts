@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -21,6 +21,19 @@ describe('bad input exits 2 with a fix line', () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(message as RegExp);
     expect(r.stderr).toMatch(/fix: /);
+  });
+
+  test('a run whose generated files do not fit the temp folders', async () => {
+    const matrix = join(dir, 'huge.json');
+    writeFileSync(matrix, JSON.stringify({ methods: ['s3-api'], workloads: { objects: { sizes: ['1KiB', '2TiB'], files: 3 } } }));
+    const results = join(dir, 'r-huge');
+    const r = await s3ab(['run', '--matrix', matrix, '--results', results]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/the run needs about 8(\.0)? TiB of temp space but .* free/);
+    expect(r.stderr).toMatch(/the largest step, objects, 8(\.0)? TiB/);
+    expect(r.stderr).toMatch(/fix: lower the sizes or file counts/);
+    // Nothing created: no results folder, no server started.
+    expect(existsSync(results)).toBe(false);
   });
 
   test('a results folder that is a file', async () => {

@@ -219,6 +219,13 @@ describe('mount faults', () => {
     expect(broken.status).toBe('failed');
     expect(broken.error_sample).toMatch(/the s3fs client \(pid \d+\) exited mid-run \(signal SIGKILL\)/);
     expect(broken.flags).toContain('step-failed');
+    // The cause shows where the failure is shown: the summary's integrity table, not only "ENOTCONN".
+    const lines: string[] = [];
+    await printSummary(join(dir, 'results'), undefined, (l) => lines.push(l));
+    const integrity = lines.join('\n').split('integrity: PROBLEMS')[1] ?? '';
+    const s3fsRow = integrity.split('\n').filter((l) => /s3fs/.test(l) || /^│\s+│/.test(l)).join(' ');
+    expect(s3fsRow).toMatch(/s3fs client/);
+    expect(s3fsRow).toMatch(/SIGKILL/);
     // The next step (Mountpoint) still ran and succeeded.
     const mountpointRecords = records.filter((r) => r.method === 'mountpoint');
     expect(mountpointRecords.length).toBeGreaterThan(0);

@@ -2,7 +2,12 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createServer, connect, type AddressInfo, type Socket } from 'node:net';
+import { ListObjectsV2Command } from '@aws-sdk/client-s3';
+import { startEmbeddedEndpoint } from '../../runner/endpoint/embedded';
+import { makeS3Client } from '../../runner/endpoint/s3-client';
 import { runBenchmark } from '../../runner/run';
+import { s3ab } from '../helpers/cli';
 
 /** A results folder that fills up mid-run (ENOSPC), and an embedded server that stops answering: bounded, clear ends. */
 describe('a full results disk', () => {
@@ -62,6 +67,79 @@ describe('a frozen embedded server', () => {
       expect(Date.now() - t0).toBeLessThan(60_000);
     } finally {
       try { process.kill(pid, 'SIGCONT'); } catch { /* gone */ }
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
+});
+
+/** A TCP relay to a server that can be frozen: it then accepts connections and moves no byte, like a hung endpoint. */
+function freezableRelay(port: number): Promise<{ url: string; freeze(): void; close(): void }> {
+  let frozen = false;
+  const sockets = new Set<Socket>();
+  const server = createServer((inbound) => {
+    sockets.add(inbound);
+    inbound.on('close', () => sockets.delete(inbound));
+    inbound.on('error', () => {});
+    if (frozen) return;
+    const outbound = connect(port, '127.0.0.1');
+    sockets.add(outbound);
+    outbound.on('error', () => inbound.destroy());
+    outbound.on('close', () => sockets.delete(outbound));
+    inbound.on('data', (b) => { if (!frozen) outbound.write(b); });
+    outbound.on('data', (b) => { if (!frozen) inbound.write(b); });
+    inbound.on('end', () => { if (!frozen) outbound.end(); });
+    outbound.on('end', () => { if (!frozen) inbound.end(); });
+  });
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    freeze: () => { frozen = true; },
+    close: () => { for (const s of sockets) s.destroy(); server.close(); },
+  })));
+}
+
+describe('a named endpoint that stops answering mid-run', () => {
+  test('the run ends within its bound, failed, naming the endpoint and the command that removes what it kept', async () => {
+    const backend = await startEmbeddedEndpoint();
+    const relay = await freezableRelay(Number(new URL(backend.target.endpointUrl!).port));
+    const dir = mkdtempSync(join(tmpdir(), 's3ab-frozen-endpoint-'));
+    const saved = { id: process.env.AWS_ACCESS_KEY_ID, secret: process.env.AWS_SECRET_ACCESS_KEY };
+    process.env.AWS_ACCESS_KEY_ID = backend.target.credentials!.accessKeyId;
+    process.env.AWS_SECRET_ACCESS_KEY = backend.target.credentials!.secretAccessKey;
+    let frozenAt = 0;
+    try {
+      // The CRT client bounds none of its own waits: only the runner's endpoint watch can end this run.
+      const outcome = await runBenchmark({
+        profile: 'quick', methods: ['s3-crt'], workloads: ['small-reads'], repetitions: 4, resultsDir: join(dir, 'results'), quiet: true,
+        endpoint: relay.url, bucket: backend.target.bucket, endpointWatch: { intervalMs: 2_000, misses: 3 },
+        onStep: (index) => { if (index === 2) { frozenAt = Date.now(); relay.freeze(); } },
+      });
+      expect(frozenAt).toBeGreaterThan(0);
+      // The bound: 3 checks × 2 s plus one check's 6 s, and the step's own ending.
+      expect(Date.now() - frozenAt).toBeLessThan(20_000);
+      expect(outcome.manifest.status).toBe('failed');
+      expect(outcome.manifest.steps_done).toBeLessThan(4);
+      expect(outcome.manifest.problem).toMatch(new RegExp(`the endpoint ${relay.url} stopped answering: 3 checks 2 s apart got no reply`));
+      const clean = /`(s3ab clean --run \S+ --endpoint \S+ --bucket \S+ --region \S+)`/.exec(outcome.manifest.problem!);
+      expect(clean).not.toBeNull();
+      // No client left running: the CRT client processes were children of this process.
+      const children = spawnSync('pgrep', ['-P', String(process.pid), '-f', 's3-crt-client']).stdout.toString().trim();
+      expect(children).toBe('');
+      // The named command removes what the frozen endpoint kept (run against the server itself).
+      relay.close();
+      const args = clean![1].split(' ').slice(1).map((a) => (a === relay.url ? backend.target.endpointUrl! : a));
+      const r = await s3ab(args, { env: { AWS_ACCESS_KEY_ID: process.env.AWS_ACCESS_KEY_ID!, AWS_SECRET_ACCESS_KEY: process.env.AWS_SECRET_ACCESS_KEY! } });
+      expect(r.code).toBe(0);
+      const client = makeS3Client(backend.target, { maxSockets: 2 });
+      const left = await client.send(new ListObjectsV2Command({ Bucket: backend.target.bucket, Prefix: 's3ab/' }));
+      client.destroy();
+      expect(left.KeyCount).toBe(0);
+    } finally {
+      process.env.AWS_ACCESS_KEY_ID = saved.id;
+      process.env.AWS_SECRET_ACCESS_KEY = saved.secret;
+      if (saved.id === undefined) delete process.env.AWS_ACCESS_KEY_ID;
+      if (saved.secret === undefined) delete process.env.AWS_SECRET_ACCESS_KEY;
+      relay.close();
+      await backend.stop();
       rmSync(dir, { recursive: true, force: true });
     }
   }, 120_000);

@@ -1,7 +1,8 @@
 import { UserError } from '../../runner/core/errors';
 import { lockDecision } from '../../runner/core/host-lock';
 import type { MethodChoice, Step } from '../../runner/core/matrix';
-import { checkRunOptions, chooseSteps, exitCodeFor, finalStatus, notApplicableReason, passesFor, planAvailability, stepFailed, withFailureCause } from '../../runner/run/policy';
+import { checkRunOptions, chooseSteps, exitCodeFor, finalStatus, notApplicableReason, passesFor, planAvailability, spaceProblem, stepFailed, withFailureCause } from '../../runner/run/policy';
+import { fixtureBytes } from '../../runner/core/workload';
 
 const choice = (name: string, optional = false): MethodChoice => ({ name, variant: 'default', options: {}, optional });
 const stepsOf = (methods: MethodChoice[], n = 2): Step[] =>
@@ -125,5 +126,31 @@ describe('withFailureCause: a client\'s death is named wherever the failure show
     expect(withFailureCause({ status: 'failed', errorSample: 'EDATA: wrong bytes' }, died).errorSample).toBe('EDATA: wrong bytes');
     expect(withFailureCause({ status: 'ok', errorSample: null }, died).errorSample).toBeNull();
     expect(withFailureCause({ status: 'failed', errorSample: 'ENOTCONN' }, null).errorSample).toBe('ENOTCONN');
+  });
+});
+
+describe('spaceProblem', () => {
+  const mib = (n: number) => n * 1024 * 1024;
+  const fmt = (b: number) => `${b / mib(1)} MiB`;
+  const need = (folder: string, device: number, freeMiB: number, needMiB: number) =>
+    ({ role: `role ${folder}`, folder, device, freeBytes: mib(freeMiB), needBytes: mib(needMiB), largest: 'x' });
+  test('fits: null', () => {
+    expect(spaceProblem([need('/tmp', 1, 100, 60), need('/dev/shm', 2, 100, 90)], fmt)).toBeNull();
+  });
+  test('one folder short: names it, what it needs and what it has', () => {
+    const p = spaceProblem([need('/tmp', 1, 100, 60), need('/dev/shm', 2, 100, 120)], fmt)!;
+    expect(p.problem).toMatch(/needs about 120 MiB of temp space but \/dev\/shm has 100 MiB free/);
+    expect(p.fix).toMatch(/S3AB_TMP/);
+  });
+  test('two folders on one file system share its free space', () => {
+    const p = spaceProblem([need('/tmp', 1, 100, 60), need('/var/tmp', 1, 100, 60)], fmt)!;
+    expect(p.problem).toMatch(/120 MiB .* \/tmp and \/var\/tmp have 100 MiB free/);
+  });
+});
+
+describe('fixtureBytes', () => {
+  test('objects of one size: count × size; of many sizes: their sum', () => {
+    expect(fixtureBytes({ id: 'a', count: 3, size: 10, keyOf: String })).toBe(30);
+    expect(fixtureBytes({ id: 'b', count: 3, size: 30, keyOf: String, sizeOf: (i) => [10, 20, 30][i] })).toBe(60);
   });
 });
