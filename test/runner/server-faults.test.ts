@@ -106,6 +106,8 @@ describe('a named endpoint that stops answering mid-run', () => {
     process.env.AWS_ACCESS_KEY_ID = backend.target.credentials!.accessKeyId;
     process.env.AWS_SECRET_ACCESS_KEY = backend.target.credentials!.secretAccessKey;
     let frozenAt = 0;
+    const stepFolders = () => new Set(readdirSync(tmpdir()).filter((f) => f.startsWith('s3ab-step')));
+    const foldersBefore = stepFolders();
     try {
       // The CRT client bounds none of its own waits: only the runner's endpoint watch can end this run.
       const outcome = await runBenchmark({
@@ -124,6 +126,7 @@ describe('a named endpoint that stops answering mid-run', () => {
       // No client left running: the CRT client processes were children of this process.
       const children = spawnSync('pgrep', ['-P', String(process.pid), '-f', 's3-crt-client']).stdout.toString().trim();
       expect(children).toBe('');
+      expect([...stepFolders()].filter((f) => !foldersBefore.has(f))).toEqual([]);
       // The named command removes what the frozen endpoint kept (run against the server itself).
       relay.close();
       const args = clean![1].split(' ').slice(1).map((a) => (a === relay.url ? backend.target.endpointUrl! : a));
