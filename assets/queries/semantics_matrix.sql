@@ -1,17 +1,25 @@
 -- The POSIX semantics matrix: for each method and probe, in how many repetitions the operation
 -- worked and was verified, was refused or left wrong data (unsupported), or could not be judged
--- (failed); the median propagation delay where one was measured, and the first reason given.
+-- (failed), or did not apply (a bucket check on a method whose files are not objects); the median
+-- propagation delay where one was measured, and the first reason given.
 SELECT
-  run_id,
-  method,
-  method_variant,
-  operation AS probe,
-  count_if(status = 'ok') AS supported_reps,
-  count_if(status = 'unsupported') AS unsupported_reps,
-  count_if(status = 'failed') AS failed_reps,
-  approx_percentile(delay_ms, 0.5) AS delay_ms_median,
-  min(error_sample) AS reason
-FROM results
-WHERE workload = 'semantics' AND operation <> 'step' AND status <> 'not-applicable'
-GROUP BY run_id, method, method_variant, operation
-ORDER BY run_id, method, method_variant, probe
+  r.run_id,
+  r.method,
+  r.method_variant,
+  r.operation AS probe,
+  count_if(r.status = 'ok') AS supported_reps,
+  count_if(r.status = 'unsupported') AS unsupported_reps,
+  count_if(r.status = 'failed') AS failed_reps,
+  count_if(r.status = 'not-applicable') AS not_applicable_reps,
+  approx_percentile(r.delay_ms, 0.5) AS delay_ms_median,
+  min(r.error_sample) AS reason
+FROM results r
+-- Methods that cannot run the workload at all (object methods: every record not-applicable) stay out.
+WHERE r.workload = 'semantics' AND r.operation <> 'step'
+  AND EXISTS (
+    SELECT 1 FROM results a
+    WHERE a.run_id = r.run_id AND a.workload = 'semantics' AND a.method = r.method AND a.method_variant = r.method_variant
+      AND a.operation <> 'step' AND a.status <> 'not-applicable'
+  )
+GROUP BY r.run_id, r.method, r.method_variant, r.operation
+ORDER BY r.run_id, r.method, r.method_variant, probe

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { UserError } from '../core/errors';
-import { isRunId, RUN_ID_EXAMPLE, runDataPrefix } from '../core/vocabulary';
+import { isRunId, RUN_ID_EXAMPLE, runDataPrefix, runVolumePrefix } from '../core/vocabulary';
 import { explain } from '../endpoint/preflight';
 import { ReferenceStore } from '../endpoint/reference';
 import { makeS3Client } from '../endpoint/s3-client';
@@ -21,11 +21,13 @@ export function registerClean(program: Command): void {
       const target = targetFor({ endpoint: o.endpoint, bucket: o.bucket, region: o.region });
       const client = makeS3Client(target, { maxSockets: 8 });
       try {
-        const prefix = runDataPrefix(o.run);
-        const deleted = await new ReferenceStore(client, target.bucket).deletePrefix(prefix).catch((err) => {
-          throw explain(err, target, target.endpointUrl ?? `AWS S3 (${target.region})`);
-        });
-        out(`removed ${deleted} object${deleted === 1 ? '' : 's'} under ${prefix} in bucket ${target.bucket}`);
+        // The run's objects, and its volumes' (clients that keep data under a name: JuiceFS).
+        for (const prefix of [runDataPrefix(o.run), runVolumePrefix(o.run)]) {
+          const deleted = await new ReferenceStore(client, target.bucket).deletePrefix(prefix).catch((err) => {
+            throw explain(err, target, target.endpointUrl ?? `AWS S3 (${target.region})`);
+          });
+          out(`removed ${deleted} object${deleted === 1 ? '' : 's'} under ${prefix} in bucket ${target.bucket}`);
+        }
       } finally {
         client.destroy();
       }

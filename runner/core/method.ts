@@ -87,6 +87,12 @@ export interface OpenContext {
   options: Options;
   /** A private local directory for the session's temporary files, removed after the step. */
   scratchDir: string;
+  /**
+   * The step's volume name, for a client that keeps its data in the bucket under a name rather
+   * than a prefix (JuiceFS): `s3ab-RUNID-…-STEP`; the step's end and the run's end remove it.
+   * @default `s3ab-session-PID-TIME` (tests and benches against a throwaway server)
+   */
+  volumeName?: string;
   signal: AbortSignal;
   /** Ends the step early with this reason (a mount whose client died mid-run). */
   abortStep?: (reason: Error) => void;

@@ -16,6 +16,11 @@ export interface BucketLag {
  * paths, resets caches and unmounts.
  */
 export interface MountPlan {
+  /**
+   * Commands run once before the first mount of the session, each to success (JuiceFS: `juicefs
+   * format` of the step's volume). @default none
+   */
+  prepare?: { what: string; command: string; args: string[]; env?: Record<string, string | undefined> }[];
   /** Executable and arguments. */
   command: string;
   args: string[];
@@ -63,6 +68,8 @@ export interface MountPlanContext {
    * is itself a RAM disk, it is one too: the session then reports no disk cache.)
    */
   diskDir: string;
+  /** The step's volume name, for a client that keeps its data under a name (core/vocabulary.ts stepVolumeName). */
+  volumeName: string;
 }
 
 /**

@@ -85,6 +85,32 @@ export function runDataPrefix(runId: string, runnerId?: string | null): string {
   return `${DATA_ROOT}${runId}/${runnerId ? `${runnerId}/` : ''}`;
 }
 
+/**
+ * Clients that keep their data under a volume *name* rather than a prefix (JuiceFS: objects under
+ * NAME/, the name [a-z0-9-] and at most 63 characters) get one per step under this root, beside
+ * DATA_ROOT: `s3ab-RUNID-[RUNNER-]STEP/`, the run id in lower case. Runners may write under it too;
+ * teardown and `s3ab clean` delete a run's `runVolumePrefix`.
+ */
+export const VOLUME_ROOT = 's3ab-';
+
+/** Every volume of a run starts with this: `s3ab-20261122t101500z-ab12cd-`. */
+export function runVolumePrefix(runId: string): string {
+  return `${VOLUME_ROOT}${runId.toLowerCase()}-`;
+}
+
+/** What one runner's volumes start with: the run's, then the runner's id (lower case) when several share the run. */
+export function runnerVolumePrefix(runId: string, runnerId?: string | null): string {
+  const runner = runnerId ? `${runnerId.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '')}-` : '';
+  return `${runVolumePrefix(runId)}${runner}`;
+}
+
+/** A step's volume name: `s3ab-20261122t101500z-ab12cd-7`, or with a runner `...-i-0abc-7` (JuiceFS allows 63 characters). */
+export function stepVolumeName(runId: string, runnerId: string | null | undefined, stepIndex: number): string {
+  const name = `${runnerVolumePrefix(runId, runnerId)}${stepIndex}`;
+  if (name.length > 63) throw new Error(`volume name ${name} is longer than 63 characters: use a shorter runner id`);
+  return name;
+}
+
 /** A step's own prefix under the run's: `s3ab/RUNID/steps/007/`. */
 export function stepDataPrefix(runPrefix: string, stepIndex: number): string {
   return `${runPrefix}steps/${String(stepIndex).padStart(3, '0')}/`;

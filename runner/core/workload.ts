@@ -70,6 +70,11 @@ export interface WorkloadContext<P> {
   /** Independent check of what is in the bucket, through the reference S3 client (untimed). */
   reference: ReferenceView;
   /**
+   * Where to check what a workload wrote (untimed): the bucket through the reference client when
+   * the method's files are objects, else the method's own file system (JuiceFS, EFS).
+   */
+  stored: Pick<ReferenceView, 'list'>;
+  /**
    * What the method offers. A check that looks at the bucket through the S3 API (propagation,
    * written objects) applies only where the method offers 'objects-in-bucket'; elsewhere it is
    * recorded as not-applicable.
@@ -128,6 +133,11 @@ export interface WorkloadDescriptor<P = Record<string, unknown>> {
    * temp folders' free space before anything is created. @default 0 (nothing large)
    */
   stepBytes?(params: P): number;
+}
+
+/** The data seed of a fixture's object i: the same bytes whether written through S3 or through a mount. */
+export function fixtureSeed(spec: Pick<FixtureSpec, 'id'>, i: number): string {
+  return `fixture/${spec.id}/${i}`;
 }
 
 /** Bytes of a fixture's objects together. */

@@ -1,7 +1,7 @@
 import { DeleteObjectsCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { HashingStream, patternStream } from '../core/data';
-import type { Fixture, FixtureSpec } from '../core/workload';
+import { fixtureSeed, type Fixture, type FixtureSpec } from '../core/workload';
 
 const SINGLE_PUT_LIMIT = 16 * 1024 * 1024;
 
@@ -68,7 +68,7 @@ export class ReferenceStore {
     const digests: string[] = new Array(spec.count);
     const crcs: number[] = new Array(spec.count);
     let done = 0;
-    const seedOf = (i: number) => `fixture/${spec.id}/${i}`;
+    const seedOf = (i: number) => fixtureSeed(spec, i);
     const sizeOf = (i: number) => spec.sizeOf?.(i) ?? spec.size;
     const upload = async (i: number) => {
       const size = sizeOf(i);

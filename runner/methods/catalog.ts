@@ -1,6 +1,7 @@
 import type { MethodDescriptor } from '../core/method';
 import { awsCliDescriptor } from './aws-cli';
 import { efsDescriptor } from './efs';
+import { juicefsDescriptor } from './juicefs';
 import { mountpointDescriptor } from './mountpoint';
 import { rcloneDescriptor } from './rclone';
 import { s3ApiDescriptor } from './s3-api';
@@ -15,7 +16,7 @@ import { s3fsDescriptor } from './s3fs';
  * NAME.impl.ts (client), list the descriptor here and the client in index.ts.
  */
 export const METHOD_DESCRIPTORS = [
-  s3ApiDescriptor, s3CrtDescriptor, awsCliDescriptor, s3fsDescriptor, mountpointDescriptor, rcloneDescriptor, s3filesDescriptor, efsDescriptor,
+  s3ApiDescriptor, s3CrtDescriptor, awsCliDescriptor, s3fsDescriptor, mountpointDescriptor, rcloneDescriptor, juicefsDescriptor, s3filesDescriptor, efsDescriptor,
 ] as const satisfies readonly MethodDescriptor[];
 
 export type MethodName = (typeof METHOD_DESCRIPTORS)[number]['name'];

@@ -2,6 +2,7 @@ import type { MethodDefinition } from '../core/method';
 import { awsCli } from './aws-cli.impl';
 import { METHOD_DESCRIPTORS, type MethodName } from './catalog';
 import { efs } from './efs.impl';
+import { juicefs } from './juicefs.impl';
 import { mountpoint } from './mountpoint.impl';
 import { rclone } from './rclone.impl';
 import { s3Api } from './s3-api.impl';
@@ -11,7 +12,7 @@ import { s3fs } from './s3fs.impl';
 
 /** Every method's client, by the name in its descriptor: a method missing here does not compile. */
 const IMPLEMENTATIONS: { readonly [K in MethodName]: MethodDefinition } = {
-  's3-api': s3Api, 's3-crt': s3Crt, 'aws-cli': awsCli, s3fs, mountpoint, rclone, s3files, efs,
+  's3-api': s3Api, 's3-crt': s3Crt, 'aws-cli': awsCli, s3fs, mountpoint, rclone, juicefs, s3files, efs,
 };
 
 /** Every access method the runner can run, in the catalog's order (runner/methods/catalog.ts). */

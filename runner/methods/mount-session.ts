@@ -10,6 +10,7 @@ import type { MountDriver, MountPlan } from '../core/mount';
 import { dropKernelCaches, mountAt, runCommand } from '../core/mounts-table';
 import { copyInto, readFileHashed, walkFiles } from '../core/posix-io';
 import { memoryBackedTmp } from '../core/tmp';
+import { VOLUME_ROOT } from '../core/vocabulary';
 
 const READY_TIMEOUT_MS = 20_000;
 /**
@@ -163,7 +164,16 @@ export class MountSession implements StorageSession, FileSystemAccess {
     // Until the session can detach itself, a forced exit still removes the folders (credentials).
     const removeDirsNow = onEmergencyExit(() => removeDirsSync(mountPoint, workDir));
     try {
-      const plan = await driver.plan({ target: ctx.target, options: ctx.options, mountPoint, workDir, diskDir });
+      const plan = await driver.plan({ target: ctx.target, options: ctx.options, mountPoint, workDir, diskDir, volumeName: ctx.volumeName ?? `${VOLUME_ROOT}session-${process.pid}-${Date.now()}` });
+      for (const step of plan.prepare ?? []) {
+        const env = { ...process.env };
+        for (const [k, v] of Object.entries(step.env ?? {})) {
+          if (v === undefined) delete env[k];
+          else env[k] = v;
+        }
+        const r = await runCommand(step.command, step.args, READY_TIMEOUT_MS, env);
+        if (r.code !== 0) throw new Error(`${step.what} failed: ${r.output.trim().split('\n').pop() || `exit code ${r.code}`}`);
+      }
       session = new MountSession(driver, availability.version ?? 'unknown', plan, mountPoint, workDir, diskDir, ctx);
       session.unregisterCleanup = onCleanup(`${driver.name} mount at ${mountPoint}`, () => session!.close());
       session.unregisterEmergency = onEmergencyExit(() => session!.detachNow());

@@ -184,7 +184,7 @@ function printFio(rows: Row[], out: (line: string) => void): void {
 /** Probes down, methods across: yes (with the delay where measured), NO [n] with the reason below, or FAILED. */
 function printSemantics(rows: Row[], out: (line: string) => void): void {
   out('');
-  out('POSIX semantics (each "yes" verified on the mount and in the bucket)');
+  out('POSIX semantics (each "yes" verified on the mount and, where files are objects, in the bucket)');
   const methods = orderedMethods(rows);
   const probes = inDeclaredOrder('semantics', rows.map((r) => String(r.probe)));
   const notes: string[] = [];
@@ -200,8 +200,10 @@ function printSemantics(rows: Row[], out: (line: string) => void): void {
       const ok = Number(r.supported_reps);
       const no = Number(r.unsupported_reps);
       const broken = Number(r.failed_reps);
+      const na = Number(r.not_applicable_reps ?? 0);
       const delay = r.delay_ms_median === null || r.delay_ms_median === undefined ? '' : ` (${num(r.delay_ms_median)} ms)`;
-      let cell = ok && !no && !broken ? `yes${delay}` : no && !ok && !broken ? 'NO' : !ok && !no ? 'FAILED' : `mixed ${ok}/${ok + no + broken}`;
+      let cell = na && !ok && !no && !broken ? 'n/a'
+        : ok && !no && !broken ? `yes${delay}` : no && !ok && !broken ? 'NO' : !ok && !no ? 'FAILED' : `mixed ${ok}/${ok + no + broken}`;
       if (cell !== `yes${delay}` && r.reason) {
         notes.push(`[${notes.length + 1}] ${m} ${probe}: ${r.reason}`);
         cell += ` [${notes.length}]`;

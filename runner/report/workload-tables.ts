@@ -205,14 +205,20 @@ export function printReadScaling(rows: Row[], out: Out): void {
   }
 }
 
-/** One line per workload that some methods cannot run. */
+/** One line per workload and reason that some methods cannot run it for. */
 export function printNotApplicable(rows: Row[], out: Out): void {
-  const byWorkload = new Map<string, Set<string>>();
+  const byCase = new Map<string, { workload: string; reason: string; methods: Set<string> }>();
   for (const r of rows) {
     const m = methodLabel({ method: String(r.method), method_variant: String(r.method_variant) });
-    byWorkload.set(String(r.workload), (byWorkload.get(String(r.workload)) ?? new Set()).add(m));
+    // The reason names the method ("…; s3-api is an object method"): keep the part about the workload.
+    const reason = String(r.reason ?? '').split('; ').filter((part) => !part.includes(String(r.method))).join('; ')
+      .replace(new RegExp(`^${String(r.workload)} `), '');
+    const key = `${r.workload}\n${reason}`;
+    const entry = byCase.get(key) ?? { workload: String(r.workload), reason, methods: new Set<string>() };
+    entry.methods.add(m);
+    byCase.set(key, entry);
   }
-  if (!byWorkload.size) return;
+  if (!byCase.size) return;
   out('');
-  for (const [workload, methods] of byWorkload) out(`not applicable: ${workload} on ${[...methods].join(', ')} (needs a mounted file system)`);
+  for (const c of byCase.values()) out(`not applicable: ${c.workload} on ${[...c.methods].join(', ')}${c.reason ? ` (${c.reason})` : ''}`);
 }

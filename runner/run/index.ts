@@ -14,7 +14,7 @@ import { Progress } from '../core/progress';
 import { memoryBackedTmp } from '../core/tmp';
 import { formatAmount, formatDuration } from '../core/units';
 import { fixtureBytes } from '../core/workload';
-import { methodLabel, newRunId, runDataPrefix, stepLabel } from '../core/vocabulary';
+import { methodLabel, newRunId, runDataPrefix, runnerVolumePrefix, stepLabel } from '../core/vocabulary';
 import { linkLimitFor } from '../endpoint/link-limit';
 import { findMethod } from '../methods';
 import { findWorkloadDescriptor } from '../workloads/catalog';
@@ -61,7 +61,7 @@ export async function runBenchmark(opts: RunOptions): Promise<RunOutcome> {
   let unregisterEmergencyManifest = () => {};
   const files: string[] = [];
   try {
-    store = await openStore(opts, plan.prefix, abort.ctrl, (m) => progress.log(m));
+    store = await openStore(opts, plan.prefix, runnerVolumePrefix(plan.runId, opts.runnerId), abort.ctrl, (m) => progress.log(m));
     writer = await openResults(opts, plan, store, (m) => progress.log(m));
     const w = writer;
     // A second Ctrl-C exits at once: the manifest must not stay "running".
@@ -74,7 +74,7 @@ export async function runBenchmark(opts: RunOptions): Promise<RunOutcome> {
     const needed = plan.matrix.workloads.filter((w) => plan.steps.some((st) => st.workload.name === w.name));
     const fixtures = await writeFixtures({ workloads: needed }, store.reference, plan.prefix, progress, abort.ctrl.signal);
     const env: StepEnv = {
-      target: store.target, host, endpointFacts: store.endpointFacts, runId: plan.runId, prefix: plan.prefix, reference: store.reference,
+      target: store.target, host, endpointFacts: store.endpointFacts, runId: plan.runId, runnerId: opts.runnerId ?? null, prefix: plan.prefix, reference: store.reference,
       fixtures, progress, signal: abort.ctrl.signal, cache: plan.matrix.cache, onMounted: opts.onMounted,
     };
     await runSteps(plan, env, opts, store, writer, files, abort.ctrl);

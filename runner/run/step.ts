@@ -1,6 +1,6 @@
 import { setMaxListeners } from 'node:events';
 import { rmSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Batch, notApplicable, type Measurement } from '../core/batch';
@@ -11,12 +11,13 @@ import type { ResolvedMatrix, Step } from '../core/matrix';
 import type { MethodDefinition, OpenContext, StorageSession } from '../core/method';
 import type { Progress } from '../core/progress';
 import type { StoreTarget } from '../core/target';
-import { stepDataPrefix, type PassCache } from '../core/vocabulary';
+import { stepDataPrefix, stepVolumeName, type PassCache } from '../core/vocabulary';
 import type { Fixture, WorkloadContext, WorkloadDefinition } from '../core/workload';
 import type { ReferenceStore } from '../endpoint/reference';
 import { findMethod } from '../methods';
 import { stringMap, toRecord, type ResultRecord, type StepFacts } from '../results/record';
 import { findWorkload } from '../workloads';
+import { writeFixtureThroughMount } from './fixtures';
 import { notApplicableReason, passesFor, withFailureCause, type Pass } from './policy';
 
 /** What every step of a run shares. */
@@ -25,6 +26,8 @@ export interface StepEnv {
   host: ResultRecord['host'];
   endpointFacts: ResultRecord['endpoint'];
   runId: string;
+  /** This runner's id when several share the run (AWS), for names. */
+  runnerId: string | null;
   /** The run's data prefix (s3ab/RUNID/[RUNNER/]). */
   prefix: string;
   reference: ReferenceStore;
@@ -58,6 +61,7 @@ export async function runStep(step: Step, env: StepEnv): Promise<ResultRecord[]>
   const removeScratch = onCleanup(`scratch ${scratchDir}`, () => rm(scratchDir, { recursive: true, force: true }));
   const removeScratchNow = onEmergencyExit(() => rmSync(scratchDir, { recursive: true, force: true }));
   const stepPrefix = stepDataPrefix(env.prefix, step.index);
+  const volumeName = stepVolumeName(env.runId, env.runnerId, step.index);
   const kept: Kept[] = [];
   const passes = passesFor(method.kind, !!workload.coldOnly, env.cache);
   let current: Pass = passes[0];
@@ -65,20 +69,26 @@ export async function runStep(step: Step, env: StepEnv): Promise<ResultRecord[]>
   let failure: unknown = null;
   try {
     session = await method.open({
-      target: env.target, options: step.method.options, scratchDir, signal, abortStep: (reason) => stepAbort.abort(reason),
+      target: env.target, options: step.method.options, scratchDir, signal, abortStep: (reason) => stepAbort.abort(reason), volumeName,
       reference: { head: (key) => env.reference.head(key) }, onMounted: env.onMounted,
     });
     facts = { ...facts, method_version: session.version, method_options: stringMap(session.options) };
     const spec = workload.fixture?.(step.workload.params);
     const fixture = spec ? env.fixtures.get(spec.id) ?? null : null;
-    if (session.fs && fixture) await waitForFixtureOnMount(session.fs, fixture, signal, (text) => env.progress.note(text));
+    if (session.fs && fixture) {
+      const note = (text: string) => env.progress.note(text);
+      // Files that are not objects (JuiceFS, EFS) get the fixture through their own mount, untimed.
+      if (!method.offers.includes('objects-in-bucket')) await writeFixtureThroughMount(session.fs, fixture, signal, note);
+      else await waitForFixtureOnMount(session.fs, fixture, signal, note);
+    }
     for (const pass of passes) {
       if (signal.aborted) break;
       current = pass;
       const passPrefix = `${stepPrefix}${pass.cache}${pass.keep ? '' : '-priming'}/`;
       // On a mount the pass folder exists in the bucket from the start, so that emptying one of its
       // subfolders through the mount never leaves a client (Mountpoint) with a vanished parent.
-      if (session.fs) await env.reference.putBytes(`${passPrefix}.s3ab-pass`, Buffer.alloc(0));
+      if (session.fs && method.offers.includes('objects-in-bucket')) await env.reference.putBytes(`${passPrefix}.s3ab-pass`, Buffer.alloc(0));
+      else if (session.fs) await mkdir(session.fs.pathOf(passPrefix), { recursive: true });
       await workload.run(workloadContext(step, env, method, session, fixture, scratchDir, signal, pass, passPrefix, kept));
     }
     if (signal.aborted) failure = signal.reason;
@@ -91,7 +101,10 @@ export async function runStep(step: Step, env: StepEnv): Promise<ResultRecord[]>
     removeScratchNow();
     await rm(scratchDir, { recursive: true, force: true });
     // An aborted run removes its whole prefix at its end (or its server's folder): a step does not wait on an endpoint that may be gone.
-    if (!env.signal.aborted) await env.reference.deletePrefix(stepPrefix).catch(() => {});
+    if (!env.signal.aborted) {
+      await env.reference.deletePrefix(stepPrefix).catch(() => {});
+      await env.reference.deletePrefix(`${volumeName}/`).catch(() => {});
+    }
   }
   const records = kept.map(({ m, cache, endedAtMs }) => toRecord({ ...facts, cache: m.cache ?? cache }, withFailureCause(m, failure), [], endedAtMs));
   if (failure) records.push(...failureRecords(records, facts, current.cache, failure));
@@ -126,6 +139,7 @@ function workloadContext(step: Step, env: StepEnv, method: MethodDefinition, ses
     dataSeed: `${env.runId}/${step.index}/${pass.cache}`, signal, offers: method.offers,
     record: (m) => { if (pass.keep) kept.push({ m, cache: pass.cache, endedAtMs: Date.now() }); },
     progress: (note) => env.progress.note(method.kind === 'mount' ? `${pass.cache}: ${note}` : note),
+    stored: method.offers.includes('objects-in-bucket') ? { list: (p) => ref.list(p) } : { list: (p) => session.list(p) },
     reference: {
       list: (p) => ref.list(p), head: (k) => ref.head(k), getBytes: (k) => ref.getBytes(k),
       putBytes: (k, b) => ref.putBytes(k, b), deletePrefix: (p) => ref.deletePrefix(p),

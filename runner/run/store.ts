@@ -95,7 +95,7 @@ export interface OpenStore {
  * preflight (endpoint, credentials, bucket) before anything is written. Registers the removal of
  * the run's objects as a cleanup step.
  */
-export async function openStore(opts: RunOptions, prefix: string, abort: AbortController, log: (m: string) => void): Promise<OpenStore> {
+export async function openStore(opts: RunOptions, prefix: string, volumePrefix: string, abort: AbortController, log: (m: string) => void): Promise<OpenStore> {
   let embedded: EmbeddedEndpoint | null = null;
   let target: StoreTarget;
   if (opts.endpoint || opts.awsTarget) {
@@ -144,7 +144,10 @@ export async function openStore(opts: RunOptions, prefix: string, abort: AbortCo
   if (embedded) checker.destroy();
   else stopWatch = watchEndpoint(checker, target, abort, opts.endpointWatch ?? ENDPOINT_WATCH);
   const unregister = onCleanup('benchmark objects', async () => {
-    if (!embedded) await reference.deletePrefix(prefix);
+    if (!embedded) {
+      await reference.deletePrefix(prefix);
+      await reference.deletePrefix(volumePrefix);
+    }
   });
   return {
     target, client, reference, embedded,
@@ -153,12 +156,13 @@ export async function openStore(opts: RunOptions, prefix: string, abort: AbortCo
       unregister();
       if (embedded) return null;
       const where = target.endpointUrl ? ` --endpoint ${target.endpointUrl}` : '';
-      const leftover = (why: string) => `objects under ${prefix} may remain in bucket ${target.bucket} (${why}): remove them with \`s3ab clean --run ${runIdOf(prefix)}${where} --bucket ${target.bucket} --region ${target.region}\``;
+      const leftover = (why: string) => `objects under ${prefix} and ${volumePrefix} may remain in bucket ${target.bucket} (${why}): remove them with \`s3ab clean --run ${runIdOf(prefix)}${where} --bucket ${target.bucket} --region ${target.region}\``;
       // An endpoint that stopped answering would hold the deletes for minutes; name what is left instead.
       const reason = abort.signal.reason;
       if (reason instanceof EndpointGone) return leftover(reason.short);
       try {
         await reference.deletePrefix(prefix);
+        await reference.deletePrefix(volumePrefix);
         return null;
       } catch (err) {
         return leftover(errorSummary(err));

@@ -31,6 +31,6 @@ export const dirWalkDescriptor = {
     size: sizeOf(p.size),
     keyOf: (i) => `file-${String(i).padStart(6, '0')}.txt`,
   }),
-  requires: ['objects-in-bucket'],
+  requires: [],
   operations: ['walk'],
 } as const satisfies WorkloadDescriptor<DirWalkParams>;

@@ -28,7 +28,7 @@ export const largeRead: WorkloadDefinition<LargeReadParams> = {
       keys.push(key);
       await write.op(() => ctx.session.put(key, { path, size: 64 }), () => 64);
     }
-    const stored = await ctx.reference.list(ctx.prefix);
+    const stored = await ctx.stored.list(ctx.prefix);
     const present = stored.filter((o) => o.key.endsWith('.sha256') && o.size === 64).length;
     write.verify(present === keys.length, `${present} of ${keys.length} digests arrived in the bucket`);
     ctx.record(write.finish());

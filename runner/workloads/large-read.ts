@@ -30,7 +30,7 @@ export const largeReadDescriptor = {
     size: sizeOf(p.size),
     keyOf: (i) => `large-${i}.bin`,
   }),
-  requires: ['objects-in-bucket'],
+  requires: [],
   operations: ['read', 'write-digest'],
   // An S3 client downloads one object at a time into a local file.
   stepBytes: (p) => sizeOf(p.size),

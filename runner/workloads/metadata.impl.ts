@@ -80,7 +80,7 @@ export const metadata: WorkloadDefinition<MetadataParams> = {
     const fs = await fsRunContextOf(ctx);
     await runMetadataSuite(fs, ctx.params, {
       // Written files must be objects in the bucket; a write-back client gets two minutes to upload.
-      sequentialWrites: async (subdir, names, size) => (await waitForObjects(ctx.reference, `${ctx.prefix}${subdir}`, names, size, Math.max(fs.mount.uploadsAfterClose ? 120_000 : 0, fs.mount.bucketLag.exportMs))).problem,
+      sequentialWrites: async (subdir, names, size) => (await waitForObjects(ctx.stored, `${ctx.prefix}${subdir}`, names, size, Math.max(fs.mount.uploadsAfterClose ? 120_000 : 0, fs.mount.bucketLag.exportMs))).problem,
     });
   },
 };

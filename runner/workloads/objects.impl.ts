@@ -38,7 +38,7 @@ export const objects: WorkloadDefinition<ObjectsParams> = {
       ctx.progress(`${label}: upload`);
       const upload = new Batch('upload', size);
       for (const f of files) await upload.op(() => ctx.session.put(dir + f.name, { path: f.path, size }), () => size);
-      const stored = expectListing(await ctx.reference.list(dir));
+      const stored = expectListing(await ctx.stored.list(dir));
       upload.verify(stored.ok, `after upload the bucket lacks ${stored.missing.length} of ${files.length} objects of ${size} bytes`);
       ctx.record(upload.finish());
 
@@ -73,7 +73,7 @@ export const objects: WorkloadDefinition<ObjectsParams> = {
       ctx.progress(`${label}: delete`);
       const del = new Batch('delete', size, 'sequential', false);
       for (const f of files) await del.op(() => ctx.session.delete(dir + f.name));
-      const left = await ctx.reference.list(dir);
+      const left = await ctx.stored.list(dir);
       del.verify(left.length === 0, `${left.length} objects still present after delete`);
       ctx.record(del.finish());
       await rm(local, { recursive: true, force: true });

@@ -66,6 +66,6 @@ export const readScalingDescriptor = {
       size: Math.max(...files.map((f) => f.size)), keyOf: (i) => files[i].name, sizeOf: (i) => files[i].size,
     };
   },
-  requires: ['file-system', 'objects-in-bucket'],
+  requires: ['file-system'],
   operations: ['single-stream', 'concurrent-1', 'concurrent-4', 'concurrent-16'],
 } as const satisfies WorkloadDescriptor<ReadScalingParams>;

@@ -19,6 +19,8 @@ interface Outcome {
   supported: boolean;
   /** The probe could not be judged (the client died, the store failed). */
   broken?: boolean;
+  /** The probe does not apply to the method (its files are not objects): why. */
+  notApplicable?: string;
   reason?: string;
   delayMs?: number;
   ms?: number;
@@ -80,8 +82,22 @@ class Prober {
     return this.fs.pathOf(this.key(name));
   }
 
+  /**
+   * Where the method's files are objects (everything but JuiceFS and EFS), probes check the bucket
+   * as well as the mount; elsewhere the bucket holds no file to check.
+   */
+  get inBucket(): boolean {
+    return this.ctx.offers.includes('objects-in-bucket');
+  }
+
+  /** The probes about the bucket itself, on a method whose files are not objects. */
+  notInBucket(): Outcome {
+    return { supported: false, notApplicable: 'its files are not objects in the bucket (it keeps them in its own format): there is no bucket object to check' };
+  }
+
   /** Polls the bucket until the object has `want`'s bytes; a write-back client uploads after close. */
   async s3Has(name: string, want: Buffer): Promise<string | null> {
+    if (!this.inBucket) return null;
     const deadline = Date.now() + this.timeoutMs;
     for (;;) {
       const got = await this.ctx.reference.getBytes(this.key(name));
@@ -92,6 +108,7 @@ class Prober {
   }
 
   async s3Gone(name: string): Promise<string | null> {
+    if (!this.inBucket) return null;
     const deadline = Date.now() + this.timeoutMs;
     for (;;) {
       const found = (await this.ctx.reference.list(this.key(name))).length;
@@ -298,12 +315,13 @@ async function runProbes(ctx: WorkloadContext<SemanticsParams>, fs: FileSystemAc
     },
     flock: () => p.lockProbe('flock', 'flock.bin'),
     'fcntl-lock': () => p.lockProbe('fcntl', 'fcntl.bin'),
-    'read-after-write': () => p.run(() => writeFile(p.path('raw.bin'), A), async () => {
+    'read-after-write': () => (!p.inBucket ? Promise.resolve(p.notInBucket()) : p.run(() => writeFile(p.path('raw.bin'), A), async () => {
       // Strong read-after-write: the object is there the moment close() returned, no polling.
       const got = await p.ctx.reference.getBytes(p.key('raw.bin'));
       return [same(got, A) ? null : `right after close the bucket object is ${describe(got, A)}`, await p.mountHas('raw.bin', A)];
-    }),
+    })),
     's3-to-mount-delay': async () => {
+      if (!p.inBucket) return p.notInBucket();
       // A new object in a folder the mount has already listed (as a watcher would): how long until it reads right?
       await readdir(p.path(''));
       await p.ctx.reference.putBytes(p.key('s3-side.bin'), A);
@@ -315,6 +333,7 @@ async function runProbes(ctx: WorkloadContext<SemanticsParams>, fs: FileSystemAc
       }
     },
     'mount-to-s3-delay': async () => {
+      if (!p.inBucket) return p.notInBucket();
       try {
         await writeFile(p.path('mount-side.bin'), A);
       } catch (err) {
@@ -359,10 +378,10 @@ export const semantics: WorkloadDefinition<SemanticsParams> = {
     for (const [name, o] of results) {
       const m: Measurement = {
         operation: name, objectSizeBytes: null,
-        status: o.broken ? 'failed' : o.supported ? 'ok' : 'unsupported',
+        status: o.notApplicable ? 'not-applicable' : o.broken ? 'failed' : o.supported ? 'ok' : 'unsupported',
         supported: o.supported, verified: o.supported,
         ops: 1, ok: o.supported ? 1 : 0, failed: o.broken ? 1 : 0, bytes: 0, durationMs: o.ms ?? 0,
-        latency: null, errorSample: o.reason ?? null, movesPayload: false,
+        latency: null, errorSample: o.notApplicable ?? o.reason ?? null, movesPayload: false,
         delayMs: o.delayMs ?? null,
       };
       ctx.record(m);

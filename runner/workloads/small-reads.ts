@@ -29,6 +29,6 @@ export const smallReadsDescriptor = {
     size: sizeOf(p.size),
     keyOf: (i) => `small-${String(i).padStart(6, '0')}.txt`,
   }),
-  requires: ['objects-in-bucket'],
+  requires: [],
   operations: ['read'],
 } as const satisfies WorkloadDescriptor<SmallReadsParams>;

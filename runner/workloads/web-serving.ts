@@ -83,6 +83,6 @@ export const webServingDescriptor = {
       size: Math.max(...plan.files.map((f) => f.size)), keyOf: (i) => plan.files[i].path, sizeOf: (i) => plan.files[i].size,
     };
   },
-  requires: ['file-system', 'objects-in-bucket'],
+  requires: ['file-system'],
   operations: ['read'],
 } as const satisfies WorkloadDescriptor<WebServingParams>;

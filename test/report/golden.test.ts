@@ -1,7 +1,7 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { gunzipSync } from 'node:zlib';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import { writeReportFixture } from '../../scripts/fixtures/report-fixture';
 import { s3ab } from '../helpers/cli';
 
@@ -10,8 +10,10 @@ import { s3ab } from '../helpers/cli';
  * rendering fixture (fixed run id) compared with what the code before the architecture rework
  * (issue 12) printed and drew, kept in test/report/golden/. Only the results folder's path and
  * the page's generation time differ between runs, and are replaced before comparing. A deliberate
- * change of the output regenerates the files (see the README's "Tests" section).
+ * change of the output regenerates the files: `S3AB_UPDATE_GOLDEN=1 npx jest test/report/golden.test.ts`,
+ * then review the diff of fixture-summary.txt (and of the unzipped page) before committing.
  */
+const UPDATE = process.env.S3AB_UPDATE_GOLDEN === '1';
 const GOLDEN = join(__dirname, 'golden');
 const RUN_ID = '20260115T101500Z-901d3e';
 /** The probes and tests the golden files were drawn with (the fixture's lists before the rework). */
@@ -42,6 +44,7 @@ describe('report output is unchanged on the rendering fixture', () => {
     const r = await s3ab(['report', '--results', join(dir, 'results')]);
     expect(r.code).toBe(0);
     const actual = r.stdout.split(join(dir, 'results')).join('RESULTS_DIR');
+    if (UPDATE) writeFileSync(join(GOLDEN, 'fixture-summary.txt'), actual);
     expect(firstDifference(actual, readFileSync(join(GOLDEN, 'fixture-summary.txt'), 'utf8'))).toBeNull();
   });
 
@@ -51,6 +54,7 @@ describe('report output is unchanged on the rendering fixture', () => {
     expect(r.code).toBe(0);
     const actual = readFileSync(file, 'utf8').split(join(dir, 'results')).join('RESULTS_DIR')
       .replace(/(<th>report generated<\/th><td>)[^<]*/, '$1GENERATED_AT');
+    if (UPDATE) writeFileSync(join(GOLDEN, 'fixture-report.html.gz'), gzipSync(actual));
     const expected = gunzipSync(readFileSync(join(GOLDEN, 'fixture-report.html.gz'))).toString('utf8');
     expect(actual.length).toBeGreaterThan(100_000);
     expect(firstDifference(actual.replace(/></g, '>\n<'), expected.replace(/></g, '>\n<'))).toBeNull();

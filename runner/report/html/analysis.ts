@@ -145,6 +145,8 @@ export type ProbeState =
   | { kind: 'failed'; reason: string | null; ok: number; records: number }
   /** Supported in some repetitions, refused or failed in others (the text summary's "mixed"). */
   | { kind: 'mixed'; reason: string | null; ok: number; unsupported: number; records: number }
+  /** The probe does not apply to the method (a bucket check on a method whose files are not objects). */
+  | { kind: 'not-applicable'; reason: string | null }
   | { kind: 'missing' };
 
 export interface SemanticsMatrix {
@@ -155,7 +157,10 @@ export interface SemanticsMatrix {
 }
 
 export function semanticsMatrix(cells: Cell[], order: string[]): SemanticsMatrix | null {
-  const mine = cells.filter((c) => c.workload === 'semantics' && c.not_applicable < c.records);
+  // Methods that cannot run the workload at all (object methods) stay out; a method where single
+  // probes do not apply (bucket checks on JuiceFS) shows them as n/a.
+  const probing = new Set(cells.filter((c) => c.workload === 'semantics' && c.not_applicable < c.records).map(label));
+  const mine = cells.filter((c) => c.workload === 'semantics' && probing.has(label(c)));
   if (!mine.length) return null;
   const probes = inDeclaredOrder('semantics', mine.map((c) => c.operation));
   const methods = byOrder([...new Set(mine.map(label))], order, (m) => m);
@@ -164,6 +169,7 @@ export function semanticsMatrix(cells: Cell[], order: string[]): SemanticsMatrix
     const found = find(probe, method);
     if (!found.length) return { kind: 'missing' };
     const records = found.reduce((n, c) => n + c.records, 0);
+    if (found.every((c) => c.not_applicable === c.records)) return { kind: 'not-applicable', reason: found.find((c) => c.first_error)?.first_error ?? null };
     const good = found.reduce((n, c) => n + c.repetitions, 0);
     // A probe that succeeded without a check to make still counts as supported; the page says so.
     const unverified = found.reduce((n, c) => n + c.unverified, 0);

@@ -337,6 +337,8 @@ async function semanticsSection(ctx: Ctx): Promise<Section> {
           html: `mixed (${s.ok}/${s.records} ok)`, cls: 'mixed',
           title: `supported in ${s.ok} of ${s.records} repetitions${s.unsupported ? `, refused in ${s.unsupported}` : ''}${s.reason ? `: ${s.reason}` : ''}`,
         };
+      case 'not-applicable':
+        return { html: 'n/a', cls: 'missing', title: s.reason ?? 'does not apply to this method' };
       default:
         return { html: 'not probed', cls: 'missing' };
     }
@@ -344,9 +346,9 @@ async function semanticsSection(ctx: Ctx): Promise<Section> {
   rows.push(['probes supported', ...matrix.methods.map((m) => ({ html: `<strong>${matrix.supportedCount(m)} of ${matrix.probes.length}</strong>` }))]);
   const reasons = matrix.probes.flatMap((p) => matrix.methods.flatMap((m) => {
     const s = matrix.state(p, m);
-    return (s.kind === 'unsupported' || s.kind === 'failed' || s.kind === 'mixed') && s.reason ? [[m, p, s.kind, s.reason]] : [];
+    return (s.kind === 'unsupported' || s.kind === 'failed' || s.kind === 'mixed' || s.kind === 'not-applicable') && s.reason ? [[m, p, s.kind, s.reason]] : [];
   }));
-  const parts = [table(['probe', ...matrix.methods], rows, { cls: 'matrix', caption: 'Methods × probes: ✓ supported in every repetition (with the propagation delay where the probe measures one), ✗ refused by the method, mixed: supported in some repetitions only.' })];
+  const parts = [table(['probe', ...matrix.methods], rows, { cls: 'matrix', caption: 'Methods × probes: ✓ supported in every repetition (with the propagation delay where the probe measures one), ✗ refused by the method, mixed: supported in some repetitions only, n/a: the probe checks the bucket and the method does not keep its files as objects.' })];
   const delays: RangePoint[] = matrix.probes.filter((p) => p.endsWith('-delay')).flatMap((p) => matrix.methods.flatMap((m) => {
     const s = matrix.state(p, m);
     return s.kind === 'supported' && s.delayMs !== null ? [{ row: p, method: m, median: Math.max(s.delayMs, 0.001), lo: Math.max(s.delayMin ?? s.delayMs, 0.001), hi: Math.max(s.delayMax ?? s.delayMs, 0.001) }] : [];
