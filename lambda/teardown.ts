@@ -4,7 +4,7 @@ import { DOCS_PREFIX } from '../lib/document-prefixes';
 import { logger, NamedError } from './shared/powertools';
 import { findInstances, runnerFilters, terminateInstances } from './shared/runners';
 import { env, s3Client } from './shared/s3';
-import { isRunId, runDataPrefix } from '../runner/core/vocabulary';
+import { isRunId, runDataPrefix, runVolumePrefix } from '../runner/core/vocabulary';
 
 const ec2 = new EC2Client({ maxAttempts: 5 });
 const s3 = s3Client();
@@ -39,7 +39,8 @@ export async function handler(event: TeardownEvent, clients = { ec2, s3 }): Prom
   if (!runId) return { terminated: [], deletedVersions: 0, prefixes: [] };
   if (!isRunId(runId)) throw new NamedError('InvalidEvent', `runId "${runId}" is not a run id`);
   const [stack, bucket] = [env('STACK_NAME'), env('DATA_BUCKET')];
-  const prefixes = [runDataPrefix(runId), `${DOCS_PREFIX}${runId}/`, `${env('ACCESS_POINT_PREFIX')}${runId}/`];
+  // The run's objects, its JuiceFS volumes (s3ab-runid-…), its documents and its S3 Files access point folder.
+  const prefixes = [runDataPrefix(runId), runVolumePrefix(runId), `${DOCS_PREFIX}${runId}/`, `${env('ACCESS_POINT_PREFIX')}${runId}/`];
   const problems: string[] = [];
   const why = (err: unknown) => `${(err as Error).name}: ${(err as Error).message}`;
   let ids: string[] = [];

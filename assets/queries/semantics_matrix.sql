@@ -22,4 +22,4 @@ WHERE r.workload = 'semantics' AND r.operation <> 'step'
       AND a.operation <> 'step' AND a.status <> 'not-applicable'
   )
 GROUP BY r.run_id, r.method, r.method_variant, r.operation
-ORDER BY r.run_id, r.method, r.method_variant, probe
+ORDER BY run_id, method, method_variant, probe

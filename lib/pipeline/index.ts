@@ -6,7 +6,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
-import { DATA_ROOT } from '../../runner/core/vocabulary';
+import { DATA_ROOT, VOLUME_ROOT } from '../../runner/core/vocabulary';
 import { BenchFunction } from '../bench-function';
 import type { DataStorage } from '../data-storage';
 import { DOCS_PREFIX } from '../document-prefixes';
@@ -169,7 +169,7 @@ export class Pipeline extends Construct {
     }).allow(['ec2:DescribeInstances'], ['*'], { acknowledge: { 'Resource::*': describeOnly } })
       .allow(['ec2:TerminateInstances'], [instances], { conditions: stackTagged, acknowledge: { [instanceFinding]: terminateTagged } })
       .allow(['s3:ListBucketVersions', 's3:ListBucket'], [storage.bucket.bucketArn])
-      .allowObjects(storage.bucket, ['s3:DeleteObject', 's3:DeleteObjectVersion'], [DATA_ROOT, DOCS_PREFIX, storage.accessPointPrefix],
+      .allowObjects(storage.bucket, ['s3:DeleteObject', 's3:DeleteObjectVersion'], [DATA_ROOT, VOLUME_ROOT, DOCS_PREFIX, storage.accessPointPrefix],
         { reason: 'teardown deletes the run\'s objects under these prefixes (RUNID named at run time)' });
 
     // The HTML report (charts rendered to SVG by Vega): one full vCPU (1,769 MB) renders a seed run's

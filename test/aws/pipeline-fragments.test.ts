@@ -110,7 +110,7 @@ describe('the IAM the pipeline generates', () => {
     const st = policyOf('TeardownFn');
     expect(st.find((x) => x.Action === 'ec2:TerminateInstances')!.Condition).toEqual({ StringEquals: { 'ec2:ResourceTag/s3ab:stack': 'S3AccessBench' } });
     const deletes = st.find((x) => JSON.stringify(x.Action).includes('s3:DeleteObjectVersion'))!;
-    expect(JSON.stringify(deletes.Resource)).toMatch(/\/s3ab\/\*.*\/docs\//);
+    expect(JSON.stringify(deletes.Resource)).toMatch(/\/s3ab\/\*.*\/s3ab-\*.*\/docs\//);
     Template.fromStack(s.stack).hasResourceProperties('AWS::Lambda::Function', {
       Description: Match.stringLikeRegexp('terminate a run'), Environment: { Variables: Match.objectLike({ DATA_BUCKET: Match.anyValue(), STACK_NAME: 'S3AccessBench' }) },
     });

@@ -63,6 +63,8 @@ describe('Teardown: the run\'s runners terminated, every version of its data del
     await put(`s3ab/${run}/fixture/dir-walk/0001`, 'gone');
     await s3.send(new DeleteObjectCommand({ Bucket: DATA, Key: `s3ab/${run}/fixture/dir-walk/0001` }));
     for (let i = 0; i < 7; i++) await put(`s3ab/${run}/fixture/small/${i}`, String(i));
+    // A JuiceFS step volume: a name, not a prefix (lower case, no slash).
+    await put(`s3ab-${run.toLowerCase()}-4/chunks/0/0/1_0_4096`, 'chunk');
   }
 
   const instance = (id: string, run: string, state: FakeInstance['state'] = 'running', stack = 'S3AccessBench'): FakeInstance => ({
@@ -75,10 +77,11 @@ describe('Teardown: the run\'s runners terminated, every version of its data del
     await put(`s3ab/${RUN}.txt`, 'a key that only starts like the run\'s prefix');
     await put('keep/me', 'v1');
     await put('keep/me', 'v2');
-    const ours = (await versions(s3)).filter((v) => v.includes(`/${RUN}/`));
-    expect(ours.length).toBe(3 * 2 + 2 + 7); // two versions each, a version and its delete marker, seven objects
+    const isOurs = (v: string) => v.includes(`/${RUN}/`) || v.startsWith(`s3ab-${RUN.toLowerCase()}-`);
+    const ours = (await versions(s3)).filter(isOurs);
+    expect(ours.length).toBe(3 * 2 + 2 + 7 + 1); // two versions each, a version and its delete marker, seven objects, a volume's chunk
     expect(ours.filter((v) => v.endsWith('(delete marker)'))).toHaveLength(1);
-    const others = (await versions(s3)).filter((v) => !v.includes(`/${RUN}/`));
+    const others = (await versions(s3)).filter((v) => !isOurs(v));
 
     const instances = [
       instance('i-run-1', RUN), instance('i-run-2', RUN, 'pending'), instance('i-run-3', RUN, 'stopped'), instance('i-run-gone', RUN, 'terminated'),
@@ -91,13 +94,13 @@ describe('Teardown: the run\'s runners terminated, every version of its data del
     expect(instances.map((i) => `${i.id} ${i.state}`)).toEqual([
       'i-run-1 shutting-down', 'i-run-2 shutting-down', 'i-run-3 shutting-down', 'i-run-gone terminated', 'i-other-run running', 'i-other-stack running',
     ]);
-    expect(out.prefixes).toEqual([`s3ab/${RUN}/`, `docs/${RUN}/`, `lambda/${RUN}/`]);
+    expect(out.prefixes).toEqual([`s3ab/${RUN}/`, `s3ab-${RUN.toLowerCase()}-`, `docs/${RUN}/`, `lambda/${RUN}/`]);
     expect(out.deletedVersions).toBe(ours.length);
     for (const p of out.prefixes) expect(await versions(s3, p)).toEqual([]);
     // Everything else keeps every version it had.
     expect(await versions(s3)).toEqual(others);
     expect(others.filter((v) => v.startsWith('keep/me@'))).toHaveLength(2);
-    expect(others.filter((v) => v.includes(`/${OTHER}/`))).toHaveLength(ours.length);
+    expect(others.filter((v) => v.includes(`/${OTHER}/`) || v.startsWith(`s3ab-${OTHER.toLowerCase()}-`))).toHaveLength(ours.length);
   });
 
   test('deleteAllVersions lists and deletes page by page until nothing is left', async () => {
