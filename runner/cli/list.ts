@@ -5,6 +5,7 @@ import { UserError } from '../core/errors';
 import { installCommand } from '../core/install';
 import { expandSteps, loadProfile, profileNames, resolveMatrix } from '../core/matrix';
 import { METHODS } from '../methods';
+import { UNMEASURED_CONTESTANTS } from '../methods/catalog';
 import { list, out } from './args';
 
 const table = (head: string[], colWidths: (number | null)[]) => new Table({ head, style: { head: [], border: [] }, colWidths: colWidths as never, wordWrap: true });
@@ -37,6 +38,7 @@ async function printMethods(required: string[]): Promise<string[]> {
     const why = `${a.reason ?? ''}${install && !a.reason?.includes(install) ? ` (install: \`${install}\`)` : ''}`;
     methods.push([m.name, m.kind, a.available ? 'yes' : 'no', a.available ? a.version ?? '' : why, Object.keys(m.variants).join(', ')]);
   }
+  for (const c of UNMEASURED_CONTESTANTS) methods.push([c.name, c.kind, 'no', c.why, '–']);
   out('Methods');
   out(methods.toString());
   return missing;

@@ -47,6 +47,9 @@ describe('s3ab CLI', () => {
     expect(r.stdout).toMatch(/s3-api\s+│ object\s+│ yes/);
     expect(r.stdout).toMatch(/aws-cli\s+│ object\s+│ yes\s+│ aws-cli 2\./);
     for (const w of ['objects', 'dir-walk', 'large-read', 'small-reads', 'quick', 'seed', 'full']) expect(r.stdout).toContain(w);
+    expect(r.stdout).toMatch(/juicefs\s+│ mount\s+│ yes\s+│ juicefs 1\.4\.2/);
+    // Seed 002's ZeroFS is listed until it can be measured.
+    expect(r.stdout).toMatch(/zerofs\s+│ mount\s+│ no\s+│ needs an NFS or 9P client: AWS only/);
   });
 
   test('list explains why a method is missing on this host', async () => {
