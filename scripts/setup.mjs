@@ -12,8 +12,8 @@
 // Plain Node, no dependencies: it runs before `npm install`.
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { copyFileSync, createWriteStream, existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
-import { homedir } from 'node:os';
+import { copyFileSync, cpSync, createWriteStream, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -52,7 +52,7 @@ function wanted() {
 function run(log, command, argv, opts = {}) {
   return new Promise((resolve, reject) => {
     log.write(`$ ${command} ${argv.join(' ')}\n`);
-    const child = spawn(command, argv, { cwd: root, env: { ...process.env, ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(command, argv, { cwd: opts.cwd ?? root, env: { ...process.env, ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let tail = '';
     const keep = (chunk) => {
       log.write(chunk);
@@ -102,15 +102,34 @@ const KINDS = {
     },
   }),
   apt: (c) => ({ present: () => c.packages.every(dpkgInstalled), install: (log) => aptInstall(log, c.packages) }),
-  go: (c) => ({
-    present: () => existsSync(join(tools, 'bin', c.bin)) && readVersion(c.bin) === c.version,
-    async install(log) {
-      if (!has('go')) throw new Error(`Go is needed to build ${c.bin}: install Go (https://go.dev/dl)`);
-      mkdirSync(join(tools, 'bin'), { recursive: true });
-      await run(log, 'go', ['install', `${c.module}@${c.version}`], { env: { GOBIN: join(tools, 'bin'), GOFLAGS: '-mod=mod' } });
-      writeFileSync(versionFile(c.bin), `${c.version}\n`);
-    },
-  }),
+  go: (c) => {
+    // A patched build is labelled with its patch (v1.8.0+s3ab1), so an unpatched binary is rebuilt.
+    const label = c.patch ? `${c.version}+${c.patch.label}` : c.version;
+    return {
+      present: () => existsSync(join(tools, 'bin', c.bin)) && readVersion(c.bin) === label,
+      async install(log) {
+        if (!has('go')) throw new Error(`Go is needed to build ${c.bin}: install Go (https://go.dev/dl)`);
+        mkdirSync(join(tools, 'bin'), { recursive: true });
+        if (!c.patch) {
+          await run(log, 'go', ['install', `${c.module}@${c.version}`], { env: { GOBIN: join(tools, 'bin'), GOFLAGS: '-mod=mod' } });
+        } else {
+          // The module's source from the Go proxy, copied, patched (assets/patches/) and built.
+          await run(log, 'go', ['mod', 'download', `${c.patch.moduleRoot}@${c.version}`]);
+          const info = JSON.parse(spawnSync('go', ['mod', 'download', '-json', `${c.patch.moduleRoot}@${c.version}`], { encoding: 'utf8' }).stdout);
+          const src = mkdtempSync(join(tmpdir(), `s3ab-build-${c.bin}-`));
+          try {
+            cpSync(info.Dir, src, { recursive: true });
+            await run(log, 'chmod', ['-R', 'u+w', src]);
+            await run(log, 'git', ['apply', '--unsafe-paths', `--directory=${src}`, join(root, c.patch.file)]);
+            await run(log, 'go', ['build', '-o', join(tools, 'bin', c.bin), c.patch.package], { cwd: src, env: { GOFLAGS: '-mod=mod' } });
+          } finally {
+            rmSync(src, { recursive: true, force: true });
+          }
+        }
+        writeFileSync(versionFile(c.bin), `${label}\n`);
+      },
+    };
+  },
   venv: (c) => {
     const bin = join(tools, c.dir, 'bin', c.package);
     return {

@@ -7,7 +7,7 @@ export interface ResultRecord {
   /**
    * Version of this schema.
    */
-  schema_version: '1.2.0';
+  schema_version: '1.3.0';
   /**
    * One benchmark run: UTC start time and a random suffix.
    */
@@ -155,7 +155,64 @@ export interface ResultRecord {
    */
   error_sample: string | null;
   /**
-   * Plausibility and integrity flags.
+   * Plausibility and integrity flags. served-from-cache: faster than the link can carry, or a cold read for which the server sent fewer GET bytes than were read; not-warm: a warm read for which the server sent every byte again.
    */
-  flags: ('served-from-cache' | 'step-failed' | 'interrupted')[];
+  flags: ('served-from-cache' | 'not-warm' | 'step-failed' | 'interrupted')[];
+  /**
+   * S3 requests the server answered during this measurement (from the end of the step's previous measurement to the end of this one), by type, counted from the server's access log; the runner's own untimed checks are left out. null: not counted (an endpoint whose log the runner cannot read).
+   */
+  requests: {
+    /**
+     * GetObject of the whole object.
+     */
+    get: number;
+    /**
+     * GetObject of part of an object (fewer bytes sent than its size).
+     */
+    get_ranged: number;
+    /**
+     * PutObject.
+     */
+    put: number;
+    /**
+     * CreateMultipartUpload.
+     */
+    mpu_create: number;
+    /**
+     * UploadPart.
+     */
+    mpu_part: number;
+    /**
+     * CompleteMultipartUpload.
+     */
+    mpu_complete: number;
+    /**
+     * AbortMultipartUpload.
+     */
+    mpu_abort: number;
+    /**
+     * HeadObject.
+     */
+    head: number;
+    /**
+     * ListObjects and ListObjectsV2.
+     */
+    list: number;
+    /**
+     * DeleteObject and DeleteObjects.
+     */
+    delete: number;
+    /**
+     * CopyObject and UploadPartCopy.
+     */
+    copy: number;
+    /**
+     * Any other request (HeadBucket, GetBucketLocation, ...).
+     */
+    other: number;
+    /**
+     * Bytes the server sent in GetObject bodies.
+     */
+    get_bytes: number;
+  } | null;
 }

@@ -116,6 +116,12 @@ export interface WorkloadDescriptor<P = Record<string, unknown>> {
    * and charts show them. Records name no other operation.
    */
   readonly operations: readonly string[];
+  /**
+   * Operations whose payload is read from the store: on a cold pass the server must send at least
+   * the bytes they read (fewer: served from a cache), on a warm pass less (all again: not warm).
+   * @default none
+   */
+  readonly payloadReads?: readonly string[];
   /** JSON Schema of the parameters, with defaults; checked before anything is created. */
   readonly paramsSchema: Record<string, unknown>;
   /**

@@ -22,6 +22,8 @@ export interface EmbeddedEndpoint {
   /** Resolves when the server exits for any reason; `stopping` tells whether we asked it to. */
   exited: Promise<{ code: number | null; signal: string | null; stopping: boolean; logTail: string }>;
   pid: number;
+  /** The server's access log (S3 server-access-log fields, one line per answered request). */
+  accessLog: string;
   stop(): Promise<void>;
 }
 
@@ -79,6 +81,8 @@ export async function startEmbeddedEndpoint(log: (msg: string) => void = () => {
     const child = spawn(
       binary.path,
       ['--access', credentials.accessKeyId, '--secret', credentials.secretAccessKey, '--port', `127.0.0.1:${port}`, '--quiet',
+        // Every request the server answers, in S3's server-access-log fields: the runner counts each measurement's requests from it.
+        '--access-log', join(dir, 'access.log'),
         'posix', '--versioning-dir', join(dir, 'versions'), join(dir, 'data')],
       { stdio: ['ignore', 'pipe', 'pipe'] },
     );
@@ -111,7 +115,7 @@ export async function startEmbeddedEndpoint(log: (msg: string) => void = () => {
       client.destroy();
       log(`embedded versitygw ${binary.version} ready at ${url} (pid ${child.pid})`);
       return {
-        target, exited, pid: child.pid!,
+        target, exited, pid: child.pid!, accessLog: join(dir, 'access.log'),
         stop: async () => {
           unregisterStop();
           await stop();

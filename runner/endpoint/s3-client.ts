@@ -23,6 +23,8 @@ export interface ClientTuning {
   maxAttempts?: number;
   /** 'WHEN_SUPPORTED' (the SDK default: CRC checksums on every upload) or 'WHEN_REQUIRED'. */
   checksums?: 'WHEN_SUPPORTED' | 'WHEN_REQUIRED';
+  /** Appended to the User-Agent (the runner's own client is told apart in the server's log by it). @default none */
+  userAgent?: string;
 }
 
 /** An S3 client for the target with a keep-alive connection pool. */
@@ -34,6 +36,7 @@ export function makeS3Client(target: StoreTarget, tuning: ClientTuning): S3Clien
     forcePathStyle: target.forcePathStyle,
     credentials: target.credentials,
     maxAttempts: tuning.maxAttempts ?? 3,
+    ...(tuning.userAgent ? { customUserAgent: tuning.userAgent } : {}),
     requestChecksumCalculation: tuning.checksums ?? 'WHEN_SUPPORTED',
     responseChecksumValidation: 'WHEN_REQUIRED',
     requestHandler: new NodeHttpHandler({

@@ -10,6 +10,7 @@ import { num, ratio } from './format';
 import { ScannedResults } from './load';
 import { namedQueries, query } from './results-db';
 import { printInstanceTypes, printScaleOut } from './scale-tables';
+import { printRequests } from './requests';
 import { WORKLOADS_WITH_SEED_TABLES, printMetadata, printNotApplicable, printReadScaling, printRealWorld, printUntar, printWebServing } from './workload-tables';
 
 type Row = Record<string, unknown>;
@@ -80,6 +81,7 @@ export async function printSummary(dir: string, runId: string | undefined, out: 
     if (others.length) printWorkloads(others, out);
     const probes = await query(db.connection, queries.semantics_matrix);
     if (probes.length) printSemantics(probes, out);
+    printRequests(await query(db.connection, queries.request_counts), out);
     const health = await query(db.connection, queries.run_health);
     printHealth(health, out);
   } finally {

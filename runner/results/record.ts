@@ -5,7 +5,7 @@ import type { Measurement } from '../core/batch';
 import type { ResultRecord } from '../core/record.generated';
 
 export type { ResultRecord };
-export const SCHEMA_VERSION: ResultRecord['schema_version'] = '1.2.0';
+export const SCHEMA_VERSION = resultSchema.properties.schema_version.const as ResultRecord['schema_version'];
 
 const ajv = new Ajv({ allErrors: true, strict: false });
 addFormats(ajv);
@@ -27,9 +27,11 @@ const MIB = 1024 * 1024;
 /**
  * Builds a record from a workload's measurement; derives rates and plausibility flags. `endedAtMs`
  * is when the workload reported the measurement (default: now): the record's recorded_at, and its
- * started_at unless the measurement knows its own start.
+ * started_at unless the measurement knows its own start. `requests`: what the server's log counted
+ * for it (null: not counted).
  */
-export function toRecord(facts: StepFacts, m: Measurement, extraFlags: ResultRecord['flags'] = [], endedAtMs: number = Date.now()): ResultRecord {
+export function toRecord(facts: StepFacts, m: Measurement, extraFlags: ResultRecord['flags'] = [], endedAtMs: number = Date.now(),
+  requests: ResultRecord['requests'] = null): ResultRecord {
   const seconds = m.durationMs / 1000;
   const throughput = !m.movesPayload ? null : m.rates ? m.rates.throughputMibS : seconds > 0 ? m.bytes / MIB / seconds : null;
   const opsPerS = m.rates ? m.rates.opsPerS : seconds > 0 ? m.ok / seconds : null;
@@ -59,6 +61,7 @@ export function toRecord(facts: StepFacts, m: Measurement, extraFlags: ResultRec
     delay_ms: m.delayMs === undefined || m.delayMs === null ? null : round(m.delayMs, 3),
     error_sample: m.errorSample,
     flags,
+    requests,
   };
 }
 

@@ -75,7 +75,7 @@ export async function runBenchmark(opts: RunOptions): Promise<RunOutcome> {
     const fixtures = await writeFixtures({ workloads: needed }, store.reference, plan.prefix, progress, abort.ctrl.signal);
     const env: StepEnv = {
       target: store.target, host, endpointFacts: store.endpointFacts, runId: plan.runId, runnerId: opts.runnerId ?? null, prefix: plan.prefix, reference: store.reference,
-      fixtures, progress, signal: abort.ctrl.signal, cache: plan.matrix.cache, onMounted: opts.onMounted,
+      fixtures, progress, signal: abort.ctrl.signal, cache: plan.matrix.cache, onMounted: opts.onMounted, accessLog: store.accessLog,
     };
     await runSteps(plan, env, opts, store, writer, files, abort.ctrl);
     progress.stop();

@@ -131,6 +131,18 @@ export function spaceProblem(needs: readonly SpaceNeed[], format: (bytes: number
   return null;
 }
 
+/**
+ * A cache claim checked against the server's count: a cold read for which the server sent fewer
+ * GET bytes than were read came (at least partly) from a cache; a warm read for which it sent
+ * every byte again was not warm. Null when the claim holds or cannot be checked.
+ */
+export function cacheClaimFlag(cache: string, bytesRead: number, getBytes: number | null): 'served-from-cache' | 'not-warm' | null {
+  if (getBytes === null || bytesRead <= 0) return null;
+  if (cache === 'cold' || cache === 'none') return getBytes < bytesRead ? 'served-from-cache' : null;
+  if (cache.startsWith('warm')) return getBytes >= bytesRead ? 'not-warm' : null;
+  return null;
+}
+
 /** The S3AB_* variables the runner reads, checked before anything is created (a typo must not be ignored without a word). */
 export function checkEnvironment(env: Record<string, string | undefined>, isDirectory: (path: string) => boolean): void {
   const link = env.S3AB_LINK_LIMIT_MIBS;

@@ -13,12 +13,13 @@ import type { Progress } from '../core/progress';
 import type { StoreTarget } from '../core/target';
 import { stepDataPrefix, stepVolumeName, type PassCache } from '../core/vocabulary';
 import type { Fixture, WorkloadContext, WorkloadDefinition } from '../core/workload';
+import type { AccessLog } from '../endpoint/access-log';
 import type { ReferenceStore } from '../endpoint/reference';
 import { findMethod } from '../methods';
 import { stringMap, toRecord, type ResultRecord, type StepFacts } from '../results/record';
 import { findWorkload } from '../workloads';
 import { writeFixtureThroughMount } from './fixtures';
-import { notApplicableReason, passesFor, withFailureCause, type Pass } from './policy';
+import { cacheClaimFlag, notApplicableReason, passesFor, withFailureCause, type Pass } from './policy';
 
 /** What every step of a run shares. */
 export interface StepEnv {
@@ -36,9 +37,12 @@ export interface StepEnv {
   signal: AbortSignal;
   cache: ResolvedMatrix['cache'];
   onMounted?: OpenContext['onMounted'];
+  /** The server's access log, when the runner can read it: each measurement's requests are counted. */
+  accessLog: AccessLog | null;
 }
 
-interface Kept { m: Measurement; cache: PassCache; endedAtMs: number }
+/** A measurement kept for the records, with the stretch of the server's log it made (null: not counted). */
+interface Kept { m: Measurement; cache: PassCache; endedAtMs: number; log: { from: number; to: number } | null }
 
 /**
  * Runs one step; never throws: a broken step becomes a failed record with the cause. A workload
@@ -63,6 +67,7 @@ export async function runStep(step: Step, env: StepEnv): Promise<ResultRecord[]>
   const stepPrefix = stepDataPrefix(env.prefix, step.index);
   const volumeName = stepVolumeName(env.runId, env.runnerId, step.index);
   const kept: Kept[] = [];
+  const logMark = { at: 0 };
   const passes = passesFor(method.kind, !!workload.coldOnly, env.cache);
   let current: Pass = passes[0];
   let session: StorageSession | null = null;
@@ -89,7 +94,9 @@ export async function runStep(step: Step, env: StepEnv): Promise<ResultRecord[]>
       // subfolders through the mount never leaves a client (Mountpoint) with a vanished parent.
       if (session.fs && method.offers.includes('objects-in-bucket')) await env.reference.putBytes(`${passPrefix}.s3ab-pass`, Buffer.alloc(0));
       else if (session.fs) await mkdir(session.fs.pathOf(passPrefix), { recursive: true });
-      await workload.run(workloadContext(step, env, method, session, fixture, scratchDir, signal, pass, passPrefix, kept));
+      // The first measurement of a pass counts from here: mounting and fixtures are not its requests.
+      logMark.at = env.accessLog?.offset() ?? 0;
+      await workload.run(workloadContext(step, env, method, session, fixture, scratchDir, signal, pass, passPrefix, kept, logMark));
     }
     if (signal.aborted) failure = signal.reason;
   } catch (err) {
@@ -106,7 +113,15 @@ export async function runStep(step: Step, env: StepEnv): Promise<ResultRecord[]>
       await env.reference.deletePrefix(`${volumeName}/`).catch(() => {});
     }
   }
-  const records = kept.map(({ m, cache, endedAtMs }) => toRecord({ ...facts, cache: m.cache ?? cache }, withFailureCause(m, failure), [], endedAtMs));
+  const records = kept.map(({ m, cache, endedAtMs, log }) => {
+    const requests = log && env.accessLog ? env.accessLog.countBetween(log.from, log.to) : null;
+    const state = m.cache ?? cache;
+    // Reads checked against what the server sent: a cold read it sent less for came from a cache.
+    const claim = workload.payloadReads?.includes(m.operation) && m.status === 'ok' ? cacheClaimFlag(state, m.bytes, requests?.get_bytes ?? null) : null;
+    const record = toRecord({ ...facts, cache: state }, withFailureCause(m, failure), [], endedAtMs, requests);
+    if (claim && !record.flags.includes(claim)) record.flags.push(claim);
+    return record;
+  });
   if (failure) records.push(...failureRecords(records, facts, current.cache, failure));
   return records;
 }
@@ -132,12 +147,17 @@ function linkedAbort(runSignal: AbortSignal): AbortController & { unlink: () => 
 }
 
 function workloadContext(step: Step, env: StepEnv, method: MethodDefinition, session: StorageSession, fixture: Fixture | null,
-  scratchDir: string, signal: AbortSignal, pass: Pass, prefix: string, kept: Kept[]): WorkloadContext<Record<string, unknown>> {
+  scratchDir: string, signal: AbortSignal, pass: Pass, prefix: string, kept: Kept[], logMark: { at: number }): WorkloadContext<Record<string, unknown>> {
   const ref = env.reference;
   return {
     params: step.workload.params, session, fs: session.fs ?? null, cache: pass.cache, prefix, fixture, scratchDir,
     dataSeed: `${env.runId}/${step.index}/${pass.cache}`, signal, offers: method.offers,
-    record: (m) => { if (pass.keep) kept.push({ m, cache: pass.cache, endedAtMs: Date.now() }); },
+    // A measurement's requests: those the server answered since the previous measurement ended.
+    record: (m) => {
+      const to = env.accessLog?.offset() ?? 0;
+      if (pass.keep) kept.push({ m, cache: pass.cache, endedAtMs: Date.now(), log: env.accessLog ? { from: logMark.at, to } : null });
+      logMark.at = to;
+    },
     progress: (note) => env.progress.note(method.kind === 'mount' ? `${pass.cache}: ${note}` : note),
     stored: method.offers.includes('objects-in-bucket') ? { list: (p) => ref.list(p) } : { list: (p) => session.list(p) },
     reference: {

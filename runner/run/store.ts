@@ -4,6 +4,7 @@ import { onCleanup } from '../core/cleanup';
 import { errorSummary } from '../core/errors';
 import type { StoreTarget } from '../core/target';
 import { startEmbeddedEndpoint, type EmbeddedEndpoint } from '../endpoint/embedded';
+import { AccessLog, RUNNER_USER_AGENT } from '../endpoint/access-log';
 import { isUnreachable, preflight } from '../endpoint/preflight';
 import { ReferenceStore } from '../endpoint/reference';
 import { makeS3Client, PREFLIGHT_BOUNDS_MS } from '../endpoint/s3-client';
@@ -79,6 +80,8 @@ export interface OpenStore {
   client: S3Client;
   reference: ReferenceStore;
   embedded: EmbeddedEndpoint | null;
+  /** The server's access log, where the runner can read it (the embedded server): each measurement's requests are counted from it. */
+  accessLog: AccessLog | null;
   endpointFacts: ResultRecord['endpoint'];
   /**
    * Deletes the run's objects now (a named endpoint; the embedded server's folder goes with it).
@@ -124,7 +127,8 @@ export async function openStore(opts: RunOptions, prefix: string, volumePrefix: 
       abort.abort(new RunAborted(`the embedded S3 server (versitygw) exited mid-run (code ${r.code}, signal ${r.signal})${last ? `: ${last}` : ''}`));
     });
   }
-  const client = makeS3Client(target, { maxSockets: 32 });
+  // The runner's own client (fixtures, checks, cleanup): its requests are left out of every count.
+  const client = makeS3Client(target, { maxSockets: 32, userAgent: RUNNER_USER_AGENT });
   let stopWatch = () => {};
   const reference = new ReferenceStore(client, target.bucket);
   const close = async () => {
@@ -150,7 +154,7 @@ export async function openStore(opts: RunOptions, prefix: string, volumePrefix: 
     }
   });
   return {
-    target, client, reference, embedded,
+    target, client, reference, embedded, accessLog: embedded ? new AccessLog(embedded.accessLog) : null,
     endpointFacts: { kind: target.kind, url: target.endpointUrl ?? null, server: target.server },
     async removeRunObjects() {
       unregister();

@@ -38,6 +38,7 @@ export const fioSeqDescriptor = {
   }),
   requires: ['file-system'],
   operations: ['read', 'write'],
+  payloadReads: ['read'],
   // The largest size's files, written through the mount (a write-back cache may hold them all) into objects.
   stepBytes: (p) => p.files * Math.max(...p.sizes.map(sizeOf)),
 } as const satisfies WorkloadDescriptor<FioSeqParams>;

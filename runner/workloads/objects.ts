@@ -26,6 +26,7 @@ export const objectsDescriptor = {
   describe: (p) => ({ sizes: p.sizes.map((s) => formatSize(sizeOf(s))).join(','), files: String(p.files) }),
   requires: [],
   operations: ['upload', 'list', 'head', 'download', 'delete'],
+  payloadReads: ['download'],
   // The largest size's files, generated locally and uploaded, and one download of them.
   stepBytes: (p) => (p.files + 1) * Math.max(...p.sizes.map(sizeOf)),
 } as const satisfies WorkloadDescriptor<ObjectsParams>;

@@ -68,4 +68,5 @@ export const readScalingDescriptor = {
   },
   requires: ['file-system'],
   operations: ['single-stream', 'concurrent-1', 'concurrent-4', 'concurrent-16'],
+  payloadReads: ['single-stream', 'concurrent-1', 'concurrent-4', 'concurrent-16'],
 } as const satisfies WorkloadDescriptor<ReadScalingParams>;

@@ -31,4 +31,5 @@ export const smallReadsDescriptor = {
   }),
   requires: [],
   operations: ['read'],
+  payloadReads: ['read'],
 } as const satisfies WorkloadDescriptor<SmallReadsParams>;

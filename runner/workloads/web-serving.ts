@@ -85,4 +85,5 @@ export const webServingDescriptor = {
   },
   requires: ['file-system'],
   operations: ['read'],
+  payloadReads: ['read'],
 } as const satisfies WorkloadDescriptor<WebServingParams>;

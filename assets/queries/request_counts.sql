@@ -1,0 +1,35 @@
+-- Requests and request cost: per workload, operation, object size, method and cache state, the S3
+-- requests the server answered during the measurements (summed over repetitions, by type), the
+-- operations they served, the bytes read and the GET bytes sent; how many measurements were not
+-- counted (an endpoint whose log the runner cannot read), and the cache claims the counts refuted.
+SELECT
+  run_id,
+  workload,
+  operation,
+  object_size_bytes,
+  method,
+  method_variant,
+  cache,
+  count(*) AS measurements,
+  count_if(requests IS NULL) AS not_counted,
+  sum(CASE WHEN requests IS NOT NULL THEN ops END) AS ops,
+  sum(CASE WHEN requests IS NOT NULL THEN bytes END) AS bytes,
+  sum(requests.get) AS get,
+  sum(requests.get_ranged) AS get_ranged,
+  sum(requests.put) AS put,
+  sum(requests.mpu_create) AS mpu_create,
+  sum(requests.mpu_part) AS mpu_part,
+  sum(requests.mpu_complete) AS mpu_complete,
+  sum(requests.mpu_abort) AS mpu_abort,
+  sum(requests.head) AS head,
+  sum(requests.list) AS list,
+  sum(requests.delete) AS delete_requests,
+  sum(requests.copy) AS copy,
+  sum(requests.other) AS other,
+  sum(requests.get_bytes) AS get_bytes,
+  count_if(contains(flags, 'served-from-cache')) AS served_from_cache,
+  count_if(contains(flags, 'not-warm')) AS not_warm
+FROM results
+WHERE operation <> 'step' AND status <> 'not-applicable'
+GROUP BY run_id, workload, operation, object_size_bytes, method, method_variant, cache
+ORDER BY run_id, workload, operation, object_size_bytes, method, method_variant, cache

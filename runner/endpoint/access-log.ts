@@ -1,0 +1,117 @@
+import { closeSync, openSync, readSync, statSync } from 'node:fs';
+import resultSchema from '../../assets/schema/result.schema.json';
+import type { ResultRecord } from '../core/record.generated';
+
+export type RequestCounts = NonNullable<ResultRecord['requests']>;
+export type RequestType = Exclude<keyof RequestCounts, 'get_bytes'>;
+
+/** The request types, in the schema's order (assets/schema/result.schema.json, the single source). */
+export const REQUEST_TYPES = Object.keys(resultSchema.properties.requests.properties).filter((k) => k !== 'get_bytes') as RequestType[];
+
+/**
+ * The User-Agent suffix of the runner's own S3 client (fixtures, checks, cleanup): its requests
+ * are not the measured method's and are left out of every count.
+ */
+export const RUNNER_USER_AGENT = 's3ab-runner';
+
+/** One answered request: the access-log fields the counts need. */
+export interface AccessLogEntry {
+  operation: string;
+  key: string;
+  status: number;
+  bytesSent: number;
+  objectSize: number;
+  userAgent: string;
+}
+
+/**
+ * Operation names in S3's server access logs (REST.VERB.TYPE) and in versitygw's (s3_Action), by
+ * request type. A GetObject is ranged when it sent fewer bytes than the object has, as S3's own
+ * logs show it (they hold no Range header).
+ */
+const OPERATION_TYPES: Record<string, RequestType> = {
+  'REST.GET.OBJECT': 'get', s3_GetObject: 'get',
+  'REST.PUT.OBJECT': 'put', s3_PutObject: 'put',
+  'REST.POST.UPLOADS': 'mpu_create', s3_CreateMultipartUpload: 'mpu_create',
+  'REST.PUT.PART': 'mpu_part', s3_UploadPart: 'mpu_part',
+  'REST.POST.UPLOAD': 'mpu_complete', s3_CompleteMultipartUpload: 'mpu_complete',
+  'REST.DELETE.UPLOAD': 'mpu_abort', s3_AbortMultipartUpload: 'mpu_abort',
+  'REST.HEAD.OBJECT': 'head', s3_HeadObject: 'head',
+  'REST.GET.BUCKET': 'list', s3_ListObjectsV2: 'list', s3_ListObjects: 'list',
+  'REST.DELETE.OBJECT': 'delete', s3_DeleteObject: 'delete', 'REST.POST.MULTI_OBJECT_DELETE': 'delete', s3_DeleteObjects: 'delete',
+  'REST.COPY.OBJECT': 'copy', s3_CopyObject: 'copy', 'REST.COPY.PART': 'copy', s3_UploadPartCopy: 'copy',
+};
+
+export function requestType(e: Pick<AccessLogEntry, 'operation' | 'bytesSent' | 'objectSize'>): RequestType {
+  const type = OPERATION_TYPES[e.operation] ?? 'other';
+  return type === 'get' && e.objectSize > 0 && e.bytesSent < e.objectSize ? 'get_ranged' : type;
+}
+
+/** Fields after the user agent in versitygw's lines: version id, host id, signature, cipher, auth, host, TLS, access point, ACL. */
+const TRAILING_FIELDS = 9;
+
+/**
+ * One line of versitygw's access log (S3's server-access-log fields, unquoted, space-separated:
+ * owner, bucket, [time zone], ip, requester, request id, operation, key, URI, status, error,
+ * bytes sent, object size, total ms, turnaround ms, referer, user agent..., then 9 fields); null
+ * for the header line and anything else.
+ */
+export function parseAccessLogLine(line: string): AccessLogEntry | null {
+  const f = line.split(' ');
+  if (f.length < 17 + TRAILING_FIELDS || !f[2].startsWith('[')) return null;
+  const num = (s: string) => (s === '-' ? 0 : Number(s) || 0);
+  return {
+    operation: f[7], key: f[8] === '-' ? '' : f[8], status: num(f[10]), bytesSent: num(f[12]), objectSize: num(f[13]),
+    userAgent: f.slice(17, f.length - TRAILING_FIELDS).join(' '),
+  };
+}
+
+export function emptyCounts(): RequestCounts {
+  const c = { get_bytes: 0 } as RequestCounts;
+  for (const t of REQUEST_TYPES) c[t] = 0;
+  return c;
+}
+
+/** Counts by type (and GET bytes) of the entries the measured method made (not the runner's own). */
+export function countRequests(entries: readonly AccessLogEntry[]): RequestCounts {
+  const c = emptyCounts();
+  for (const e of entries) {
+    if (e.userAgent.includes(RUNNER_USER_AGENT)) continue;
+    const type = requestType(e);
+    c[type]++;
+    if (type === 'get' || type === 'get_ranged') c.get_bytes += e.bytesSent;
+  }
+  return c;
+}
+
+/**
+ * The embedded server's access log, read by byte offset. The server writes a request's line
+ * before the client has the whole response (checked: not one of 300 requests was missing when
+ * its response arrived), so the file's size taken when a measurement ends splits it exactly from
+ * the next one for every request the method waited for.
+ */
+export class AccessLog {
+  constructor(readonly path: string) {}
+
+  /** Where the log ends now: the boundary between two measurements (synchronous, cheap). */
+  offset(): number {
+    try {
+      return statSync(this.path).size;
+    } catch {
+      return 0;
+    }
+  }
+
+  /** The requests logged between two offsets, counted. */
+  countBetween(from: number, to: number): RequestCounts {
+    if (to <= from) return emptyCounts();
+    const buf = Buffer.alloc(to - from);
+    const fd = openSync(this.path, 'r');
+    try {
+      readSync(fd, buf, 0, buf.length, from);
+    } finally {
+      closeSync(fd);
+    }
+    return countRequests(buf.toString('utf8').split('\n').map(parseAccessLogLine).filter((e): e is AccessLogEntry => !!e));
+  }
+}

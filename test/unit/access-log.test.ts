@@ -1,0 +1,57 @@
+import { countRequests, parseAccessLogLine, REQUEST_TYPES, requestType, RUNNER_USER_AGENT } from '../../runner/endpoint/access-log';
+import { requestFigures } from '../../runner/report/requests';
+import { cacheClaimFlag } from '../../runner/run/policy';
+
+/** Lines as versitygw writes them (S3's server-access-log fields, unquoted). */
+const line = (op: string, key: string, sent: number, size: number, ua = 'aws-sdk-js/3.0 ua/2.1') =>
+  `AK bucket1 [24/November/2026:04:27:18 +0000] 127.0.0.1 AK 54EZEXWJLWIIICKT ${op} ${key} /bucket1/${key} 200 - ${sent} ${size} 0 0 - ${ua} - Q3aw= SigV4 - AuthHeader s3.us-east-1.amazonaws.com - arn:aws:s3:::/bucket1 Yes`;
+
+describe('the server access log', () => {
+  test('a line gives the operation, key, bytes sent, object size and the whole user agent', () => {
+    expect(parseAccessLogLine(line('s3_GetObject', 'x/f', 100, 2000, 'aws-cli/2 md/Botocore#1 os/linux'))).toEqual({
+      operation: 's3_GetObject', key: 'x/f', status: 200, bytesSent: 100, objectSize: 2000, userAgent: 'aws-cli/2 md/Botocore#1 os/linux',
+    });
+    expect(parseAccessLogLine('log starts 2026-11-24 04:27:15.953011889 +0000 UTC m=+0.007982410')).toBeNull();
+  });
+
+  test('request types: versitygw\'s names and S3\'s; a GET that sent less than the object is ranged', () => {
+    expect(requestType({ operation: 's3_GetObject', bytesSent: 2000, objectSize: 2000 })).toBe('get');
+    expect(requestType({ operation: 'REST.GET.OBJECT', bytesSent: 100, objectSize: 2000 })).toBe('get_ranged');
+    expect(requestType({ operation: 's3_UploadPart', bytesSent: 0, objectSize: 0 })).toBe('mpu_part');
+    expect(requestType({ operation: 'REST.POST.MULTI_OBJECT_DELETE', bytesSent: 0, objectSize: 0 })).toBe('delete');
+    expect(requestType({ operation: 's3_HeadBucket', bytesSent: 0, objectSize: 0 })).toBe('other');
+    expect(REQUEST_TYPES).toEqual(['get', 'get_ranged', 'put', 'mpu_create', 'mpu_part', 'mpu_complete', 'mpu_abort', 'head', 'list', 'delete', 'copy', 'other']);
+  });
+
+  test('counts leave out the runner\'s own requests and add up GET bytes', () => {
+    const entries = [
+      line('s3_GetObject', 'a', 10, 10), line('s3_GetObject', 'b', 4, 10), line('s3_HeadObject', 'a', 0, 0),
+      line('s3_ListObjectsV2', '-', 500, 0, `aws-sdk-js/3 ${RUNNER_USER_AGENT}`),
+    ].map((l) => parseAccessLogLine(l)!);
+    const c = countRequests(entries);
+    expect(c).toMatchObject({ get: 1, get_ranged: 1, head: 1, list: 0, get_bytes: 14 });
+  });
+});
+
+describe('cache claims checked against the server', () => {
+  test('cold: fewer GET bytes than read is served from a cache; warm: every byte again is not warm', () => {
+    expect(cacheClaimFlag('cold', 1000, 1000)).toBeNull();
+    expect(cacheClaimFlag('cold', 1000, 2000)).toBeNull(); // read-ahead fetched more
+    expect(cacheClaimFlag('cold', 1000, 0)).toBe('served-from-cache');
+    expect(cacheClaimFlag('warm-memory', 1000, 10)).toBeNull();
+    expect(cacheClaimFlag('warm', 1000, 1000)).toBe('not-warm');
+    expect(cacheClaimFlag('cold', 1000, null)).toBeNull(); // not counted: no claim checked
+  });
+});
+
+describe('request figures', () => {
+  test('per operation, GET bytes per byte read, and cost per 1,000 operations at S3 Standard prices', () => {
+    const f = requestFigures({ ops: 4, bytes: 4000, get_ranged: 8, head: 4, get_bytes: 6000, list: 0 })!;
+    expect(f.perOp).toEqual([{ label: 'ranged GET', value: 2 }, { label: 'HEAD', value: 1 }]);
+    expect(f.getBytesPerByteRead).toBe(1.5);
+    // 12 tier-2 requests at $0.0004 per 1,000 over 4 operations: $0.0012 per 1,000 operations.
+    expect(f.costPer1000Ops).toBeCloseTo(0.0012, 10);
+    expect(requestFigures({ ops: 2, bytes: 0, put: 2, delete_requests: 2 })!.costPer1000Ops).toBeCloseTo(0.005, 10);
+    expect(requestFigures({ ops: 0 })).toBeNull();
+  });
+});
