@@ -49,7 +49,7 @@ export async function handler(event: ReportEvent, clients: { athena: AthenaClien
   const bucket = env('RESULTS_BUCKET');
   const input = reportInputFromAthena({
     runId: event.runId,
-    rows: { report_cells: rowsOf('report_cells'), run_facts: rowsOf('run_facts'), workload_facts: rowsOf('workload_facts'), run_health: rowsOf('run_health') },
+    rows: { report_cells: rowsOf('report_cells'), run_facts: rowsOf('run_facts'), workload_facts: rowsOf('workload_facts'), run_health: rowsOf('run_health'), request_counts: rowsOf('request_counts') },
     source: `s3://${bucket}/${RESULTS_LAYOUT.records} (Athena, the pipeline's Aggregate queries)`,
     execution: event.execution ?? null,
     generatedAt,

@@ -96,7 +96,7 @@ export class ScannedResults {
       manifest: this.manifests.get(runId) ?? null,
       source: this.dir,
       otherRuns: this.runIds().filter((r) => r !== runId),
-      cells: [], methods: [], workloads: [], health: [],
+      cells: [], methods: [], workloads: [], health: [], requests: [],
       badLines: [...this.badLines].sort((a, b) => a.file.localeCompare(b.file) || a.line - b.line),
       badLineCount: this.badLineCount, recordCount: this.recordCount,
       generatedAt: new Date().toISOString(),

@@ -24,6 +24,8 @@ export interface ReportInput {
   workloads: WorkloadFacts[];
   /** Rows of run_health.sql. */
   health: HealthRow[];
+  /** Rows of request_counts.sql: the S3 requests the server answered, by measurement kind and method. */
+  requests: Record<string, unknown>[];
   /** Lines at the source that are not valid records (not JSON, or not the schema), left out. */
   badLines: BadLine[];
   /** How many bad lines there were in all (badLines may be truncated). */
@@ -247,19 +249,21 @@ export function normalizeHealth(rows: Row[]): HealthRow[] {
 }
 
 /** The SQL files (assets/queries/NAME.sql) the report is drawn from, and the ReportInput field each fills. */
-export const REPORT_QUERIES = { report_cells: 'cells', run_facts: 'methods', workload_facts: 'workloads', run_health: 'health' } as const;
+export const REPORT_QUERIES = { report_cells: 'cells', run_facts: 'methods', workload_facts: 'workloads', run_health: 'health', request_counts: 'requests' } as const;
 export type ReportQueryName = keyof typeof REPORT_QUERIES;
 
 /**
  * The report's rows from the rows of its four queries, however they were run: DuckDB's values
  * (numbers, BigInts, structs) or Athena's strings both come out as the same typed rows.
  */
-export function reportRows(rows: Record<ReportQueryName, Row[]>): Pick<ReportInput, 'cells' | 'methods' | 'workloads' | 'health'> {
+export function reportRows(rows: Record<ReportQueryName, Row[]>): Pick<ReportInput, 'cells' | 'methods' | 'workloads' | 'health' | 'requests'> {
   return {
     cells: normalizeCells(rows.report_cells),
     methods: normalizeMethodFacts(rows.run_facts),
     workloads: normalizeWorkloadFacts(rows.workload_facts),
     health: normalizeHealth(rows.run_health),
+    // Counts arrive as numbers (DuckDB, BigInt) or strings (Athena): the printers read them with Number().
+    requests: (rows.request_counts ?? []).map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, typeof v === 'bigint' ? Number(v) : v]))),
   };
 }
 

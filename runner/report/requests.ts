@@ -17,6 +17,8 @@ const TYPES = [
   { column: 'copy', label: 'COPY', tier: 'tier1' }, { column: 'other', label: 'other', tier: 'tier2' },
 ] as const;
 
+/** The request prices (assets/prices.json): region, date, source and the price of each tier. */
+export const REQUEST_PRICES = prices;
 const PRICE = prices.s3StandardRequestsPer1000;
 
 /** What a row's counts say per operation: requests by type, GET bytes per byte read, request cost per 1,000 operations. */

@@ -121,7 +121,7 @@ describe('the Report function: Athena rows of a real results folder in, the same
     const remote = sectionsOf((await read(`reports/${runId}/report.html`)).body);
     const mine = sectionsOf(local.rendered.html);
     expect([...remote.keys()]).toEqual(local.rendered.sections.map((s) => s.id));
-    expect([...remote.keys()]).toEqual(['summary', 'problems', 'size', 'ratios', 'percentiles', 'metadata', 'cache', 'semantics', 'workloads', 'facts']);
+    expect([...remote.keys()]).toEqual(['summary', 'problems', 'size', 'ratios', 'percentiles', 'metadata', 'cache', 'semantics', 'workloads', 'requests', 'facts']);
     for (const [id, section] of mine) expect({ id, hasData: remote.get(id)!.hasData }).toEqual({ id, hasData: section.hasData });
     // Charts, tables, the generated summary: byte for byte.
     for (const id of ['summary', 'size', 'ratios', 'percentiles', 'metadata', 'cache', 'semantics', 'workloads']) {
@@ -163,7 +163,7 @@ describe('the Report function: Athena rows of a real results folder in, the same
     const out = await report.handler({ runId: empty, queries: namedQueries().map((q) => ({ name: q.name, queryExecutionId: `qe-empty-${q.name}` })), execution });
     expect(out.rows).toBe(0);
     expect(out.sectionsWithoutData).toEqual(['Which method for which workload', 'Throughput, IOPS and latency against size', 'Tables: A vs B', 'Latency percentiles',
-      'Metadata operations', 'Cold vs warm cache', 'POSIX semantics and propagation', 'Workload times']);
+      'Metadata operations', 'Cold vs warm cache', 'POSIX semantics and propagation', 'Workload times', 'Requests and request cost']);
     expect((await read(`reports/${empty}/report.html`)).body).toContain('No data:');
   });
 

@@ -46,8 +46,10 @@ describe('the HTML report of a real run against the embedded versitygw', () => {
   test('has data where the run measured, and says plainly where it did not', async () => {
     const state = Object.fromEntries(await opened.page.$$eval('section', (els) => els.map((s) => [s.id, s.dataset.hasData === 'true'])));
     expect(state).toEqual({
-      summary: true, problems: true, size: true, ratios: true, percentiles: true, metadata: false, cache: false, semantics: false, workloads: true, facts: true,
+      summary: true, problems: true, size: true, ratios: true, percentiles: true, metadata: false, cache: false, semantics: false, workloads: true, requests: true, facts: true,
     });
+    // A real run against the embedded server: its requests were counted and are on the page.
+    expect(await opened.page.locator('section#requests').innerText()).toMatch(/objects\s+upload\s+1 KiB\s+s3-api\s+\d+\s+PUT 1/);
     for (const id of ['metadata', 'cache', 'semantics']) expect(await opened.page.locator(`section#${id} .nodata`).innerText()).toMatch(/^No data: /);
     expect(stdout).toContain('sections without data: Metadata operations, Cold vs warm cache, POSIX semantics and propagation');
     expect(await opened.page.locator('section#problems').innerText()).toMatch(/No problems: .* all \d+ measurements of this run succeeded and were verified/);

@@ -189,7 +189,7 @@ describe('tar extraction checked in the store as well as through the file system
       await runTarExtract(fs, archive, (subdir, a) => checkTarInStore(storeOf(fs.root, (k) => k === lost), subdir, a, 300));
       const extract = fs.records.find((r) => r.operation === 'extract')!;
       expect(extract).toMatchObject({ status: 'failed', verified: false });
-      expect(extract.errorSample).toContain(`in the bucket: 1 of 60 files were not in the bucket with their sizes 0 s after close (e.g. ${lost}: absent`);
+      expect(extract.errorSample).toContain(`in the store: 1 of 60 files were not in the bucket with their sizes 0 s after close (e.g. ${lost}: absent`);
       // The bounded wait for a client that uploads after close was given, and no more.
       expect(Date.now() - started).toBeGreaterThanOrEqual(300);
     } finally {

@@ -36,7 +36,7 @@ function input(cells: Cell[], over: Partial<ReportInput> = {}): ReportInput {
   return {
     runId: '20260101T000000Z-abcdef', manifest: null, source: 'unit test', otherRuns: [], cells,
     methods: methods.map((m, i) => facts(m, i)), workloads: [...new Set(cells.map((c) => c.workload))].map((workload) => ({ workload, workload_params: {}, methods: methods.length, repetitions: 3, records: 9 })),
-    health: [], badLines: [], badLineCount: 0, recordCount: cells.length * 3, generatedAt: '2026-01-01T00:02:00Z', ...over,
+    health: [], requests: [], badLines: [], badLineCount: 0, recordCount: cells.length * 3, generatedAt: '2026-01-01T00:02:00Z', ...over,
   };
 }
 
@@ -182,8 +182,8 @@ describe('the page renderer is a pure function of the query rows', () => {
     const out = await renderHtmlReport(input([]));
     expect(out.warnings).toEqual([]);
     expect(out.charts).toBe(0);
-    expect(out.sections.filter((s) => !s.hasData).map((s) => s.id)).toEqual(['summary', 'size', 'ratios', 'percentiles', 'metadata', 'cache', 'semantics', 'workloads', 'facts']);
-    expect(out.html.match(/<p class="nodata"><strong>No data:<\/strong>/g)).toHaveLength(8);
+    expect(out.sections.filter((s) => !s.hasData).map((s) => s.id)).toEqual(['summary', 'size', 'ratios', 'percentiles', 'metadata', 'cache', 'semantics', 'workloads', 'requests', 'facts']);
+    expect(out.html.match(/<p class="nodata"><strong>No data:<\/strong>/g)).toHaveLength(9);
   });
 });
 

@@ -9,6 +9,9 @@ import {
 } from './charts';
 import { bytesHuman, esc, micros, millis, num, pct, ratio, size, slug, spread } from './format';
 import { STYLE } from './style';
+import { formatSize } from '../../core/units';
+import { methodCacheLabel } from '../../core/vocabulary';
+import { REQUEST_PRICES, requestFigures } from '../requests';
 
 /** A section of the page and whether this run had data for it. */
 export interface SectionStatus {
@@ -361,6 +364,37 @@ async function semanticsSection(ctx: Ctx): Promise<Section> {
   return { ...base, hasData: true, body: parts.join('\n') };
 }
 
+/** "Requests and request cost": what the server counted per operation, from the same rows as the text summary. */
+function requestsSection(ctx: Ctx): Section {
+  const base = { id: 'requests', title: 'Requests and request cost' };
+  const rows = ctx.input.requests;
+  const counted = rows.filter((r) => Number(r.not_counted) < Number(r.measurements));
+  const uncounted = rows.filter((r) => Number(r.not_counted) > 0);
+  if (!counted.length) {
+    return {
+      ...base, hasData: false,
+      body: noData(uncounted.length ? 'the requests of this run were not counted: the endpoint\'s access log was not readable (a named endpoint).' : 'this run has no request counts.',
+        'The embedded server counts every measurement\'s S3 requests from its access log; on AWS, `s3ab aws query requests` counts them from S3 server access logs.'),
+    };
+  }
+  const body = counted.map((r) => {
+    const f = requestFigures(r);
+    const flags = [Number(r.served_from_cache) ? 'served from cache' : '', Number(r.not_warm) ? 'not warm' : ''].filter(Boolean).join(', ');
+    const method = methodCacheLabel({ method: String(r.method), method_variant: String(r.method_variant), cache: r.cache });
+    return [
+      String(r.workload), String(r.operation), r.object_size_bytes === null || r.object_size_bytes === undefined ? '–' : formatSize(Number(r.object_size_bytes)),
+      flags ? { html: `${esc(method)} <span class="flag-cache">⚠ ${esc(flags)}</span>`, cls: 'cached' } : method,
+      num(Number(r.ops)), f && f.perOp.length ? f.perOp.map((t) => `${t.label} ${num(t.value)}`).join(', ') : 'none',
+      f?.getBytesPerByteRead === null || !f ? '–' : num(f.getBytesPerByteRead), f ? `$${f.costPer1000Ops.toFixed(4)}` : '–',
+    ] as TCell[];
+  });
+  const parts = [table(['workload', 'operation', 'size', 'method', 'ops', 'requests per operation', 'GET bytes / byte read', '$ per 1,000 ops'], body, {
+    caption: `S3 requests the server answered per operation (summed over repetitions), by type; GET bytes sent per byte the operations read (read amplification); request cost per 1,000 operations at S3 Standard request prices, ${REQUEST_PRICES.region} (${REQUEST_PRICES.date}). "served from cache": a cold read for which the server sent fewer GET bytes than were read.`,
+  })];
+  if (uncounted.length) parts.push(`<p>Not counted: ${esc([...new Set(uncounted.map((r) => String(r.method)))].join(', '))} (the endpoint's access log was not readable).</p>`);
+  return { ...base, hasData: true, body: parts.join('\n') };
+}
+
 async function workloadsSection(ctx: Ctx, sweeps: SweepGroup[]): Promise<Section> {
   const base = { id: 'workloads', title: 'Workload times' };
   const all = jobCells(ctx.input.cells, sweeps);
@@ -478,6 +512,7 @@ export async function renderHtmlReport(input: ReportInput): Promise<RenderedRepo
     await cacheSection(ctx),
     await semanticsSection(ctx),
     await workloadsSection(ctx, sweeps),
+    requestsSection(ctx),
     factsSection(ctx),
   ];
   const empty = sections.filter((s) => !s.hasData);
