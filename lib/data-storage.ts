@@ -18,6 +18,11 @@ export interface DataStorageProps {
   readonly accessPointUser?: { uid: number; gid: number };
   /** Root directory of the Lambda access point, created with the access point user as owner. @default '/lambda' */
   readonly accessPointRoot?: string;
+  /**
+   * Where the bucket's S3 server access logs go (date-partitioned by event time), so each step's
+   * S3 requests can be counted (`s3ab aws query requests`). @default no access logs
+   */
+  readonly accessLogs?: { readonly bucket: s3.IBucket; readonly prefix: string };
 }
 
 /**
@@ -50,6 +55,26 @@ export class DataStorage extends Construct {
   readonly fileSystemArn: string;
   private policy?: s3files.CfnFileSystemPolicy;
 
+  /**
+   * S3 server access logs of the bucket into `target` under `prefix`, date-partitioned by event
+   * time; the target's bucket policy lets the logging service write there, for this bucket only
+   * (the policy way AWS recommends, not the log-delivery ACL).
+   */
+  private logAccessTo(target: s3.IBucket, prefix: string): void {
+    (this.bucket.node.defaultChild as s3.CfnBucket).loggingConfiguration = {
+      destinationBucketName: target.bucketName,
+      logFilePrefix: prefix,
+      targetObjectKeyFormat: { partitionedPrefix: { partitionDateSource: 'EventTime' } },
+    };
+    target.addToResourcePolicy(new iam.PolicyStatement({
+      sid: 'S3ServerAccessLogsOfTheDataBucket',
+      principals: [new iam.ServicePrincipal('logging.s3.amazonaws.com')],
+      actions: ['s3:PutObject'],
+      resources: [target.arnForObjects(`${prefix}*`)],
+      conditions: { ArnLike: { 'aws:SourceArn': this.bucket.bucketArn }, StringEquals: { 'aws:SourceAccount': Aws.ACCOUNT_ID } },
+    }));
+  }
+
   constructor(scope: Construct, id: string, props: DataStorageProps) {
     super(scope, id);
     const noncurrentDays = props.noncurrentVersionDays ?? 1;
@@ -77,7 +102,8 @@ export class DataStorage extends Construct {
       removalPolicy: RemovalPolicy.DESTROY,
       autoDeleteObjects: true,
     });
-    acknowledge(this.bucket, 'AwsSolutions-S1', 'benchmark scratch data, written and deleted by each execution; access logs would record the benchmark\'s own requests by the million');
+    if (props.accessLogs) this.logAccessTo(props.accessLogs.bucket, props.accessLogs.prefix);
+    if (!props.accessLogs) acknowledge(this.bucket, 'AwsSolutions-S1', 'benchmark scratch data; the stack that owns it can turn on access logs with the accessLogs prop');
 
     // --- S3 Files service role -------------------------------------------------------------
     this.serviceRole = new iam.Role(this, 'S3FilesRole', {

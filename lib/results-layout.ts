@@ -11,4 +11,6 @@ export const RESULTS_LAYOUT = {
   reports: 'reports/',
   /** Athena query results (the workgroup's enforced output location). */
   athena: 'athena/',
+  /** The data bucket's S3 server access logs (date-partitioned: access-logs/ACCOUNT/REGION/BUCKET/YYYY/MM/DD/…), the access_logs table's location. */
+  accessLogs: 'access-logs/',
 } as const;

@@ -5,6 +5,7 @@ import { DocumentFunctions } from './document-functions';
 import { BenchNetwork } from './network';
 import { Pipeline } from './pipeline';
 import { ResultsCatalog } from './results-catalog';
+import { RESULTS_LAYOUT } from './results-layout';
 import { RunnerFleet } from './runner-fleet';
 
 export interface S3AccessBenchStackProps extends StackProps {
@@ -35,13 +36,16 @@ export class S3AccessBenchStack extends Stack {
   constructor(scope: Construct, id: string, props: S3AccessBenchStackProps = {}) {
     super(scope, id, props);
     this.network = new BenchNetwork(this, 'Network');
+    this.results = new ResultsCatalog(this, 'Results');
     this.storage = new DataStorage(this, 'Data', {
       vpc: this.network.vpc,
       mountTargetSubnets: this.network.runnerSubnets,
       // The S3 Files function's NFS rule is added by its file-system mount (lambda.FileSystem.fromS3FilesAccessPoint).
       nfsClients: [this.network.runnerSecurityGroup],
+      // Every request to the data bucket is logged, so each step's requests can be counted at the server.
+      accessLogs: { bucket: this.results.bucket, prefix: RESULTS_LAYOUT.accessLogs },
     });
-    this.results = new ResultsCatalog(this, 'Results');
+    this.results.addAccessLogs(this.storage.bucket);
     this.fleet = new RunnerFleet(this, 'Runners', {
       vpc: this.network.vpc,
       securityGroup: this.network.runnerSecurityGroup,

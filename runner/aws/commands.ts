@@ -5,6 +5,8 @@ import Table from 'cli-table3';
 import { UserError, errorSummary } from '../core/errors';
 import { expandSteps, loadMatrixFile, loadProfile, resolveMatrix } from '../core/matrix';
 import { formatDuration } from '../core/units';
+import { isRunId, RUN_ID_EXAMPLE } from '../core/vocabulary';
+import { queryForRun } from '../report/run-query';
 import { CATALOG } from '../catalog';
 
 export interface AwsClients { cfn: CloudFormationClient; sfn: SFNClient; athena: AthenaClient }
@@ -174,24 +176,76 @@ export class ExecutionProgress {
 /** `s3ab aws query NAME`: runs a named query in the stack's workgroup and prints the table. */
 export async function awsQuery(c: AwsClients, stack: string, name: string, out: Out, sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms))): Promise<number> {
   const outputs = await stackOutputs(c, stack);
+  const q = await namedQuery(c, outputs.AthenaWorkGroup, name);
+  const started = await c.athena.send(new StartQueryExecutionCommand({ QueryString: q.QueryString, WorkGroup: outputs.AthenaWorkGroup, QueryExecutionContext: { Database: q.Database } }));
+  await waitForQuery(c, started.QueryExecutionId!, sleep);
+  await printQueryResults(c, started.QueryExecutionId!, name, out);
+  return 0;
+}
+
+/** The named query of the workgroup with this name (a UserError listing the names when there is none). */
+async function namedQuery(c: AwsClients, workGroup: string, name: string): Promise<{ QueryString?: string; Database?: string }> {
   const ids: string[] = [];
   let nextToken: string | undefined;
   do {
-    const page = await c.athena.send(new ListNamedQueriesCommand({ WorkGroup: outputs.AthenaWorkGroup, NextToken: nextToken, MaxResults: 50 }));
+    const page = await c.athena.send(new ListNamedQueriesCommand({ WorkGroup: workGroup, NextToken: nextToken, MaxResults: 50 }));
     ids.push(...(page.NamedQueryIds ?? []));
     nextToken = page.NextToken;
   } while (nextToken);
-  const queries = [];
+  const queries: { Name?: string; QueryString?: string; Database?: string }[] = [];
   // BatchGetNamedQuery takes at most 50 ids.
   for (let i = 0; i < ids.length; i += 50) {
     queries.push(...((await c.athena.send(new BatchGetNamedQueryCommand({ NamedQueryIds: ids.slice(i, i + 50) }))).NamedQueries ?? []));
   }
   const q = queries.find((x) => x.Name === name);
-  if (!q) throw new UserError(`no named query "${name}" in workgroup ${outputs.AthenaWorkGroup}`, `use one of: ${queries.map((x) => x.Name).sort().join(', ') || '(none)'}`);
-  const started = await c.athena.send(new StartQueryExecutionCommand({ QueryString: q.QueryString, WorkGroup: outputs.AthenaWorkGroup, QueryExecutionContext: { Database: q.Database } }));
+  if (!q) throw new UserError(`no named query "${name}" in workgroup ${workGroup}`, `use one of: ${queries.map((x) => x.Name).sort().join(', ') || '(none)'}`);
+  return q;
+}
+
+/** How long after a run's start S3 server access logs are taken as complete: its longest execution (12 h) and a day of delivery. */
+export const ACCESS_LOG_SETTLE_MS = 36 * 3600_000;
+
+/**
+ * `s3ab aws query requests [--run ID]`: the S3 requests of each step, from the data bucket's
+ * server access logs (named query request_attribution). Logs arrive minutes to hours after the
+ * requests: it says how many steps have logs so far, and calls the counts final only once the
+ * run is old enough for every log to have been delivered.
+ */
+export async function awsQueryRequests(c: AwsClients, stack: string, runId: string | undefined, out: Out,
+  sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms)), now = () => Date.now()): Promise<number> {
+  if (runId !== undefined && !isRunId(runId)) throw new UserError(`--run "${runId}" is not a run id`, `use the form ${RUN_ID_EXAMPLE}`);
+  const outputs = await stackOutputs(c, stack);
+  const q = await namedQuery(c, outputs.AthenaWorkGroup, 'request_attribution');
+  const sql = runId ? queryForRun(q.QueryString!, runId) : q.QueryString!;
+  const started = await c.athena.send(new StartQueryExecutionCommand({ QueryString: sql, WorkGroup: outputs.AthenaWorkGroup, QueryExecutionContext: { Database: q.Database } }));
   await waitForQuery(c, started.QueryExecutionId!, sleep);
-  await printQueryResults(c, started.QueryExecutionId!, name, out);
+  const { cols, rows } = await queryRows(c, started.QueryExecutionId!);
+  const at = (name: string) => cols.indexOf(name);
+  const runs = [...new Set(rows.map((r) => r[at('run_id')]))];
+  if (!rows.length) {
+    out(runId ? `no steps of run ${runId} in the results table and no access-log entries for it` : 'no runs in the results table');
+    return runId ? 1 : 0;
+  }
+  const table = new Table({ head: cols, style: { head: [], border: [] } });
+  for (const r of rows) table.push(r);
+  out(`requests per step, from S3 server access logs (${rows.length} rows)`);
+  out(table.toString());
+  for (const run of runs) {
+    const mine = rows.filter((r) => r[at('run_id')] === run && r[at('step')] !== '–');
+    const logged = mine.filter((r) => Number(r[at('logged')]) > 0).length;
+    const startedAt = runStartMs(run);
+    const settled = startedAt !== null && now() - startedAt >= ACCESS_LOG_SETTLE_MS;
+    out(`run ${run}: ${logged} of ${mine.length} steps have access-log entries so far; ${settled
+      ? 'final (every log has had time to arrive)'
+      : `NOT FINAL: S3 delivers server access logs minutes to hours after the requests; counts are final ${ACCESS_LOG_SETTLE_MS / 3600_000} h after the run started`}`);
+  }
   return 0;
+}
+
+/** A run id's start time (RUNIDs begin with it: 20261122T101500Z-…), or null. */
+function runStartMs(runId: string): number | null {
+  const m = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z/.exec(runId);
+  return m ? Date.UTC(+m[1], +m[2] - 1, +m[3], +m[4], +m[5], +m[6]) : null;
 }
 
 /** `s3ab aws status`: the stack's resources and its latest executions. */

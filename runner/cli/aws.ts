@@ -17,10 +17,13 @@ export function registerAws(program: Command): void {
       const { awsRun, defaultClients } = await import('../aws/commands');
       process.exitCode = await awsRun(defaultClients(o.region), { stack: o.stack, profile: o.profile, matrix: o.matrix, runners: o.runners }, print);
     });
-  aws.command('query <name>').description('run a named Athena query (assets/queries/NAME.sql) and print the table').addOption(stackOpt()).addOption(regionOpt())
+  aws.command('query <name>').description('run a named Athena query (assets/queries/NAME.sql) and print the table; `requests` prints each step\'s S3 requests from the data bucket\'s server access logs')
+    .option('--run <id>', 'with `requests`: one run only').addOption(stackOpt()).addOption(regionOpt())
     .action(async (name, o) => {
-      const { awsQuery, defaultClients } = await import('../aws/commands');
-      process.exitCode = await awsQuery(defaultClients(o.region), o.stack, name, print);
+      const { awsQuery, awsQueryRequests, defaultClients } = await import('../aws/commands');
+      process.exitCode = name === 'requests'
+        ? await awsQueryRequests(defaultClients(o.region), o.stack, o.run, print)
+        : await awsQuery(defaultClients(o.region), o.stack, name, print);
     });
   aws.command('status').description('show the stack outputs and its latest executions').addOption(stackOpt()).addOption(regionOpt())
     .action(async (o) => {

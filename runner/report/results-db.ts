@@ -2,6 +2,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import resultSchema from '../../assets/schema/result.schema.json';
+import { duckAccessLogView } from './access-log-table';
 import { projectRoot } from '../core/paths';
 
 type JsonSchema = { type?: string | string[]; properties?: Record<string, JsonSchema>; additionalProperties?: boolean | JsonSchema; items?: JsonSchema };
@@ -36,7 +37,16 @@ export interface NamedQuery {
 
 /** The SQL files of assets/queries/ (Athena/Trino dialect), with their leading comment as description. */
 export function namedQueries(): NamedQuery[] {
-  const dir = join(projectRoot(), 'assets', 'queries');
+  return queriesIn('queries');
+}
+
+/** The queries over the access_logs table (assets/queries-access-logs/): run on demand, never by the pipeline (logs arrive late). */
+export function accessLogQueries(): NamedQuery[] {
+  return queriesIn('queries-access-logs');
+}
+
+function queriesIn(folder: string): NamedQuery[] {
+  const dir = join(projectRoot(), 'assets', folder);
   return readdirSync(dir).filter((f) => f.endsWith('.sql')).sort().map((f) => {
     const sql = readFileSync(join(dir, f), 'utf8');
     const description = sql.split('\n').filter((l) => l.startsWith('--')).map((l) => l.replace(/^--\s?/, '')).join(' ');
@@ -78,6 +88,8 @@ export async function openRecords(
   // Trino's ISO 8601 parsing and epoch seconds (scale_out.sql's time window), in DuckDB spelling.
   await connection.run('CREATE MACRO from_iso8601_timestamp(s) AS CAST(s AS TIMESTAMPTZ)');
   await connection.run('CREATE MACRO to_unixtime(t) AS epoch(t)');
+  // Trino's parse_datetime for the one format the SQL files use: S3 access logs' [06/Feb/2019:00:00:38 +0000].
+  await connection.run("CREATE MACRO parse_datetime(s, f) AS strptime(s, '%d/%b/%Y:%H:%M:%S %z')");
   const literal = (s: string) => `'${s.replace(/'/g, "''")}'`;
   const source = Array.isArray(files) ? `[${files.map(literal).join(', ')}]` : literal(files);
   const filter = opts.runId ? `WHERE run_id = ${literal(opts.runId)}` : '';
@@ -86,6 +98,11 @@ export async function openRecords(
     `hive_partitioning = ${opts.hivePartitioning ? 'true' : 'false'}, ignore_errors = true, columns = ${duckColumns()}) ${filter}`,
   );
   return { connection, close: () => { connection.closeSync(); instance.closeSync(); } };
+}
+
+/** Adds the view access_logs over S3 server-access-log files (the DuckDB stand-in of the Glue table). */
+export async function attachAccessLogs(connection: DuckDBConnection, files: string[]): Promise<void> {
+  await connection.run(duckAccessLogView(files));
 }
 
 export async function query(connection: DuckDBConnection, sql: string): Promise<Record<string, unknown>[]> {

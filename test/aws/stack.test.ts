@@ -7,7 +7,7 @@ import { Match } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import resultSchema from '../../assets/schema/result.schema.json';
 import { acknowledgments, applyAcknowledgments } from '../../lib/nag';
-import { namedQueries } from '../../runner/report/results-db';
+import { accessLogQueries, namedQueries } from '../../runner/report/results-db';
 import { ROOT } from '../helpers/cli';
 import { resourcesOf, synthesize, type Synthesized } from '../helpers/stack';
 import { RUNNER_METHODS } from '../../lib/runner-fleet';
@@ -278,8 +278,35 @@ describe('runner fleet', () => {
   });
 });
 
+describe('S3 server access logs of the data bucket (issue 15)', () => {
+  test('the data bucket logs to the results bucket, date-partitioned, and only it may write there', () => {
+    const [, data] = resourcesOf(s, 'AWS::S3::Bucket').find(([id]) => id.startsWith('DataBucket'))!;
+    expect(data.LoggingConfiguration).toEqual({
+      DestinationBucketName: { Ref: expect.stringMatching(/^ResultsBucket/) }, LogFilePrefix: 'access-logs/',
+      TargetObjectKeyFormat: { PartitionedPrefix: { PartitionDateSource: 'EventTime' } },
+    });
+    const policies = resourcesOf(s, 'AWS::S3::BucketPolicy').filter(([, p]) => JSON.stringify(p.Bucket).includes('ResultsBucket'));
+    const statement = policies.flatMap(([, p]) => p.PolicyDocument.Statement).find((st: { Sid?: string }) => st.Sid === 'S3ServerAccessLogsOfTheDataBucket');
+    expect(statement).toMatchObject({ Effect: 'Allow', Principal: { Service: 'logging.s3.amazonaws.com' }, Action: 's3:PutObject' });
+    expect(JSON.stringify(statement.Resource)).toContain('/access-logs/*');
+    expect(JSON.stringify(statement.Condition.ArnLike)).toMatch(/DataBucket/);
+  });
+
+  test('the access_logs table: AWS\'s RegexSerDe DDL over the partitioned layout, the day projected', () => {
+    const [, logs] = resourcesOf(s, 'AWS::Glue::Table').find(([, t]) => t.TableInput.Name === 'access_logs')!;
+    const t = logs.TableInput;
+    expect(t.StorageDescriptor.SerdeInfo.SerializationLibrary).toBe('org.apache.hadoop.hive.serde2.RegexSerDe');
+    expect(t.StorageDescriptor.Columns.map((c: { Name: string }) => c.Name).slice(0, 13)).toEqual(
+      ['bucketowner', 'bucket_name', 'requestdatetime', 'remoteip', 'requester', 'requestid', 'operation', 'key', 'request_uri', 'httpstatus', 'errorcode', 'bytessent', 'objectsize']);
+    expect(t.Parameters).toMatchObject({ 'projection.enabled': 'true', 'projection.day.type': 'date', 'projection.day.format': 'yyyy/MM/dd' });
+    expect(JSON.stringify(t.Parameters['storage.location.template'])).toMatch(/access-logs\/.*\$\{day\}/);
+    const q = resourcesOf(s, 'AWS::Athena::NamedQuery').find(([, n]) => n.Name === 'request_attribution')!;
+    expect(q[1].QueryString).toContain('FROM access_logs');
+  });
+});
+
 describe('results catalog', () => {
-  const [, table] = resourcesOf(s, 'AWS::Glue::Table')[0];
+  const [, table] = resourcesOf(s, 'AWS::Glue::Table').find(([, t]) => t.TableInput.Name === 'results')!;
   test('the Glue columns are the result schema\'s fields, in order, with matching types', () => {
     const cols = table.TableInput.StorageDescriptor.Columns as { Name: string; Type: string }[];
     expect(cols.map((c) => c.Name)).toEqual(Object.keys(resultSchema.properties));
@@ -303,7 +330,7 @@ describe('results catalog', () => {
 
   test('one named query per SQL file, with the file\'s text', () => {
     const queries = resourcesOf(s, 'AWS::Athena::NamedQuery');
-    const files = namedQueries();
+    const files = [...namedQueries(), ...accessLogQueries()];
     expect(queries.map(([, q]) => q.Name).sort()).toEqual(files.map((f) => f.name).sort());
     for (const f of files) expect(queries.find(([, q]) => q.Name === f.name)![1].QueryString).toBe(f.sql);
   });
