@@ -2,6 +2,7 @@
 // 2026; a model, not a bill): runner instance hours incl. setup, S3 requests, Lambda, Athena bytes
 // scanned, Step Functions transitions. Usage: npx tsx scripts/cost-model.ts [profile] [runners]
 // The README's figures for the `seed` profile are this model's (test/aws/cost-model.test.ts).
+import prices from '../assets/prices.json';
 import { expandSteps, loadProfile, resolveMatrix } from '../runner/core/matrix';
 import { parseSize } from '../runner/core/units';
 import { findMethodDescriptor } from '../runner/methods/catalog';
@@ -9,7 +10,11 @@ import { notApplicableReason } from '../runner/run/policy';
 import { findWorkloadDescriptor } from '../runner/workloads/catalog';
 import { CATALOG } from '../runner/catalog';
 
-const PRICE = { c7gLargeHour: 0.0725, ipv4Hour: 0.005, putPer1000: 0.005, getPer1000: 0.0004, lambdaGbSecond: 0.0000133334, athenaPerTb: 5, sfnPer1000Transitions: 0.025 };
+// S3 request prices come from assets/prices.json, the single source the summary's request cost uses too.
+const PRICE = {
+  c7gLargeHour: 0.0725, ipv4Hour: 0.005, putPer1000: prices.s3StandardRequestsPer1000.tier1, getPer1000: prices.s3StandardRequestsPer1000.tier2,
+  lambdaGbSecond: 0.0000133334, athenaPerTb: 5, sfnPer1000Transitions: 0.025,
+};
 
 /**
  * The model's assumptions for a c7g.large runner (a model, not a measurement: real runs record
