@@ -132,6 +132,8 @@ export class ExecutionProgress {
   private stepsDone = 0;
   private stepsFailed = 0;
   private last = '';
+  /** The newest event applied: a page read again (the last page has no nextToken, so a poll starts over from the token before it) is not counted twice. */
+  private lastEventId = 0;
   /** States already reported: a poll loop's Wait and check states are named once, not on every lap. */
   private readonly reported = new Set<string>();
 
@@ -141,7 +143,11 @@ export class ExecutionProgress {
   async poll(): Promise<string | null> {
     for (;;) {
       const page = await this.c.sfn.send(new GetExecutionHistoryCommand({ executionArn: this.executionArn, nextToken: this.nextToken, maxResults: 1000 }));
-      for (const e of page.events ?? []) this.apply(e);
+      for (const e of page.events ?? []) {
+        if (e.id !== undefined && e.id <= this.lastEventId) continue;
+        this.apply(e);
+        if (e.id !== undefined) this.lastEventId = e.id;
+      }
       // Keep the last token: the next poll continues after the events already read.
       if (!page.nextToken) break;
       this.nextToken = page.nextToken;

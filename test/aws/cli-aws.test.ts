@@ -2,7 +2,7 @@ import { AthenaClient, BatchGetNamedQueryCommand, GetQueryExecutionCommand, GetQ
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { DescribeExecutionCommand, GetExecutionHistoryCommand, ListExecutionsCommand, SFNClient, StartExecutionCommand, type HistoryEvent } from '@aws-sdk/client-sfn';
 import { mockClient } from 'aws-sdk-client-mock';
-import { awsQuery, awsRun, awsStatus, type AwsClients } from '../../runner/aws/commands';
+import { awsQuery, awsRun, awsStatus, ExecutionProgress, type AwsClients } from '../../runner/aws/commands';
 import { UserError } from '../../runner/core/errors';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
@@ -176,5 +176,24 @@ describe('status: the stack outputs and its latest executions', () => {
   test('a missing stack is a user error naming the fix', async () => {
     cfn.on(DescribeStacksCommand).rejects(Object.assign(new Error('Stack with id Nope does not exist'), { name: 'ValidationError' }));
     await expect(awsStatus(clients(), 'Nope', () => {})).rejects.toMatchObject({ problem: 'stack "Nope" does not exist in this account and region' });
+  });
+});
+
+describe('ExecutionProgress', () => {
+  test('a last history page read again on every poll (it has no nextToken) counts its events once', async () => {
+    let id = 0;
+    const ev = (type: string, extra: Partial<HistoryEvent> = {}): HistoryEvent => ({ id: ++id, type: type as HistoryEvent['type'], timestamp: new Date(), ...extra });
+    const page = [
+      ev('MapStateEntered', { stateEnteredEventDetails: { name: 'RunBenchmarkSteps' } }), ev('MapStateStarted', { mapStateStartedEventDetails: { length: 5 } }),
+      ev('MapIterationSucceeded', { mapIterationSucceededEventDetails: { name: 'RunBenchmarkSteps', index: 0 } }),
+      ev('MapIterationSucceeded', { mapIterationSucceededEventDetails: { name: 'RunBenchmarkSteps', index: 1 } }),
+    ];
+    // The same single page, with no nextToken, on every poll; then one more event appears.
+    sfn.on(GetExecutionHistoryCommand).resolvesOnce({ events: page }).resolvesOnce({ events: page })
+      .resolves({ events: [...page, ev('MapIterationSucceeded', { mapIterationSucceededEventDetails: { name: 'RunBenchmarkSteps', index: 2 } })] });
+    const progress = new ExecutionProgress(clients(), 'arn:exec:1');
+    expect(await progress.poll()).toBe('state RunBenchmarkSteps — benchmark step 3 of 5 (2 done)');
+    expect(await progress.poll()).toBeNull(); // nothing new
+    expect(await progress.poll()).toBe('state RunBenchmarkSteps — benchmark step 4 of 5 (3 done)');
   });
 });
