@@ -40,6 +40,9 @@ export class PollCommand extends sfn.StateMachineFragment {
     const runners = `arn:${Aws.PARTITION}:ec2:${Aws.REGION}:${Aws.ACCOUNT_ID}:instance/*`;
     const send = sdkTask(this, prefix, 'ssm', 'sendCommand', {
       DocumentName: props.documentName,
+      // The version this deployment wrote: the documents update with NewVersion, which need not
+      // make it the default (cloudformation-coverage-roadmap#2539), and SendCommand runs $DEFAULT.
+      DocumentVersion: '$LATEST',
       'InstanceIds.$': '$.instanceIds',
       Parameters: props.parameters,
       TimeoutSeconds: 60,

@@ -30,6 +30,8 @@ describe('PollCommand: SendCommand, then checks until done or out of checks', ()
   test('the loop: Job → JobWait → JobCheck → JobCount → JobDone?', () => {
     expect(def.StartAt).toBe('Job');
     expect(def.States.Job).toMatchObject({ Type: 'Task', Next: 'JobWait', ResultPath: '$.command', Parameters: { DocumentName: 'doc', 'InstanceIds.$': '$.instanceIds', Parameters: { a: ['1'] } } });
+    // The version the deployment wrote, not whichever is the default (documents update with NewVersion).
+    expect(def.States.Job.Parameters.DocumentVersion).toBe('$LATEST');
     expect(def.States.JobWait).toEqual({ Type: 'Wait', Seconds: 7, Next: 'JobCheck' });
     expect(def.States.JobCheck).toMatchObject({ Type: 'Task', Next: 'JobCount', TimeoutSeconds: 3, ResultPath: '$.commandStatus' });
     expect(def.States.JobCount).toMatchObject({ Type: 'Pass', Next: 'JobDone?', Parameters: { 'attempts.$': 'States.MathAdd($.command.attempts, 1)' } });
