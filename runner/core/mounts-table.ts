@@ -1,3 +1,4 @@
+import { release } from 'node:os';
 import { execFile } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
@@ -69,14 +70,28 @@ export async function dropKernelCaches(): Promise<boolean> {
   }
 }
 
-/** Is there a NFS client in this kernel (needed by S3 Files and EFS)? */
+/**
+ * The kernel's NFS client from what the host says: loaded (listed in /proc/filesystems), loadable
+ * (a module — Amazon Linux 2023 loads nfs only on first use, so a fresh runner has not loaded it
+ * yet — or built in, per modules.dep / modules.builtin), or none.
+ */
+export function nfsClientState(host: { filesystems: string | null; modulesDep: string | null; modulesBuiltin: string | null }): 'loaded' | 'loadable' | 'none' {
+  if (host.filesystems && /\bnfs4?\b/.test(host.filesystems)) return 'loaded';
+  const listed = (text: string | null) => !!text && /(^|\/)fs\/nfs\/(nfsv4|nfs)\.ko(\.[a-z]+)?(:|$)/m.test(text);
+  return listed(host.modulesDep) || listed(host.modulesBuiltin) ? 'loadable' : 'none';
+}
+
+/** Is there a NFS client in this kernel, loaded or loadable on first mount (needed by S3 Files and EFS)? */
 export function kernelHasNfs(): boolean {
-  try {
-    const fs = readFileSync('/proc/filesystems', 'utf8');
-    return /\bnfs4?\b/.test(fs);
-  } catch {
-    return false;
-  }
+  const read = (path: string) => {
+    try {
+      return readFileSync(path, 'utf8');
+    } catch {
+      return null;
+    }
+  };
+  const modules = `/lib/modules/${release()}`;
+  return nfsClientState({ filesystems: read('/proc/filesystems'), modulesDep: read(`${modules}/modules.dep`), modulesBuiltin: read(`${modules}/modules.builtin`) }) !== 'none';
 }
 
 /** Can this host mount FUSE file systems? Returns the reason when not. */

@@ -33,7 +33,7 @@ describe('PollCommand: SendCommand, then checks until done or out of checks', ()
     // The version the deployment wrote, not whichever is the default (documents update with NewVersion).
     expect(def.States.Job.Parameters.DocumentVersion).toBe('$LATEST');
     expect(def.States.JobWait).toEqual({ Type: 'Wait', Seconds: 7, Next: 'JobCheck' });
-    expect(def.States.JobCheck).toMatchObject({ Type: 'Task', Next: 'JobCount', TimeoutSeconds: 3, ResultPath: '$.commandStatus' });
+    expect(def.States.JobCheck).toMatchObject({ Type: 'Task', Next: 'JobCount', TimeoutSeconds: 15, ResultPath: '$.commandStatus' });
     expect(def.States.JobCount).toMatchObject({ Type: 'Pass', Next: 'JobDone?', Parameters: { 'attempts.$': 'States.MathAdd($.command.attempts, 1)' } });
   });
   test('done → onDone, after maxPolls → onTimeout, else wait again', () => {

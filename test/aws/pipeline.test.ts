@@ -272,7 +272,7 @@ test('a runner that never comes online: bounded wait, then Teardown terminates i
   expect([...cloud.instances.values()].map((i) => i.state)).toEqual(['terminated']);
 });
 
-describe('the non-benchmark part is bounded by its timeouts to ≤ 15 minutes', () => {
+describe('the non-benchmark part is bounded by its timeouts: ≤ 15 minutes besides the runner setup, which has its own 15-minute command timeout', () => {
   const S = definition.States;
   /** Worst case of a Task: every attempt runs to its timeout, plus the retry delays. */
   const task = (st: any): number => {
@@ -301,11 +301,31 @@ describe('the non-benchmark part is bounded by its timeouts to ≤ 15 minutes', 
   };
   const total = Object.values(phases).reduce((a, b) => a + b, 0);
 
-  test(`worst case ${'≤'} 900 s (printed per phase)`, () => {
+  test(`worst case ${'≤'} 900 s besides the setup; the setup waits out its command's own timeout and ends (printed per phase)`, () => {
     process.stdout.write(`non-benchmark worst case: ${Object.entries(phases).map(([k, v]) => `${k} ${v} s`).join(', ')}; total ${total} s\n`);
     expect(S.Aggregate.MaxConcurrency ?? 0).toBe(0);
     expect(S.ProvisionRunners.MaxConcurrency ?? 0).toBe(0);
-    expect(total).toBeLessThanOrEqual(900);
+    expect(total - phases.SetupRunners).toBeLessThanOrEqual(900);
+    // Issue 13: a fresh 2-vCPU runner installs and compiles for minutes; 240 s was too tight. The
+    // command's own timeout is 15 min, and the checks outlast it, so the pipeline sees it end.
+    const commandTimeout = Number(S.SetupRunners.Parameters.Parameters.executionTimeout[0]);
+    expect(commandTimeout).toBeGreaterThanOrEqual(900);
+    const polls = S['SetupRunnersDone?'].Choices.find((c: any) => c.Variable?.endsWith('.attempts')).NumericGreaterThanEquals;
+    expect(polls * S.SetupRunnersWait.Seconds).toBeGreaterThan(commandTimeout);
+    expect(phases.SetupRunners).toBeLessThanOrEqual(3 * 3600);
+  });
+
+  test('a check of a command survives a slow cold start: its function has room, and a timed-out check is retried', () => {
+    for (const check of ['SetupRunnersCheck']) {
+      expect(S[check].TimeoutSeconds).toBeGreaterThanOrEqual(15);
+      expect(S[check].Retry.flatMap((r: any) => r.ErrorEquals)).toContain('States.Timeout');
+    }
+    const inStep = inner('RunBenchmarkSteps').RunStepCheck;
+    expect(inStep.Retry.flatMap((r: any) => r.ErrorEquals)).toContain('States.Timeout');
+    // Tasks that change something are never retried on a timeout (the call may have taken effect).
+    for (const changing of [S.SetupRunners, inner('ProvisionRunners').RunInstances, S.Teardown]) {
+      expect((changing.Retry ?? []).flatMap((r: any) => r.ErrorEquals)).not.toContain('States.Timeout');
+    }
   });
 
   test('every Task state has a timeout; the execution as a whole too', () => {
@@ -375,8 +395,10 @@ describe('retries: every task retries throttling and transient errors with backo
       expect(st.Retry).toHaveLength(1);
       const [retry] = st.Retry;
       expect(retry).toEqual({ ErrorEquals: expect.arrayContaining(expected[st.Resource]), IntervalSeconds: 1, MaxAttempts: 3, BackoffRate: 2 });
-      // A timed-out call may have taken effect (a launch, a command): it is not retried.
-      expect(retry.ErrorEquals).not.toContain('States.Timeout');
+      // A timed-out call may have taken effect (a launch, a command): it is not retried — except a
+      // command's status check, which only reads (a slow cold start must not end the run).
+      if (/Check$/.test(name) && st.Resource === 'arn:aws:states:::lambda:invoke') expect(retry.ErrorEquals).toContain('States.Timeout');
+      else expect(retry.ErrorEquals).not.toContain('States.Timeout');
       expect(retry.ErrorEquals).not.toContain('States.ALL');
     });
   }
