@@ -31,6 +31,12 @@ export interface RequestFigures {
   costPer1000Ops: number;
 }
 
+/** Dollars for the table: four decimals, or two significant digits below a tenth of a cent (never "$0.0000" for a cost that is not zero). */
+export function dollars(x: number): string {
+  if (x === 0) return '$0';
+  return x < 0.001 ? `$${x.toPrecision(2)}` : `$${x.toFixed(4)}`;
+}
+
 export function requestFigures(row: Row): RequestFigures | null {
   const ops = Number(row.ops ?? 0);
   if (!ops) return null;
@@ -69,7 +75,7 @@ export function printRequests(rows: Row[], out: (line: string) => void): void {
         String(r.workload), String(r.operation), r.object_size_bytes === null ? '–' : formatSize(Number(r.object_size_bytes)),
         methodCacheLabel({ method: String(r.method), method_variant: String(r.method_variant), cache: r.cache }) + (flags ? ` (${flags})` : ''),
         num(r.ops), f.perOp.length ? f.perOp.map((t) => `${t.label} ${num(t.value)}`).join(', ') : 'none',
-        f.getBytesPerByteRead === null ? '–' : `${num(f.getBytesPerByteRead)}`, `$${f.costPer1000Ops.toFixed(4)}`,
+        f.getBytesPerByteRead === null ? '–' : `${num(f.getBytesPerByteRead)}`, dollars(f.costPer1000Ops),
       ]);
     }
     out(table.toString());

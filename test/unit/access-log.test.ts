@@ -1,5 +1,5 @@
 import { countRequests, parseAccessLogLine, REQUEST_TYPES, requestType, RUNNER_USER_AGENT } from '../../runner/endpoint/access-log';
-import { requestFigures } from '../../runner/report/requests';
+import { dollars, requestFigures } from '../../runner/report/requests';
 import { cacheClaimFlag } from '../../runner/run/policy';
 
 /** Lines as versitygw writes them (S3's server-access-log fields, unquoted). */
@@ -53,5 +53,13 @@ describe('request figures', () => {
     expect(f.costPer1000Ops).toBeCloseTo(0.0012, 10);
     expect(requestFigures({ ops: 2, bytes: 0, put: 2, delete_requests: 2 })!.costPer1000Ops).toBeCloseTo(0.005, 10);
     expect(requestFigures({ ops: 0 })).toBeNull();
+  });
+});
+
+describe('dollars', () => {
+  test('a small cost is never printed as zero', () => {
+    expect(dollars(0)).toBe('$0');
+    expect(dollars(0.000005)).toBe('$0.0000050');
+    expect(dollars(0.02)).toBe('$0.0200');
   });
 });

@@ -11,7 +11,7 @@ import { bytesHuman, esc, micros, millis, num, pct, ratio, size, slug, spread } 
 import { STYLE } from './style';
 import { formatSize } from '../../core/units';
 import { methodCacheLabel } from '../../core/vocabulary';
-import { REQUEST_PRICES, requestFigures } from '../requests';
+import { dollars, REQUEST_PRICES, requestFigures } from '../requests';
 
 /** A section of the page and whether this run had data for it. */
 export interface SectionStatus {
@@ -385,7 +385,7 @@ function requestsSection(ctx: Ctx): Section {
       String(r.workload), String(r.operation), r.object_size_bytes === null || r.object_size_bytes === undefined ? '–' : formatSize(Number(r.object_size_bytes)),
       flags ? { html: `${esc(method)} <span class="flag-cache">⚠ ${esc(flags)}</span>`, cls: 'cached' } : method,
       num(Number(r.ops)), f && f.perOp.length ? f.perOp.map((t) => `${t.label} ${num(t.value)}`).join(', ') : 'none',
-      f?.getBytesPerByteRead === null || !f ? '–' : num(f.getBytesPerByteRead), f ? `$${f.costPer1000Ops.toFixed(4)}` : '–',
+      f?.getBytesPerByteRead === null || !f ? '–' : num(f.getBytesPerByteRead), f ? dollars(f.costPer1000Ops) : '–',
     ] as TCell[];
   });
   const parts = [table(['workload', 'operation', 'size', 'method', 'ops', 'requests per operation', 'GET bytes / byte read', '$ per 1,000 ops'], body, {
