@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 export const ROOT = join(__dirname, '..', '..');
@@ -29,12 +30,30 @@ export function s3ab(args: string[], opts: { env?: NodeJS.ProcessEnv; cwd?: stri
   });
 }
 
-/** True while a process with this id exists. */
+/**
+ * True while a process with this id runs. A zombie (dead, not yet reaped by its new parent: on a
+ * machine whose pid 1 is not an init, possibly never) does not count: it holds no resources.
+ */
 export function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch {
     return false;
   }
+  try {
+    return readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /, '')[0] !== 'Z';
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Whether the process has stopped running within `ms`. A SIGKILL sent just before its parent exits
+ * takes a moment to land, so a check right at the parent's exit would race it.
+ */
+export async function stopsWithin(pid: number, ms = 3000): Promise<boolean> {
+  for (const until = Date.now() + ms; Date.now() < until; await new Promise((r) => setTimeout(r, 50))) {
+    if (!alive(pid)) return true;
+  }
+  return !alive(pid);
 }

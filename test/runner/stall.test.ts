@@ -5,7 +5,7 @@ import { mountTable } from '../../runner/core/mounts-table';
 import type { ResultRecord } from '../../runner/results/record';
 import { runBenchmark } from '../../runner/run';
 import { spawn } from 'node:child_process';
-import { alive, S3AB } from '../helpers/cli';
+import { alive, S3AB, stopsWithin } from '../helpers/cli';
 
 function readRecords(dir: string): ResultRecord[] {
   const out: ResultRecord[] = [];
@@ -100,7 +100,7 @@ describe('the stall watchdog', () => {
       runner.kill('SIGINT');
       expect(await exited).toBe(130);
       expect(Date.now() - t0).toBeLessThan(15_000);
-      expect(alive(client)).toBe(false);
+      expect(await stopsWithin(client)).toBe(true);
       expect(mountTable().some((e) => e.mountPoint.includes(`s3ab-mnt-s3fs-${runner.pid}-`))).toBe(false);
       const manifests = readdirSync(join(dir, 'results', '_runs'));
       expect(JSON.parse(readFileSync(join(dir, 'results', '_runs', manifests[0]), 'utf8')).status).toBe('interrupted');
@@ -131,7 +131,7 @@ describe('a double Ctrl-C to the terminal\'s process group', () => {
       const t0 = Date.now();
       expect(await exited).toBe(130);
       expect(Date.now() - t0).toBeLessThan(10_000);
-      expect(alive(server)).toBe(false);
+      expect(await stopsWithin(server)).toBe(true);
       expect(readdirSync('/dev/shm').filter((f) => f.startsWith('s3ab-versitygw-') && !shmBefore.has(f))).toEqual([]);
       const runs = join(dir, 'results', '_runs');
       expect(JSON.parse(readFileSync(join(runs, readdirSync(runs)[0]), 'utf8')).status).toBe('interrupted');
