@@ -1,6 +1,7 @@
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { UserError } from '../runner/core/errors';
 import { expandSteps, loadProfile, resolveMatrix } from '../runner/core/matrix';
+import { LAYOUTS, planShards, stepList, type Layout } from '../runner/core/shards';
 import { newRunId, stepLabel } from '../runner/core/vocabulary';
 import { architectureOf, INSTANCE_TYPE_FORM, MAX_RUNNERS, RUNNER_IMAGE, type Architecture } from '../lib/instance-types';
 import { RESULTS_LAYOUT } from '../lib/results-layout';
@@ -20,13 +21,21 @@ export interface ExecutionInput {
   profile?: string;
   runners?: RunnerSpec[];
   lambdas?: { documents?: number; repetitions?: number };
+  /** How the steps are spread over the runners (runner/core/shards.ts). @default 'shard' */
+  layout?: string;
 }
+
+/** One runner's share as the state machine passes it to the run-step document. */
+export interface ShardItem { runner: number; steps: string; count: number; workloads: string[] }
 
 export interface ValidatedRun {
   runId: string;
   matrixName: string;
   matrixKey: string;
   steps: { step: string; label: string }[];
+  layout: Layout;
+  /** One per runner, in the order of the launched instances. */
+  shards: ShardItem[];
   runners: ValidatedRunnerSpec[];
   runnerCount: number;
   documents: number;
@@ -69,11 +78,17 @@ export function validateInput(input: unknown, defaultInstanceType: string): Omit
   const repetitions = ev.lambdas?.repetitions ?? 3;
   if (!Number.isInteger(documents) || documents < 1 || documents > 1000) throw bad(`input.lambdas.documents must be 1–1000, got ${JSON.stringify(documents)}`, 'seed 001 used 20');
   if (!Number.isInteger(repetitions) || repetitions < 1 || repetitions > 20) throw bad(`input.lambdas.repetitions must be 1–20, got ${JSON.stringify(repetitions)}`, 'seed 001 used 3');
-  const steps = expandSteps(resolved).map((s) => ({
-    step: String(s.index),
-    label: stepLabel(s),
-  }));
-  return { matrix: raw, matrixName: resolved.name, steps, runners: specs, runnerCount, documents, lambdaRepetitions: Array.from({ length: repetitions }, (_, i) => i + 1) };
+  const layout = (ev.layout ?? 'shard') as Layout;
+  if (!LAYOUTS.includes(layout)) throw bad(`input.layout "${ev.layout}" is not a layout`, `use one of ${LAYOUTS.join(', ')} (shard: each runner runs all methods of its workloads; replicate: every runner runs every step)`);
+  const expanded = expandSteps(resolved);
+  const shards = planShards(expanded, runnerCount, layout);
+  const idle = shards.filter((s) => !s.steps.length).length;
+  if (idle) {
+    throw bad(`${runnerCount} runners but the matrix has ${new Set(expanded.map((s) => s.workload.name)).size} workload(s): ${idle} runner(s) would measure nothing under layout "shard"`,
+      'launch at most one runner per workload, or use "layout": "replicate" to run every step on every runner');
+  }
+  const steps = expanded.map((s) => ({ step: String(s.index), label: stepLabel(s) }));
+  return { matrix: raw, matrixName: resolved.name, steps, layout, shards: shards.map((s) => ({ runner: s.runner, steps: stepList(s.steps), count: s.steps.length, workloads: s.workloads })), runners: specs, runnerCount, documents, lambdaRepetitions: Array.from({ length: repetitions }, (_, i) => i + 1) };
 }
 
 /**

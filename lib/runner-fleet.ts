@@ -14,6 +14,7 @@ import { RESULTS_LAYOUT } from './results-layout';
 import { RUNNER_TAG } from './runner-tags';
 import { DATA_ROOT, RUN_ID_PATTERN, VOLUME_ROOT } from '../runner/core/vocabulary';
 import { INSTALL } from '../runner/core/install';
+import { STEP_LIST_PATTERN } from '../runner/core/shards';
 
 /** The awscrt release the s3-crt method is pinned to (assets/install.json, the single source). */
 const AWSCRT_VERSION = (INSTALL.components.awscrt as unknown as { version: string }).version;
@@ -193,15 +194,15 @@ export class RunnerFleet extends Construct {
       updateMethod: 'NewVersion',
       content: {
         schemaVersion: '2.2',
-        description: 's3-access-bench: run one step of an execution\'s matrix on this runner and upload its records to the results bucket',
+        description: 's3-access-bench: run this runner\'s steps of an execution\'s matrix (prepared once) and upload each step\'s records to the results bucket',
         parameters: {
           runId: { type: 'String', description: 'Run id of the execution', allowedPattern: RUN_ID_PATTERN.source },
-          step: { type: 'String', description: 'Step number (1-based) of the matrix', allowedPattern: '^[1-9][0-9]{0,4}$' },
-          executionTimeout: { type: 'String', default: '7200', description: 'Seconds the step may take', allowedPattern: '^[0-9]{1,6}$' },
+          steps: { type: 'String', description: 'Step numbers (1-based) of the matrix, comma-separated, in run order', allowedPattern: STEP_LIST_PATTERN.source },
+          executionTimeout: { type: 'String', default: '7200', description: 'Seconds the steps may take together', allowedPattern: '^[0-9]{1,6}$' },
         },
         mainSteps: [{
           action: 'aws:runShellScript',
-          name: 'runStep',
+          name: 'runSteps',
           inputs: {
             timeoutSeconds: '{{ executionTimeout }}',
             runCommand: runStepScript({ resultsBucket: props.resultsBucket.bucketName, dataBucket: props.dataBucket.bucketName, fileSystemId: props.fileSystemId }),
@@ -261,8 +262,8 @@ export function setupScript(p: { bundleUrl: string; assetsUrl: string; fileSyste
 /**
  * Shell lines of the run-step document. The `s3ab step` line is the runner's contract with the
  * state machine (test/aws/step-contract.test.ts runs that line as synthesized): it reads the
- * execution's matrix, runs step {{ step }} and uploads its records to the results bucket before
- * it exits 0. The `s3files` method mounts the stack's S3 Files file system by the id in
+ * execution's matrix, prepares once, runs steps {{ steps }} (this runner's shard) and uploads each
+ * step's records to the results bucket as the step ends, all before it exits 0. The `s3files` method mounts the stack's S3 Files file system by the id in
  * S3AB_S3FILES_FS_ID (at its root, as root: the runner role has s3files:ClientRootAccess, so no
  * access point is needed; amazon-efs-utils finds the region and mount target from IMDS).
  */
@@ -278,6 +279,6 @@ export function runStepScript(p: { resultsBucket: string; dataBucket: string; fi
     'export AWS_REGION="$S3AB_REGION" S3AB_RUNNER_ID="$(md instance-id)"',
     `export S3AB_S3FILES_FS_ID=${p.fileSystemId}`,
     `aws s3 cp --only-show-errors s3://${p.resultsBucket}/${RESULTS_LAYOUT.executions}{{ runId }}/matrix.json /opt/s3ab/matrix-{{ runId }}.json`,
-    `"$(cat /opt/s3ab/node)" /opt/s3ab/dist/s3ab.js step --matrix /opt/s3ab/matrix-{{ runId }}.json --step {{ step }} --run-id {{ runId }} --runner-id "$S3AB_RUNNER_ID" --bucket ${p.dataBucket} --region "$S3AB_REGION" --results s3://${p.resultsBucket}/${RESULTS_LAYOUT.records.replace(/\/$/, '')}`,
+    `"$(cat /opt/s3ab/node)" /opt/s3ab/dist/s3ab.js step --matrix /opt/s3ab/matrix-{{ runId }}.json --steps {{ steps }} --run-id {{ runId }} --runner-id "$S3AB_RUNNER_ID" --bucket ${p.dataBucket} --region "$S3AB_REGION" --results s3://${p.resultsBucket}/${RESULTS_LAYOUT.records.replace(/\/$/, '')}`,
   ];
 }

@@ -3,6 +3,7 @@ import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
 import type { BenchFunction } from '../bench-function';
 import type { DocumentFunctions } from '../document-functions';
+import { MAX_RUNNERS } from '../instance-types';
 import type { RunnerFleet } from '../runner-fleet';
 import { PollCommand } from './poll-command';
 import { CATCH_TO_TEARDOWN, lambdaTask, type PollBudget } from './tasks';
@@ -10,17 +11,19 @@ import { CATCH_TO_TEARDOWN, lambdaTask, type PollBudget } from './tasks';
 export interface BenchmarkStepsProps {
   readonly fleet: RunnerFleet;
   readonly commandStatus: BenchFunction;
-  /** Checks of one step. */
+  /** Checks of one runner's command. */
   readonly budget: PollBudget;
-  /** SSM execution timeout of one step. */
-  readonly stepTimeout: Duration;
-  /** Where a failed step goes (into `$.error`). */
+  /** SSM execution timeout of one runner's command (all its steps). */
+  readonly shardTimeout: Duration;
+  /** Where a failed runner goes (into `$.error`). */
   readonly teardown: sfn.IChainable;
 }
 
 /**
- * RunBenchmarkSteps: each step of `$.run.value.steps` in turn, on every runner at once (N runners
- * = N clients on the same step), through the run-step document, polled until done.
+ * RunBenchmarkShards: every runner at once, each with its own share of the steps
+ * (`$.run.value.shards`, planned by ValidateInput: runner/core/shards.ts) in ONE run-step command —
+ * prepared once, records uploaded as each step ends — polled until done. A poll costs one
+ * wait per runner, not per step, and the history grows with the polls, not the steps.
  */
 export class BenchmarkSteps extends sfn.StateMachineFragment {
   readonly startState: sfn.State;
@@ -29,22 +32,23 @@ export class BenchmarkSteps extends sfn.StateMachineFragment {
   constructor(scope: Construct, id: string, props: BenchmarkStepsProps) {
     super(scope, id);
     const { budget } = props;
-    const timedOut = new sfn.Fail(this, 'StepTimedOut', { error: 'StepTimedOut', cause: `a benchmark step did not finish within ${budget.maxPolls} checks ${budget.waitSeconds} s apart` });
-    const runStep = new PollCommand(this, 'RunStepCommand', {
-      prefix: 'RunStep', documentName: props.fleet.runStepDocument.ref, budget, commandStatus: props.commandStatus,
-      parameters: { 'runId.$': 'States.Array($.runId)', 'step.$': 'States.Array($.step.step)', executionTimeout: [String(props.stepTimeout.toSeconds())] },
-      onDone: new sfn.Succeed(this, 'StepDone'), onTimeout: timedOut,
+    const timedOut = new sfn.Fail(this, 'ShardTimedOut', { error: 'ShardTimedOut', cause: `a runner's steps did not finish within ${budget.maxPolls} checks ${budget.waitSeconds} s apart` });
+    const runShard = new PollCommand(this, 'RunShardCommand', {
+      prefix: 'RunShard', documentName: props.fleet.runStepDocument.ref, budget, commandStatus: props.commandStatus,
+      parameters: { 'runId.$': 'States.Array($.runId)', 'steps.$': 'States.Array($.shard.steps)', executionTimeout: [String(props.shardTimeout.toSeconds())] },
+      onDone: new sfn.Succeed(this, 'ShardDone'), onTimeout: timedOut,
     });
-    const steps = new sfn.Map(this, 'RunBenchmarkSteps', {
-      itemsPath: '$.run.value.steps',
-      itemSelector: { 'step.$': '$$.Map.Item.Value', 'runId.$': '$.run.value.runId', 'instanceIds.$': '$.runners.instanceIds' },
-      maxConcurrency: 1,
+    const shards = new sfn.Map(this, 'RunBenchmarkShards', {
+      itemsPath: '$.run.value.shards',
+      // Shard i runs on the i-th launched instance (the order ValidateInput planned them in).
+      itemSelector: { 'shard.$': '$$.Map.Item.Value', 'runId.$': '$.run.value.runId', 'instanceIds.$': 'States.Array(States.ArrayGetItem($.runners.instanceIds, $$.Map.Item.Index))' },
+      maxConcurrency: MAX_RUNNERS,
       resultPath: sfn.JsonPath.DISCARD,
     });
-    steps.itemProcessor(runStep);
-    steps.addCatch(props.teardown, CATCH_TO_TEARDOWN);
-    this.startState = steps;
-    this.endStates = [steps];
+    shards.itemProcessor(runShard);
+    shards.addCatch(props.teardown, CATCH_TO_TEARDOWN);
+    this.startState = shards;
+    this.endStates = [shards];
   }
 }
 

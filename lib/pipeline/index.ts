@@ -45,42 +45,42 @@ export interface PipelineProps {
   readonly setupTimeout?: Duration;
   /** Waiting for the setup command; must outlast setupTimeout by a check. @default { waitSeconds: 30, maxPolls: 32 } */
   readonly setup?: PollBudget;
-  /** Waiting for one benchmark step (the step command's own timeout is `stepTimeout`). @default { waitSeconds: 30, maxPolls: 250 } */
-  readonly step?: PollBudget;
-  /** SSM execution timeout of one step. @default Duration.hours(2) */
-  readonly stepTimeout?: Duration;
+  /** Waiting for one runner's steps (its command's own timeout is `shardTimeout`). @default { waitSeconds: 30, maxPolls: 250 } */
+  readonly shard?: PollBudget;
+  /** SSM execution timeout of one runner's command: all its steps. @default Duration.hours(2) */
+  readonly shardTimeout?: Duration;
 }
 
 /** The props with their defaults applied. */
-type Settled = Required<Pick<PipelineProps, 'ready' | 'setup' | 'setupTimeout' | 'step' | 'stepTimeout' | 'executionTimeout'>>;
+type Settled = Required<Pick<PipelineProps, 'ready' | 'setup' | 'setupTimeout' | 'shard' | 'shardTimeout' | 'executionTimeout'>>;
 
 /**
  * Every conflict among the props, checked together before anything is built (as AWS Solutions
  * Constructs' CheckStateMachineProps does): one error names them all.
  */
-export function checkPipelineProps(props: Pick<PipelineProps, 'ready' | 'setup' | 'setupTimeout' | 'step' | 'stepTimeout' | 'executionTimeout'>): Settled {
+export function checkPipelineProps(props: Pick<PipelineProps, 'ready' | 'setup' | 'setupTimeout' | 'shard' | 'shardTimeout' | 'executionTimeout'>): Settled {
   const s: Settled = {
     ready: props.ready ?? { waitSeconds: 24, maxPolls: 5 },
     setupTimeout: props.setupTimeout ?? Duration.minutes(15),
     setup: props.setup ?? { waitSeconds: 30, maxPolls: 32 },
-    step: props.step ?? { waitSeconds: 30, maxPolls: 250 },
-    stepTimeout: props.stepTimeout ?? Duration.hours(2),
+    shard: props.shard ?? { waitSeconds: 30, maxPolls: 250 },
+    shardTimeout: props.shardTimeout ?? Duration.hours(2),
     executionTimeout: props.executionTimeout ?? Duration.hours(12),
   };
   const problems: string[] = [];
-  for (const [name, b] of Object.entries({ ready: s.ready, setup: s.setup, step: s.step })) {
+  for (const [name, b] of Object.entries({ ready: s.ready, setup: s.setup, shard: s.shard })) {
     if (!(b.waitSeconds >= 1 && b.maxPolls >= 1 && Number.isInteger(b.maxPolls))) problems.push(`the ${name} poll budget must have waitSeconds ≥ 1 and a whole maxPolls ≥ 1 (got ${JSON.stringify(b)})`);
   }
   // WaitUntilReady counts the online runners in one DescribeInstanceInformation page.
   if (MAX_RUNNERS > SSM_INSTANCE_INFORMATION_PAGE) problems.push(`MAX_RUNNERS (${MAX_RUNNERS}) exceeds one DescribeInstanceInformation page (${SSM_INSTANCE_INFORMATION_PAGE})`);
-  if (s.step.waitSeconds * s.step.maxPolls < s.stepTimeout.toSeconds()) {
-    problems.push(`the step poll budget (${s.step.waitSeconds * s.step.maxPolls} s) is shorter than stepTimeout (${s.stepTimeout.toSeconds()} s)`);
+  if (s.shard.waitSeconds * s.shard.maxPolls < s.shardTimeout.toSeconds()) {
+    problems.push(`the shard poll budget (${s.shard.waitSeconds * s.shard.maxPolls} s) is shorter than shardTimeout (${s.shardTimeout.toSeconds()} s)`);
   }
   // The poller must see the command end, by success or by its own timeout, before it gives up.
   if (s.setup.waitSeconds * s.setup.maxPolls < s.setupTimeout.toSeconds() + s.setup.waitSeconds) {
     problems.push(`the setup poll budget (${s.setup.waitSeconds * s.setup.maxPolls} s) does not outlast setupTimeout (${s.setupTimeout.toSeconds()} s) by a check (${s.setup.waitSeconds} s)`);
   }
-  if (s.stepTimeout.toSeconds() > s.executionTimeout.toSeconds()) problems.push(`stepTimeout (${s.stepTimeout.toSeconds()} s) is longer than the execution timeout (${s.executionTimeout.toSeconds()} s)`);
+  if (s.shardTimeout.toSeconds() > s.executionTimeout.toSeconds()) problems.push(`shardTimeout (${s.shardTimeout.toSeconds()} s) is longer than the execution timeout (${s.executionTimeout.toSeconds()} s)`);
   if (problems.length) throw new Error(`Pipeline: ${problems.length} problem${problems.length > 1 ? 's' : ''} with its props:\n- ${problems.join('\n- ')}`);
   return s;
 }
@@ -89,7 +89,7 @@ export function checkPipelineProps(props: Pick<PipelineProps, 'ready' | 'setup' 
  * The benchmark pipeline, one Step Functions execution per matrix (JSONPath, so the synthesized
  * definition runs under aws-local-stepfunctions in tests):
  *
- *   ValidateInput → ProvisionRunners → WaitUntilReady → SetupRunners → RunBenchmarkSteps →
+ *   ValidateInput → ProvisionRunners → WaitUntilReady → SetupRunners → RunBenchmarkShards →
  *   BenchmarkLambdas → Aggregate → Report → Teardown → success
  *
  * Each part is a fragment of its own file in lib/pipeline/ (rendered and asserted alone in
@@ -126,7 +126,7 @@ export class Pipeline extends Construct {
       execution: { 'matrix.$': '$.run.value.matrixName', 'steps.$': 'States.ArrayLength($.run.value.steps)', 'startedAt.$': '$$.Execution.StartTime' },
     }, Duration.seconds(TASK_TIMEOUT_S.report), '$.report');
     report.addCatch(teardown, { errors: ['States.ALL'], resultPath: '$.error' });
-    const afterSetup = new BenchmarkSteps(this, 'Steps', { fleet, commandStatus: this.commandStatus, budget: s.step, stepTimeout: s.stepTimeout, teardown })
+    const afterSetup = new BenchmarkSteps(this, 'Steps', { fleet, commandStatus: this.commandStatus, budget: s.shard, shardTimeout: s.shardTimeout, teardown })
       .next(new BenchmarkLambdas(this, 'Lambdas', { documents: props.documents, teardown }))
       .next(new AggregateResults(this, 'Aggregation', { results, teardown })).next(report).next(teardown);
     const setupTimedOut = new sfn.Pass(this, 'SetupTimedOut', {

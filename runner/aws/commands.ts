@@ -117,12 +117,13 @@ export async function awsRun(c: AwsClients, a: RunArgs, out: Out, sleep = (ms: n
   }
 }
 
-/** The Map state that runs the matrix's benchmark steps, one iteration per step (lib/pipeline/benchmark.ts). */
-const STEPS_MAP = 'RunBenchmarkSteps';
+/** The Map state that runs the matrix's benchmark steps, one iteration per runner's share (lib/pipeline/benchmark.ts). */
+const STEPS_MAP = 'RunBenchmarkShards';
 
 /**
  * Follows an execution's history page by page (only new events on each poll) and describes where
- * it is: the state it last entered and, inside the benchmark steps, step n of m.
+ * it is: the state it last entered and, inside the benchmark steps, how many runners have
+ * finished their share.
  */
 export class ExecutionProgress {
   private nextToken: string | undefined;
@@ -174,8 +175,7 @@ export class ExecutionProgress {
   private describe(): string {
     if (!this.state) return 'starting';
     if (!this.inSteps || this.stepsTotal === null) return `state ${this.state}`;
-    const current = Math.min(this.stepsDone + this.stepsFailed + 1, this.stepsTotal);
-    return `state ${STEPS_MAP} — benchmark step ${current} of ${this.stepsTotal} (${this.stepsDone} done${this.stepsFailed ? `, ${this.stepsFailed} failed` : ''})`;
+    return `state ${STEPS_MAP} — ${this.stepsDone} of ${this.stepsTotal} runner${this.stepsTotal > 1 ? 's' : ''} finished their steps${this.stepsFailed ? `, ${this.stepsFailed} failed` : ''}`;
   }
 }
 

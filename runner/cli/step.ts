@@ -1,16 +1,22 @@
-import { Option, type Command } from 'commander';
+import { InvalidArgumentError, Option, type Command } from 'commander';
 import { installSignalHandlers } from '../core/cleanup';
-import { runOneStep } from '../run/remote-step';
+import { parseStepList } from '../core/shards';
+import { runShard } from '../run/remote-step';
 import { exitCodeFor } from '../run/policy';
-import { positiveInt } from './args';
 
-/** `s3ab step`: one step of an execution's matrix on this runner, records uploaded (what SSM runs on AWS). */
+const stepList = (v: string) => {
+  const steps = parseStepList(v.replace(/\s+/g, ''));
+  if (!steps) throw new InvalidArgumentError('must be step numbers separated by commas, e.g. 3 or 1,2,7');
+  return steps;
+};
+
+/** `s3ab step`: this runner's steps of an execution's matrix, records uploaded (what SSM runs on AWS). */
 export function registerStep(program: Command): void {
   program
     .command('step')
-    .description('run one step of a matrix and upload its records to s3://BUCKET/PREFIX (what the AWS pipeline runs on each runner through SSM)')
+    .description('run steps of a matrix, prepared once, and upload each step\'s records to s3://BUCKET/PREFIX as it ends (what the AWS pipeline runs on each runner through SSM)')
     .requiredOption('-m, --matrix <file>', 'matrix JSON file of the execution')
-    .requiredOption('--step <n>', 'step number, 1-based, in run order (see `s3ab list`)', positiveInt)
+    .requiredOption('--steps <list>', 'step numbers, 1-based, in run order, e.g. 1,2,7 (see `s3ab list`)', stepList)
     .requiredOption('--run-id <id>', 'run id shared by every runner of the execution')
     .requiredOption('--results <s3url>', 'where the records go: s3://BUCKET/PREFIX (PREFIX/dt=DAY/*.jsonl)')
     .requiredOption('--bucket <name>', 'bucket the benchmark reads and writes (under s3ab/RUNID/RUNNER/)')
@@ -21,14 +27,15 @@ export function registerStep(program: Command): void {
     .action(async (o) => {
       const abort = new AbortController();
       installSignalHandlers(abort);
-      const outcome = await runOneStep({
-        matrixFile: o.matrix, step: o.step, runId: o.runId, runnerId: o.runnerId ?? process.env.S3AB_RUNNER_ID, results: o.results,
+      const outcome = await runShard({
+        matrixFile: o.matrix, steps: o.steps, runId: o.runId, runnerId: o.runnerId ?? process.env.S3AB_RUNNER_ID, results: o.results,
         bucket: o.bucket, endpoint: o.endpoint, region: o.region, quiet: o.quiet, signal: abort.signal,
       });
       const m = outcome.run.manifest;
-      for (const s of m.skipped ?? []) if (s.steps) process.stdout.write(`s3ab step: step ${o.step} skipped: ${s.method} is optional in the matrix and not available here: ${s.reason}\n`);
-      process.stdout.write(`s3ab step: run ${m.run_id} step ${o.step} ${m.status}: ${outcome.records} records uploaded\n${outcome.uploaded.map((u) => `  ${u}`).join('\n')}\n`);
-      if (m.status !== 'complete' && m.status !== 'interrupted') process.stderr.write(`s3ab step: step ${o.step} ${m.status}: ${m.problem}\n`);
+      const what = `step${o.steps.length > 1 ? 's' : ''} ${o.steps.join(',')}`;
+      for (const s of m.skipped ?? []) if (s.steps) process.stdout.write(`s3ab step: ${s.steps} step(s) skipped: ${s.method} is optional in the matrix and not available here: ${s.reason}\n`);
+      process.stdout.write(`s3ab step: run ${m.run_id} ${what} ${m.status} (${m.steps_done} of ${m.steps_total} done, ${m.steps_failed} failed): ${outcome.records} records uploaded\n${outcome.uploaded.map((u) => `  ${u}`).join('\n')}\n`);
+      if (m.status !== 'complete' && m.status !== 'interrupted') process.stderr.write(`s3ab step: ${what} ${m.status}: ${m.problem}\n`);
       process.exitCode = exitCodeFor(m.status);
     });
 }

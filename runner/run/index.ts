@@ -237,7 +237,9 @@ async function runSteps(plan: RunPlan, env: StepEnv, opts: RunOptions, store: Op
     const broken = stepFailed(records);
     if (broken) writer.manifest.steps_failed++;
     writer.manifest.steps_done++;
-    files.push(await writer.writeStep(step.index, step.method.name, step.workload.name, records));
+    const file = await writer.writeStep(step.index, step.method.name, step.workload.name, records);
+    files.push(file);
+    await opts.onStepFile?.(file);
     const failed = records.filter((r) => r.status === 'failed');
     env.progress.stepDone(position, broken ? `FAILED: ${failed[0]?.error_sample}`
       : failed.length ? `done in ${formatDuration(Date.now() - started)}; ${failed.length} measurement${failed.length > 1 ? 's' : ''} failed: ${failed[0].error_sample}`

@@ -20,6 +20,12 @@ export interface RunOptions extends MatrixSource {
   signal?: AbortSignal;
   /** Run only these steps (1-based numbers of the expanded matrix): `s3ab step` on AWS runners. */
   onlySteps?: number[];
+  /**
+   * Called with each step's record file as soon as it is written, before the next step starts
+   * (`s3ab step` uploads it, so the steps a runner finished survive a later failure). A throw
+   * ends the run, failed.
+   */
+  onStepFile?: (file: string) => Promise<void>;
   /** Use this run id instead of a new one (every runner of an execution shares it). */
   runId?: string;
   /** Names this runner in object prefixes and result file names, so runners of one step never collide. */

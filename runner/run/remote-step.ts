@@ -9,9 +9,10 @@ import { makeS3Client, PREFLIGHT_BOUNDS_MS } from '../endpoint/s3-client';
 import { targetFor } from '../endpoint/target';
 import { runBenchmark, type RunOutcome } from '.';
 
-export interface StepOptions {
+export interface ShardOptions {
   matrixFile: string;
-  step: number;
+  /** The step numbers this runner runs, in run order: its shard of the execution. */
+  steps: number[];
   runId: string;
   runnerId?: string;
   /** s3://BUCKET/PREFIX where the records go (PREFIX/dt=DAY/*.jsonl, PREFIX/_runs/*.json). */
@@ -23,7 +24,7 @@ export interface StepOptions {
   signal?: AbortSignal;
 }
 
-export interface StepOutcome {
+export interface ShardOutcome {
   run: RunOutcome;
   /** s3:// URLs of the uploaded record files and manifest. */
   uploaded: string[];
@@ -38,55 +39,56 @@ export function parseS3Url(url: string): { bucket: string; prefix: string } {
 }
 
 /**
- * One step of a matrix, as the state machine runs it on every runner through SSM: the same
- * validation, preflight, fixtures and measurement as `s3ab run`, restricted to step N and to this
- * runner's own prefix; then the step's records and its manifest are uploaded to the results
- * location — before the command reports success. A failed step is uploaded too (its records
+ * This runner's steps of a matrix, as the state machine runs them on each runner through SSM: one
+ * process prepares once (validation, preflight, link, fixtures) and runs the steps in order — the
+ * same code as `s3ab run`, restricted to these steps and to this runner's own prefix. Each step's
+ * records are uploaded to the results location as soon as the step ends, the run manifest at the
+ * end — all before the command reports success. A failed step is uploaded too (its records
  * flagged), and the command exits non-zero.
  */
-export async function runOneStep(opts: StepOptions): Promise<StepOutcome> {
+export async function runShard(opts: ShardOptions): Promise<ShardOutcome> {
   const results = parseS3Url(opts.results);
-  // The records' destination is checked first: a step must not run only to lose its records.
+  // The records' destination is checked first: steps must not run only to lose their records.
   const resultsTarget = targetFor({ endpoint: opts.endpoint, bucket: results.bucket, region: opts.region });
   const checker = makeS3Client(resultsTarget, { maxSockets: 2, bounds: PREFLIGHT_BOUNDS_MS, maxAttempts: 2 });
   try {
     await checker.send(new ListObjectsV2Command({ Bucket: results.bucket, Prefix: results.prefix, MaxKeys: 1 }));
   } catch (err) {
     const e = explain(err, resultsTarget, opts.endpoint ?? `AWS S3 (${resultsTarget.region})`);
-    throw new UserError(`the results location ${opts.results} cannot be reached before the step: ${e.problem}`, e.fix);
+    throw new UserError(`the results location ${opts.results} cannot be reached before the steps: ${e.problem}`, e.fix);
   } finally {
     checker.destroy();
   }
   const scratch = await mkdtemp(join(tmpdir(), 's3ab-step-results-'));
+  const client: S3Client = makeS3Client(resultsTarget, { maxSockets: 4 });
+  const uploaded: string[] = [];
+  let records = 0;
+  const day = runDay(opts.runId);
+  const upload = async (file: string, key: string, contentType: string) => {
+    const body = await readFile(file);
+    try {
+      await client.send(new PutObjectCommand({ Bucket: results.bucket, Key: key, Body: body, ContentType: contentType }));
+    } catch (err) {
+      throw new UserError(`${basename(file)} could not be uploaded to ${opts.results}: ${errorSummary(err)}`,
+        'check that this runner may s3:PutObject there (the stack grants results/*) and that the bucket exists');
+    }
+    uploaded.push(`s3://${results.bucket}/${key}`);
+    return body;
+  };
   try {
     const run = await runBenchmark({
-      matrixFile: opts.matrixFile, onlySteps: [opts.step], runId: opts.runId, runnerId: opts.runnerId,
+      matrixFile: opts.matrixFile, onlySteps: opts.steps, runId: opts.runId, runnerId: opts.runnerId,
       resultsDir: scratch, bucket: opts.bucket, endpoint: opts.endpoint, region: opts.region, awsTarget: !opts.endpoint,
       quiet: opts.quiet, signal: opts.signal,
-    });
-    const client: S3Client = makeS3Client(resultsTarget, { maxSockets: 4 });
-    const uploaded: string[] = [];
-    let records = 0;
-    try {
-      const day = runDay(opts.runId);
-      for (const file of run.files) {
-        const body = await readFile(file);
+      onStepFile: async (file) => {
+        const body = await upload(file, `${results.prefix}dt=${day}/${basename(file)}`, 'application/x-ndjson');
         records += body.toString('utf8').trim().split('\n').filter(Boolean).length;
-        const key = `${results.prefix}dt=${day}/${basename(file)}`;
-        await client.send(new PutObjectCommand({ Bucket: results.bucket, Key: key, Body: body, ContentType: 'application/x-ndjson' }));
-        uploaded.push(`s3://${results.bucket}/${key}`);
-      }
-      const key = `${results.prefix}_runs/${basename(run.manifestFile)}`;
-      await client.send(new PutObjectCommand({ Bucket: results.bucket, Key: key, Body: await readFile(run.manifestFile), ContentType: 'application/json' }));
-      uploaded.push(`s3://${results.bucket}/${key}`);
-    } catch (err) {
-      throw new UserError(`step ${opts.step} ran but its records could not be uploaded to ${opts.results}: ${errorSummary(err)}`,
-        'check that this runner may s3:PutObject there (the stack grants results/*) and that the bucket exists');
-    } finally {
-      client.destroy();
-    }
+      },
+    });
+    await upload(run.manifestFile, `${results.prefix}_runs/${basename(run.manifestFile)}`, 'application/json');
     return { run, uploaded, records };
   } finally {
+    client.destroy();
     await rm(scratch, { recursive: true, force: true });
   }
 }

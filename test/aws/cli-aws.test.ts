@@ -23,18 +23,18 @@ test('run: starts an execution with the validated matrix, follows it and prints 
     .resolvesOnce(running).resolvesOnce(running).resolvesOnce(running)
     .resolves({ status: 'SUCCEEDED', executionArn: 'arn:exec:1', stateMachineArn: 'sm', startDate: new Date(),
       output: JSON.stringify({ aggregate: [{ name: 'run_health', queryExecutionId: 'q1' }, { name: 'report_cells', queryExecutionId: 'q2' }], report: { value: { reportLocation: 's3://r/reports/x/report.html' } } }) });
-  // The history as it grows between polls: provisioning, then the steps Map (3 steps), then the Lambdas.
+  // The history as it grows between polls: provisioning, then the shards Map (3 runners), then the Lambdas.
   let id = 0;
   const ev = (type: string, extra: Partial<HistoryEvent> = {}): HistoryEvent => ({ id: ++id, type: type as HistoryEvent['type'], timestamp: new Date(), ...extra });
   const entered = (name: string, type = 'TaskStateEntered') => ev(type, { stateEnteredEventDetails: { name } });
-  const iteration = (type: string, index: number) => ev(type, { [type === 'MapIterationSucceeded' ? 'mapIterationSucceededEventDetails' : 'mapIterationStartedEventDetails']: { name: 'RunBenchmarkSteps', index } });
+  const iteration = (type: string, index: number) => ev(type, { [type === 'MapIterationSucceeded' ? 'mapIterationSucceededEventDetails' : 'mapIterationStartedEventDetails']: { name: 'RunBenchmarkShards', index } });
   sfn.on(GetExecutionHistoryCommand)
     .resolvesOnce({ events: [entered('ValidateInput'), entered('ProvisionRunners')] })
-    .resolvesOnce({ events: [entered('RunBenchmarkSteps', 'MapStateEntered'), ev('MapStateStarted', { mapStateStartedEventDetails: { length: 3 } }),
-      iteration('MapIterationStarted', 0), entered('RunStep'), entered('RunStepWait', 'WaitStateEntered'), iteration('MapIterationSucceeded', 0), iteration('MapIterationStarted', 1), entered('RunStep')] })
-    .resolvesOnce({ events: [entered('RunStepWait', 'WaitStateEntered'), entered('RunStep')] })
+    .resolvesOnce({ events: [entered('RunBenchmarkShards', 'MapStateEntered'), ev('MapStateStarted', { mapStateStartedEventDetails: { length: 3 } }),
+      iteration('MapIterationStarted', 0), entered('RunShard'), entered('RunShardWait', 'WaitStateEntered'), iteration('MapIterationSucceeded', 0), iteration('MapIterationStarted', 1), entered('RunShard')] })
+    .resolvesOnce({ events: [entered('RunShardWait', 'WaitStateEntered'), entered('RunShard')] })
     .resolves({ events: [iteration('MapIterationSucceeded', 1), iteration('MapIterationStarted', 2), iteration('MapIterationSucceeded', 2),
-      ev('MapStateExited', { stateExitedEventDetails: { name: 'RunBenchmarkSteps' } }), entered('BenchmarkLambdas', 'MapStateEntered')] });
+      ev('MapStateExited', { stateExitedEventDetails: { name: 'RunBenchmarkShards' } }), entered('BenchmarkLambdas', 'MapStateEntered')] });
   athena.on(GetQueryResultsCommand).resolves({ ResultSet: { ResultSetMetadata: { ColumnInfo: [{ Name: 'method', Type: 'varchar' }, { Name: 'records', Type: 'bigint' }] },
     Rows: [{ Data: [{ VarCharValue: 'method' }, { VarCharValue: 'records' }] }, { Data: [{ VarCharValue: 's3-api' }, { VarCharValue: '42' }] }] } });
   const lines: string[] = [];
@@ -45,11 +45,11 @@ test('run: starts an execution with the validated matrix, follows it and prints 
   expect(input.runners).toEqual([{ instanceType: 'c7g.large', count: 2 }]);
   const text = lines.join('\n');
   expect(text).toMatch(/started arn:exec:1 \(matrix quick, \d+ steps\)/);
-  // Progress: each state once, then step n of m inside the benchmark steps; the poll loop's inner states are not repeated.
+  // Progress: each state once, then how many runners finished inside the benchmark steps; the poll loop's inner states are not repeated.
   const progress = lines.filter((l) => /^\[/.test(l)).map((l) => l.replace(/^\[[^\]]*\] /, ''));
   expect(progress).toEqual([
     'state ProvisionRunners',
-    'state RunBenchmarkSteps — benchmark step 2 of 3 (1 done)',
+    'state RunBenchmarkShards — 1 of 3 runners finished their steps',
     'state BenchmarkLambdas',
   ]);
   expect(text).toMatch(/execution SUCCEEDED/);
@@ -184,16 +184,16 @@ describe('ExecutionProgress', () => {
     let id = 0;
     const ev = (type: string, extra: Partial<HistoryEvent> = {}): HistoryEvent => ({ id: ++id, type: type as HistoryEvent['type'], timestamp: new Date(), ...extra });
     const page = [
-      ev('MapStateEntered', { stateEnteredEventDetails: { name: 'RunBenchmarkSteps' } }), ev('MapStateStarted', { mapStateStartedEventDetails: { length: 5 } }),
-      ev('MapIterationSucceeded', { mapIterationSucceededEventDetails: { name: 'RunBenchmarkSteps', index: 0 } }),
-      ev('MapIterationSucceeded', { mapIterationSucceededEventDetails: { name: 'RunBenchmarkSteps', index: 1 } }),
+      ev('MapStateEntered', { stateEnteredEventDetails: { name: 'RunBenchmarkShards' } }), ev('MapStateStarted', { mapStateStartedEventDetails: { length: 5 } }),
+      ev('MapIterationSucceeded', { mapIterationSucceededEventDetails: { name: 'RunBenchmarkShards', index: 0 } }),
+      ev('MapIterationSucceeded', { mapIterationSucceededEventDetails: { name: 'RunBenchmarkShards', index: 1 } }),
     ];
     // The same single page, with no nextToken, on every poll; then one more event appears.
     sfn.on(GetExecutionHistoryCommand).resolvesOnce({ events: page }).resolvesOnce({ events: page })
-      .resolves({ events: [...page, ev('MapIterationSucceeded', { mapIterationSucceededEventDetails: { name: 'RunBenchmarkSteps', index: 2 } })] });
+      .resolves({ events: [...page, ev('MapIterationSucceeded', { mapIterationSucceededEventDetails: { name: 'RunBenchmarkShards', index: 2 } })] });
     const progress = new ExecutionProgress(clients(), 'arn:exec:1');
-    expect(await progress.poll()).toBe('state RunBenchmarkSteps — benchmark step 3 of 5 (2 done)');
+    expect(await progress.poll()).toBe('state RunBenchmarkShards — 2 of 5 runners finished their steps');
     expect(await progress.poll()).toBeNull(); // nothing new
-    expect(await progress.poll()).toBe('state RunBenchmarkSteps — benchmark step 4 of 5 (3 done)');
+    expect(await progress.poll()).toBe('state RunBenchmarkShards — 3 of 5 runners finished their steps');
   });
 });

@@ -77,18 +77,18 @@ describe('TeardownFlow: the end of every execution', () => {
 
 describe('checkPipelineProps: every conflict at once, before anything is built', () => {
   test('defaults pass', () => {
-    expect(checkPipelineProps({}).step).toEqual({ waitSeconds: 30, maxPolls: 250 });
+    expect(checkPipelineProps({}).shard).toEqual({ waitSeconds: 30, maxPolls: 250 });
   });
   test('two conflicting props are both reported', () => {
     let message = '';
     try {
-      checkPipelineProps({ ready: { waitSeconds: 0, maxPolls: 1 }, step: { waitSeconds: 30, maxPolls: 10 }, stepTimeout: Duration.hours(1) });
+      checkPipelineProps({ ready: { waitSeconds: 0, maxPolls: 1 }, shard: { waitSeconds: 30, maxPolls: 10 }, shardTimeout: Duration.hours(1) });
     } catch (err) {
       message = (err as Error).message;
     }
     expect(message).toMatch(/^Pipeline: 2 problems with its props:/);
     expect(message).toContain('the ready poll budget must have waitSeconds ≥ 1');
-    expect(message).toContain('the step poll budget (300 s) is shorter than stepTimeout (3600 s)');
+    expect(message).toContain('the shard poll budget (300 s) is shorter than shardTimeout (3600 s)');
   });
 });
 

@@ -38,7 +38,7 @@ const TASKS = Object.keys(TASK_STATES);
 
 test('the task states are read from the definition and include every known one', () => {
   expect(TASKS.length).toBeGreaterThan(0);
-  expect(TASKS).toEqual(expect.arrayContaining(['ValidateInput', 'RunInstances', 'CheckRunnersOnline', 'SetupRunners', 'SetupRunnersCheck', 'RunStep', 'RunStepCheck',
+  expect(TASKS).toEqual(expect.arrayContaining(['ValidateInput', 'RunInstances', 'CheckRunnersOnline', 'SetupRunners', 'SetupRunnersCheck', 'RunShard', 'RunShardCheck',
     'InvokeBefore', 'InvokeAfter', 'GetNamedQuery', 'RunSummaryQuery', 'Report', 'Teardown']));
 });
 
@@ -120,11 +120,13 @@ function fakeCloud(opts: FakeOptions = {}) {
     })),
     SetupRunners: step('SetupRunners', () => ({ Command: { CommandId: 'cmd-setup' } })),
     SetupRunnersCheck: step('SetupRunnersCheck', () => ({ Payload: { done: true } })),
-    RunStep: step('RunStep', (p) => {
-      stepsRun.push(`${p.Parameters.step[0]}@${p.InstanceIds.length}`);
-      return { Command: { CommandId: `cmd-step-${p.Parameters.step[0]}` } };
+    // One command per runner with its share of the steps: "STEPS@INSTANCE".
+    RunShard: step('RunShard', (p) => {
+      expect(p.InstanceIds).toHaveLength(1);
+      stepsRun.push(`${p.Parameters.steps[0]}@${p.InstanceIds[0]}`);
+      return { Command: { CommandId: `cmd-shard-${p.InstanceIds[0]}` } };
     }),
-    RunStepCheck: step('RunStepCheck', () => ({ Payload: { done: true } })),
+    RunShardCheck: step('RunShardCheck', () => ({ Payload: { done: true } })),
     InvokeBefore: step('InvokeBefore', ({ Payload: p }) => ({ Payload: { method: 's3-api', repetition: p.repetition, files: p.documents, verified: true } })),
     InvokeAfter: step('InvokeAfter', ({ Payload: p }) => ({ Payload: { method: 's3-files', repetition: p.repetition, files: p.documents, verified: true } })),
     // Athena: the named queries hold the SQL files; each run of one is recorded as sent.
@@ -152,7 +154,7 @@ async function execute(input: unknown, cloud: ReturnType<typeof fakeCloud>) {
   const run = machine.run(input as never, {
     overrides: {
       taskResourceLocalHandlers: cloud.handlers as never,
-      waitTimeOverrides: zero(['ReadyWait', 'SetupRunnersWait', 'RunStepWait']),
+      waitTimeOverrides: zero(['ReadyWait', 'SetupRunnersWait', 'RunShardWait']),
       retryIntervalOverrides: zero(TASKS),
     },
     context: { Execution: { Id: 'arn:aws:states:us-east-1:123456789012:execution:sm:test' } },
@@ -166,8 +168,8 @@ async function execute(input: unknown, cloud: ReturnType<typeof fakeCloud>) {
 }
 
 const MATRIX = { methods: ['s3-api'], repetitions: 1, workloads: { 'small-reads': { files: 4 }, 'dir-walk': { objects: 10 } } };
-const INPUT = { matrix: MATRIX, runners: [{ instanceType: 'c7g.large', count: 3 }], lambdas: { documents: 5, repetitions: 2 } };
-const MIXED = { ...INPUT, runners: [{ instanceType: 'c7g.large', count: 2 }, { instanceType: 'm7i.large', count: 1 }] };
+const INPUT = { matrix: MATRIX, runners: [{ instanceType: 'c7g.large', count: 2 }], lambdas: { documents: 5, repetitions: 2 } };
+const MIXED = { ...INPUT, layout: 'replicate', runners: [{ instanceType: 'c7g.large', count: 2 }, { instanceType: 'm7i.large', count: 1 }] };
 
 test('the synthesized definition is valid ASL (asl-validator) and uses JSONPath only', () => {
   const { isValid, errorsText } = aslValidator(definition);
@@ -176,16 +178,17 @@ test('the synthesized definition is valid ASL (asl-validator) and uses JSONPath 
   expect(JSON.stringify(definition)).not.toContain('JSONata');
 });
 
-test('happy path: every state in order, all runners on every step, a report location, runners terminated', async () => {
+test('happy path: every state in order, each runner its own workloads in one command, a report location, runners terminated', async () => {
   const cloud = fakeCloud();
   const { output, error } = await execute(INPUT, cloud);
   expect(error).toBeNull();
   const firstOf = (name: string) => cloud.calls.indexOf(name);
-  const order = ['ValidateInput', 'RunInstances', 'CheckRunnersOnline', 'SetupRunners', 'SetupRunnersCheck', 'RunStep', 'RunStepCheck', 'InvokeBefore', 'InvokeAfter', 'GetNamedQuery', 'RunSummaryQuery', 'Report', 'Teardown'];
+  const order = ['ValidateInput', 'RunInstances', 'CheckRunnersOnline', 'SetupRunners', 'SetupRunnersCheck', 'RunShard', 'RunShardCheck', 'InvokeBefore', 'InvokeAfter', 'GetNamedQuery', 'RunSummaryQuery', 'Report', 'Teardown'];
   expect(order.map(firstOf)).toEqual([...order.map(firstOf)].sort((a, b) => a - b));
   expect(order.every((s) => firstOf(s) >= 0)).toBe(true);
-  expect(cloud.stepsRun).toEqual(['1@3', '2@3']); // each step on the three runners at once
-  expect([...cloud.instances.values()].map((i) => i.imageId)).toEqual(Array(3).fill(RUNNER_IMAGE.arm64));
+  // Layout "shard": small-reads (step 1) on the first runner, dir-walk (step 2) on the second, at once.
+  expect(cloud.stepsRun.sort()).toEqual(['1@i-00000001', '2@i-00000002']);
+  expect([...cloud.instances.values()].map((i) => i.imageId)).toEqual(Array(2).fill(RUNNER_IMAGE.arm64));
   expect(cloud.calls.filter((c) => c === 'InvokeBefore')).toHaveLength(2);
   expect(output.report.value.reportLocation).toMatch(/^s3:\/\/results\/reports\/\d{8}T\d{6}Z-[0-9a-f]{6}\/report\.html$/);
   // Aggregate sends each SQL file restricted to the run, its ORDER BY repeated outside (Athena drops
@@ -200,7 +203,7 @@ test('happy path: every state in order, all runners on every step, a report loca
     execution: { matrix: output.run.value.matrixName, steps: 2, startedAt: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/) },
   }]);
   expect(output.aggregate.map((q: any) => q.name).sort()).toEqual(expect.arrayContaining(['objects_by_size', 'run_health', 'workload_summary']));
-  expect([...cloud.instances.values()].map((i) => i.state)).toEqual(['terminated', 'terminated', 'terminated']);
+  expect([...cloud.instances.values()].map((i) => i.state)).toEqual(['terminated', 'terminated']);
   expect([...cloud.instances.values()][0].tags).toMatchObject({ 's3ab:stack': 'S3AccessBench', 's3ab:execution': expect.stringContaining(':execution:') });
 });
 
@@ -230,10 +233,10 @@ describe('a failure injected in each task state ends in Teardown with the runner
   });
 
   test('Teardown itself, after another failure: the original error and cause are kept, the teardown\'s error added', async () => {
-    const cloud = fakeCloud({ failAt: ['RunStep', 'Teardown'] });
+    const cloud = fakeCloud({ failAt: ['RunShard', 'Teardown'] });
     const { error } = await execute(INPUT, cloud);
     expect(error!.name).toBe('InjectedFailure');
-    expect(error!.message).toMatch(/^injected failure in RunStep \[and Teardown failed: InjectedFailure: .*injected failure in Teardown.*; the janitor and the runner lifetime limit will terminate what is left\]$/);
+    expect(error!.message).toMatch(/^injected failure in RunShard \[and Teardown failed: InjectedFailure: .*injected failure in Teardown.*; the janitor and the runner lifetime limit will terminate what is left\]$/);
   });
 });
 
@@ -320,7 +323,7 @@ describe('the non-benchmark part is bounded by its timeouts: ≤ 15 minutes besi
       expect(S[check].TimeoutSeconds).toBeGreaterThanOrEqual(15);
       expect(S[check].Retry.flatMap((r: any) => r.ErrorEquals)).toContain('States.Timeout');
     }
-    const inStep = inner('RunBenchmarkSteps').RunStepCheck;
+    const inStep = inner('RunBenchmarkShards').RunShardCheck;
     expect(inStep.Retry.flatMap((r: any) => r.ErrorEquals)).toContain('States.Timeout');
     // Tasks that change something are never retried on a timeout (the call may have taken effect).
     for (const changing of [S.SetupRunners, inner('ProvisionRunners').RunInstances, S.Teardown]) {
@@ -354,16 +357,18 @@ test('mixed architectures: each runner spec launches the Amazon Linux 2023 image
   const byType = (t: string) => [...cloud.instances.values()].filter((i) => i.instanceType === t).map((i) => i.imageId);
   expect(byType('c7g.large')).toEqual([RUNNER_IMAGE.arm64, RUNNER_IMAGE.arm64]);
   expect(byType('m7i.large')).toEqual([RUNNER_IMAGE.x86_64]);
-  expect(cloud.stepsRun).toEqual(['1@3', '2@3']);
+  // Layout "replicate": every runner runs every step.
+  expect(cloud.stepsRun.sort()).toEqual(['1,2@i-00000001', '1,2@i-00000002', '1,2@i-00000003']);
   expect([...cloud.instances.values()].every((i) => i.state === 'terminated')).toBe(true);
 });
 
 test('more runners than SSM\'s default page (10): all are seen online at the first check', async () => {
   const cloud = fakeCloud();
-  const { error } = await execute({ ...INPUT, runners: [{ instanceType: 'c7g.large', count: 8 }, { instanceType: 'c6i.large', count: 4 }] }, cloud);
+  const { error } = await execute({ ...INPUT, layout: 'replicate', runners: [{ instanceType: 'c7g.large', count: 8 }, { instanceType: 'c6i.large', count: 4 }] }, cloud);
   expect(error).toBeNull();
   expect(cloud.calls.filter((c) => c === 'CheckRunnersOnline')).toHaveLength(1);
-  expect(cloud.stepsRun).toEqual(['1@12', '2@12']);
+  expect(cloud.stepsRun).toHaveLength(12);
+  expect(new Set(cloud.stepsRun.map((r) => r.split('@')[1])).size).toBe(12);
   expect(TASK_STATES.CheckRunnersOnline.Parameters.MaxResults).toBe(50);
   expect(MAX_RUNNERS).toBeLessThanOrEqual(TASK_STATES.CheckRunnersOnline.Parameters.MaxResults);
 });
@@ -412,7 +417,7 @@ describe('retries: every task retries throttling and transient errors with backo
     const { output, error } = await execute(INPUT, cloud);
     expect(error).toBeNull();
     expect(cloud.calls.filter((c) => c === 'RunInstances')).toHaveLength(2);
-    expect(cloud.instances.size).toBe(3);
+    expect(cloud.instances.size).toBe(2);
     expect(output.report.value.reportLocation).toMatch(/report\.html$/);
   });
 });

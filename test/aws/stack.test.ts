@@ -1,4 +1,5 @@
 import { spawnSync } from 'node:child_process';
+import { STEP_LIST_PATTERN } from '../../runner/core/shards';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -267,10 +268,12 @@ describe('runner fleet', () => {
     expect([...RUNNER_METHODS, 'efs'].sort()).toEqual(METHODS.map((m) => m.name).sort());
   });
 
-  test('the run-step document runs the runner bundle for one step and uploads to the results bucket', () => {
+  test('the run-step document runs the runner bundle for this runner\'s steps and uploads to the results bucket', () => {
     const [, doc] = resourcesOf(s, 'AWS::SSM::Document').find(([id]) => id.includes('RunStep'))!;
-    expect(Object.keys(doc.Content.parameters).sort()).toEqual(['executionTimeout', 'runId', 'step']);
-    expect(JSON.stringify(doc.Content.mainSteps[0].inputs.runCommand)).toMatch(/s3ab\.js step --matrix .* --step \{\{ step \}\} --run-id \{\{ runId \}\}/);
+    expect(Object.keys(doc.Content.parameters).sort()).toEqual(['executionTimeout', 'runId', 'steps']);
+    // The same step-list rule as `s3ab step --steps` (runner/core/shards.ts).
+    expect(doc.Content.parameters.steps.allowedPattern).toBe(STEP_LIST_PATTERN.source);
+    expect(JSON.stringify(doc.Content.mainSteps[0].inputs.runCommand)).toMatch(/s3ab\.js step --matrix .* --steps \{\{ steps \}\} --run-id \{\{ runId \}\}/);
     // Scratch and client disk caches on the EBS volume, not on AL2023's RAM-disk /tmp.
     expect(JSON.stringify(doc.Content.mainSteps[0].inputs.runCommand)).toContain('export TMPDIR=/var/tmp/s3ab');
   });

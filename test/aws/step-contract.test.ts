@@ -53,9 +53,9 @@ describe('step-runner contract: the runner invoked as the SSM run-step document 
   });
 
   /** Runs the document's line with {{ parameters }} filled in; local paths and the endpoint are the only changes. */
-  function invoke(step: string, runnerId: string, env: NodeJS.ProcessEnv = {}): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  function invoke(steps: string, runnerId: string, env: NodeJS.ProcessEnv = {}): Promise<{ status: number | null; stdout: string; stderr: string }> {
     const cmd = line
-      .replaceAll('{{ runId }}', RUN).replaceAll('{{ step }}', step)
+      .replaceAll('{{ runId }}', RUN).replaceAll('{{ steps }}', steps)
       .replace('"$(cat /opt/s3ab/node)"', JSON.stringify(process.execPath))
       .replace('/opt/s3ab/dist/s3ab.js', S3AB)
       .replace(`/opt/s3ab/matrix-${RUN}.json`, join(dir, `matrix-${RUN}.json`))
@@ -76,15 +76,15 @@ describe('step-runner contract: the runner invoked as the SSM run-step document 
 
   const keys = async (prefix: string) => ((await client.send(new ListObjectsV2Command({ Bucket: RESULTS, Prefix: prefix }))).Contents ?? []).map((o) => o.Key!);
 
-  test('the synthesized line runs `s3ab step` with the execution\'s run id, step, runner and buckets', () => {
-    expect(line).toMatch(/s3ab\.js step --matrix \/opt\/s3ab\/matrix-\{\{ runId \}\}\.json --step \{\{ step \}\} --run-id \{\{ runId \}\} --runner-id "\$S3AB_RUNNER_ID" --bucket s3ab-bench --region "\$S3AB_REGION" --results s3:\/\/s3ab-results\/results$/);
+  test('the synthesized line runs `s3ab step` with the execution\'s run id, steps, runner and buckets', () => {
+    expect(line).toMatch(/s3ab\.js step --matrix \/opt\/s3ab\/matrix-\{\{ runId \}\}\.json --steps \{\{ steps \}\} --run-id \{\{ runId \}\} --runner-id "\$S3AB_RUNNER_ID" --bucket s3ab-bench --region "\$S3AB_REGION" --results s3:\/\/s3ab-results\/results$/);
   });
 
   test('two runners run step 2 at once: each uploads its own records to results/dt=DAY/ and reports completion', async () => {
     const [a, b] = await Promise.all([invoke('2', 'i-0aaa'), invoke('2', 'i-0bbb')]);
     for (const [r, runner] of [[a, 'i-0aaa'], [b, 'i-0bbb']] as const) {
       expect({ code: r.status, err: r.stderr.slice(-500) }).toEqual({ code: 0, err: expect.any(String) });
-      expect(r.stdout).toMatch(new RegExp(`s3ab step: run ${RUN} step 2 complete: \\d+ records uploaded`));
+      expect(r.stdout).toMatch(new RegExp(`s3ab step: run ${RUN} step 2 complete \\(1 of 1 done, 0 failed\\): \\d+ records uploaded`));
       expect(r.stdout).toContain(`s3://${RESULTS}/results/dt=2026-11-22/${RUN}--s002--s3-api--dir-walk--${runner}.jsonl`);
     }
     const files = await keys('results/');
@@ -153,6 +153,23 @@ describe('step-runner contract: the runner invoked as the SSM run-step document 
     expect(report.stdout).toMatch(/c7g\.large.*m7i\.large/);
   }, 120_000);
 
+  test('one runner\'s share in one command: prepared once (each fixture written once), every step\'s records uploaded, one manifest', async () => {
+    const r = await invoke('1,2', 'i-0eee');
+    expect({ code: r.status, err: r.stderr.slice(-500) }).toEqual({ code: 0, err: expect.any(String) });
+    expect(r.stdout).toMatch(new RegExp(`s3ab step: run ${RUN} steps 1,2 complete \\(2 of 2 done, 0 failed\\): \\d+ records uploaded`));
+    // The preparation happened once for both steps: one preflight, each workload's fixture written once.
+    expect(r.stdout.match(/writing fixture /g)).toHaveLength(2);
+    expect(r.stdout.match(/link limit: /g)).toHaveLength(1);
+    const mine = (await keys('results/')).filter((k) => k.includes('i-0eee'));
+    expect(mine.sort()).toEqual([
+      `results/_runs/${RUN}--i-0eee.json`,
+      `results/dt=2026-11-22/${RUN}--s001--s3-api--small-reads--i-0eee.jsonl`, `results/dt=2026-11-22/${RUN}--s002--s3-api--dir-walk--i-0eee.jsonl`,
+    ]);
+    const manifest = JSON.parse(await (await client.send(new GetObjectCommand({ Bucket: RESULTS, Key: `results/_runs/${RUN}--i-0eee.json` }))).Body!.transformToString());
+    expect(manifest).toMatchObject({ status: 'complete', steps_total: 2, steps_done: 2, steps_failed: 0 });
+    expect(((await client.send(new ListObjectsV2Command({ Bucket: server.target.bucket, Prefix: 's3ab/' }))).KeyCount ?? 0)).toBe(0);
+  });
+
   test('a step that is not in the matrix fails with exit code 2 and uploads nothing', async () => {
     const before = await keys('results/');
     const r = await invoke('9', 'i-0ccc');
@@ -169,7 +186,7 @@ describe('step-runner contract: the runner invoked as the SSM run-step document 
       const before = await keys('s3ab/');
       const r = await invoke('1', 'i-0ddd');
       expect(r.status).toBe(2);
-      expect(r.stderr).toMatch(/the results location s3:\/\/s3ab-no-such-results\/results cannot be reached before the step: bucket "s3ab-no-such-results" does not exist/);
+      expect(r.stderr).toMatch(/the results location s3:\/\/s3ab-no-such-results\/results cannot be reached before the steps: bucket "s3ab-no-such-results" does not exist/);
       expect(r.stdout).not.toMatch(/step 1\/1/);
       expect(await keys('s3ab/')).toEqual(before);
     } finally {

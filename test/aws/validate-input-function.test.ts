@@ -49,14 +49,30 @@ describe('ValidateInput: the runner\'s matrix validator before anything exists; 
     ]);
     // The stack's default instance type, one runner; seed 001's Lambda benchmark size.
     expect(run).toMatchObject({ runners: [{ instanceType: 'm7g.large', count: 1, architecture: 'arm64', imageId: RUNNER_IMAGE.arm64 }], runnerCount: 1, documents: 20, lambdaRepetitions: [1, 2, 3] });
+    // One runner: every step in one command.
+    expect(run.layout).toBe('shard');
+    expect(run.shards).toEqual([{ runner: 0, steps: '1,2,3,4,5,6,7,8', count: 8, workloads: ['small-reads', 'dir-walk'] }]);
     expect(run).not.toHaveProperty('matrix');
     const body = await (await s3.send(new GetObjectCommand({ Bucket: RESULTS, Key: run.matrixKey }))).Body!.transformToString();
     expect(JSON.parse(body)).toEqual(MATRIX);
   });
 
+  test('layout "shard": each workload on one runner with all its methods, the runners balanced; more runners than workloads is refused', async () => {
+    const run = await validate.handler({ input: { matrix: MATRIX, runners: [{ instanceType: 'c7g.large', count: 2 }] } });
+    expect(run.shards).toEqual([
+      { runner: 0, steps: '1,2,3,4', count: 4, workloads: ['small-reads'] },
+      { runner: 1, steps: '5,6,7,8', count: 4, workloads: ['dir-walk'] },
+    ]);
+    await expect(validate.handler({ input: { matrix: MATRIX, runners: [{ instanceType: 'c7g.large', count: 3 }] } }))
+      .rejects.toThrow(/3 runners but the matrix has 2 workload\(s\): 1 runner\(s\) would measure nothing under layout "shard" — launch at most one runner per workload, or use "layout": "replicate"/);
+    await expect(validate.handler({ input: { matrix: MATRIX, layout: 'spread' } })).rejects.toThrow(/input.layout "spread" is not a layout — use one of shard, replicate/);
+  });
+
   test('a profile by name, runner specs and the Lambda benchmark\'s size', async () => {
-    const run = await validate.handler({ input: { profile: 'quick', runners: [{ instanceType: 'c7g.large', count: 2 }, { instanceType: 'm7i.xlarge', count: 3 }], lambdas: { documents: 50, repetitions: 2 } } });
+    const run = await validate.handler({ input: { profile: 'quick', layout: 'replicate', runners: [{ instanceType: 'c7g.large', count: 2 }, { instanceType: 'm7i.xlarge', count: 3 }], lambdas: { documents: 50, repetitions: 2 } } });
     expect(run.matrixName).toBe('quick');
+    // Layout "replicate": every runner runs every step (instance types compared on the same steps).
+    expect(run.shards.map((x) => x.count)).toEqual(Array(5).fill(run.steps.length));
     expect(run.steps).toHaveLength(expandSteps(resolveMatrix(loadProfile('quick'), 'quick', CATALOG)).length);
     expect(run).toMatchObject({ runnerCount: 5, documents: 50, lambdaRepetitions: [1, 2] });
     // Graviton and x86 side by side: each spec records its architecture and the image it launches.
