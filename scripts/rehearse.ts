@@ -1,0 +1,74 @@
+/**
+ * `npm run rehearse -- [--profile P | --matrix FILE] [--runners TYPE:COUNT,...] [--layout shard|replicate] [--fail setup|run-step]`:
+ * a whole AWS execution rehearsed here (scripts/rehearsal/rehearse.ts) — the synthesized state
+ * machine, the real Lambda handlers, local runner sandboxes running the SSM documents' own lines
+ * against the embedded S3 server — then its figures: per state, polls, history events, S3
+ * requests, objects, what was left behind, and the final status.
+ */
+import Table from 'cli-table3';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { rehearse, type RehearsalReport } from './rehearsal/rehearse';
+
+const { values } = parseArgs({
+  options: {
+    profile: { type: 'string', default: 'quick' }, matrix: { type: 'string' }, runners: { type: 'string', default: 'c7g.large:1' },
+    layout: { type: 'string', default: 'shard' }, fail: { type: 'string' }, 'poll-seconds': { type: 'string', default: '1' }, json: { type: 'string' },
+    documents: { type: 'string', default: '5' }, help: { type: 'boolean', short: 'h' },
+  },
+});
+if (values.help) {
+  console.log([
+    'usage: npm run rehearse -- [options]',
+    '  --profile P         quick (default), mounts, seed or full',
+    '  --matrix FILE       a matrix file instead of a profile',
+    '  --runners SPEC      TYPE:COUNT,... (default c7g.large:1)',
+    '  --layout L          shard (default: each runner runs all methods of its workloads) or replicate (every runner every step)',
+    '  --fail DOC          inject a failure: the first runner\'s setup or run-step command fails',
+    '  --poll-seconds N    seconds between command checks here (default 1; the definition\'s own wait stays in the model)',
+    '  --documents N       documents per Lambda repetition (default 5)',
+    '  --json FILE         also write the figures as JSON',
+  ].join('\n'));
+  process.exit(0);
+}
+const runners = values.runners!.split(',').map((spec) => {
+  const [instanceType, count] = spec.split(':');
+  return { instanceType, count: Number(count ?? 1) };
+});
+if (values.fail && values.fail !== 'setup' && values.fail !== 'run-step') {
+  console.error(`--fail ${values.fail}: give setup or run-step`);
+  process.exit(2);
+}
+const input = {
+  ...(values.matrix ? { matrix: JSON.parse(readFileSync(values.matrix, 'utf8')) } : { profile: values.profile }),
+  runners, layout: values.layout, lambdas: { documents: Number(values.documents), repetitions: 1 },
+};
+
+const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+
+function print(r: RehearsalReport): void {
+  const states = new Table({ head: ['state', 'runs', 'longest', 'total', 'timeout', 'longest / timeout'] });
+  for (const s of r.states) states.push([s.name, s.count, seconds(s.longestMs), seconds(s.totalMs), s.timeoutS ? `${s.timeoutS} s` : '–', s.timeoutS ? `${((s.longestMs / 1000 / s.timeoutS) * 100).toFixed(1)}%` : '–']);
+  console.log(states.toString());
+  const cmds = new Table({ head: ['command', 'runner', 'steps', 'status', 'took', 'its timeout', 'took / timeout'] });
+  for (const c of r.commands) cmds.push([c.document, c.runner, c.steps || '–', c.status, seconds(c.ms), `${c.timeoutS} s`, `${((c.ms / 1000 / c.timeoutS) * 100).toFixed(1)}%`]);
+  console.log(cmds.toString());
+  console.log(`polls (command checks): ${r.polls}`);
+  console.log(`history events (as Step Functions counts them): ${r.historyEvents} of the 25,000 an execution may have`);
+  console.log(`S3 requests: ${r.s3.requests} (${Object.entries(r.s3.byOperation).sort((a, b) => b[1] - a[1]).map(([k, v]) => `${k.replace(/^s3_/, '')} ${v}`).join(', ')})`);
+  console.log(`objects: ${r.s3.versionsCreated} versions written in the data bucket, ${r.s3.versionsDeleted} versions and delete markers deleted by Teardown`);
+  console.log(`left behind: ${r.leftovers.runnerProcesses} runner processes, ${r.leftovers.mounts} mounts, ${r.leftovers.versions} versions of the run`);
+  console.log(`status: ${r.status}${r.error ? ` — ${r.error.name}: ${r.error.message}` : ''}; report: ${r.reportLocation ?? '(none)'}; wall ${seconds(r.wallMs)}`);
+}
+
+rehearse({ input, failCommand: values.fail as never, pollSeconds: Number(values['poll-seconds']), log: (l) => console.log(l) })
+  .then((r) => {
+    print(r);
+    if (values.json) writeFileSync(values.json, JSON.stringify(r, null, 2));
+    const clean = r.leftovers.runnerProcesses + r.leftovers.mounts + r.leftovers.versions === 0;
+    process.exitCode = r.status === 'SUCCEEDED' && clean ? 0 : 1;
+  })
+  .catch((err) => {
+    console.error(`rehearsal could not run: ${(err as Error).stack ?? err}`);
+    process.exitCode = 2;
+  });
