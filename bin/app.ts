@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // The CDK app: `npx cdk synth` / `cdk deploy`. Synthesizes with no AWS account (no env, no lookups).
-// Context: runnerInstanceType (default c7g.large), runnerMaxLifetimeHours (default 12; also the execution's time limit), nag=false to skip cdk-nag.
+// Context: runnerInstanceType (default DEFAULT_RUNNER_INSTANCE_TYPE, lib/instance-types.ts), runnerMaxLifetimeHours (default 12; also the execution's time limit), nag=false to skip cdk-nag.
 import { App, Duration, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { S3AccessBenchStack } from '../lib/s3-access-bench-stack';

@@ -3,7 +3,7 @@ import { UserError } from '../runner/core/errors';
 import { expandSteps, loadProfile, resolveMatrix } from '../runner/core/matrix';
 import { LAYOUTS, planShards, stepList, type Layout } from '../runner/core/shards';
 import { newRunId, stepLabel } from '../runner/core/vocabulary';
-import { architectureOf, INSTANCE_TYPE_FORM, MAX_RUNNERS, RUNNER_IMAGE, type Architecture } from '../lib/instance-types';
+import { architectureOf, DEFAULT_RUNNER_INSTANCE_TYPE, INSTANCE_TYPE_FORM, MAX_RUNNERS, RUNNER_IMAGE, type Architecture } from '../lib/instance-types';
 import { RESULTS_LAYOUT } from '../lib/results-layout';
 import { logger, NamedError } from './shared/powertools';
 import { env, s3Client } from './shared/s3';
@@ -97,7 +97,7 @@ export function validateInput(input: unknown, defaultInstanceType: string): Omit
  * `s3ab step` reads it (executions/RUNID/matrix.json).
  */
 export async function handler(event: { input?: unknown }): Promise<ValidatedRun> {
-  const v = validateInput(event?.input, process.env.DEFAULT_INSTANCE_TYPE ?? 'c7g.large');
+  const v = validateInput(event?.input, process.env.DEFAULT_INSTANCE_TYPE ?? DEFAULT_RUNNER_INSTANCE_TYPE);
   const runId = newRunId();
   const matrixKey = `${RESULTS_LAYOUT.executions}${runId}/matrix.json`;
   await client.send(new PutObjectCommand({ Bucket: env('RESULTS_BUCKET'), Key: matrixKey, Body: JSON.stringify(v.matrix, null, 2), ContentType: 'application/json' }));

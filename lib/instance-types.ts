@@ -5,6 +5,15 @@
 
 export type Architecture = 'arm64' | 'x86_64';
 
+/**
+ * The runner type when nothing asks for another: the cheapest current Graviton type whose BASELINE
+ * bandwidth (6.25 Gbit/s ≈ 745 MiB/s, sustained; 30 Gbit/s burst) carries the fastest method of the
+ * seeds (Mountpoint's 459 MiB/s in seed 001) below the possibly-network-capped mark (90% of the
+ * baseline). A c7g.large sustains 0.937 Gbit/s ≈ 112 MiB/s: its "up to 12.5" is a burst of minutes.
+ * Figures: assets/instance-network.json; price: assets/prices.json; README "Running on AWS".
+ */
+export const DEFAULT_RUNNER_INSTANCE_TYPE = 'c8gn.large';
+
 /** The form of an instance type: family letters, generation digit, attribute letters, ".", size. */
 export const INSTANCE_TYPE_FORM = '<family><generation>[<attributes>].<size>, e.g. c7g.large (Graviton, arm64) or m7i.large (x86_64)';
 

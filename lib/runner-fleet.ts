@@ -8,7 +8,7 @@ import { Construct } from 'constructs';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { PROJECT_ROOT } from './bench-function';
-import { architectureOf } from './instance-types';
+import { architectureOf, DEFAULT_RUNNER_INSTANCE_TYPE } from './instance-types';
 import { acknowledge } from './nag';
 import { RESULTS_LAYOUT } from './results-layout';
 import { RUNNER_TAG } from './runner-tags';
@@ -31,7 +31,7 @@ export interface RunnerFleetProps {
   /** The S3 Files file system the runners mount at /mnt/s3files. */
   readonly fileSystemId: string;
   readonly fileSystemArn: string;
-  /** Default instance type; an execution can ask for others. @default 'c7g.large' (Graviton, seed 001's EC2) */
+  /** Default instance type; an execution can ask for others. @default DEFAULT_RUNNER_INSTANCE_TYPE (lib/instance-types.ts: why) */
   readonly instanceType?: string;
   /** A runner shuts itself down (and so terminates) this long after boot, whatever happens. @default Duration.hours(12) */
   readonly maxLifetime?: Duration;
@@ -77,7 +77,7 @@ export class RunnerFleet extends Construct {
 
   constructor(scope: Construct, id: string, props: RunnerFleetProps) {
     super(scope, id);
-    this.instanceType = props.instanceType ?? 'c7g.large';
+    this.instanceType = props.instanceType ?? DEFAULT_RUNNER_INSTANCE_TYPE;
     if (!architectureOf(this.instanceType)) throw new Error(`RunnerFleet: "${this.instanceType}" is not an EC2 instance type that runs Amazon Linux 2023 (e.g. c7g.large)`);
     this.maxLifetime = props.maxLifetime ?? Duration.hours(12);
     const lifetimeMinutes = this.maxLifetime.toMinutes();

@@ -9,7 +9,7 @@ import { RESULTS_LAYOUT } from './results-layout';
 import { RunnerFleet } from './runner-fleet';
 
 export interface S3AccessBenchStackProps extends StackProps {
-  /** Default runner instance type (context `runnerInstanceType`). @default 'c7g.large' */
+  /** Default runner instance type (context `runnerInstanceType`). @default DEFAULT_RUNNER_INSTANCE_TYPE (lib/instance-types.ts) */
   readonly runnerInstanceType?: string;
   /**
    * Runners end themselves after this long (context `runnerMaxLifetimeHours`); it is also the

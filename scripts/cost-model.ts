@@ -3,6 +3,7 @@
 // scanned, Step Functions transitions. Usage: npx tsx scripts/cost-model.ts [profile] [runners]
 // The README's figures for the `seed` profile are this model's (test/aws/cost-model.test.ts).
 import prices from '../assets/prices.json';
+import { DEFAULT_RUNNER_INSTANCE_TYPE } from '../lib/instance-types';
 import { expandSteps, loadProfile, resolveMatrix } from '../runner/core/matrix';
 import { parseSize } from '../runner/core/units';
 import { findMethodDescriptor } from '../runner/methods/catalog';
@@ -12,7 +13,7 @@ import { CATALOG } from '../runner/catalog';
 
 // S3 request prices come from assets/prices.json, the single source the summary's request cost uses too.
 const PRICE = {
-  c7gLargeHour: 0.0725, ipv4Hour: 0.005, putPer1000: prices.s3StandardRequestsPer1000.tier1, getPer1000: prices.s3StandardRequestsPer1000.tier2,
+  runnerHour: (prices.ec2OnDemandHourly as Record<string, unknown>)[DEFAULT_RUNNER_INSTANCE_TYPE] as number, ipv4Hour: 0.005, putPer1000: prices.s3StandardRequestsPer1000.tier1, getPer1000: prices.s3StandardRequestsPer1000.tier2,
   lambdaGbSecond: 0.0000133334, athenaPerTb: 5, sfnPer1000Transitions: 0.025,
 };
 
@@ -103,7 +104,7 @@ export function costModel(profile: string, runners = 1): CostModel {
   const athenaTb = 3 * 10e6 / 1e12; // 3 summary queries, each billed at least 10 MB
   const transitions = 40 + steps.length * 12;
   const items = {
-    'runner instance hours': hours * (PRICE.c7gLargeHour + PRICE.ipv4Hour),
+    'runner instance hours': hours * (PRICE.runnerHour + PRICE.ipv4Hour),
     'S3 requests': runners * ((puts / 1000) * PRICE.putPer1000 + (gets / 1000) * PRICE.getPer1000),
     'Lambda': lambdaGbSeconds * PRICE.lambdaGbSecond,
     'Athena (10 MB minimum per query)': athenaTb * PRICE.athenaPerTb,
@@ -139,7 +140,7 @@ if (require.main === module) {
     console.log('README.md: cost table updated');
   } else {
     const c = costModel(process.argv[2] ?? 'seed', Number(process.argv[3] ?? 1));
-    console.log(`profile ${c.profile}: ${c.steps} steps × ${c.runners} runner(s) c7g.large, ~${Math.round(c.minutesPerRunner)} min per runner`);
+    console.log(`profile ${c.profile}: ${c.steps} steps × ${c.runners} runner(s) ${DEFAULT_RUNNER_INSTANCE_TYPE}, ~${Math.round(c.minutesPerRunner)} min per runner`);
     for (const [k, v] of Object.entries(c.items)) console.log(`  ${k.padEnd(34)} $${v.toFixed(4)}`);
     console.log(`  ${'total per execution'.padEnd(34)} $${c.total.toFixed(2)}`);
   }

@@ -16,6 +16,7 @@ SELECT
   approx_percentile(CASE WHEN good THEN latency_us.mean END, 0.5) AS mean_us_median,
   approx_percentile(CASE WHEN good THEN latency_us.p99 END, 0.5) AS p99_us_median,
   count_if(contains(flags, 'served-from-cache')) AS served_from_cache,
+  count_if(contains(flags, 'possibly-network-capped')) AS network_capped,
   min(error_sample) AS first_error
 FROM (SELECT *, status = 'ok' AND verified AS good FROM results) AS r
 WHERE workload = 'fio-seq' AND operation IN ('read', 'write')

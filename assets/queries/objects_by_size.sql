@@ -23,7 +23,8 @@ SELECT
   min(CASE WHEN good THEN latency_us.mean END) AS mean_us_min,
   approx_percentile(CASE WHEN good THEN latency_us.mean END, 0.5) AS mean_us_median,
   max(CASE WHEN good THEN latency_us.mean END) AS mean_us_max,
-  count_if(contains(flags, 'served-from-cache')) AS served_from_cache
+  count_if(contains(flags, 'served-from-cache')) AS served_from_cache,
+  count_if(contains(flags, 'possibly-network-capped')) AS network_capped
 FROM (SELECT *, status = 'ok' AND verified AS good FROM results) AS r
 WHERE workload = 'objects' AND operation <> 'step'
 GROUP BY run_id, operation, object_size_bytes, method, method_variant, cache

@@ -45,6 +45,7 @@ SELECT
   approx_percentile(CASE WHEN good THEN delay_ms END, 0.5) AS delay_ms_median,
   max(CASE WHEN good THEN delay_ms END) AS delay_ms_max,
   count_if(contains(flags, 'served-from-cache')) AS served_from_cache,
+  count_if(contains(flags, 'possibly-network-capped')) AS network_capped,
   count_if(contains(flags, 'step-failed')) AS step_failed,
   min(error_sample) AS first_error
 FROM (

@@ -17,6 +17,7 @@ SELECT
   arbitrary(host.region) AS region,
   arbitrary(host.availability_zone) AS availability_zone,
   max(host.link_limit_mib_s) AS link_limit_mib_s,
+  max(host.link_baseline_mib_s) AS link_baseline_mib_s,
   arbitrary(host.link_limit_source) AS link_limit_source,
   arbitrary(endpoint.kind) AS endpoint_kind,
   arbitrary(endpoint.url) AS endpoint_url,

@@ -20,7 +20,8 @@ SELECT
   approx_percentile(CASE WHEN good THEN ops_per_s END, 0.5) AS ops_s_median,
   approx_percentile(CASE WHEN good THEN latency_us.p50 END, 0.5) AS p50_us_median,
   approx_percentile(CASE WHEN good THEN latency_us.p99 END, 0.5) AS p99_us_median,
-  count_if(contains(flags, 'served-from-cache')) AS served_from_cache
+  count_if(contains(flags, 'served-from-cache')) AS served_from_cache,
+  count_if(contains(flags, 'possibly-network-capped')) AS network_capped
 FROM (SELECT *, status = 'ok' AND verified AS good FROM results) AS r
 WHERE workload NOT IN ('objects', 'fio-seq', 'semantics') AND operation <> 'step' AND status <> 'not-applicable'
 GROUP BY run_id, workload, operation, object_size_bytes, method, method_variant, cache

@@ -18,6 +18,7 @@ export function lambdaHost(): ResultRecord['host'] {
     region: process.env.AWS_REGION ?? null,
     availability_zone: null,
     link_limit_mib_s: null,
+    link_baseline_mib_s: null,
     link_limit_source: null,
     runner_id: null,
   };

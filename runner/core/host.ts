@@ -24,7 +24,8 @@ export function onEc2(): boolean {
  * S3AB_INSTANCE_TYPE / S3AB_REGION / S3AB_AZ (it reads them from IMDSv2); elsewhere they are 'local'/null.
  * `runnerId` names this runner among the several that run one step of a scaled-out run (null alone).
  */
-export function hostFacts(link: { mibPerSecond: number | null; source: string | null } = { mibPerSecond: null, source: null }, runnerId: string | null = null): HostFacts {
+export function hostFacts(link: { mibPerSecond: number | null; baselineMibPerSecond?: number | null; source: string | null } = { mibPerSecond: null, source: null },
+  runnerId: string | null = null): HostFacts {
   return {
     hostname: hostname(),
     instance_type: process.env.S3AB_INSTANCE_TYPE ?? (onEc2() ? 'ec2-unknown' : 'local'),
@@ -35,6 +36,7 @@ export function hostFacts(link: { mibPerSecond: number | null; source: string | 
     region: process.env.S3AB_REGION ?? null,
     availability_zone: process.env.S3AB_AZ ?? null,
     link_limit_mib_s: link.mibPerSecond,
+    link_baseline_mib_s: link.baselineMibPerSecond ?? null,
     link_limit_source: link.source,
     runner_id: runnerId,
   };

@@ -7,7 +7,7 @@ export interface ResultRecord {
   /**
    * Version of this schema.
    */
-  schema_version: '1.3.0';
+  schema_version: '1.4.0';
   /**
    * One benchmark run: UTC start time and a random suffix.
    */
@@ -36,11 +36,15 @@ export interface ResultRecord {
     region: string | null;
     availability_zone: string | null;
     /**
-     * Most the link to the store can carry; results above it were served from a cache. Null where unknown.
+     * Most the link to the store can carry (on EC2 the instance type's burst bandwidth, which lasts only while network I/O credits do); results above it were served from a cache. Null where unknown.
      */
     link_limit_mib_s: number | null;
     /**
-     * How link_limit_mib_s was found (measured loopback, instance type table, ...).
+     * What the link sustains (on EC2 the instance type's baseline bandwidth); results at or above 90% of it are flagged possibly-network-capped. Null where no sustained rate is known apart from link_limit_mib_s (a measured loopback, S3AB_LINK_LIMIT_MIBS, an unknown type).
+     */
+    link_baseline_mib_s: number | null;
+    /**
+     * How link_limit_mib_s and link_baseline_mib_s were found (measured loopback, instance type table, ...).
      */
     link_limit_source: string | null;
     /**
@@ -155,9 +159,9 @@ export interface ResultRecord {
    */
   error_sample: string | null;
   /**
-   * Plausibility and integrity flags. served-from-cache: faster than the link can carry, or a cold read for which the server sent fewer GET bytes than were read; not-warm: a warm read for which the server sent every byte again.
+   * Plausibility and integrity flags. served-from-cache: faster than the link can carry, or a cold read for which the server sent fewer GET bytes than were read; not-warm: a warm read for which the server sent every byte again; possibly-network-capped: at or above 90% of the host's baseline (sustained) bandwidth and at most its burst — the network, not the method, may have set the figure (at the baseline, or above it only while burst credits lasted).
    */
-  flags: ('served-from-cache' | 'not-warm' | 'step-failed' | 'interrupted')[];
+  flags: ('served-from-cache' | 'not-warm' | 'possibly-network-capped' | 'step-failed' | 'interrupted')[];
   /**
    * S3 requests the server answered during this measurement (from the end of the step's previous measurement to the end of this one), by type, counted from the server's access log; the runner's own untimed checks are left out. null: not counted (an endpoint whose log the runner cannot read).
    */

@@ -4,7 +4,10 @@ import { formatSize } from '../core/units';
 import instanceNetwork from '../../assets/instance-network.json';
 
 export interface LinkLimit {
+  /** Most the link can carry: figures above it came from a cache (on EC2: the burst bandwidth). */
   mibPerSecond: number | null;
+  /** What the link sustains (on EC2: the baseline bandwidth); null where none is known apart from mibPerSecond. */
+  baselineMibPerSecond: number | null;
   source: string | null;
 }
 
@@ -16,13 +19,37 @@ const MIB = 1024 * 1024;
  */
 export const LOOPBACK_HEADROOM = 1.2;
 
-/** An EC2 instance type's network bandwidth from assets/instance-network.json, in MiB/s. */
+/** An instance type's entry in assets/instance-network.json (Gbit/s). */
+export interface InstanceBandwidth {
+  baselineGbps: number;
+  burstGbps: number;
+}
+
+/** Gbit/s (AWS's unit) in MiB/s (the results' unit). */
+export const gbpsToMibPerSecond = (gbps: number): number => Math.round((gbps * 1e9) / 8 / MIB);
+
+/** An instance type's baseline and burst bandwidth from assets/instance-network.json; null when it is not there. */
+export function instanceBandwidth(instanceType: string): InstanceBandwidth | null {
+  if (instanceType.startsWith('$') || instanceType.startsWith('_')) return null;
+  const entry = (instanceNetwork as Record<string, unknown>)[instanceType] as Partial<InstanceBandwidth> | undefined;
+  return typeof entry?.baselineGbps === 'number' && typeof entry.burstGbps === 'number' ? { baselineGbps: entry.baselineGbps, burstGbps: entry.burstGbps } : null;
+}
+
+/**
+ * An EC2 instance type's link limit: the burst bandwidth is the most it can carry (above it: a
+ * cache), the baseline what it sustains once its network I/O credits are spent.
+ */
 export function instanceLinkLimit(instanceType: string): LinkLimit {
-  const gbps = (instanceNetwork as Record<string, number | string>)[instanceType];
-  if (typeof gbps !== 'number') {
-    return { mibPerSecond: null, source: `instance type ${instanceType} is not in assets/instance-network.json: no plausibility check` };
+  const bw = instanceBandwidth(instanceType);
+  if (!bw) {
+    return { mibPerSecond: null, baselineMibPerSecond: null, source: `instance type ${instanceType} is not in assets/instance-network.json: no plausibility check` };
   }
-  return { mibPerSecond: Math.round((gbps * 1e9) / 8 / MIB), source: `instance type ${instanceType}: ${gbps} Gbit/s (assets/instance-network.json)` };
+  const what = bw.baselineGbps === bw.burstGbps ? `${bw.burstGbps} Gbit/s sustained` : `${bw.baselineGbps} Gbit/s baseline, ${bw.burstGbps} Gbit/s burst while network I/O credits last`;
+  return {
+    mibPerSecond: gbpsToMibPerSecond(bw.burstGbps),
+    baselineMibPerSecond: gbpsToMibPerSecond(bw.baselineGbps),
+    source: `instance type ${instanceType}: ${what} (assets/instance-network.json)`,
+  };
 }
 
 /**
@@ -56,14 +83,15 @@ export async function measureLinkLimit(client: S3Client, bucket: string, key: st
   const limit = Math.round(best * LOOPBACK_HEADROOM);
   return {
     mibPerSecond: limit,
+    baselineMibPerSecond: null,
     source: `measured: ${LOOPBACK_HEADROOM} × ${Math.round(best)} MiB/s, the endpoint's best raw GET rate (${bestStreams} ranged GETs of a ${formatSize(size)} object, data discarded)`,
   };
 }
 
-/** The link limit of this run: S3AB_LINK_LIMIT_MIBS, else the EC2 instance type's bandwidth, else measured. */
+/** The link limit of this run: S3AB_LINK_LIMIT_MIBS, else the EC2 instance type's baseline and burst bandwidth, else measured. */
 export async function linkLimitFor(client: S3Client, bucket: string, key: string, instanceType: string): Promise<LinkLimit> {
   const override = Number(process.env.S3AB_LINK_LIMIT_MIBS);
-  if (override > 0) return { mibPerSecond: override, source: 'S3AB_LINK_LIMIT_MIBS' };
+  if (override > 0) return { mibPerSecond: override, baselineMibPerSecond: null, source: 'S3AB_LINK_LIMIT_MIBS' };
   if (instanceType !== 'local' && instanceType !== 'ec2-unknown') return instanceLinkLimit(instanceType);
   return measureLinkLimit(client, bucket, key);
 }

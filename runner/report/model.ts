@@ -93,6 +93,8 @@ export interface Cell {
   delay_ms_median: number | null;
   delay_ms_max: number | null;
   served_from_cache: number;
+  /** Records flagged possibly-network-capped: at or above 90% of the host's baseline bandwidth. */
+  network_capped: number;
   step_failed: number;
   first_error: string | null;
 }
@@ -114,6 +116,7 @@ export interface MethodFacts {
   region: string | null;
   availability_zone: string | null;
   link_limit_mib_s: number | null;
+  link_baseline_mib_s: number | null;
   link_limit_source: string | null;
   endpoint_kind: string;
   endpoint_url: string | null;
@@ -200,7 +203,7 @@ function normalize<T>(row: Row, textKeys: readonly string[], special: Record<str
 }
 
 const zeroIfNull = (v: unknown) => num(v) ?? 0;
-const COUNTS = ['records', 'repetitions', 'distinct_repetitions', 'failed_batches', 'unverified', 'unsupported', 'not_applicable', 'ops', 'ok', 'failed', 'served_from_cache', 'step_failed'];
+const COUNTS = ['records', 'repetitions', 'distinct_repetitions', 'failed_batches', 'unverified', 'unsupported', 'not_applicable', 'ops', 'ok', 'failed', 'served_from_cache', 'network_capped', 'step_failed'];
 
 /** "read" in mode "direct" → "read (direct)"; operations without a mode stay as they are. */
 export const operationWithMode = (operation: string, io: string | null | undefined) => (io ? `${operation} (${io})` : operation);

@@ -3,6 +3,7 @@ import { UserError } from '../core/errors';
 import { methodRank } from '../methods/catalog';
 import { cacheRank, methodCacheLabel } from '../core/vocabulary';
 import { readRunManifests } from '../results/manifests';
+import { NEAR_BASELINE } from '../results/record';
 import { inDeclaredOrder } from './order';
 import { formatSize } from '../core/units';
 import type { RunManifest } from '../results/writer';
@@ -12,6 +13,9 @@ import { namedQueries, query } from './results-db';
 import { printInstanceTypes, printScaleOut } from './scale-tables';
 import { printRequests } from './requests';
 import { WORKLOADS_WITH_SEED_TABLES, printMetadata, printNotApplicable, printReadScaling, printRealWorld, printUntar, printWebServing } from './workload-tables';
+
+/** The mark after a throughput: above the link limit (a cache), or at or near the baseline (the network may have set it). */
+const rateFlag = (r: Row | undefined) => (Number(r?.served_from_cache) ? ' (cache!)' : Number(r?.network_capped) ? ' (net-capped?)' : '');
 
 type Row = Record<string, unknown>;
 
@@ -61,8 +65,13 @@ export async function printSummary(dir: string, runId: string | undefined, out: 
   }
   try {
     if (scan.badLineCount) out(`  ${scan.badLineCount} unreadable lines left out (\`s3ab report --html FILE\` lists them)`);
-    const [link] = await query(db.connection, 'SELECT host.link_limit_mib_s AS mib_s, host.link_limit_source AS source FROM results LIMIT 1');
-    if (link) out(`  link limit: ${link.mib_s === null ? 'unknown' : `${num(link.mib_s)} MiB/s`} (${link.source ?? 'no source'}); figures above it are marked "(cache!)"`);
+    const [link] = await query(db.connection, 'SELECT host.link_limit_mib_s AS mib_s, host.link_baseline_mib_s AS baseline, host.link_limit_source AS source FROM results LIMIT 1');
+    if (link) {
+      out(`  link limit: ${link.mib_s === null ? 'unknown' : `${num(link.mib_s)} MiB/s`} (${link.source ?? 'no source'}); figures above it are marked "(cache!)"`);
+      if (link.baseline !== null && link.baseline !== undefined) {
+        out(`  sustained (baseline): ${num(link.baseline)} MiB/s; figures from ${num(NEAR_BASELINE * Number(link.baseline))} MiB/s up to the link limit are marked "(net-capped?)": the network, not the method, may have set them`);
+      }
+    }
     const queries = Object.fromEntries(namedQueries().map((q) => [q.name, q.sql]));
     const objects = await query(db.connection, queries.objects_by_size);
     if (objects.length) printObjects(objects, out);
@@ -121,7 +130,7 @@ function printObjects(rows: Row[], out: (line: string) => void): void {
         line.push(!r ? '–' : Number(r.repetitions) === 0 ? `FAILED (${r.failed_batches})` : `${num(r.batch_ms_min)}–${num(r.batch_ms_median)}–${num(r.batch_ms_max)}${Number(r.failed_batches) ? ` (${r.failed_batches} failed)` : ''}`);
       }
       for (const m of methods) line.push(num(cell(m)?.iops_median));
-      if (movesPayload) for (const m of methods) line.push(`${num(cell(m)?.mib_s_median)}${Number(cell(m)?.served_from_cache) ? ' (cache!)' : ''}`);
+      if (movesPayload) for (const m of methods) line.push(`${num(cell(m)?.mib_s_median)}${rateFlag(cell(m))}`);
       for (const m of methods) line.push(num(cell(m)?.mean_us_median));
       for (const [a, b] of pairs) line.push(ratio(cell(a)?.iops_median, cell(b)?.iops_median));
       table.push(line);
@@ -151,8 +160,8 @@ function printFio(rows: Row[], out: (line: string) => void): void {
     ['Sequential Read — Average Latency (µs)', 'read', 'mean_us_median', (r) => num(r?.mean_us_median)],
     ['Sequential Write — IOPS', 'write', 'iops_median', (r) => num(r?.iops_median)],
     ['Sequential Write — Average Latency (µs)', 'write', 'mean_us_median', (r) => num(r?.mean_us_median)],
-    ['Read Throughput (MiB/s)', 'read', 'mib_s_median', (r) => `${num(r?.mib_s_median)}${Number(r?.served_from_cache) ? ' (cache!)' : ''}`],
-    ['Write Throughput (MiB/s)', 'write', 'mib_s_median', (r) => `${num(r?.mib_s_median)}${Number(r?.served_from_cache) ? ' (cache!)' : ''}`],
+    ['Read Throughput (MiB/s)', 'read', 'mib_s_median', (r) => `${num(r?.mib_s_median)}${rateFlag(r)}`],
+    ['Write Throughput (MiB/s)', 'write', 'mib_s_median', (r) => `${num(r?.mib_s_median)}${rateFlag(r)}`],
   ];
   for (const group of groups) {
     const [io, cache] = group.split('|');
@@ -238,7 +247,7 @@ function printWorkloads(rows: Row[], out: (line: string) => void): void {
         String(r.workload), `${r.operation}${r.object_size_bytes !== null ? ` ${formatSize(Number(r.object_size_bytes))}` : ''}`, methodLabel(r),
         `${r.repetitions}${failed ? ` (+${failed} failed)` : ''}`, num(r.ops_per_batch),
         Number(r.repetitions) ? `${num(r.duration_ms_min)}–${num(r.duration_ms_median)}–${num(r.duration_ms_max)}` : 'FAILED',
-        `${num(r.mib_s_median)}${Number(r.served_from_cache) ? ' (cache!)' : ''}`, num(r.ops_s_median), num(r.p50_us_median), num(r.p99_us_median),
+        `${num(r.mib_s_median)}${rateFlag(r)}`, num(r.ops_s_median), num(r.p50_us_median), num(r.p99_us_median),
         Number(r.duration_ms_median) > 0 ? `${num(Number(r.duration_ms_median) / best)}x` : '–',
       ]);
     }

@@ -25,6 +25,29 @@ export type StepFacts = Pick<ResultRecord,
 const MIB = 1024 * 1024;
 
 /**
+ * A figure at or above this share of the baseline (sustained) bandwidth may have been set by the
+ * network rather than the method: at the baseline once burst credits are spent, or above it only
+ * while they last (AWS: typically 5 to 60 minutes).
+ */
+export const NEAR_BASELINE = 0.9;
+
+/**
+ * The plausibility flag of a throughput against the host's link: above the most it can carry
+ * (`link_limit_mib_s`, the burst on EC2) the data came from a cache; from NEAR_BASELINE × the
+ * baseline up to that, the figure is real but possibly network-capped — flagged, not rejected,
+ * because whether burst credits were left cannot be known from here.
+ */
+export function linkFlag(throughputMibS: number | null, host: Pick<ResultRecord['host'], 'link_limit_mib_s' | 'link_baseline_mib_s'>):
+  'served-from-cache' | 'possibly-network-capped' | null {
+  if (throughputMibS === null) return null;
+  const limit = host.link_limit_mib_s;
+  if (limit !== null && throughputMibS > limit) return 'served-from-cache';
+  const baseline = host.link_baseline_mib_s;
+  if (baseline !== null && throughputMibS >= NEAR_BASELINE * baseline) return 'possibly-network-capped';
+  return null;
+}
+
+/**
  * Builds a record from a workload's measurement; derives rates and plausibility flags. `endedAtMs`
  * is when the workload reported the measurement (default: now): the record's recorded_at, and its
  * started_at unless the measurement knows its own start. `requests`: what the server's log counted
@@ -36,9 +59,8 @@ export function toRecord(facts: StepFacts, m: Measurement, extraFlags: ResultRec
   const throughput = !m.movesPayload ? null : m.rates ? m.rates.throughputMibS : seconds > 0 ? m.bytes / MIB / seconds : null;
   const opsPerS = m.rates ? m.rates.opsPerS : seconds > 0 ? m.ok / seconds : null;
   const flags = [...extraFlags];
-  const limit = facts.host.link_limit_mib_s;
-  // Faster than the link can carry: the data came from a cache, not the store.
-  if (throughput !== null && limit !== null && throughput > limit) flags.push('served-from-cache');
+  const link = linkFlag(throughput, facts.host);
+  if (link && !flags.includes(link)) flags.push(link);
   return {
     schema_version: SCHEMA_VERSION,
     ...facts,

@@ -15,7 +15,7 @@ import { memoryBackedTmp } from '../core/tmp';
 import { formatAmount, formatDuration } from '../core/units';
 import { fixtureBytes } from '../core/workload';
 import { methodLabel, newRunId, runDataPrefix, runnerVolumePrefix, stepLabel } from '../core/vocabulary';
-import { linkLimitFor } from '../endpoint/link-limit';
+import { linkLimitFor, type LinkLimit } from '../endpoint/link-limit';
 import { findMethod } from '../methods';
 import { findWorkloadDescriptor } from '../workloads/catalog';
 import type { ResultRecord } from '../results/record';
@@ -210,16 +210,16 @@ async function openResults(opts: RunOptions, plan: RunPlan, store: OpenStore, lo
   return writer;
 }
 
-/** Phase 4: the most the link can carry (results above it came from a cache and are flagged so), in the host facts. */
+/** Phase 4: the most the link can carry (results above it came from a cache and are flagged so) and what it sustains, in the host facts. */
 async function measureLink(store: OpenStore, plan: RunPlan, opts: RunOptions, signal: AbortSignal, progress: Progress): Promise<ResultRecord['host']> {
-  let link;
+  let link: LinkLimit;
   try {
     link = await linkLimitFor(store.client, store.target.bucket, `${plan.prefix}link-limit.bin`, hostFacts().instance_type);
   } catch (err) {
     if (signal.aborted) throw err;
-    link = { mibPerSecond: null, source: `not measured (${errorSummary(err)}): no plausibility check` };
+    link = { mibPerSecond: null, baselineMibPerSecond: null, source: `not measured (${errorSummary(err)}): no plausibility check` };
   }
-  progress.log(`link limit: ${link.mibPerSecond ?? 'unknown'} MiB/s (${link.source})`);
+  progress.log(`link limit: ${link.mibPerSecond ?? 'unknown'} MiB/s${link.baselineMibPerSecond !== null ? `, ${link.baselineMibPerSecond} MiB/s sustained` : ''} (${link.source})`);
   return hostFacts(link, opts.runnerId ?? null);
 }
 

@@ -8,6 +8,7 @@ import { Match } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import resultSchema from '../../assets/schema/result.schema.json';
 import { acknowledgments, applyAcknowledgments } from '../../lib/nag';
+import { DEFAULT_RUNNER_INSTANCE_TYPE } from '../../lib/instance-types';
 import { accessLogQueries, namedQueries } from '../../runner/report/results-db';
 import { ROOT } from '../helpers/cli';
 import { resourcesOf, synthesize, type Synthesized } from '../helpers/stack';
@@ -234,7 +235,8 @@ describe('runner fleet', () => {
   test('IMDSv2 required, shutdown terminates, Graviton by default, a maximum lifetime at boot', () => {
     expect(lt.LaunchTemplateData.MetadataOptions).toMatchObject({ HttpTokens: 'required' });
     expect(lt.LaunchTemplateData.InstanceInitiatedShutdownBehavior).toBe('terminate');
-    expect(lt.LaunchTemplateData.InstanceType).toBe('c7g.large');
+    expect(lt.LaunchTemplateData.InstanceType).toBe(DEFAULT_RUNNER_INSTANCE_TYPE);
+    expect(DEFAULT_RUNNER_INSTANCE_TYPE).toBe('c8gn.large');
     expect(JSON.stringify(s.json.Parameters ?? {})).toMatch(/al2023-ami-kernel-[0-9.]+-arm64/);
     expect(JSON.stringify(lt.LaunchTemplateData.UserData)).toContain('shutdown -h +720');
     expect(lt.LaunchTemplateData.TagSpecifications[0].Tags).toContainEqual({ Key: 's3ab:stack', Value: 'S3AccessBench' });

@@ -12,7 +12,7 @@ function cell(over: Partial<Cell>): Cell {
     mib_s_min: null, mib_s_median: null, mib_s_max: null, ops_s_min: null, ops_s_median: null, ops_s_max: null, ops_s_partial_median: null,
     mean_us_min: null, mean_us_median: null, mean_us_max: null, p50_us_median: null, p95_us_median: null, p99_us_median: null, max_us: null,
     duration_ms_min: null, duration_ms_median: null, duration_ms_max: null, delay_ms_min: null, delay_ms_median: null, delay_ms_max: null,
-    served_from_cache: 0, step_failed: 0, first_error: null, ...over,
+    served_from_cache: 0, network_capped: 0, step_failed: 0, first_error: null, ...over,
   };
 }
 
@@ -26,7 +26,7 @@ function facts(method: string, order: number, over: Partial<MethodFacts> = {}): 
   return {
     method, method_variant: 'default', method_version: `${method} 1.0`, method_versions: 1, method_options: { threads: '4' }, hosts: 1,
     hostname: 'unit-test', instance_type: 'local', vcpus: 2, memory_bytes: 2 ** 32, kernel: '6.1', os: 'Debian', region: null, availability_zone: null,
-    link_limit_mib_s: 1000, link_limit_source: 'test', endpoint_kind: 'embedded', endpoint_url: 'http://127.0.0.1:1', endpoint_server: 'versitygw',
+    link_limit_mib_s: 1000, link_baseline_mib_s: null, link_limit_source: 'test', endpoint_kind: 'embedded', endpoint_url: 'http://127.0.0.1:1', endpoint_server: 'versitygw',
     records: 10, first_recorded_at: `2026-01-01T00:00:0${order}Z`, last_recorded_at: '2026-01-01T00:01:00Z', ...over,
   };
 }
@@ -176,6 +176,20 @@ describe('the page renderer is a pure function of the query rows', () => {
     expect(out.html).not.toContain('<img src=x');
     expect(out.html).not.toContain('<script>');
     expect(out.html).toContain('&lt;img src=x onerror=alert(1)&gt;');
+  });
+
+  test('figures at or near the runner\'s baseline are marked possibly network-capped, with the baseline in the run facts', async () => {
+    // A c7g.large's link (12.5 Gbit/s burst = 1,490 MiB/s, 0.937 baseline = 112 MiB/s): Mountpoint at seed 001's 459 MiB/s rides the burst.
+    const cells = [1024 ** 2, 64 * 1024 ** 2].flatMap((s) => [{ ...speed('mountpoint', s, 459), network_capped: 3 }, speed('s3-api', s, 43)]);
+    const out = await renderHtmlReport(input(cells, { methods: ['mountpoint', 's3-api'].map((m, i) => facts(m, i, { instance_type: 'c7g.large', link_limit_mib_s: 1490, link_baseline_mib_s: 112 })) }));
+    expect(out.warnings).toEqual([]);
+    const problems = out.html.slice(out.html.indexOf('id="problems"'), out.html.indexOf('id="size"'));
+    expect(problems).toMatch(/6 measurements ran at or near the runner's baseline bandwidth \(112 MiB\/s sustained\)/);
+    expect(problems).toContain('mountpoint objects');
+    expect(problems).not.toContain('s3-api objects');
+    expect(out.html.match(/<td class="capped"[^>]*>459 <span class="flag-net"/g)?.length).toBeGreaterThanOrEqual(2);
+    expect(out.html).not.toMatch(/<td class="capped"[^>]*>43 /);
+    expect(out.html).toMatch(/sustained \(baseline\)<\/th><td>112 MiB\/s: figures from 101 MiB\/s up are marked possibly network-capped/);
   });
 
   test('a run without measurements says so in every data section', async () => {

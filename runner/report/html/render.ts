@@ -11,6 +11,7 @@ import { bytesHuman, esc, micros, millis, num, pct, ratio, size, slug, spread } 
 import { STYLE } from './style';
 import { formatSize } from '../../core/units';
 import { methodCacheLabel } from '../../core/vocabulary';
+import { NEAR_BASELINE } from '../../results/record';
 import { dollars, REQUEST_PRICES, requestFigures } from '../requests';
 
 /** A section of the page and whether this run had data for it. */
@@ -38,6 +39,8 @@ interface Ctx {
   methods: string[];
   colors: MethodColors;
   linkLimit: number | null;
+  /** The runner's sustained bandwidth where known apart from the link limit (EC2's baseline). */
+  linkBaseline: number | null;
 }
 
 /** One cell of an HTML table: text (escaped) or ready-made HTML. */
@@ -54,7 +57,11 @@ function table(head: string[], rows: TCell[][], opts: { cls?: string; caption?: 
 }
 
 const CACHE_FLAG = '<span class="flag-cache" title="faster than the link to the store can carry: served from a cache, not the store">⚠ cache</span>';
-const withFlag = (text: string, cached: boolean) => ({ html: `${esc(text)}${cached ? ` ${CACHE_FLAG}` : ''}`, cls: cached ? 'cached' : undefined });
+const NET_FLAG = '<span class="flag-net" title="at or near the runner\'s baseline (sustained) bandwidth, up to its burst: the network, not the method, may have set this figure">⚠ net-capped?</span>';
+/** A figure with its plausibility mark: above the link limit (a cache) outranks near the baseline (the network). */
+const withFlag = (text: string, cached: boolean, capped = false) => ({
+  html: `${esc(text)}${cached ? ` ${CACHE_FLAG}` : capped ? ` ${NET_FLAG}` : ''}`, cls: cached ? 'cached' : capped ? 'capped' : undefined,
+});
 
 function noData(what: string, hint: string): string {
   return `<p class="nodata"><strong>No data:</strong> ${esc(what)} ${esc(hint)}</p>`;
@@ -118,6 +125,13 @@ function problemsSection(ctx: Ctx): Section {
     const n = cached.reduce((s, c) => s + c.served_from_cache, 0);
     parts.push(`<p class="warn"><strong>${num(n)} measurement${n === 1 ? '' : 's'} ran faster than the link limit${ctx.linkLimit !== null ? ` (${num(ctx.linkLimit)} MiB/s)` : ''}:</strong> ` +
       `they were served from a cache, not the store, and are marked ${CACHE_FLAG} in tables and with a red diamond in charts (${esc([...new Set(cached.map((c) => `${label(c)} ${c.workload} ${caseLabel(c)}`))].slice(0, 6).join('; '))}${cached.length > 6 ? '; …' : ''}).</p>`);
+  }
+  const capped = input.cells.filter((c) => c.network_capped > 0);
+  if (capped.length) {
+    const n = capped.reduce((s, c) => s + c.network_capped, 0);
+    parts.push(`<p class="warn"><strong>${num(n)} measurement${n === 1 ? '' : 's'} ran at or near the runner's baseline bandwidth${ctx.linkBaseline !== null ? ` (${num(ctx.linkBaseline)} MiB/s sustained)` : ''}:</strong> ` +
+      `the network, not the method, may have set ${n === 1 ? 'it' : 'them'} — at the baseline, or above it only while burst credits lasted — and ${n === 1 ? 'it is' : 'they are'} marked ${NET_FLAG} in tables ` +
+      `(${esc([...new Set(capped.map((c) => `${label(c)} ${c.workload} ${caseLabel(c)}`))].slice(0, 6).join('; '))}${capped.length > 6 ? '; …' : ''}). A runner type with a higher baseline tells the method's own limit.</p>`);
   }
   if (!parts.length) {
     const records = input.health.reduce((s, h) => s + h.records, 0);
@@ -213,7 +227,7 @@ function ratioSection(ctx: Ctx, sweeps: SweepGroup[]): Section {
               ...methods.map((m) => {
                 const c = at(m);
                 const v = c ? metric.pick(c) : null;
-                return { ...withFlag(metric.fmt(v), !!c && c.served_from_cache > 0 && metric.higherIsBetter), title: c ? `median over ${c.distinct_repetitions} repetition${c.distinct_repetitions === 1 ? '' : 's'}` : undefined };
+                return { ...withFlag(metric.fmt(v), !!c && c.served_from_cache > 0 && metric.higherIsBetter, !!c && c.network_capped > 0 && metric.higherIsBetter), title: c ? `median over ${c.distinct_repetitions} repetition${c.distinct_repetitions === 1 ? '' : 's'}` : undefined };
               }),
               ...others.map((b) => ratio(at(a) ? metric.pick(at(a)!) : null, at(b) ? metric.pick(at(b)!) : null)),
             ];
@@ -310,7 +324,7 @@ async function cacheSection(ctx: Ctx): Promise<Section> {
       const cold = states.find((c) => c.cache === 'cold');
       for (const c of states) {
         const v = c[cc.metric];
-        rows.push([cc.panel, m, c.cache, withFlag(num(v), c.served_from_cache > 0), micros(c.p95_us_median),
+        rows.push([cc.panel, m, c.cache, withFlag(num(v), c.served_from_cache > 0, c.network_capped > 0), micros(c.p95_us_median),
           cold && c !== cold ? ratio(v, cold[cc.metric]) : c === cold ? '1x' : '–']);
       }
     }
@@ -429,7 +443,7 @@ async function workloadsSection(ctx: Ctx, sweeps: SweepGroup[]): Promise<Section
             : c.failed_batches ? { html: `${c.failed_batches} failed`, cls: 'failed', title: c.first_error ?? '' }
               : check ? { html: 'supported', cls: 'supported', title: 'a support check: succeeded and verified, not timed' } : 'ok';
       rows.push([r, label(c), String(c.distinct_repetitions), check ? 'not timed' : spread(c.duration_ms_min, c.duration_ms_median, c.duration_ms_max, millis),
-        withFlag(num(c.mib_s_median), c.served_from_cache > 0), num(c.ops_s_median), micros(c.p50_us_median), micros(c.p99_us_median),
+        withFlag(num(c.mib_s_median), c.served_from_cache > 0, c.network_capped > 0), num(c.ops_s_median), micros(c.p50_us_median), micros(c.p99_us_median),
         measured(c) && c.duration_ms_median ? `${num(c.duration_ms_median / best)}x` : '–', status]);
     }
   }
@@ -457,6 +471,7 @@ function factsSection(ctx: Ctx): Section {
       ['OS / kernel', `${h.os} / ${h.kernel}`],
       ['region / AZ', `${h.region ?? '–'} / ${h.availability_zone ?? '–'}`],
       ['link limit', h.link_limit_mib_s !== null ? `${num(h.link_limit_mib_s)} MiB/s (${h.link_limit_source ?? 'source unknown'})` : 'unknown: nothing can be flagged as served from a cache'],
+      ...(h.link_baseline_mib_s !== null && h.link_baseline_mib_s !== undefined ? [['sustained (baseline)', `${num(h.link_baseline_mib_s)} MiB/s: figures from ${num(NEAR_BASELINE * h.link_baseline_mib_s)} MiB/s up are marked possibly network-capped`]] : []),
       ['endpoint', `${h.endpoint_kind} ${h.endpoint_url ?? '(AWS default)'}${h.endpoint_server ? ` — ${h.endpoint_server}` : ''}`],
     ], { cls: 'facts' }));
   }
@@ -500,6 +515,7 @@ export async function renderHtmlReport(input: ReportInput): Promise<RenderedRepo
   const ctx: Ctx = {
     input, charts: new ChartRenderer(), methods, colors: methodColors(methods),
     linkLimit: input.methods.find((x) => x.link_limit_mib_s !== null)?.link_limit_mib_s ?? null,
+    linkBaseline: input.methods.find((x) => x.link_baseline_mib_s !== null && x.link_baseline_mib_s !== undefined)?.link_baseline_mib_s ?? null,
   };
   const sweeps = sizeSweeps(input.cells);
   const sections: Section[] = [
