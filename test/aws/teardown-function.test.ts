@@ -2,7 +2,9 @@ import { TerminateInstancesCommand } from '@aws-sdk/client-ec2';
 import {
   CreateBucketCommand, DeleteObjectCommand, ListObjectVersionsCommand, PutBucketVersioningCommand, PutObjectCommand, type S3Client,
 } from '@aws-sdk/client-s3';
+import { readFileSync, statSync } from 'node:fs';
 import { cleanupAll } from '../../runner/core/cleanup';
+import { parseAccessLogLine } from '../../runner/endpoint/access-log';
 import { startEmbeddedEndpoint, type EmbeddedEndpoint } from '../../runner/endpoint/embedded';
 import { makeS3Client } from '../../runner/endpoint/s3-client';
 import { RUNNER_TAG } from '../../lib/runner-tags';
@@ -13,7 +15,7 @@ const DATA = 's3ab-data';
 const RUN = '20261122T101500Z-abc123';
 const OTHER = '20261122T090000Z-def456';
 
-/** Every version and delete marker in the bucket as "key@version" (sorted), under a prefix. */
+/** Every version and delete marker in the bucket as "key@version" (sorted, each once), under a prefix. */
 async function versions(s3: S3Client, prefix = ''): Promise<string[]> {
   const out: string[] = [];
   let KeyMarker: string | undefined;
@@ -21,7 +23,8 @@ async function versions(s3: S3Client, prefix = ''): Promise<string[]> {
   for (;;) {
     const page = await s3.send(new ListObjectVersionsCommand({ Bucket: DATA, Prefix: prefix, KeyMarker, VersionIdMarker }));
     out.push(...(page.Versions ?? []).map((v) => `${v.Key}@${v.VersionId}`), ...(page.DeleteMarkers ?? []).map((m) => `${m.Key}@${m.VersionId} (delete marker)`));
-    if (!page.IsTruncated) return out.sort();
+    // versitygw repeats a page's marker entry at the start of the next page: each version once.
+    if (!page.IsTruncated) return [...new Set(out)].sort();
     KeyMarker = page.NextKeyMarker;
     VersionIdMarker = page.NextVersionIdMarker;
   }
@@ -88,7 +91,8 @@ describe('Teardown: the run\'s runners terminated, every version of its data del
       instance('i-other-run', OTHER), instance('i-other-stack', RUN, 'running', 'AnotherStack'),
     ];
     const ec2 = fakeEc2(instances, { pageSize: 2 });
-    const out = await teardown.handler({ runId: RUN });
+    // Called as Lambda calls it: the event and the invocation's context (25 s left, the function's timeout).
+    const out = await teardown.handler({ runId: RUN }, { getRemainingTimeInMillis: () => 25_000 });
     expect(out.terminated.sort()).toEqual(['i-run-1', 'i-run-2', 'i-run-3']);
     expect(terminatedIds(ec2).sort()).toEqual(['i-run-1', 'i-run-2', 'i-run-3']);
     expect(instances.map((i) => `${i.id} ${i.state}`)).toEqual([
@@ -128,6 +132,133 @@ describe('Teardown: the run\'s runners terminated, every version of its data del
     expect((await versions(s3, `docs/${RUN}/`)).length).toBe(2);
     await teardown.deleteAllVersions(s3, DATA, `docs/${RUN}/`);
     await teardown.deleteAllVersions(s3, DATA, `lambda/${RUN}/`);
+  });
+
+  /** `keys` objects under `prefix`, each written twice and then deleted: two versions and a delete marker each. */
+  async function writeManyVersions(prefix: string, keys: number): Promise<number> {
+    const writer = makeS3Client(server.target, { maxSockets: 16 });
+    let next = 0;
+    await Promise.all(Array.from({ length: 16 }, async () => {
+      for (let i = next++; i < keys; i = next++) {
+        const Key = `${prefix}many/${String(i).padStart(5, '0')}`;
+        await writer.send(new PutObjectCommand({ Bucket: DATA, Key, Body: 'v1' }));
+        await writer.send(new PutObjectCommand({ Bucket: DATA, Key, Body: 'v2' }));
+        await writer.send(new DeleteObjectCommand({ Bucket: DATA, Key }));
+      }
+    }));
+    writer.destroy();
+    return keys * 3;
+  }
+
+  /**
+   * A client of the same server that records each DeleteObjects' key count, how many were in flight
+   * at once, and how many were in flight when each listing started; `deleteDelayMs` holds every
+   * DeleteObjects that long on the way to the server (a slower server), aborted by the request's
+   * abort signal as a real request is.
+   */
+  function instrumentedClient(deleteDelayMs = 0) {
+    const client = makeS3Client(server.target, { maxSockets: 16 });
+    const stats = { deleteKeys: [] as number[], keyErrors: [] as string[], inFlight: 0, maxInFlight: 0, inFlightAtList: [] as number[] };
+    client.middlewareStack.add((next, context) => async (args) => {
+      const command = (context as { commandName?: string }).commandName;
+      if (command === 'ListObjectVersionsCommand') stats.inFlightAtList.push(stats.inFlight);
+      if (command !== 'DeleteObjectsCommand') return next(args);
+      stats.deleteKeys.push((args.input as { Delete: { Objects: unknown[] } }).Delete.Objects.length);
+      stats.maxInFlight = Math.max(stats.maxInFlight, ++stats.inFlight);
+      try {
+        const res = await next(args);
+        stats.keyErrors.push(...((res.output as { Errors?: { Code?: string }[] }).Errors ?? []).map((e) => e.Code ?? '?'));
+        return res;
+      } finally {
+        stats.inFlight--;
+      }
+    }, { step: 'initialize', name: 'countDeleteObjects' });
+    const http = client.config.requestHandler as { handle: (req: { method: string; query?: Record<string, unknown> }, o?: { abortSignal?: AbortSignal }) => Promise<unknown> };
+    const handle = http.handle.bind(http);
+    http.handle = async (req, o) => {
+      if (deleteDelayMs && req.method === 'POST' && req.query && 'delete' in req.query) {
+        await new Promise<void>((resolve, reject) => {
+          const timer = setTimeout(resolve, deleteDelayMs);
+          o?.abortSignal?.addEventListener('abort', () => { clearTimeout(timer); reject(Object.assign(new Error('Request aborted'), { name: 'AbortError' })); });
+        });
+      }
+      return handle(req, o);
+    };
+    return { client, stats };
+  }
+
+  /** The server's own count of each S3 operation it answered since `from` (a byte offset of its access log). */
+  function serverOperationsSince(from: number): Record<string, number> {
+    const counts: Record<string, number> = {};
+    for (const line of readFileSync(server.accessLog).subarray(from).toString('utf8').split('\n')) {
+      const e = parseAccessLogLine(line);
+      if (e) counts[e.operation] = (counts[e.operation] ?? 0) + 1;
+    }
+    return counts;
+  }
+
+  test('thousands of versions and delete markers, out of time in every round: each round deletes a page and says what is left; the rounds end with nothing left', async () => {
+    await writeManyVersions(`s3ab/${RUN}/`, 1500);
+    await writeRunData(RUN);
+    const prefixes = [`s3ab/${RUN}/`, `s3ab-${RUN.toLowerCase()}-`, `docs/${RUN}/`, `lambda/${RUN}/`];
+    const [data, ...smaller] = await Promise.all(prefixes.map(async (p) => (await versions(s3, p)).length));
+    expect(data).toBeGreaterThan(4500);
+    expect(smaller.every((n) => n > 0 && n < 1000)).toBe(true);
+    const ec2 = fakeEc2([instance('i-run-1', RUN)]);
+    const { client, stats } = instrumentedClient();
+    const logFrom = statSync(server.accessLog).size;
+    // A Lambda context with no time left to start work: each round gets only the progress every invocation makes.
+    const context = { getRemainingTimeInMillis: () => teardown.STOP_BEFORE_DEADLINE_MS };
+    const rounds: Awaited<ReturnType<typeof teardown.handler>>[] = [];
+    for (let i = 0; i < 20 && !rounds.at(-1)?.done; i++) rounds.push(await teardown.handler({ runId: RUN }, context, { s3: client }));
+
+    expect(rounds[0]).toMatchObject({ done: false, terminated: ['i-run-1'], deletedVersions: 1000, left: prefixes.map((p) => `s3://${DATA}/${p}`).join(' ') });
+    // A full page a round (1,000 keys, one DeleteObjects), the rest of s3ab/, then each smaller prefix, then a round that finds nothing.
+    const pages = [1000, 1000, 1000, 1000, data - 4000, ...smaller];
+    expect(rounds.map((r) => r.deletedVersions)).toEqual([...pages, 0]);
+    expect(rounds.map((r) => r.done)).toEqual([...pages.map(() => false), true]);
+    expect(rounds.at(-1)).toEqual({ done: true, terminated: [], deletedVersions: 0, prefixes, left: '' });
+    // Runners are looked up in every round (idempotent): only the first finds a live one.
+    expect(terminatedIds(ec2)).toEqual(['i-run-1']);
+    for (const p of prefixes) expect(await versions(s3, p)).toEqual([]);
+    // Batched: one DeleteObjects per listed page, never a DeleteObject per key — as the client sent them and as the server answered them.
+    expect(stats.deleteKeys).toEqual(pages);
+    const answered = serverOperationsSince(logFrom);
+    expect(answered.s3_DeleteObjects).toBe(pages.length);
+    expect(answered.s3_DeleteObject).toBeUndefined();
+    client.destroy();
+  });
+
+  test('with time to spare: 8 DeleteObjects in flight at once while the listing goes on, everything deleted in one invocation', async () => {
+    const many = await writeManyVersions(`s3ab/${RUN}/`, 1200);
+    fakeEc2([]);
+    // A slow delete (40 ms) lets the listing run ahead of the deletions, as on S3 where a 1,000-key request takes far longer than a list.
+    const { client, stats } = instrumentedClient(40);
+    const out = await teardown.handler({ runId: RUN }, undefined, { s3: client, pageSize: 100 });
+    expect(out).toMatchObject({ done: true, deletedVersions: many, left: '' });
+    expect(stats.maxInFlight).toBe(teardown.DELETE_CONCURRENCY);
+    expect(stats.inFlightAtList.some((n) => n > 0)).toBe(true);
+    expect(stats.deleteKeys.every((n) => n <= 100)).toBe(true);
+    expect(stats.deleteKeys.reduce((a, b) => a + b, 0)).toBe(many);
+    expect(await versions(s3, `s3ab/${RUN}/`)).toEqual([]);
+    client.destroy();
+  });
+
+  test('a request still in flight near the deadline is aborted: the round returns done:false (no timeout, no failure); the next round finishes', async () => {
+    const many = await writeManyVersions(`s3ab/${RUN}/`, 400);
+    fakeEc2([]);
+    const slow = instrumentedClient(2000);
+    // 300 ms before the abort point: the first page's DeleteObjects (held 2 s) cannot finish in time.
+    const context = { getRemainingTimeInMillis: () => teardown.ABORT_BEFORE_DEADLINE_MS + 300 };
+    const started = Date.now();
+    const first = await teardown.handler({ runId: RUN }, context, { s3: slow.client });
+    expect(Date.now() - started).toBeLessThan(1500);
+    expect(first).toMatchObject({ done: false, deletedVersions: 0 });
+    expect(first.left).toContain(`s3://${DATA}/s3ab/${RUN}/`);
+    expect((await versions(s3, `s3ab/${RUN}/`)).length).toBe(many);
+    const second = await teardown.handler({ runId: RUN }, undefined, { budgetMs: 10_000 });
+    expect(second).toMatchObject({ done: true, deletedVersions: many });
+    slow.client.destroy();
   });
 
   test('EC2 refusing to terminate does not stop the data deletion; the error names what is left', async () => {
