@@ -19,7 +19,9 @@ const GONE = new Set(['shutting-down', 'terminated', 'stopping', 'stopped']);
  * EC2 still shows running) — so a dead runner is seen within minutes, not when the command's own
  * timeout expires.
  */
-export async function handler(event: CommandStatusEvent, clients = { ssm, ec2 }): Promise<CommandStatus> {
+export async function handler(event: CommandStatusEvent, _context?: unknown, deps: { ssm?: SSMClient; ec2?: EC2Client } = {}): Promise<CommandStatus> {
+  // Lambda calls handler(event, context): the clients a test or the rehearsal injects come third.
+  const clients = { ssm: deps.ssm ?? ssm, ec2: deps.ec2 ?? ec2 };
   if (!event?.commandId || !Array.isArray(event.instanceIds) || !event.instanceIds.length) {
     throw new NamedError('InvalidEvent', `commandId and instanceIds are required, got ${JSON.stringify(event)}`);
   }

@@ -10,7 +10,10 @@ const ec2 = new EC2Client({ maxAttempts: 5 });
  * maximum runner lifetime — the net under the state machine's teardown and the runners' own
  * scheduled shutdown.
  */
-export async function handler(_event: unknown = {}, clients = { ec2 }, now = new Date()): Promise<{ terminated: string[]; checked: number }> {
+export async function handler(_event: unknown = {}, _context?: unknown, deps: { ec2?: EC2Client; now?: Date } = {}): Promise<{ terminated: string[]; checked: number }> {
+  // Lambda calls handler(event, context): what a test injects comes third.
+  const clients = { ec2: deps.ec2 ?? ec2 };
+  const now = deps.now ?? new Date();
   const maxMinutes = Number(env('MAX_LIFETIME_MINUTES'));
   if (!(maxMinutes > 0)) throw new Error(`MAX_LIFETIME_MINUTES must be a number of minutes > 0, got "${process.env.MAX_LIFETIME_MINUTES}"`);
   const instances = await findInstances(clients.ec2, { filters: runnerFilters(env('STACK_NAME')) });

@@ -35,7 +35,10 @@ export interface ReportResult {
  * code (runner/report/: normalizers, renderHtmlReport), and writes it with a plain-text and JSON
  * summary of every query into the results bucket under reports/RUNID/. Returns the page's location.
  */
-export async function handler(event: ReportEvent, clients: { athena: AthenaClient; s3: S3Client } = { athena, s3 }, now = () => new Date()): Promise<ReportResult> {
+export async function handler(event: ReportEvent, _context?: unknown, deps: { athena?: AthenaClient; s3?: S3Client; now?: () => Date } = {}): Promise<ReportResult> {
+  // Lambda calls handler(event, context): the clients a test or the rehearsal injects come third.
+  const clients = { athena: deps.athena ?? athena, s3: deps.s3 ?? s3 };
+  const now = deps.now ?? (() => new Date());
   if (!event?.runId || !isRunId(event.runId) || !Array.isArray(event.queries)) {
     throw new NamedError('InvalidEvent', `runId (a run id) and queries are required, got ${JSON.stringify(event)?.slice(0, 300)}`);
   }

@@ -95,9 +95,10 @@ export function checkPipelineProps(props: Pick<PipelineProps, 'ready' | 'setup' 
  * Each part is a fragment of its own file in lib/pipeline/ (rendered and asserted alone in
  * test/aws/pipeline-fragments.test.ts). Every state that can fail before Teardown catches
  * States.ALL into `$.error` and goes to Teardown, which terminates the run's runners (by tag) and
- * deletes its data, then fails the execution with the original error and cause. Each task has a
- * timeout and a bounded retry on transient errors; each poll loop has a counter; the
- * non-benchmark part is bounded to ≤ 15 minutes by those numbers. Beyond the state machine:
+ * deletes its data in time-boxed rounds (at most TEARDOWN_MAX_ROUNDS), then fails the execution
+ * with the original error and cause. Each task has a timeout and a bounded retry on transient
+ * errors; each poll loop has a counter; the non-benchmark part is bounded to ≤ 15 minutes by those
+ * numbers, besides the setup and the teardown rounds after the first. Beyond the state machine:
  * runners shut themselves down after their maximum lifetime, and a scheduled janitor terminates
  * any runner of this stack older than that.
  */

@@ -10,9 +10,11 @@ export interface PollBudget { waitSeconds: number; maxPolls: number }
 /**
  * One attempt of each non-benchmark task, in seconds (a function's timeout equals its task's).
  * With 3 retries on each and the poll budgets, they bound the non-benchmark part of an execution
- * to ≤ 15 min (test/aws/pipeline.test.ts sums them from the definition). Each is several times
+ * to ≤ 15 min besides the setup and the teardown rounds after the first (test/aws/pipeline.test.ts
+ * sums them from the definition). Each is several times
  * the call's usual duration: SSM/EC2/Athena control calls take under a second, the report renders
- * in about one (`npm run bench:report-function`), teardown deletes 1,000 versions per request.
+ * in about one (`npm run bench:report-function`); teardown is one round of a loop (teardown-flow.ts):
+ * it stops starting work 5 s before this timeout and reports whether anything is left.
  */
 export const TASK_TIMEOUT_S = { validate: 8, runInstances: 8, checkOnline: 2, sendCommand: 5, commandStatus: 15, getNamedQuery: 3, summaryQuery: 20, report: 12, teardown: 25 };
 

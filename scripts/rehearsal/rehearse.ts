@@ -7,8 +7,10 @@
  * S3 requests, what is left behind) is what `npm run rehearse` prints.
  */
 import { CreateBucketCommand, ListObjectVersionsCommand, PutBucketVersioningCommand, type S3Client } from '@aws-sdk/client-s3';
+import type { Context } from 'aws-lambda';
 import { StateMachine } from 'aws-local-stepfunctions';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { resourcesOf, synthesize } from '../../test/helpers/stack';
@@ -24,6 +26,9 @@ import { makeS3Client } from '../../runner/endpoint/s3-client';
 import { DOCS_PREFIX } from '../../lib/document-prefixes';
 import { bundleAllFunctions } from '../../lib/function-bundles';
 import { LocalCloud, type Sandbox } from './local-cloud';
+
+/** The part of Lambda's context object the functions read. */
+type LambdaContext = Pick<Context, 'functionName' | 'functionVersion' | 'invokedFunctionArn' | 'memoryLimitInMB' | 'awsRequestId' | 'getRemainingTimeInMillis'>;
 
 const ROOT = join(__dirname, '..', '..');
 const RESULTS_BUCKET = 's3ab-rehearsal-results';
@@ -165,9 +170,20 @@ export async function rehearse(opts: RehearsalOptions): Promise<RehearsalReport>
     });
     const c = cloud;
     const namedIds = Object.fromEntries((definition.States.ListSummaryQueries.Result as { name: string; id: string }[]).map((q) => [q.id, q.name]));
-    const lambda = (fn: (p: any) => Promise<unknown>) => async ({ Payload }: { Payload: any }) => {
+    // Each function is called as Lambda calls it, handler(event, context), with a context whose
+    // deadline is the function's own Timeout in the template; the local clients come third.
+    const functions = Object.fromEntries(resourcesOf(stack, 'AWS::Lambda::Function').map(([id, f]) => [id, { timeoutMs: Number(f.Timeout ?? 3) * 1000, memoryMb: Number(f.MemorySize ?? 128) }]));
+    const lambda = (fn: (p: any, context: LambdaContext) => Promise<unknown>) => async ({ Payload, FunctionName }: { Payload: any; FunctionName: string }) => {
+      const name = String(FunctionName).split(':').pop()!;
+      const f = functions[name];
+      if (!f) throw new Error(`the state machine invokes ${FunctionName}, which is not a function of the template`);
+      const deadline = Date.now() + f.timeoutMs;
+      const context: LambdaContext = {
+        functionName: name, functionVersion: '$LATEST', invokedFunctionArn: FunctionName, memoryLimitInMB: String(f.memoryMb),
+        awsRequestId: randomUUID(), getRemainingTimeInMillis: () => deadline - Date.now(),
+      };
       try {
-        return { Payload: await fn(Payload) };
+        return { Payload: await fn(Payload, context) };
       } catch (err) {
         if (process.env.S3AB_REHEARSAL_DEBUG) process.stderr.write(`function failed: ${(err as Error).stack}\n`);
         throw err;
@@ -175,19 +191,19 @@ export async function rehearse(opts: RehearsalOptions): Promise<RehearsalReport>
     };
     const clients = { ec2: c.ec2Client() as never, ssm: c.ssmClient() as never, athena: c.athenaClient() as never, s3 };
     const handlers: Record<string, (input: any) => Promise<unknown>> = {
-      ValidateInput: lambda((p) => validate.handler(p)),
+      ValidateInput: lambda((p, ctx) => validate.handler(p, ctx)),
       RunInstances: async (p) => c.runInstances(p),
       CheckRunnersOnline: async (p) => ({ InstanceInformationList: (p.Filters[0].Values as string[]).filter((id) => c.sandboxes.get(id)?.state === 'running').map((InstanceId) => ({ InstanceId, PingStatus: 'Online' })) }),
       SetupRunners: async (p) => c.sendCommand('setup', p.InstanceIds, p.Parameters),
       RunShard: async (p) => c.sendCommand('run-step', p.InstanceIds, p.Parameters),
-      SetupRunnersCheck: lambda((p) => { c.polls++; return commandStatus.handler(p, clients); }),
-      RunShardCheck: lambda((p) => { c.polls++; return commandStatus.handler(p, clients); }),
-      InvokeBefore: lambda((p) => before.handler(p)),
-      InvokeAfter: lambda((p) => after.handler(p)),
+      SetupRunnersCheck: lambda((p, ctx) => { c.polls++; return commandStatus.handler(p, ctx, clients); }),
+      RunShardCheck: lambda((p, ctx) => { c.polls++; return commandStatus.handler(p, ctx, clients); }),
+      InvokeBefore: lambda((p, ctx) => before.handler(p, ctx)),
+      InvokeAfter: lambda((p, ctx) => after.handler(p, ctx)),
       GetNamedQuery: async (p) => c.getNamedQuery(p.NamedQueryId, namedIds),
       RunSummaryQuery: async (p) => c.runQuery(p.QueryString),
-      Report: lambda((p) => report.handler(p, clients)),
-      Teardown: lambda((p) => teardown.handler(p, clients)),
+      Report: lambda((p, ctx) => report.handler(p, ctx, clients)),
+      Teardown: lambda((p, ctx) => teardown.handler(p, ctx, clients)),
     };
     const waitMs = (opts.pollSeconds ?? 1) * 1000;
     const machine = new StateMachine(definition as never, { validationOptions: { checkArn: false } });

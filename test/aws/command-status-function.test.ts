@@ -2,6 +2,7 @@ import { DescribeInstanceInformationCommand, ListCommandInvocationsCommand, SSMC
 import { mockClient } from 'aws-sdk-client-mock';
 import type { handler as Handler } from '../../lambda/command-status';
 import { fakeEc2, type FakeInstance } from '../helpers/ec2';
+import { lambdaContext } from '../helpers/lambda-context';
 
 process.env.POWERTOOLS_LOG_LEVEL = 'SILENT';
 // Imported once the log level is set: the Powertools logger reads it when the module loads.
@@ -29,7 +30,7 @@ beforeEach(() => ssm.reset());
 test('done when the command succeeded on every runner (all pages read)', async () => {
   fakeEc2(live());
   invocations(RUNNERS.map((id) => invocation(id, 'Success')));
-  expect(await handler(EVENT)).toEqual({ done: true, succeeded: 3, pending: 0, total: 3 });
+  expect(await handler(EVENT, lambdaContext())).toEqual({ done: true, succeeded: 3, pending: 0, total: 3 });
   expect(ssm.commandCalls(ListCommandInvocationsCommand)).toHaveLength(3);
   expect(ssm.commandCalls(ListCommandInvocationsCommand)[0].args[0].input).toMatchObject({ CommandId: 'cmd-1', Details: true });
 });

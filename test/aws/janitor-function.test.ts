@@ -2,6 +2,7 @@ import { DescribeInstancesCommand, TerminateInstancesCommand } from '@aws-sdk/cl
 import type { handler as Handler } from '../../lambda/janitor';
 import { RUNNER_TAG } from '../../lib/runner-tags';
 import { fakeEc2, terminatedIds, type FakeInstance } from '../helpers/ec2';
+import { lambdaContext } from '../helpers/lambda-context';
 
 process.env.POWERTOOLS_LOG_LEVEL = 'SILENT';
 // Imported once the log level is set: the Powertools logger reads it when the module loads.
@@ -32,7 +33,7 @@ test('terminates only this stack\'s live runners older than the maximum lifetime
     { id: 'i-untagged', state: 'running', launchTime: hoursAgo(48), tags: { Name: 'not a runner' } } as FakeInstance,
   ];
   const ec2 = fakeEc2(instances, { pageSize: 2 });
-  const out = await handler({}, undefined, NOW);
+  const out = await handler({}, lambdaContext(), { now: NOW });
   expect(out.terminated.sort()).toEqual(['i-old-pending', 'i-old-running', 'i-old-stopped']);
   expect(out.checked).toBe(5); // this stack's live runners, over three pages
   expect(terminatedIds(ec2).sort()).toEqual(['i-old-pending', 'i-old-running', 'i-old-stopped']);
@@ -42,17 +43,17 @@ test('terminates only this stack\'s live runners older than the maximum lifetime
 
 test('nothing old: no TerminateInstances call at all', async () => {
   const ec2 = fakeEc2([runner('i-young', 1)]);
-  expect(await handler({}, undefined, NOW)).toEqual({ terminated: [], checked: 1 });
+  expect(await handler({}, lambdaContext(), { now: NOW })).toEqual({ terminated: [], checked: 1 });
   expect(ec2.commandCalls(TerminateInstancesCommand)).toHaveLength(0);
 });
 
 test('the lifetime comes from MAX_LIFETIME_MINUTES; a missing or bad value is an error, not "terminate everything"', async () => {
   const ec2 = fakeEc2([runner('i-2h', 2), runner('i-30m', 0.5)]);
   process.env.MAX_LIFETIME_MINUTES = '60';
-  expect((await handler({}, undefined, NOW)).terminated).toEqual(['i-2h']);
+  expect((await handler({}, lambdaContext(), { now: NOW })).terminated).toEqual(['i-2h']);
   process.env.MAX_LIFETIME_MINUTES = 'six hours';
-  await expect(handler({}, undefined, NOW)).rejects.toThrow(/MAX_LIFETIME_MINUTES must be a number of minutes > 0, got "six hours"/);
+  await expect(handler({}, lambdaContext(), { now: NOW })).rejects.toThrow(/MAX_LIFETIME_MINUTES must be a number of minutes > 0, got "six hours"/);
   delete process.env.MAX_LIFETIME_MINUTES;
-  await expect(handler({}, undefined, NOW)).rejects.toThrow(/environment variable MAX_LIFETIME_MINUTES is not set/);
+  await expect(handler({}, lambdaContext(), { now: NOW })).rejects.toThrow(/environment variable MAX_LIFETIME_MINUTES is not set/);
   expect(terminatedIds(ec2)).toEqual(['i-2h']);
 });

@@ -61,9 +61,26 @@ describe('PollCommand: SendCommand, then checks until done or out of checks', ()
 });
 
 describe('TeardownFlow: the end of every execution', () => {
-  const def = render((stack) => new TeardownFlow(stack, 'T', { teardown: fn(stack, 'Teardown') }));
-  test('Teardown, then success, or the original error', () => {
-    expect(def.StartAt).toBe('Teardown');
+  const def = render((stack) => new TeardownFlow(stack, 'T', { teardown: fn(stack, 'Teardown'), maxRounds: 7 }));
+  test('rounds: StartTeardown → Teardown → CountTeardownRound → TeardownDone? — again while not done, out of rounds after maxRounds, else the end', () => {
+    expect(def.StartAt).toBe('StartTeardown');
+    expect(def.States.StartTeardown).toEqual({ Type: 'Pass', Result: { rounds: 0, deletedVersions: 0 }, ResultPath: '$.teardownProgress', Next: 'Teardown' });
+    // Each round replaces the last one's small result: the state does not grow with the rounds.
+    expect(def.States.Teardown).toMatchObject({ Type: 'Task', TimeoutSeconds: 25, ResultPath: '$.teardown', ResultSelector: { 'value.$': '$.Payload' }, Next: 'CountTeardownRound' });
+    expect(def.States.CountTeardownRound).toMatchObject({ Type: 'Pass', ResultPath: '$.teardownProgress', Next: 'TeardownDone?' });
+    const notDone = [{ Variable: '$.teardown.value.done', IsPresent: true }, { Variable: '$.teardown.value.done', BooleanEquals: false }];
+    expect(def.States['TeardownDone?']).toEqual({
+      Type: 'Choice',
+      Choices: [
+        { And: [{ And: notDone }, { Variable: '$.teardownProgress.rounds', NumericGreaterThanEquals: 7 }], Next: 'TeardownOutOfRounds' },
+        { And: notDone, Next: 'Teardown' },
+      ],
+      Default: 'FailedBeforeTeardown?',
+    });
+    expect(def.States.TeardownOutOfRounds).toMatchObject({ Type: 'Pass', ResultPath: '$.teardownError', Next: 'TeardownFailedAfterError?', Parameters: { Error: 'TeardownIncomplete' } });
+    expect(def.States.TeardownOutOfRounds.Parameters['Cause.$']).toMatch(/lifecycle rule expire-noncurrent-versions/);
+  });
+  test('then success, or the original error', () => {
     expect(def.States['FailedBeforeTeardown?']).toEqual({ Type: 'Choice', Choices: [{ Variable: '$.error', IsPresent: true, Next: 'ExecutionFailed' }], Default: 'Done' });
     expect(def.States.ExecutionFailed).toEqual({ Type: 'Fail', ErrorPath: '$.error.Error', CausePath: '$.error.Cause' });
   });
@@ -72,6 +89,10 @@ describe('TeardownFlow: the end of every execution', () => {
     expect(def.States.AddTeardownError.Parameters['Error.$']).toBe('$.error.Error');
     expect(def.States.AddTeardownError.Parameters['Cause.$']).toMatch(/^States\.Format\('\{\} \[and Teardown failed: \{\}: \{\};/);
     expect(def.States.TeardownErrorAlone.Parameters.Error).toBe('TeardownFailed');
+  });
+  test('a bound that allows no round is refused', () => {
+    const stack = new Stack(new App({ context: { 'aws:cdk:bundling-stacks': [] } }), 'Bad');
+    expect(() => new TeardownFlow(stack, 'T', { teardown: fn(stack, 'Teardown'), maxRounds: 0 })).toThrow(/maxRounds must be a whole number ≥ 1/);
   });
 });
 

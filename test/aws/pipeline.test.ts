@@ -3,6 +3,7 @@ import { StateMachine } from 'aws-local-stepfunctions';
 import { validateInput } from '../../lambda/validate-input';
 import { MAX_RUNNERS, RUNNER_IMAGE } from '../../lib/instance-types';
 import { TRANSIENT_ERRORS } from '../../lib/pipeline';
+import { TEARDOWN_MAX_ROUNDS } from '../../lib/pipeline/teardown-flow';
 import { profileNames } from '../../runner/core/matrix';
 import { METHOD_DESCRIPTORS as METHODS } from '../../runner/methods/catalog';
 import { namedQueries } from '../../runner/report/results-db';
@@ -66,6 +67,8 @@ interface FakeOptions {
   launchFailsFor?: string;
   /** RunInstances of this instance type answers only after this many ms. */
   slowLaunch?: { instanceType: string; ms: number };
+  /** Versions the run left in the data bucket; each Teardown round deletes up to `perRound` of them. @default 0, 1,000 */
+  dataLeft?: { versions: number; perRound: number };
 }
 
 /** A small stand-in for the AWS services the pipeline calls: instances, SSM, Athena, the functions. */
@@ -78,6 +81,8 @@ function fakeCloud(opts: FakeOptions = {}) {
   const launches = new Map<string, string[]>(); // ClientToken → instance ids (EC2's idempotency)
   const failAt = new Set([opts.failAt ?? []].flat());
   const transient = new Map(Object.entries(opts.transientOnce ?? {}));
+  const teardownRounds: { runId: string; deletedVersions: number; done: boolean }[] = [];
+  let versionsLeft = opts.dataLeft?.versions ?? 0;
   let n = 0;
   const step = (name: string, fn: (input: any) => unknown) => async (input: any) => {
     calls.push(name);
@@ -139,13 +144,18 @@ function fakeCloud(opts: FakeOptions = {}) {
       reportEvents.push(p);
       return { Payload: { reportLocation: `s3://results/reports/${p.runId}/report.html`, files: [] } };
     }),
+    // One round of lambda/teardown.ts: runners terminated (idempotent), then as many versions as its time allows.
     Teardown: step('Teardown', ({ Payload: p }) => {
       const ids = [...instances].filter(([, i]) => i.tags['s3ab:run-id'] === p.runId && i.state === 'running').map(([id]) => id);
       for (const id of ids) instances.get(id)!.state = 'terminated';
-      return { Payload: { terminated: ids } };
+      const deletedVersions = Math.min(versionsLeft, opts.dataLeft?.perRound ?? 1000);
+      versionsLeft -= deletedVersions;
+      const done = versionsLeft === 0;
+      teardownRounds.push({ runId: p.runId, deletedVersions, done });
+      return { Payload: { done, terminated: ids, deletedVersions, prefixes: [`s3ab/${p.runId}/`], left: done ? '' : `s3://data/s3ab/${p.runId}/` } };
     }),
   };
-  return { instances, calls, stepsRun, queriesSent, reportEvents, handlers };
+  return { instances, calls, stepsRun, queriesSent, reportEvents, handlers, teardownRounds };
 }
 
 async function execute(input: unknown, cloud: ReturnType<typeof fakeCloud>) {
@@ -240,6 +250,52 @@ describe('a failure injected in each task state ends in Teardown with the runner
   });
 });
 
+describe('Teardown runs in rounds while the function reports done:false, at most the bound of TeardownDone?, then ends the execution as before', () => {
+  const bound = (definition.States['TeardownDone?']?.Choices[0].And as any[] | undefined)?.find((c) => c.Variable === '$.teardownProgress.rounds').NumericGreaterThanEquals;
+
+  test('2,500 versions, 1,000 a round: three rounds, then success; $.teardown holds the last round only, $.teardownProgress the counts', async () => {
+    const cloud = fakeCloud({ dataLeft: { versions: 2500, perRound: 1000 } });
+    const { output, error } = await execute(INPUT, cloud);
+    expect(error).toBeNull();
+    expect(cloud.teardownRounds).toEqual([1000, 1000, 500].map((deletedVersions, i) => ({ runId: output.run.value.runId, deletedVersions, done: i === 2 })));
+    expect(cloud.calls.slice(-3)).toEqual(['Teardown', 'Teardown', 'Teardown']);
+    expect(output.teardownProgress).toEqual({ rounds: 3, deletedVersions: 2500 });
+    // Nothing accumulates per round: the state holds one small round result.
+    expect(output.teardown.value).toEqual({ done: true, terminated: [], deletedVersions: 500, prefixes: [`s3ab/${output.run.value.runId}/`], left: '' });
+    expect([...cloud.instances.values()].every((i) => i.state === 'terminated')).toBe(true);
+  });
+
+  test('after an earlier failure, the rounds run to done and the execution fails with the original error and cause only', async () => {
+    const cloud = fakeCloud({ failAt: 'Report', dataLeft: { versions: 1500, perRound: 1000 } });
+    const { error } = await execute(INPUT, cloud);
+    expect(cloud.teardownRounds.map((r) => r.done)).toEqual([false, true]);
+    expect(error).toEqual({ name: 'InjectedFailure', message: 'injected failure in Report' });
+  });
+
+  test(`data that never goes: after the bound the execution fails as TeardownFailed, naming the rounds, the versions, what is left, the lifecycle rule and the fix`, async () => {
+    expect(bound).toBe(TEARDOWN_MAX_ROUNDS);
+    const cloud = fakeCloud({ dataLeft: { versions: 10_000_000, perRound: 1000 } });
+    const { output, error } = await execute(INPUT, cloud);
+    expect(output).toBeNull();
+    expect(cloud.teardownRounds).toHaveLength(bound);
+    const runId = cloud.teardownRounds[0].runId;
+    expect(error!.name).toBe('TeardownFailed');
+    const left = `${bound} rounds deleted ${bound * 1000} versions and delete markers but versions are left under s3://data/s3ab/${runId}/\\. `
+      + 'The data bucket lifecycle rule expire-noncurrent-versions removes the noncurrent versions and delete markers left there; current objects stay until deleted: '
+      + 'invoke the function ref-PipelineTeardownFn\\w+ again with this runId, it continues where it stopped; the janitor and the runner lifetime limit will terminate what is left';
+    expect(error!.message).toMatch(new RegExp(`^Teardown did not finish: TeardownIncomplete: ${left}$`));
+    expect([...cloud.instances.values()].every((i) => i.state === 'terminated')).toBe(true);
+  });
+
+  test('out of rounds after an earlier failure: the original error and cause kept, the teardown\'s added', async () => {
+    const cloud = fakeCloud({ failAt: 'RunShard', dataLeft: { versions: 10_000_000, perRound: 1000 } });
+    const { error } = await execute(INPUT, cloud);
+    expect(cloud.teardownRounds).toHaveLength(bound);
+    expect(error!.name).toBe('InjectedFailure');
+    expect(error!.message).toMatch(new RegExp(`^injected failure in RunShard \\[and Teardown failed: TeardownIncomplete: ${bound} rounds deleted ${bound * 1000} versions .* expire-noncurrent-versions .*; the janitor and the runner lifetime limit will terminate what is left\\]$`));
+  });
+});
+
 describe('bad input stops at ValidateInput with nothing provisioned', () => {
   const cases: [string, unknown, RegExp][] = [
     ['unknown method', { matrix: { ...MATRIX, methods: ['ftp'] } }, new RegExp(`methods\\[0\\] "ftp" is not a method — use one of: ${METHODS.map((m) => m.name).join(', ')}`)],
@@ -300,12 +356,17 @@ describe('the non-benchmark part is bounded by its timeouts: ≤ 15 minutes besi
     SetupRunners: task(S.SetupRunners) + loop('SetupRunnersDone?', 'SetupRunnersWait', ['SetupRunnersCheck']),
     Aggregate: task(inner('Aggregate').GetNamedQuery) + task(inner('Aggregate').RunSummaryQuery), // queries in parallel
     Report: task(S.Report),
-    Teardown: task(S.Teardown),
+    Teardown: task(S.Teardown), // the first round; later rounds (large runs) are bounded below
   };
   const total = Object.values(phases).reduce((a, b) => a + b, 0);
+  const teardownRounds = (S['TeardownDone?']?.Choices[0].And as any[] | undefined)?.find((c) => c.Variable === '$.teardownProgress.rounds').NumericGreaterThanEquals;
 
-  test(`worst case ${'≤'} 900 s besides the setup; the setup waits out its command's own timeout and ends (printed per phase)`, () => {
-    process.stdout.write(`non-benchmark worst case: ${Object.entries(phases).map(([k, v]) => `${k} ${v} s`).join(', ')}; total ${total} s\n`);
+  test(`worst case ${'≤'} 900 s besides the setup and the teardown rounds after the first; the setup waits out its command's own timeout and ends (printed per phase)`, () => {
+    process.stdout.write(`non-benchmark worst case: ${Object.entries(phases).map(([k, v]) => `${k} ${v} s`).join(', ')}; total ${total} s; `
+      + `teardown of a large run: at most ${teardownRounds} rounds, ${teardownRounds * S.Teardown.TimeoutSeconds} s of ${S.Teardown.TimeoutSeconds}-s rounds, ${teardownRounds * phases.Teardown} s with every retry\n`);
+    // Teardown rounds beyond the first happen only when a run left more versions than one round deletes; bounded like the setup.
+    expect(teardownRounds).toBeGreaterThan(1);
+    expect(teardownRounds * phases.Teardown).toBeLessThanOrEqual(3 * 3600);
     expect(S.Aggregate.MaxConcurrency ?? 0).toBe(0);
     expect(S.ProvisionRunners.MaxConcurrency ?? 0).toBe(0);
     expect(total - phases.SetupRunners).toBeLessThanOrEqual(900);

@@ -17,6 +17,7 @@ import { queryForRun } from '../../runner/report/run-query';
 import { writeReportFixture } from '../../scripts/fixtures/report-fixture';
 import { athenaPages, athenaResultOf, javaDouble, type AthenaResult } from '../../scripts/fixtures/athena-results';
 import { ROOT } from '../helpers/cli';
+import { lambdaContext } from '../helpers/lambda-context';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 const athena = mockClient(AthenaClient);
@@ -100,7 +101,7 @@ describe('the Report function: Athena rows of a real results folder in, the same
   }
 
   test('writes report.html, summary.json and summary.txt under reports/RUNID/ and returns the page\'s location', async () => {
-    const out = await report.handler({ runId, queries, execution });
+    const out = await report.handler({ runId, queries, execution }, lambdaContext());
     expect(out.reportLocation).toBe(`s3://${RESULTS}/reports/${runId}/report.html`);
     expect(out.files).toEqual(['report.html', 'summary.json', 'summary.txt'].map((f) => `s3://${RESULTS}/reports/${runId}/${f}`));
     expect(out.sectionsWithoutData).toEqual([]);
@@ -169,7 +170,7 @@ describe('the Report function: Athena rows of a real results folder in, the same
 
   test('the deployed bundle (the stack\'s esbuild options, vega-canvas aliased) draws the same page in plain Node', async () => {
     const fixed = new Date('2026-01-15T12:00:00.000Z');
-    await report.handler({ runId, queries, execution }, undefined, () => fixed);
+    await report.handler({ runId, queries, execution }, lambdaContext(), { now: () => fixed });
     const inProcess = (await read(`reports/${runId}/report.html`)).body;
     const out = join(work, 'bundle');
     buildSync(functionBuildOptions(['report'], out));

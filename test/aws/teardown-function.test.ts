@@ -2,7 +2,9 @@ import { TerminateInstancesCommand } from '@aws-sdk/client-ec2';
 import {
   CreateBucketCommand, DeleteObjectCommand, ListObjectVersionsCommand, PutBucketVersioningCommand, PutObjectCommand, type S3Client,
 } from '@aws-sdk/client-s3';
+import { readFileSync, statSync } from 'node:fs';
 import { cleanupAll } from '../../runner/core/cleanup';
+import { parseAccessLogLine } from '../../runner/endpoint/access-log';
 import { startEmbeddedEndpoint, type EmbeddedEndpoint } from '../../runner/endpoint/embedded';
 import { makeS3Client } from '../../runner/endpoint/s3-client';
 import { RUNNER_TAG } from '../../lib/runner-tags';
@@ -13,7 +15,7 @@ const DATA = 's3ab-data';
 const RUN = '20261122T101500Z-abc123';
 const OTHER = '20261122T090000Z-def456';
 
-/** Every version and delete marker in the bucket as "key@version" (sorted), under a prefix. */
+/** Every version and delete marker in the bucket as "key@version" (sorted, each once), under a prefix. */
 async function versions(s3: S3Client, prefix = ''): Promise<string[]> {
   const out: string[] = [];
   let KeyMarker: string | undefined;
@@ -21,7 +23,8 @@ async function versions(s3: S3Client, prefix = ''): Promise<string[]> {
   for (;;) {
     const page = await s3.send(new ListObjectVersionsCommand({ Bucket: DATA, Prefix: prefix, KeyMarker, VersionIdMarker }));
     out.push(...(page.Versions ?? []).map((v) => `${v.Key}@${v.VersionId}`), ...(page.DeleteMarkers ?? []).map((m) => `${m.Key}@${m.VersionId} (delete marker)`));
-    if (!page.IsTruncated) return out.sort();
+    // versitygw repeats a page's marker entry at the start of the next page: each version once.
+    if (!page.IsTruncated) return [...new Set(out)].sort();
     KeyMarker = page.NextKeyMarker;
     VersionIdMarker = page.NextVersionIdMarker;
   }
@@ -88,7 +91,8 @@ describe('Teardown: the run\'s runners terminated, every version of its data del
       instance('i-other-run', OTHER), instance('i-other-stack', RUN, 'running', 'AnotherStack'),
     ];
     const ec2 = fakeEc2(instances, { pageSize: 2 });
-    const out = await teardown.handler({ runId: RUN });
+    // Called as Lambda calls it: the event and the invocation's context (25 s left, the function's timeout).
+    const out = await teardown.handler({ runId: RUN }, { getRemainingTimeInMillis: () => 25_000 });
     expect(out.terminated.sort()).toEqual(['i-run-1', 'i-run-2', 'i-run-3']);
     expect(terminatedIds(ec2).sort()).toEqual(['i-run-1', 'i-run-2', 'i-run-3']);
     expect(instances.map((i) => `${i.id} ${i.state}`)).toEqual([
@@ -96,6 +100,7 @@ describe('Teardown: the run\'s runners terminated, every version of its data del
     ]);
     expect(out.prefixes).toEqual([`s3ab/${RUN}/`, `s3ab-${RUN.toLowerCase()}-`, `docs/${RUN}/`, `lambda/${RUN}/`]);
     expect(out.deletedVersions).toBe(ours.length);
+    expect(out.done).toBe(true);
     for (const p of out.prefixes) expect(await versions(s3, p)).toEqual([]);
     // Everything else keeps every version it had.
     expect(await versions(s3)).toEqual(others);
@@ -103,19 +108,169 @@ describe('Teardown: the run\'s runners terminated, every version of its data del
     expect(others.filter((v) => v.includes(`/${OTHER}/`) || v.startsWith(`s3ab-${OTHER.toLowerCase()}-`))).toHaveLength(ours.length);
   });
 
-  test('deleteAllVersions lists and deletes page by page until nothing is left', async () => {
+  test('deleteAllVersions lists page after page (key and version markers), deletes each version once, then lists from the start to confirm nothing is left', async () => {
     await writeRunData(RUN);
     const before = await versions(s3, `s3ab/${RUN}/`);
     expect(before.length).toBe(2 + 2 + 7);
-    const sent: string[] = [];
-    const counting = { send: (c: { constructor: { name: string } }) => { sent.push(c.constructor.name); return s3.send(c as never); } } as unknown as S3Client;
-    expect(await teardown.deleteAllVersions(counting, DATA, `s3ab/${RUN}/`, 3)).toBe(before.length);
-    // 11 versions, 3 a page: four list + delete rounds, then a list that finds nothing.
-    expect(sent).toEqual([...Array(4).fill(['ListObjectVersionsCommand', 'DeleteObjectsCommand']).flat(), 'ListObjectVersionsCommand']);
+    const lists: (string | undefined)[] = [];
+    const deleted: string[][] = [];
+    const counting = { send: (c: { constructor: { name: string }; input: any }, o: unknown) => {
+      if (c.constructor.name === 'ListObjectVersionsCommand') lists.push(c.input.KeyMarker);
+      if (c.constructor.name === 'DeleteObjectsCommand') deleted.push(c.input.Delete.Objects.map((x: any) => `${x.Key}@${x.VersionId}`));
+      return s3.send(c as never, o as never);
+    } } as unknown as S3Client;
+    expect(await teardown.deleteAllVersions(counting, DATA, `s3ab/${RUN}/`, { pageSize: 3 })).toEqual({ deleted: before.length, empty: true });
+    // 11 versions, 3 a page: each request at most a page; every version deleted exactly once (versitygw
+    // repeats a page's marker entry, which is skipped); the first list of a pass has no marker, the next
+    // ones do, and the last pass is a list from the start that finds nothing.
+    expect(deleted.every((d) => d.length >= 1 && d.length <= 3)).toBe(true);
+    expect(deleted.flat().sort()).toEqual(before.map((v) => v.replace(' (delete marker)', '')).sort());
+    expect(lists[0]).toBeUndefined();
+    expect(lists[1]).toBeDefined();
+    expect(lists[lists.length - 1]).toBeUndefined();
     expect(await versions(s3, `s3ab/${RUN}/`)).toEqual([]);
     expect((await versions(s3, `docs/${RUN}/`)).length).toBe(2);
     await teardown.deleteAllVersions(s3, DATA, `docs/${RUN}/`);
     await teardown.deleteAllVersions(s3, DATA, `lambda/${RUN}/`);
+  });
+
+  /** `keys` objects under `prefix`, each written twice and then deleted: two versions and a delete marker each. */
+  async function writeManyVersions(prefix: string, keys: number): Promise<number> {
+    const writer = makeS3Client(server.target, { maxSockets: 16 });
+    let next = 0;
+    await Promise.all(Array.from({ length: 16 }, async () => {
+      for (let i = next++; i < keys; i = next++) {
+        const Key = `${prefix}many/${String(i).padStart(5, '0')}`;
+        await writer.send(new PutObjectCommand({ Bucket: DATA, Key, Body: 'v1' }));
+        await writer.send(new PutObjectCommand({ Bucket: DATA, Key, Body: 'v2' }));
+        await writer.send(new DeleteObjectCommand({ Bucket: DATA, Key }));
+      }
+    }));
+    writer.destroy();
+    return keys * 3;
+  }
+
+  /**
+   * A client of the same server that records each DeleteObjects' key count, how many were in flight
+   * at once, and how many were in flight when each listing started; `deleteDelayMs` holds every
+   * DeleteObjects that long on the way to the server (a slower server), aborted by the request's
+   * abort signal as a real request is.
+   */
+  /**
+   * A client that counts DeleteObjects in flight. `deleteDelayMs` slows each delete; `holdUntilInFlight`
+   * holds each delete until that many are in flight (or 5 s passed), so a test of concurrency does not
+   * depend on how fast this machine lists.
+   */
+  function instrumentedClient(deleteDelayMs = 0, holdUntilInFlight = 0) {
+    const held: (() => void)[] = [];
+    const client = makeS3Client(server.target, { maxSockets: 16 });
+    const stats = { deleteKeys: [] as number[], keyErrors: [] as string[], inFlight: 0, maxInFlight: 0, inFlightAtList: [] as number[] };
+    client.middlewareStack.add((next, context) => async (args) => {
+      const command = (context as { commandName?: string }).commandName;
+      if (command === 'ListObjectVersionsCommand') stats.inFlightAtList.push(stats.inFlight);
+      if (command !== 'DeleteObjectsCommand') return next(args);
+      stats.deleteKeys.push((args.input as { Delete: { Objects: unknown[] } }).Delete.Objects.length);
+      stats.maxInFlight = Math.max(stats.maxInFlight, ++stats.inFlight);
+      if (holdUntilInFlight) {
+        if (stats.inFlight >= holdUntilInFlight) held.splice(0).forEach((release) => release());
+        else await new Promise<void>((resolve) => { held.push(resolve); setTimeout(resolve, 5000).unref(); });
+      }
+      try {
+        const res = await next(args);
+        stats.keyErrors.push(...((res.output as { Errors?: { Code?: string }[] }).Errors ?? []).map((e) => e.Code ?? '?'));
+        return res;
+      } finally {
+        stats.inFlight--;
+      }
+    }, { step: 'initialize', name: 'countDeleteObjects' });
+    const http = client.config.requestHandler as { handle: (req: { method: string; query?: Record<string, unknown> }, o?: { abortSignal?: AbortSignal }) => Promise<unknown> };
+    const handle = http.handle.bind(http);
+    http.handle = async (req, o) => {
+      if (deleteDelayMs && req.method === 'POST' && req.query && 'delete' in req.query) {
+        await new Promise<void>((resolve, reject) => {
+          const timer = setTimeout(resolve, deleteDelayMs);
+          o?.abortSignal?.addEventListener('abort', () => { clearTimeout(timer); reject(Object.assign(new Error('Request aborted'), { name: 'AbortError' })); });
+        });
+      }
+      return handle(req, o);
+    };
+    return { client, stats };
+  }
+
+  /** The server's own count of each S3 operation it answered since `from` (a byte offset of its access log). */
+  function serverOperationsSince(from: number): Record<string, number> {
+    const counts: Record<string, number> = {};
+    for (const line of readFileSync(server.accessLog).subarray(from).toString('utf8').split('\n')) {
+      const e = parseAccessLogLine(line);
+      if (e) counts[e.operation] = (counts[e.operation] ?? 0) + 1;
+    }
+    return counts;
+  }
+
+  test('thousands of versions and delete markers, out of time in every round: each round deletes a page and says what is left; the rounds end with nothing left', async () => {
+    await writeManyVersions(`s3ab/${RUN}/`, 1500);
+    await writeRunData(RUN);
+    const prefixes = [`s3ab/${RUN}/`, `s3ab-${RUN.toLowerCase()}-`, `docs/${RUN}/`, `lambda/${RUN}/`];
+    const [data, ...smaller] = await Promise.all(prefixes.map(async (p) => (await versions(s3, p)).length));
+    expect(data).toBeGreaterThan(4500);
+    expect(smaller.every((n) => n > 0 && n < 1000)).toBe(true);
+    const ec2 = fakeEc2([instance('i-run-1', RUN)]);
+    const { client, stats } = instrumentedClient();
+    const logFrom = statSync(server.accessLog).size;
+    // A Lambda context with no time left to start work: each round gets only the progress every invocation makes.
+    const context = { getRemainingTimeInMillis: () => teardown.STOP_BEFORE_DEADLINE_MS };
+    const rounds: Awaited<ReturnType<typeof teardown.handler>>[] = [];
+    for (let i = 0; i < 20 && !rounds.at(-1)?.done; i++) rounds.push(await teardown.handler({ runId: RUN }, context, { s3: client }));
+
+    expect(rounds[0]).toMatchObject({ done: false, terminated: ['i-run-1'], deletedVersions: 1000, left: prefixes.map((p) => `s3://${DATA}/${p}`).join(' ') });
+    // A full page a round (1,000 keys, one DeleteObjects), the rest of s3ab/, then each smaller prefix, then a round that finds nothing.
+    const pages = [1000, 1000, 1000, 1000, data - 4000, ...smaller];
+    expect(rounds.map((r) => r.deletedVersions)).toEqual([...pages, 0]);
+    expect(rounds.map((r) => r.done)).toEqual([...pages.map(() => false), true]);
+    expect(rounds.at(-1)).toEqual({ done: true, terminated: [], deletedVersions: 0, prefixes, left: '' });
+    // Runners are looked up in every round (idempotent): only the first finds a live one.
+    expect(terminatedIds(ec2)).toEqual(['i-run-1']);
+    for (const p of prefixes) expect(await versions(s3, p)).toEqual([]);
+    // Batched: one DeleteObjects per listed page, never a DeleteObject per key — as the client sent them and as the server answered them.
+    expect(stats.deleteKeys).toEqual(pages);
+    const answered = serverOperationsSince(logFrom);
+    expect(answered.s3_DeleteObjects).toBe(pages.length);
+    expect(answered.s3_DeleteObject).toBeUndefined();
+    client.destroy();
+  });
+
+  test('with time to spare: 8 DeleteObjects in flight at once while the listing goes on, everything deleted in one invocation', async () => {
+    const many = await writeManyVersions(`s3ab/${RUN}/`, 1200);
+    fakeEc2([]);
+    // Deletes held until 8 are in flight: the listing must run ahead of the deletions, as on S3 where a 1,000-key request takes far longer than a list.
+    const { client, stats } = instrumentedClient(0, teardown.DELETE_CONCURRENCY);
+    // Pages of 99 entries hold whole keys (3 versions each): versitygw loses or revives versions when
+    // one key's versions are deleted by two requests at once (S3 does not), which made this test flaky.
+    const out = await teardown.handler({ runId: RUN }, undefined, { s3: client, pageSize: 99 });
+    expect(out).toMatchObject({ done: true, deletedVersions: many, left: '' });
+    expect(stats.maxInFlight).toBe(teardown.DELETE_CONCURRENCY);
+    expect(stats.inFlightAtList.some((n) => n > 0)).toBe(true);
+    expect(stats.deleteKeys.every((n) => n <= 99)).toBe(true);
+    expect(stats.deleteKeys.reduce((a, b) => a + b, 0)).toBe(many);
+    expect(await versions(s3, `s3ab/${RUN}/`)).toEqual([]);
+    client.destroy();
+  });
+
+  test('a request still in flight near the deadline is aborted: the round returns done:false (no timeout, no failure); the next round finishes', async () => {
+    const many = await writeManyVersions(`s3ab/${RUN}/`, 400);
+    fakeEc2([]);
+    const slow = instrumentedClient(2000);
+    // 300 ms before the abort point: the first page's DeleteObjects (held 2 s) cannot finish in time.
+    const context = { getRemainingTimeInMillis: () => teardown.ABORT_BEFORE_DEADLINE_MS + 300 };
+    const started = Date.now();
+    const first = await teardown.handler({ runId: RUN }, context, { s3: slow.client });
+    expect(Date.now() - started).toBeLessThan(1500);
+    expect(first).toMatchObject({ done: false, deletedVersions: 0 });
+    expect(first.left).toContain(`s3://${DATA}/s3ab/${RUN}/`);
+    expect((await versions(s3, `s3ab/${RUN}/`)).length).toBe(many);
+    const second = await teardown.handler({ runId: RUN }, undefined, { budgetMs: 10_000 });
+    expect(second).toMatchObject({ done: true, deletedVersions: many });
+    slow.client.destroy();
   });
 
   test('EC2 refusing to terminate does not stop the data deletion; the error names what is left', async () => {
@@ -130,7 +285,7 @@ describe('Teardown: the run\'s runners terminated, every version of its data del
 
   test('no run id (ValidateInput failed): nothing to do; a malformed one is refused before anything is touched', async () => {
     const ec2 = fakeEc2([instance('i-run-1', RUN)]);
-    expect(await teardown.handler({})).toEqual({ terminated: [], deletedVersions: 0, prefixes: [] });
+    expect(await teardown.handler({})).toEqual({ done: true, terminated: [], deletedVersions: 0, prefixes: [], left: '' });
     await expect(teardown.handler({ runId: 's3ab/' })).rejects.toMatchObject({ name: 'InvalidEvent', message: 'runId "s3ab/" is not a run id' });
     expect(ec2.calls()).toHaveLength(0);
     expect((await versions(s3, 'keep/')).length).toBe(2);
