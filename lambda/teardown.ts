@@ -16,6 +16,12 @@ export const MAX_KEYS_PER_REQUEST = 1000;
 export const DELETE_CONCURRENCY = 8;
 /** No new request starts later than this before the function's deadline: what is in flight has that long to finish. */
 export const STOP_BEFORE_DEADLINE_MS = 5000;
+/**
+ * A round starts requests for at most this share of the time the invocation has: a round takes
+ * about a third of the function's timeout, which leaves the rest as margin for S3 answering
+ * slowly (a state's longest run stays within a third of its timeout, as every state's should).
+ */
+export const ROUND_SHARE_OF_TIMEOUT = 1 / 3;
 /** Requests still in flight this long before the deadline are aborted, so the invocation returns instead of timing out. */
 export const ABORT_BEFORE_DEADLINE_MS = 1500;
 /** Per-key DeleteObjects errors that a later attempt can get past: the key is left for the next pass, not a failure. */
@@ -121,8 +127,8 @@ export async function deleteAllVersions(client: S3Client, bucket: string, prefix
  * Teardown, one round: terminates every runner tagged with this run (found by tag, so runners whose
  * ids were lost with a failed state are found too) and deletes the benchmark data the run wrote —
  * every version — under s3ab/RUNID/, docs/RUNID/ and the S3 Files access point's RUNID/, until
- * its time budget ends: STOP_BEFORE_DEADLINE_MS before the function's deadline (from the Lambda
- * context) or `budgetMs`. Returns `done: false` with what is left when time ran out; the state
+ * its time budget ends: a third of the invocation's time (ROUND_SHARE_OF_TIMEOUT, from the Lambda
+ * context; never later than STOP_BEFORE_DEADLINE_MS before the deadline) or `budgetMs`. Returns `done: false` with what is left when time ran out; the state
  * machine invokes it again (lib/pipeline/teardown-flow.ts). Each part is tried even when another
  * fails; then `TeardownIncomplete` names what is left and how to remove it.
  *
@@ -139,9 +145,12 @@ export async function handler(event: TeardownEvent, context?: Pick<Context, 'get
   // The run's objects, its JuiceFS volumes (s3ab-runid-…), its documents and its S3 Files access point folder.
   const prefixes = [runDataPrefix(runId), runVolumePrefix(runId), `${DOCS_PREFIX}${runId}/`, `${env('ACCESS_POINT_PREFIX')}${runId}/`];
   const now = Date.now();
-  const remaining = context?.getRemainingTimeInMillis ? context.getRemainingTimeInMillis() : (opts.budgetMs === undefined ? Infinity : opts.budgetMs + STOP_BEFORE_DEADLINE_MS);
+  const fromContext = context?.getRemainingTimeInMillis ? context.getRemainingTimeInMillis() : undefined;
+  const remaining = fromContext ?? (opts.budgetMs === undefined ? Infinity : opts.budgetMs + STOP_BEFORE_DEADLINE_MS);
+  // Under Lambda a round takes a share of the invocation's time; a caller's budgetMs is taken as given.
+  const startRequestsFor = fromContext !== undefined ? Math.min(fromContext * ROUND_SHARE_OF_TIMEOUT, fromContext - STOP_BEFORE_DEADLINE_MS) : remaining - STOP_BEFORE_DEADLINE_MS;
   const abort = new AbortController();
-  const deadline: Deadline = { stopAt: now + remaining - STOP_BEFORE_DEADLINE_MS, abort: abort.signal };
+  const deadline: Deadline = { stopAt: now + startRequestsFor, abort: abort.signal };
   const problems: string[] = [];
   const why = (err: unknown) => `${(err as Error).name}: ${(err as Error).message}`;
   let ids: string[] = [];

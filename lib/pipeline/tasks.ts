@@ -16,7 +16,7 @@ export interface PollBudget { waitSeconds: number; maxPolls: number }
  * in about one (`npm run bench:report-function`); teardown is one round of a loop (teardown-flow.ts):
  * it stops starting work 5 s before this timeout and reports whether anything is left.
  */
-export const TASK_TIMEOUT_S = { validate: 8, runInstances: 8, checkOnline: 2, sendCommand: 5, commandStatus: 15, getNamedQuery: 3, summaryQuery: 20, report: 12, teardown: 25 };
+export const TASK_TIMEOUT_S = { validate: 8, runInstances: 8, checkOnline: 2, sendCommand: 5, commandStatus: 15, getNamedQuery: 3, summaryQuery: 20, report: 12, teardown: 90 };
 
 /**
  * Errors worth a retry, per service: throttling and transient service faults, as Step Functions

@@ -5,11 +5,12 @@ import type { BenchFunction } from '../bench-function';
 import { lambdaTask, TASK_TIMEOUT_S } from './tasks';
 
 /**
- * Teardown rounds at most: each round deletes for about 20 s (the function stops 5 s before its
- * 25-s timeout), so 40 rounds outlast a seed run's ~840,000 versions even at S3's 3,500 deletes
- * per second per prefix (`npm run bench:teardown` prints the local rate and the rounds it implies).
+ * Teardown rounds at most: each round deletes for about 30 s (a third of the function's 90-s
+ * timeout), so 20 rounds delete 2 million versions at S3's 3,500 deletes per second per prefix —
+ * many times what a seed execution writes (`npm run bench:teardown` prints the local rate and
+ * the rounds it implies; `npm run cost:aws` the seed execution's versions).
  */
-export const TEARDOWN_MAX_ROUNDS = 40;
+export const TEARDOWN_MAX_ROUNDS = 20;
 
 export interface TeardownFlowProps {
   /** The teardown function: terminates the run's runners by tag and deletes its data (all versions), one time-boxed round a call. */

@@ -5,6 +5,7 @@ import { BenchFunction } from '../../lib/bench-function';
 import { checkPipelineProps } from '../../lib/pipeline';
 import { PollCommand } from '../../lib/pipeline/poll-command';
 import { TeardownFlow } from '../../lib/pipeline/teardown-flow';
+import { TASK_TIMEOUT_S } from '../../lib/pipeline/tasks';
 import { synthesize, resourcesOf } from '../helpers/stack';
 
 /**
@@ -66,7 +67,7 @@ describe('TeardownFlow: the end of every execution', () => {
     expect(def.StartAt).toBe('StartTeardown');
     expect(def.States.StartTeardown).toEqual({ Type: 'Pass', Result: { rounds: 0, deletedVersions: 0 }, ResultPath: '$.teardownProgress', Next: 'Teardown' });
     // Each round replaces the last one's small result: the state does not grow with the rounds.
-    expect(def.States.Teardown).toMatchObject({ Type: 'Task', TimeoutSeconds: 25, ResultPath: '$.teardown', ResultSelector: { 'value.$': '$.Payload' }, Next: 'CountTeardownRound' });
+    expect(def.States.Teardown).toMatchObject({ Type: 'Task', TimeoutSeconds: TASK_TIMEOUT_S.teardown, ResultPath: '$.teardown', ResultSelector: { 'value.$': '$.Payload' }, Next: 'CountTeardownRound' });
     expect(def.States.CountTeardownRound).toMatchObject({ Type: 'Pass', ResultPath: '$.teardownProgress', Next: 'TeardownDone?' });
     const notDone = [{ Variable: '$.teardown.value.done', IsPresent: true }, { Variable: '$.teardown.value.done', BooleanEquals: false }];
     expect(def.States['TeardownDone?']).toEqual({
