@@ -176,7 +176,7 @@ export class RunnerFleet extends Construct {
         schemaVersion: '2.2',
         description: 's3-access-bench: install the benchmark clients and the runner bundle, then mount S3 Files as a check',
         parameters: {
-          executionTimeout: { type: 'String', default: '900', description: 'Seconds the setup may take', allowedPattern: '^[0-9]{1,5}$' },
+          executionTimeout: { type: 'String', default: '1800', description: 'Seconds the setup may take', allowedPattern: '^[0-9]{1,5}$' },
         },
         mainSteps: [{
           action: 'aws:runShellScript',

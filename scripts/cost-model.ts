@@ -1,8 +1,16 @@
 // Modeled duration and cost of one execution of a profile on AWS (us-east-1 on-demand prices,
-// 2026; a model, not a bill): runner instance hours incl. setup, S3 requests, Lambda, Athena bytes
-// scanned, Step Functions transitions. Usage: npx tsx scripts/cost-model.ts [profile] [runners]
-// The README's figures for the `seed` profile are this model's (test/aws/cost-model.test.ts).
+// 2026; a model, not a bill). A profile with a measurement (assets/measured/PROFILE.json, written by
+// `npm run cost:aws -- --measure PROFILE` from a rehearsal here) is modelled from its measured
+// requests, bytes and step times (scripts/cost/measured-model.ts); any other is estimated from its
+// steps' parameters (costModel below). `npm run cost:aws -- --help` for usage. The README's
+// figures are this script's (test/unit/cost-model.test.ts).
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
 import prices from '../assets/prices.json';
+import { MAX_RUNNERS } from '../lib/instance-types';
+import { AWS_ASSUMPTIONS, measuredCostModel, sampleOf, type MeasuredCostModel, type Measurement } from './cost/measured-model';
 import { DEFAULT_RUNNER_INSTANCE_TYPE } from '../lib/instance-types';
 import { expandSteps, loadProfile, resolveMatrix } from '../runner/core/matrix';
 import { parseSize } from '../runner/core/units';
@@ -75,6 +83,7 @@ export interface CostModel {
 }
 
 export function costModel(profile: string, runners = 1): CostModel {
+  // An estimate from each step's parameters: for profiles without a measurement (assets/measured/).
   const m = resolveMatrix(loadProfile(profile), profile, CATALOG);
   const steps = expandSteps(m);
   let seconds = 0;
@@ -114,34 +123,129 @@ export function costModel(profile: string, runners = 1): CostModel {
   return { profile, runners, steps: steps.length, minutesPerRunner, items, total };
 }
 
-/** The README's table of modeled durations and costs: one row per profile, one runner. */
+/** Profiles measured by a rehearsal here, and the divisor of their sample (seed runs a tenth of its counts). */
+export const MEASURED_PROFILES: Record<string, number> = { quick: 1, mounts: 1, seed: 10 };
+/** The execution's targets for the seed profile (issue 13): wall time and cost. */
+export const SEED_TARGET = { minutes: 40, dollars: 0.75 };
+
+export function measurementPath(profile: string): string {
+  return join(__dirname, '..', 'assets', 'measured', `${profile}.json`);
+}
+export function loadMeasurement(profile: string): Measurement | null {
+  const path = measurementPath(profile);
+  return existsSync(path) ? JSON.parse(readFileSync(path, 'utf8')) as Measurement : null;
+}
+
+/**
+ * The runner count an execution of a measured profile is modelled with: the cheapest that ends
+ * within SEED_TARGET.minutes, else the fastest (at most one runner per workload: layout shard).
+ */
+export function plannedModel(m: Measurement): MeasuredCostModel {
+  const workloads = Object.keys(m.matrix.workloads).length;
+  const all = Array.from({ length: Math.min(workloads, MAX_RUNNERS) }, (_, i) => measuredCostModel(m, i + 1));
+  const fitting = all.filter((c) => c.wallMinutes <= SEED_TARGET.minutes).sort((a, b) => a.total - b.total);
+  return fitting[0] ?? [...all].sort((a, b) => a.wallMinutes - b.wallMinutes)[0];
+}
+
+const minutes = (x: number) => (x < 60 ? `${Math.round(x)} min` : `${(x / 60).toFixed(1)} h`);
+const dollars = (x: number) => `$${x.toFixed(2)}`;
+const count = (x: number) => Math.round(x).toLocaleString('en-US');
+
+/** The README's tables: what each measured profile's rehearsal measured here, and the modelled AWS execution of every profile. */
 export function costTable(): string {
-  const rows = ['quick', 'mounts', 'seed', 'full'].map((name) => {
-    const c = costModel(name);
-    const hours = c.minutesPerRunner / 60;
-    return `| \`${name}\` | ${c.steps} | ${hours < 1 ? `${Math.round(c.minutesPerRunner)} min` : `${hours.toFixed(1)} h`} | $${c.items['runner instance hours'].toFixed(2)} | $${c.items['S3 requests'].toFixed(2)} | $${c.total.toFixed(2)} |`;
-  });
-  return ['| profile | steps | runner time | instance | S3 requests | total per execution |', '|---|---:|---:|---:|---:|---:|', ...rows].join('\n');
+  const measuredRows: string[] = [];
+  const modelRows: string[] = [];
+  for (const name of ['quick', 'mounts', 'seed', 'full']) {
+    const m = MEASURED_PROFILES[name] ? loadMeasurement(name) : null;
+    if (m) {
+      const r = m.rehearsal;
+      measuredRows.push(`| \`${name}\` | ${m.sampleDivisor > 1 ? `sample: counts ÷ ${m.sampleDivisor}, 1 repetition` : 'the profile'} | ${m.steps.length} | ${minutes(r.wallSeconds / 60)} | ${count(r.requests)} | ${count(r.versionsWritten)} | ${r.polls} | ${count(r.historyEvents)} |`);
+      const c = plannedModel(m);
+      modelRows.push(`| \`${name}\` | ${c.steps} | ${c.runners} | ${minutes(c.wallMinutes)} | ${minutes(Math.max(...c.runnerMinutes))} | ${dollars(c.items['runner instance hours'])} | ${count(c.requests.total)} | ${dollars(c.items['S3 requests'])} | ${dollars(c.total)} | measured${c.proxied.length ? `; ${[...new Set(c.proxied.map((p) => p.split('/')[0]))].join(', ')} from the other mounts` : ''} |`);
+    } else {
+      const c = costModel(name);
+      modelRows.push(`| \`${name}\` | ${c.steps} | 1 | ${minutes(c.minutesPerRunner)} | ${minutes(c.minutesPerRunner)} | ${dollars(c.items['runner instance hours'])} | – | ${dollars(c.items['S3 requests'])} | ${dollars(c.total)} | estimated from parameters |`);
+    }
+  }
+  return [
+    'Measured here (`npm run cost:aws -- --measure PROFILE`: a rehearsal with one runner):',
+    '',
+    '| profile | rehearsed | steps | wall here | S3 requests | versions written | polls | history events |',
+    '|---|---|---:|---:|---:|---:|---:|---:|',
+    ...measuredRows,
+    '',
+    `Modelled on AWS (${DEFAULT_RUNNER_INSTANCE_TYPE} runners, layout shard; the cheapest runner count that ends within ${SEED_TARGET.minutes} min):`,
+    '',
+    '| profile | steps | runners | wall | longest runner | instance | S3 requests | request cost | total per execution | figures |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---|',
+    ...modelRows,
+  ].join('\n');
 }
 
 export const README_MARKERS = ['<!-- cost-model: generated by `npm run cost:aws -- --readme`; do not edit -->', '<!-- /cost-model -->'] as const;
 
+/**
+ * Rehearses `profile` (or its sample) with one runner and keeps what the model needs. Commands are
+ * checked every 30 s as on AWS: the definition bounds a runner's checks by count, sized for that
+ * wait, and the polls and history events are then the execution's.
+ */
+async function measure(profile: string): Promise<Measurement> {
+  const divisor = MEASURED_PROFILES[profile];
+  if (!divisor) throw new Error(`--measure ${profile}: give one of ${Object.keys(MEASURED_PROFILES).join(', ')}`);
+  const { $schema: _schema, ...json } = JSON.parse(readFileSync(join(__dirname, '..', 'assets', 'profiles', `${profile}.json`), 'utf8'));
+  const matrix = divisor > 1 ? sampleOf(json, divisor) : json;
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { rehearse } = require('./rehearsal/rehearse') as typeof import('./rehearsal/rehearse');
+  const r = await rehearse({ input: { matrix, runners: [{ instanceType: DEFAULT_RUNNER_INSTANCE_TYPE, count: 1 }], layout: 'shard', lambdas: { documents: 5, repetitions: 1 } }, pollSeconds: AWS_ASSUMPTIONS.pollSeconds, log: (l) => console.error(l) });
+  if (r.status !== 'SUCCEEDED' || !r.measured) throw new Error(`the rehearsal of ${profile} did not succeed: ${r.error?.name}: ${r.error?.message}`);
+  return {
+    profile, matrix, sampleDivisor: divisor, measuredAt: new Date().toISOString(), host: `${os.cpus().length} vCPU ${os.cpus()[0]?.model ?? ''}`.trim(),
+    rehearsal: { wallSeconds: Math.round(r.wallMs / 100) / 10, requests: r.s3.requests, versionsWritten: r.s3.versionsCreated, polls: r.polls, historyEvents: r.historyEvents },
+    steps: r.measured.steps, preparation: r.measured.preparation,
+  };
+}
+
+function print(c: MeasuredCostModel): void {
+  console.log(`profile ${c.profile}: ${c.steps} steps on ${c.runners} ${c.runnerType} runner(s), layout shard: ~${minutes(c.wallMinutes)} wall; runners up ${c.runnerMinutes.map((x) => Math.round(x)).join(', ')} min`);
+  console.log(`  S3 requests ${count(c.requests.total)} (tier 1 ${count(c.requests.tier1)}, tier 2 ${count(c.requests.tier2)}, free ${count(c.requests.free)}); ${count(c.versionsWritten)} versions written, teardown ~${Math.round(c.teardownSeconds)} s`);
+  if (c.proxied.length) console.log(`  not measurable here, modelled from the other mounts of their workload: ${c.proxied.join(', ')}`);
+  for (const [k, v] of Object.entries(c.items)) console.log(`  ${k.padEnd(34)} $${v.toFixed(4)}`);
+  console.log(`  ${'total per execution'.padEnd(34)} $${c.total.toFixed(2)}`);
+  console.log(`  assumptions: ${JSON.stringify(AWS_ASSUMPTIONS)}; link: the ${c.runnerType} baseline (assets/instance-network.json)`);
+}
+
 if (require.main === module) {
-  if (process.argv[2] === '--readme') {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const { readFileSync, writeFileSync } = require('node:fs') as typeof import('node:fs');
-    const path = `${__dirname}/../README.md`;
+  const { values, positionals } = parseArgs({ allowPositionals: true, options: { readme: { type: 'boolean' }, measure: { type: 'string' }, runners: { type: 'string' }, help: { type: 'boolean', short: 'h' } } });
+  if (values.help) {
+    console.log([
+      'usage: npm run cost:aws -- [PROFILE] [--runners N]   the modelled AWS execution (default seed)',
+      '       npm run cost:aws -- --measure PROFILE         rehearse PROFILE here (seed: its sample) and write assets/measured/PROFILE.json',
+      '       npm run cost:aws -- --readme                  regenerate the README\'s cost tables',
+    ].join('\n'));
+  } else if (values.measure) {
+    measure(values.measure).then((m) => {
+      writeFileSync(measurementPath(values.measure!), `${JSON.stringify(m, null, 1)}\n`);
+      console.log(`${measurementPath(values.measure!)}: ${m.steps.length} steps measured in ${m.rehearsal.wallSeconds} s`);
+      print(plannedModel(m));
+    }).catch((err) => { console.error(`cost:aws --measure failed: ${(err as Error).message}`); process.exitCode = 1; });
+  } else if (values.readme) {
+    const path = join(__dirname, '..', 'README.md');
     const text = readFileSync(path, 'utf8');
     const [open, close] = README_MARKERS;
     const from = text.indexOf(open);
     const to = text.indexOf(close);
     if (from < 0 || to < from) throw new Error(`README.md has no ${open} … ${close} block`);
     writeFileSync(path, `${text.slice(0, from + open.length)}\n${costTable()}\n${text.slice(to)}`);
-    console.log('README.md: cost table updated');
+    console.log('README.md: cost tables updated');
   } else {
-    const c = costModel(process.argv[2] ?? 'seed', Number(process.argv[3] ?? 1));
-    console.log(`profile ${c.profile}: ${c.steps} steps × ${c.runners} runner(s) ${DEFAULT_RUNNER_INSTANCE_TYPE}, ~${Math.round(c.minutesPerRunner)} min per runner`);
-    for (const [k, v] of Object.entries(c.items)) console.log(`  ${k.padEnd(34)} $${v.toFixed(4)}`);
-    console.log(`  ${'total per execution'.padEnd(34)} $${c.total.toFixed(2)}`);
+    const profile = positionals[0] ?? 'seed';
+    const m = loadMeasurement(profile);
+    if (m) print(values.runners ? measuredCostModel(m, Number(values.runners)) : plannedModel(m));
+    else {
+      const c = costModel(profile, Number(values.runners ?? 1));
+      console.log(`profile ${c.profile}: ${c.steps} steps × ${c.runners} runner(s) ${DEFAULT_RUNNER_INSTANCE_TYPE}, ~${Math.round(c.minutesPerRunner)} min per runner (estimated from parameters: no measurement in assets/measured/)`);
+      for (const [k, v] of Object.entries(c.items)) console.log(`  ${k.padEnd(34)} $${v.toFixed(4)}`);
+      console.log(`  ${'total per execution'.padEnd(34)} $${c.total.toFixed(2)}`);
+    }
   }
 }

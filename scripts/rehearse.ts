@@ -9,10 +9,11 @@ import Table from 'cli-table3';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { rehearse, type RehearsalReport } from './rehearsal/rehearse';
+import { DEFAULT_RUNNER_INSTANCE_TYPE } from '../lib/instance-types';
 
 const { values } = parseArgs({
   options: {
-    profile: { type: 'string', default: 'quick' }, matrix: { type: 'string' }, runners: { type: 'string', default: 'c7g.large:1' },
+    profile: { type: 'string', default: 'quick' }, matrix: { type: 'string' }, runners: { type: 'string', default: `${DEFAULT_RUNNER_INSTANCE_TYPE}:1` },
     layout: { type: 'string', default: 'shard' }, fail: { type: 'string' }, 'poll-seconds': { type: 'string', default: '1' }, json: { type: 'string' },
     documents: { type: 'string', default: '5' }, help: { type: 'boolean', short: 'h' },
   },
@@ -22,7 +23,7 @@ if (values.help) {
     'usage: npm run rehearse -- [options]',
     '  --profile P         quick (default), mounts, seed or full',
     '  --matrix FILE       a matrix file instead of a profile',
-    '  --runners SPEC      TYPE:COUNT,... (default c7g.large:1)',
+    `  --runners SPEC      TYPE:COUNT,... (default ${DEFAULT_RUNNER_INSTANCE_TYPE}:1)`,
     '  --layout L          shard (default: each runner runs all methods of its workloads) or replicate (every runner every step)',
     '  --fail DOC          inject a failure: the first runner\'s setup or run-step command fails',
     '  --poll-seconds N    seconds between command checks here (default 1; the definition\'s own wait stays in the model)',

@@ -39,11 +39,12 @@ export interface PipelineProps {
   readonly ready?: PollBudget;
   /**
    * The setup command's own SSM execution timeout: a fresh 2-vCPU runner installs a toolchain,
-   * clones and compiles s3fs, and fetches Mountpoint, rclone, JuiceFS, awscrt and the bundle.
-   * @default Duration.minutes(15)
+   * clones and compiles s3fs, and fetches Mountpoint, rclone, JuiceFS, awscrt and the bundle — about
+   * 6 min as the cost model assumes, a fifth of the default, so a slow mirror does not end a run.
+   * @default Duration.minutes(30)
    */
   readonly setupTimeout?: Duration;
-  /** Waiting for the setup command; must outlast setupTimeout by a check. @default { waitSeconds: 30, maxPolls: 32 } */
+  /** Waiting for the setup command; must outlast setupTimeout by a check. @default { waitSeconds: 30, maxPolls: 62 } */
   readonly setup?: PollBudget;
   /** Waiting for one runner's steps (its command's own timeout is `shardTimeout`). @default { waitSeconds: 30, maxPolls: 250 } */
   readonly shard?: PollBudget;
@@ -61,8 +62,8 @@ type Settled = Required<Pick<PipelineProps, 'ready' | 'setup' | 'setupTimeout' |
 export function checkPipelineProps(props: Pick<PipelineProps, 'ready' | 'setup' | 'setupTimeout' | 'shard' | 'shardTimeout' | 'executionTimeout'>): Settled {
   const s: Settled = {
     ready: props.ready ?? { waitSeconds: 24, maxPolls: 5 },
-    setupTimeout: props.setupTimeout ?? Duration.minutes(15),
-    setup: props.setup ?? { waitSeconds: 30, maxPolls: 32 },
+    setupTimeout: props.setupTimeout ?? Duration.minutes(30),
+    setup: props.setup ?? { waitSeconds: 30, maxPolls: 62 },
     shard: props.shard ?? { waitSeconds: 30, maxPolls: 250 },
     shardTimeout: props.shardTimeout ?? Duration.hours(2),
     executionTimeout: props.executionTimeout ?? Duration.hours(12),

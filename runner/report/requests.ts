@@ -8,7 +8,7 @@ import { num } from './format';
 type Row = Record<string, unknown>;
 
 /** The request types' columns of the request_counts query, with their labels and price tier (assets/prices.json). */
-const TYPES = [
+export const REQUEST_COLUMNS = [
   { column: 'get', label: 'GET', tier: 'tier2' }, { column: 'get_ranged', label: 'ranged GET', tier: 'tier2' },
   { column: 'put', label: 'PUT', tier: 'tier1' }, { column: 'mpu_create', label: 'MPU create', tier: 'tier1' },
   { column: 'mpu_part', label: 'MPU part', tier: 'tier1' }, { column: 'mpu_complete', label: 'MPU complete', tier: 'tier1' },
@@ -16,6 +16,7 @@ const TYPES = [
   { column: 'list', label: 'LIST', tier: 'tier1' }, { column: 'delete_requests', label: 'DELETE', tier: 'free' },
   { column: 'copy', label: 'COPY', tier: 'tier1' }, { column: 'other', label: 'other', tier: 'tier2' },
 ] as const;
+const TYPES = REQUEST_COLUMNS;
 
 /** The request prices (assets/prices.json): region, date, source and the price of each tier. */
 export const REQUEST_PRICES = prices;

@@ -6,7 +6,7 @@
  * the real runner bundle in local runner sandboxes. What it measures (per state, polls, history,
  * S3 requests, what is left behind) is what `npm run rehearse` prints.
  */
-import { CreateBucketCommand, ListObjectVersionsCommand, PutBucketVersioningCommand, type S3Client } from '@aws-sdk/client-s3';
+import { CreateBucketCommand, GetObjectCommand, ListObjectsV2Command, ListObjectVersionsCommand, PutBucketVersioningCommand, type S3Client } from '@aws-sdk/client-s3';
 import type { Context } from 'aws-lambda';
 import { StateMachine } from 'aws-local-stepfunctions';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -26,6 +26,7 @@ import { makeS3Client } from '../../runner/endpoint/s3-client';
 import { DOCS_PREFIX } from '../../lib/document-prefixes';
 import { bundleAllFunctions } from '../../lib/function-bundles';
 import { LocalCloud, type Sandbox } from './local-cloud';
+import { stepFigures, type PreparationFigure, type StepFigure, type StepRecord } from './step-figures';
 
 /** The part of Lambda's context object the functions read. */
 type LambdaContext = Pick<Context, 'functionName' | 'functionVersion' | 'invokedFunctionArn' | 'memoryLimitInMB' | 'awsRequestId' | 'getRemainingTimeInMillis'>;
@@ -71,6 +72,8 @@ export interface RehearsalReport {
   s3: { requests: number; byOperation: Record<string, number>; versionsCreated: number; versionsDeleted: number };
   /** What the run left: must all be zero. */
   leftovers: { runnerProcesses: number; mounts: number; versions: number; sandboxes: number };
+  /** Each step's wall time and S3 requests, and the runner's preparation (with one runner; null with several). */
+  measured: { steps: StepFigure[]; preparation: PreparationFigure } | null;
 }
 
 /** The Task states of the definition with their TimeoutSeconds, Map item processors included. */
@@ -264,6 +267,13 @@ export async function rehearse(opts: RehearsalOptions): Promise<RehearsalReport>
         versions += (page.Versions?.length ?? 0) + (page.DeleteMarkers?.length ?? 0);
       }
     }
+    // Per step, measured (one runner only: the runners share this server's log).
+    const runSteps = [...c.commands.values()].filter((cmd) => cmd.document === 'run-step').flatMap((cmd) => [...cmd.invocations.values()]);
+    let measured: RehearsalReport['measured'] = null;
+    if (runId && runSteps.length === 1 && runSteps[0].endedAt) {
+      const records = await resultRecords(s3, RESULTS_BUCKET, runId);
+      measured = stepFigures(records, readFileSync(server.accessLog, 'utf8'), { runner: runSteps[0].instanceId, startedAt: runSteps[0].startedAt, endedAt: runSteps[0].endedAt }, dataBucket);
+    }
     c.terminate([...c.sandboxes.keys()]);
     const { mountsDetached } = c.removeSandboxes();
     const teardownOut = output?.teardown?.value;
@@ -276,6 +286,7 @@ export async function rehearse(opts: RehearsalOptions): Promise<RehearsalReport>
       }))),
       s3: { ...requestsOf(server.accessLog, dataBucket), versionsDeleted: teardownOut?.deletedVersions ?? 0 },
       leftovers: { runnerProcesses: running, mounts: mountsDetached, versions, sandboxes: 0 },
+      measured,
     };
   } finally {
     s3.destroy();
@@ -283,6 +294,22 @@ export async function rehearse(opts: RehearsalOptions): Promise<RehearsalReport>
     await cleanupAll();
     rmSync(root, { recursive: true, force: true });
   }
+}
+
+/** Every result record of the run in the results bucket (the runners' uploads). */
+async function resultRecords(s3: S3Client, bucket: string, runId: string): Promise<StepRecord[]> {
+  const records: StepRecord[] = [];
+  let ContinuationToken: string | undefined;
+  do {
+    const page = await s3.send(new ListObjectsV2Command({ Bucket: bucket, ContinuationToken }));
+    for (const o of page.Contents ?? []) {
+      if (!o.Key!.endsWith('.jsonl') || !o.Key!.includes(runId)) continue;
+      const body = await (await s3.send(new GetObjectCommand({ Bucket: bucket, Key: o.Key }))).Body!.transformToString();
+      for (const line of body.split('\n')) if (line.trim()) records.push(JSON.parse(line));
+    }
+    ContinuationToken = page.NextContinuationToken;
+  } while (ContinuationToken);
+  return records;
 }
 
 /** The run id of a failed execution: from a runner's tags. */

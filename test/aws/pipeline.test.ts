@@ -331,7 +331,7 @@ test('a runner that never comes online: bounded wait, then Teardown terminates i
   expect([...cloud.instances.values()].map((i) => i.state)).toEqual(['terminated']);
 });
 
-describe('the non-benchmark part is bounded by its timeouts: ≤ 15 minutes besides the runner setup, which has its own 15-minute command timeout', () => {
+describe('the non-benchmark part is bounded by its timeouts: ≤ 15 minutes besides the runner setup, which has its own 30-minute command timeout', () => {
   const S = definition.States;
   /** Worst case of a Task: every attempt runs to its timeout, plus the retry delays. */
   const task = (st: any): number => {
@@ -371,7 +371,7 @@ describe('the non-benchmark part is bounded by its timeouts: ≤ 15 minutes besi
     expect(S.ProvisionRunners.MaxConcurrency ?? 0).toBe(0);
     expect(total - phases.SetupRunners).toBeLessThanOrEqual(900);
     // Issue 13: a fresh 2-vCPU runner installs and compiles for minutes; 240 s was too tight. The
-    // command's own timeout is 15 min, and the checks outlast it, so the pipeline sees it end.
+    // command's own timeout is 30 min, and the checks outlast it, so the pipeline sees it end.
     const commandTimeout = Number(S.SetupRunners.Parameters.Parameters.executionTimeout[0]);
     expect(commandTimeout).toBeGreaterThanOrEqual(900);
     const polls = S['SetupRunnersDone?'].Choices.find((c: any) => c.Variable?.endsWith('.attempts')).NumericGreaterThanEquals;

@@ -1,0 +1,179 @@
+// The modelled duration and cost of one AWS execution of a profile, from a rehearsal measured here:
+// each step's requests (counted at the server), bytes and wall time, scaled to the profile (a seed
+// sample runs a tenth of seed's counts, one repetition) and moved to AWS with the assumptions below.
+// A model, not a bill: the assumptions are stated here and printed with every figure.
+import prices from '../../assets/prices.json';
+import network from '../../assets/instance-network.json';
+import { DEFAULT_RUNNER_INSTANCE_TYPE } from '../../lib/instance-types';
+import { TASK_TIMEOUT_S } from '../../lib/pipeline/tasks';
+import { expandSteps, loadProfile, resolveMatrix, type Step } from '../../runner/core/matrix';
+import { planShards } from '../../runner/core/shards';
+import { findMethodDescriptor } from '../../runner/methods/catalog';
+import { findWorkloadDescriptor } from '../../runner/workloads/catalog';
+import { REQUEST_COLUMNS } from '../../runner/report/requests';
+import { CATALOG } from '../../runner/catalog';
+import type { RequestType } from '../../runner/endpoint/access-log';
+import type { PreparationFigure, StepFigure } from '../rehearsal/step-figures';
+
+/** What AWS adds to a step measured here, and what an execution costs besides its steps. */
+export const AWS_ASSUMPTIONS = {
+  /** One S3 request's round trip from a runner in the bucket's region, in sequence (seed 000's s3fs figures); here it is under 1 ms. */
+  requestSeconds: 0.01,
+  /** Boot, SSM online and the setup command (packages, the s3fs build, Mountpoint, rclone, JuiceFS) per runner. */
+  runnerSetupMinutes: 8,
+  /** ValidateInput, launch, the document functions, Aggregate and Report: the states around the runners. */
+  pipelineMinutes: 4,
+  /** S3 performs each key of a DeleteObjects as a delete: 3,500 per second per prefix. */
+  deletesPerSecond: 3500,
+  /** How often the state machine checks a runner's command (lib/pipeline/poll-command.ts). */
+  pollSeconds: 30,
+  /** Public IPv4 address per runner-hour. */
+  ipv4Hour: 0.005,
+  lambdaGbSecond: 0.0000133334, athenaPerTb: 5, sfnPer1000Transitions: 0.025,
+};
+
+/** A rehearsal measured here (`npm run cost:aws -- --measure PROFILE` writes assets/measured/PROFILE.json). */
+export interface Measurement {
+  profile: string;
+  /** The matrix rehearsed: the profile, or its sample (see `sampleOf`). */
+  matrix: Record<string, any>;
+  /** Each count parameter of the sample is the profile's divided by this (1: the profile itself). */
+  sampleDivisor: number;
+  measuredAt: string;
+  host: string;
+  rehearsal: { wallSeconds: number; requests: number; versionsWritten: number; polls: number; historyEvents: number };
+  steps: StepFigure[];
+  preparation: PreparationFigure;
+}
+
+/** The parameters that say how much a workload does: a sample divides them, the model multiplies back. */
+export const COUNT_PARAMS: Record<string, string[]> = {
+  objects: ['files'], 'dir-walk': ['objects'], 'large-read': ['files'], 'small-reads': ['files'], 'fio-seq': ['files'],
+  semantics: [], metadata: ['ops'], 'git-clone': ['files', 'commits'], 'tar-extract': ['files', 'dirs', 'totalSize'],
+  'web-serving': ['files', 'reads'], 'read-scaling': [],
+};
+/** Requests a workload's clients run side by side (their latency overlaps). */
+const PARALLEL: Record<string, (p: Record<string, any>) => number> = { 'web-serving': (p) => Number(p.readers ?? 1) };
+
+/** The sample of a profile: one repetition, every count parameter divided by `divisor` (at least 1). */
+export function sampleOf(profile: Record<string, any>, divisor: number): Record<string, any> {
+  const workloads: Record<string, any> = {};
+  for (const [name, params] of Object.entries<Record<string, any>>(profile.workloads)) {
+    const counts = COUNT_PARAMS[name];
+    if (!counts) throw new Error(`cost model: no count parameters for workload ${name}: add it to COUNT_PARAMS`);
+    workloads[name] = { ...params };
+    for (const k of counts) {
+      if (params[k] === undefined) continue;
+      workloads[name][k] = typeof params[k] === 'number' ? Math.max(1, Math.round(params[k] / divisor)) : `${Number.parseFloat(params[k]) / divisor}${String(params[k]).replace(/^[\d.]+/, '')}`;
+    }
+  }
+  const { $schema: _schema, ...rest } = profile;
+  return { ...rest, name: `${profile.name}-sample`, description: `${profile.name} with its counts divided by ${divisor}, one repetition: what the cost model measures`, repetitions: 1, workloads };
+}
+
+const key = (s: { method: string; variant: string; workload: string }) => `${s.method}/${s.variant}/${s.workload}`;
+const baselineMiBps = (type: string) => ((network as Record<string, any>)[type]?.baselineGbps ?? 0) * 1e9 / 8 / 2 ** 20;
+
+export interface ModelledStep { index: number; label: string; workload: string; seconds: number; requests: Partial<Record<RequestType, number>>; measured: boolean }
+export interface MeasuredCostModel {
+  profile: string;
+  runners: number;
+  runnerType: string;
+  steps: number;
+  /** Steps with no figure of their own (a method that cannot run here): modelled from the other mounts of their workload. */
+  proxied: string[];
+  /** Minutes each runner is up: setup, preparation and its steps. */
+  runnerMinutes: number[];
+  wallMinutes: number;
+  requests: { tier1: number; tier2: number; free: number; total: number };
+  versionsWritten: number;
+  teardownSeconds: number;
+  items: Record<string, number>;
+  total: number;
+}
+
+/** Models one execution of `m.profile` on `runners` runners of the default type, layout shard. */
+export function measuredCostModel(m: Measurement, runners: number): MeasuredCostModel {
+  const profile = resolveMatrix(loadProfile(m.profile), m.profile, CATALOG);
+  const sample = resolveMatrix(m.matrix, `${m.profile}-sample`, CATALOG);
+  const steps = expandSteps(profile);
+  const figures = new Map(m.steps.map((s) => [key(s), s]));
+  const ratio = (workload: string) => {
+    const [first] = COUNT_PARAMS[workload] ?? [];
+    if (!first) return 1;
+    const num = (v: unknown) => (typeof v === 'number' ? v : Number.parseFloat(String(v)));
+    const a = profile.workloads.find((w) => w.name === workload)!.params as Record<string, unknown>;
+    const b = sample.workloads.find((w) => w.name === workload)!.params as Record<string, unknown>;
+    return num(a[first]) / num(b[first]);
+  };
+  const mibps = baselineMiBps(DEFAULT_RUNNER_INSTANCE_TYPE);
+  const proxied: string[] = [];
+  const modelled: ModelledStep[] = steps.map((s: Step) => {
+    const label = key({ method: s.method.name, variant: s.method.variant, workload: s.workload.name });
+    let f: Pick<StepFigure, 'seconds' | 'requests' | 'bytesIn' | 'bytesOut'> | undefined = figures.get(label);
+    const measured = !!f;
+    if (!f) {
+      // A method that cannot run here (S3 Files: no NFS client): the mean of this workload's mount methods.
+      const mounts = m.steps.filter((x) => x.workload === s.workload.name && findMethodDescriptor(x.method)?.kind === 'mount');
+      if (!mounts.length) throw new Error(`cost model: ${label} was not measured and no mount of ${s.workload.name} was: re-measure with \`npm run cost:aws -- --measure ${m.profile}\``);
+      if (!proxied.includes(label)) proxied.push(label);
+      const mean = (pick: (x: StepFigure) => number) => mounts.reduce((a, x) => a + pick(x), 0) / mounts.length;
+      const requests: Partial<Record<RequestType, number>> = {};
+      for (const x of mounts) for (const [t, n] of Object.entries(x.requests)) requests[t as RequestType] = (requests[t as RequestType] ?? 0) + n / mounts.length;
+      f = { seconds: mean((x) => x.seconds), bytesIn: mean((x) => x.bytesIn), bytesOut: mean((x) => x.bytesOut), requests };
+    }
+    const k = ratio(s.workload.name);
+    const requests = Object.fromEntries(Object.entries(f.requests).map(([t, n]) => [t, n * k]));
+    const count = Object.values(requests).reduce((a, n) => a + n, 0);
+    const parallel = PARALLEL[s.workload.name]?.(s.workload.params as Record<string, any>) ?? 1;
+    const seconds = k * f.seconds + (count * AWS_ASSUMPTIONS.requestSeconds) / parallel + (k * (f.bytesIn + f.bytesOut)) / 2 ** 20 / mibps;
+    return { index: s.index, label, workload: s.workload.name, seconds, requests, measured };
+  });
+  // The preparation (fixtures written once per runner) scales with the fixtures' objects.
+  const fixtureObjects = (matrix: typeof profile) => {
+    const specs = new Map<string, number>();
+    for (const w of matrix.workloads) { const spec = findWorkloadDescriptor(w.name)?.fixture?.(w.params as never); if (spec) specs.set(spec.id, spec.count); }
+    return [...specs.values()].reduce((a, n) => a + n, 0);
+  };
+  const prepRatio = fixtureObjects(sample) ? fixtureObjects(profile) / fixtureObjects(sample) : 1;
+  const prepRequests = Object.fromEntries(Object.entries(m.preparation.requests).map(([t, n]) => [t, n * prepRatio]));
+  const prepSeconds = prepRatio * m.preparation.seconds + Object.values(prepRequests).reduce((a, n) => a + n, 0) * AWS_ASSUMPTIONS.requestSeconds / 16
+    + (prepRatio * (m.preparation.bytesIn + m.preparation.bytesOut)) / 2 ** 20 / mibps;
+
+  const shards = planShards(steps, runners, 'shard');
+  const byIndex = new Map(modelled.map((s) => [s.index, s]));
+  const runnerMinutes = shards.map((sh) => AWS_ASSUMPTIONS.runnerSetupMinutes + (prepSeconds + sh.steps.reduce((a, i) => a + byIndex.get(i)!.seconds, 0)) / 60);
+  const requests = { tier1: 0, tier2: 0, free: 0, total: 0 };
+  const tierOf = new Map<string, string>(REQUEST_COLUMNS.map((c) => [c.column === 'delete_requests' ? 'delete' : c.column, c.tier]));
+  const addRequests = (r: Record<string, number>, times = 1) => {
+    for (const [t, n] of Object.entries(r)) {
+      const tier = (tierOf.get(t) ?? 'tier2') as 'tier1' | 'tier2' | 'free';
+      requests[tier] += n * times;
+      requests.total += n * times;
+    }
+  };
+  for (const s of modelled) addRequests(s.requests as Record<string, number>);
+  addRequests(prepRequests, runners);
+  // A new version per object written: PUTs, completed multipart uploads and copies.
+  const written = (r: Partial<Record<string, number>>) => (r.put ?? 0) + (r.mpu_complete ?? 0) + (r.copy ?? 0);
+  const versionsWritten = Math.round(modelled.reduce((a, s) => a + written(s.requests), 0) + runners * written(prepRequests));
+  // Teardown deletes every version and the delete markers the steps' own deletes left (about as many).
+  const teardownSeconds = (2 * versionsWritten) / AWS_ASSUMPTIONS.deletesPerSecond;
+  const teardownRounds = Math.max(1, Math.ceil(teardownSeconds / (TASK_TIMEOUT_S.teardown / 3)));
+  const wallMinutes = AWS_ASSUMPTIONS.pipelineMinutes + Math.max(...runnerMinutes) + teardownSeconds / 60;
+  const runnerHours = runnerMinutes.reduce((a, b) => a + b, 0) / 60;
+  const runnerHour = (prices.ec2OnDemandHourly as Record<string, unknown>)[DEFAULT_RUNNER_INSTANCE_TYPE] as number;
+  const price = prices.s3StandardRequestsPer1000;
+  // Step Functions: each poll of a runner's command is a handful of transitions; the rest is fixed.
+  const polls = runnerMinutes.reduce((a, mins) => a + (mins * 60) / AWS_ASSUMPTIONS.pollSeconds, 0);
+  const transitions = 60 + 4 * polls + 4 * teardownRounds;
+  const items = {
+    'runner instance hours': runnerHours * (runnerHour + AWS_ASSUMPTIONS.ipv4Hour),
+    'S3 requests': (requests.tier1 / 1000) * price.tier1 + (requests.tier2 / 1000) * price.tier2,
+    'Lambda': 2 * 3 * 0.5 * 5 * AWS_ASSUMPTIONS.lambdaGbSecond,
+    'Athena (10 MB minimum per query)': 16 * 10e6 / 1e12 * AWS_ASSUMPTIONS.athenaPerTb,
+    'Step Functions transitions': (transitions / 1000) * AWS_ASSUMPTIONS.sfnPer1000Transitions,
+  };
+  const total = Object.values(items).reduce((a, b) => a + b, 0);
+  return { profile: m.profile, runners, runnerType: DEFAULT_RUNNER_INSTANCE_TYPE, steps: steps.length, proxied, runnerMinutes, wallMinutes, requests, versionsWritten, teardownSeconds, items, total };
+}
