@@ -4,14 +4,14 @@
 // requests, bytes and step times (scripts/cost/measured-model.ts); any other is estimated from its
 // steps' parameters (costModel below). `npm run cost:aws -- --help` for usage. The README's
 // figures are this script's (test/unit/cost-model.test.ts).
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import prices from '../assets/prices.json';
-import { MAX_RUNNERS } from '../lib/instance-types';
-import { AWS_ASSUMPTIONS, measuredCostModel, sampleOf, type MeasuredCostModel, type Measurement } from './cost/measured-model';
-import { DEFAULT_RUNNER_INSTANCE_TYPE } from '../lib/instance-types';
+import Table from 'cli-table3';
+import { AWS_ASSUMPTIONS, METHODS_REQUESTS, measuredCostModel, sampleOf, type MeasuredCostModel, type Measurement } from './cost/measured-model';
+import { DEFAULT_RUNNER_INSTANCE_TYPE, MAX_RUNNERS } from '../lib/instance-types';
 import { expandSteps, loadProfile, resolveMatrix } from '../runner/core/matrix';
 import { parseSize } from '../runner/core/units';
 import { findMethodDescriptor } from '../runner/methods/catalog';
@@ -161,10 +161,10 @@ export function costTable(): string {
       const r = m.rehearsal;
       measuredRows.push(`| \`${name}\` | ${m.sampleDivisor > 1 ? `sample: counts ÷ ${m.sampleDivisor}, 1 repetition` : 'the profile'} | ${m.steps.length} | ${minutes(r.wallSeconds / 60)} | ${count(r.requests)} | ${count(r.versionsWritten)} | ${r.polls} | ${count(r.historyEvents)} |`);
       const c = plannedModel(m);
-      modelRows.push(`| \`${name}\` | ${c.steps} | ${c.runners} | ${minutes(c.wallMinutes)} | ${minutes(Math.max(...c.runnerMinutes))} | ${dollars(c.items['runner instance hours'])} | ${count(c.requests.total)} | ${dollars(c.items['S3 requests'])} | ${dollars(c.total)} | measured${c.proxied.length ? `; ${[...new Set(c.proxied.map((p) => p.split('/')[0]))].join(', ')} from the other mounts` : ''} |`);
+      modelRows.push(`| \`${name}\` | ${c.steps} | ${c.runners} | ${minutes(c.wallMinutes)} | ${dollars(c.items['runner instance hours'])} | ${count(c.requests.total)} | ${dollars(c.items[METHODS_REQUESTS])} | ${dollars(c.executionDollars)} | ${dollars(c.total)} | measured${c.proxied.length ? `; ${[...new Set(c.proxied.map((p) => p.split('/')[0]))].join(', ')} from the other mounts` : ''} |`);
     } else {
       const c = costModel(name);
-      modelRows.push(`| \`${name}\` | ${c.steps} | 1 | ${minutes(c.minutesPerRunner)} | ${minutes(c.minutesPerRunner)} | ${dollars(c.items['runner instance hours'])} | – | ${dollars(c.items['S3 requests'])} | ${dollars(c.total)} | estimated from parameters |`);
+      modelRows.push(`| \`${name}\` | ${c.steps} | 1 | ${minutes(c.minutesPerRunner)} | ${dollars(c.items['runner instance hours'])} | – | – | – | ${dollars(c.total)} | estimated from parameters (requests ${dollars(c.items['S3 requests'])}, not split) |`);
     }
   }
   return [
@@ -174,9 +174,9 @@ export function costTable(): string {
     '|---|---|---:|---:|---:|---:|---:|---:|',
     ...measuredRows,
     '',
-    `Modelled on AWS (${DEFAULT_RUNNER_INSTANCE_TYPE} runners, layout shard; the cheapest runner count that ends within ${SEED_TARGET.minutes} min):`,
+    `Modelled on AWS (${DEFAULT_RUNNER_INSTANCE_TYPE} runners, layout shard; the cheapest runner count that ends within ${SEED_TARGET.minutes} min, else the fastest):`,
     '',
-    '| profile | steps | runners | wall | longest runner | instance | S3 requests | request cost | total per execution | figures |',
+    '| profile | steps | runners | wall | instance | S3 requests | the methods\' own requests | the execution\'s own cost | total per execution | figures |',
     '|---|---:|---:|---:|---:|---:|---:|---:|---:|---|',
     ...modelRows,
   ].join('\n');
@@ -196,7 +196,7 @@ async function measure(profile: string): Promise<Measurement> {
   const matrix = divisor > 1 ? sampleOf(json, divisor) : json;
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { rehearse } = require('./rehearsal/rehearse') as typeof import('./rehearsal/rehearse');
-  const r = await rehearse({ input: { matrix, runners: [{ instanceType: DEFAULT_RUNNER_INSTANCE_TYPE, count: 1 }], layout: 'shard', lambdas: { documents: 5, repetitions: 1 } }, pollSeconds: AWS_ASSUMPTIONS.pollSeconds, log: (l) => console.error(l) });
+  const r = await rehearse({ input: { matrix, runners: [{ instanceType: DEFAULT_RUNNER_INSTANCE_TYPE, count: 1 }], layout: 'shard', lambdas: { documents: 5, repetitions: 1 } }, pollSeconds: AWS_ASSUMPTIONS.pollSeconds, serverOnDisk: true, log: (l) => console.error(l) });
   if (r.status !== 'SUCCEEDED' || !r.measured) throw new Error(`the rehearsal of ${profile} did not succeed: ${r.error?.name}: ${r.error?.message}`);
   return {
     profile, matrix, sampleDivisor: divisor, measuredAt: new Date().toISOString(), host: `${os.cpus().length} vCPU ${os.cpus()[0]?.model ?? ''}`.trim(),
@@ -207,14 +207,19 @@ async function measure(profile: string): Promise<Measurement> {
 
 function print(c: MeasuredCostModel): void {
   console.log(`profile ${c.profile}: ${c.steps} steps on ${c.runners} ${c.runnerType} runner(s), layout shard: ~${minutes(c.wallMinutes)} wall; runners up ${c.runnerMinutes.map((x) => Math.round(x)).join(', ')} min`);
-  console.log(`  S3 requests ${count(c.requests.total)} (tier 1 ${count(c.requests.tier1)}, tier 2 ${count(c.requests.tier2)}, free ${count(c.requests.free)}); ${count(c.versionsWritten)} versions written, teardown ~${Math.round(c.teardownSeconds)} s`);
+  console.log(`  S3 requests ${count(c.requests.total)} (tier 1 ${count(c.requests.tier1)}, tier 2 ${count(c.requests.tier2)}, free ${count(c.requests.free)}), of which the measured methods' own ${count(c.methodsRequests.total)}; ${count(c.versionsWritten)} versions written, teardown ~${Math.round(c.teardownSeconds)} s`);
   if (c.proxied.length) console.log(`  not measurable here, modelled from the other mounts of their workload: ${c.proxied.join(', ')}`);
-  for (const [k, v] of Object.entries(c.items)) console.log(`  ${k.padEnd(34)} $${v.toFixed(4)}`);
-  console.log(`  ${'total per execution'.padEnd(34)} $${c.total.toFixed(2)}`);
+  const t = new Table({ head: ['workload', 'step minutes', 'as measured here', 'AWS request latency', 'AWS transfer', 'S3 requests', "methods' request cost"], style: { head: [], border: [] } });
+  for (const [name, w] of Object.entries(c.byWorkload)) t.push([name, w.minutes.toFixed(1), w.here.toFixed(1), w.latency.toFixed(1), w.transfer.toFixed(1), count(w.requests.total), `$${w.methodsDollars.toFixed(3)}`]);
+  console.log(t.toString());
+  for (const [k, v] of Object.entries(c.items)) console.log(`  ${k.padEnd(58)} $${v.toFixed(4)}`);
+  console.log(`  ${'the execution\'s own cost (all but the methods\' requests)'.padEnd(58)} $${c.executionDollars.toFixed(2)}`);
+  console.log(`  ${'total per execution'.padEnd(58)} $${c.total.toFixed(2)}`);
   console.log(`  assumptions: ${JSON.stringify(AWS_ASSUMPTIONS)}; link: the ${c.runnerType} baseline (assets/instance-network.json)`);
 }
 
 if (require.main === module) {
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
   const { values, positionals } = parseArgs({ allowPositionals: true, options: { readme: { type: 'boolean' }, measure: { type: 'string' }, runners: { type: 'string' }, help: { type: 'boolean', short: 'h' } } });
   if (values.help) {
     console.log([
@@ -224,6 +229,7 @@ if (require.main === module) {
     ].join('\n'));
   } else if (values.measure) {
     measure(values.measure).then((m) => {
+      mkdirSync(dirname(measurementPath(values.measure!)), { recursive: true });
       writeFileSync(measurementPath(values.measure!), `${JSON.stringify(m, null, 1)}\n`);
       console.log(`${measurementPath(values.measure!)}: ${m.steps.length} steps measured in ${m.rehearsal.wallSeconds} s`);
       print(plannedModel(m));

@@ -10,6 +10,10 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { rehearse, type RehearsalReport } from './rehearsal/rehearse';
 import { DEFAULT_RUNNER_INSTANCE_TYPE } from '../lib/instance-types';
+import { TASK_TIMEOUT_S } from '../lib/pipeline/tasks';
+import { TEARDOWN_MAX_ROUNDS } from '../lib/pipeline/teardown-flow';
+import { loadMeasurement, plannedModel } from './cost-model';
+import { AWS_ASSUMPTIONS } from './cost/measured-model';
 
 const { values } = parseArgs({
   options: {
@@ -59,7 +63,33 @@ function print(r: RehearsalReport): void {
   console.log(`S3 requests: ${r.s3.requests} (${Object.entries(r.s3.byOperation).sort((a, b) => b[1] - a[1]).map(([k, v]) => `${k.replace(/^s3_/, '')} ${v}`).join(', ')})`);
   console.log(`objects: ${r.s3.versionsCreated} versions written in the data bucket, ${r.s3.versionsDeleted} versions and delete markers deleted by Teardown`);
   console.log(`left behind: ${r.leftovers.runnerProcesses} runner processes, ${r.leftovers.mounts} mounts, ${r.leftovers.versions} versions of the run`);
+  atSeedScale(r);
   console.log(`status: ${r.status}${r.error ? ` — ${r.error.name}: ${r.error.message}` : ''}; report: ${r.reportLocation ?? '(none)'}; wall ${seconds(r.wallMs)}`);
+}
+
+/**
+ * What a rehearsal here cannot reach, extrapolated to a `seed` execution: Teardown of the versions
+ * the cost model's seed measurement writes (at the rate measured here and at S3's), against its
+ * rounds and the function's timeout; the runner setup the cost model assumes, against the setup
+ * command's own timeout (the part of setup that runs here is in the commands table above).
+ */
+function atSeedScale(r: RehearsalReport): void {
+  const seed = loadMeasurement('seed');
+  if (!seed) { console.log('seed scale: no measurement (npm run cost:aws -- --measure seed)'); return; }
+  const model = plannedModel(seed);
+  const versions = 2 * model.versionsWritten; // every version and about as many delete markers
+  const teardown = r.states.find((s) => s.name === 'Teardown');
+  const roundWork = TASK_TIMEOUT_S.teardown / 3; // the function starts requests for a third of its timeout
+  const line = (label: string, perSecond: number) => {
+    const seconds = versions / perSecond;
+    const rounds = Math.max(1, Math.ceil(seconds / roundWork));
+    return `${label} ${Math.round(perSecond).toLocaleString('en-US')} versions/s: ${Math.round(seconds)} s in ${rounds} round(s) of ≤ ${roundWork} s (⅓ of its ${TASK_TIMEOUT_S.teardown} s timeout), ${rounds <= TEARDOWN_MAX_ROUNDS ? 'within' : 'BEYOND'} the ${TEARDOWN_MAX_ROUNDS}-round bound`;
+  };
+  console.log(`seed scale (the cost model's seed measurement, ${model.runners} runners): Teardown of ~${versions.toLocaleString('en-US')} versions and delete markers —`);
+  if (teardown && r.s3.versionsDeleted > 0 && teardown.totalMs > 0) console.log(`  ${line('at the rate measured here (versitygw):', r.s3.versionsDeleted / (teardown.totalMs / 1000))}`);
+  console.log(`  ${line("at S3's per-prefix write rate,", AWS_ASSUMPTIONS.deletesPerSecond)}`);
+  const setup = r.commands.find((c) => c.document === 'setup');
+  if (setup) console.log(`  runner setup: ${AWS_ASSUMPTIONS.runnerSetupMinutes} min assumed on AWS (boot, packages, the s3fs build, Mountpoint, rclone, JuiceFS, awscrt), ${((AWS_ASSUMPTIONS.runnerSetupMinutes * 60 / setup.timeoutS) * 100).toFixed(0)}% of the setup command's ${setup.timeoutS} s timeout; its host-neutral part took ${seconds(setup.ms)} here`);
 }
 
 rehearse({ input, failCommand: values.fail as never, pollSeconds: Number(values['poll-seconds']), log: (l) => console.log(l) })

@@ -112,6 +112,11 @@ export interface MethodDescriptor {
   /** 'object' methods speak the S3 API; 'mount' methods expose the bucket as a file system. */
   readonly kind: 'object' | 'mount';
   readonly summary: string;
+  /**
+   * What its client sends as User-Agent, to tell its requests apart in a server's access log
+   * (the cost model's step figures). Absent for clients that make no S3 request of their own (NFS).
+   */
+  readonly userAgent?: RegExp;
   /** What it offers workloads (runner/core/capabilities.ts). */
   readonly offers: readonly Capability[];
   /** Named option sets; 'default' is the method's best-practice configuration. */

@@ -57,7 +57,10 @@ async function freeLoopbackPort(): Promise<number> {
  * random credentials and a temporary data directory; creates the benchmark bucket. The server and
  * its directory are removed by stop(), which is also registered as a cleanup step.
  */
-export async function startEmbeddedEndpoint(log: (msg: string) => void = () => {}): Promise<EmbeddedEndpoint> {
+export async function startEmbeddedEndpoint(log: (msg: string) => void = () => {}, opts: {
+  /** Where its data folder goes. @default memoryBackedTmp() (a RAM disk where there is one) */
+  baseDir?: string;
+} = {}): Promise<EmbeddedEndpoint> {
   const binary = findVersitygw();
   if (!binary) {
     throw new UserError(
@@ -65,7 +68,7 @@ export async function startEmbeddedEndpoint(log: (msg: string) => void = () => {
       'run `npm run setup` (it installs versitygw with `go install`), set S3AB_VERSITYGW=/path/to/versitygw, or name an endpoint with --endpoint URL --bucket NAME',
     );
   }
-  const dir = await mkdtemp(join(memoryBackedTmp(), 's3ab-versitygw-'));
+  const dir = await mkdtemp(join(opts.baseDir ?? memoryBackedTmp(), 's3ab-versitygw-'));
   const removeDir = onCleanup('embedded server data', () => rm(dir, { recursive: true, force: true }));
   // The data folder (GBs of RAM with the seed profile) goes on every path, a forced exit included —
   // also when the server has already exited (a Ctrl-C to the terminal reaches it first).

@@ -4,6 +4,7 @@ import type { MethodDescriptor } from '../core/method';
 export const awsCliDescriptor = {
   name: 'aws-cli',
   kind: 'object',
+  userAgent: /^aws-cli\//,
   summary: 'AWS CLI v2, one process per operation (aws s3 cp / ls / rm, aws s3api head-object)',
   offers: ['objects-in-bucket'],
   variants: {

@@ -37,6 +37,11 @@ export function findMethodDescriptor(name: string): MethodDescriptor | undefined
   return METHOD_DESCRIPTORS.find((m) => m.name === name);
 }
 
+/** The method whose client sent this User-Agent, or null (the runner's own client, an unknown one). */
+export function methodOfUserAgent(userAgent: string): MethodDescriptor | null {
+  return METHOD_DESCRIPTORS.find((m: MethodDescriptor) => m.userAgent?.test(userAgent)) ?? null;
+}
+
 /** Position of a method in the catalog (unknown names last): the order tables list methods in. */
 export function methodRank(name: string): number {
   const i = METHOD_DESCRIPTORS.findIndex((m) => m.name === name);

@@ -13,6 +13,7 @@ import type { MethodDescriptor } from '../core/method';
 export const juicefsDescriptor = {
   name: 'juicefs',
   kind: 'mount',
+  userAgent: /^aws-sdk-go-v2\//, // JuiceFS's object client is the AWS SDK for Go v2 with its default User-Agent
   summary: 'JuiceFS (metadata in a local SQLite file, data as chunks in the bucket): full POSIX; its files are not objects',
   offers: ['file-system'],
   variants: {

@@ -14,6 +14,7 @@ const COMMON: Options = { expect_continue_timeout: '0', vfs_write_back: '0s', di
 export const rcloneDescriptor = {
   name: 'rclone',
   kind: 'mount',
+  userAgent: /^rclone\//,
   summary: 'rclone mount (VFS over the S3 backend); with a write cache, uploads after close',
   offers: ['file-system', 'objects-in-bucket'],
   variants: {

@@ -7,6 +7,7 @@ import type { MethodDescriptor } from '../core/method';
 export const s3ApiDescriptor = {
   name: 's3-api',
   kind: 'object',
+  userAgent: /^aws-sdk-js\//, // the SDK's own User-Agent (the runner's reference client adds s3ab-runner to it)
   summary: 'AWS SDK for JavaScript v3: multipart upload and parallel ranged GETs, keep-alive pool',
   offers: ['objects-in-bucket'],
   variants: {

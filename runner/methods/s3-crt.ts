@@ -9,6 +9,7 @@ import type { MethodDescriptor } from '../core/method';
 export const s3CrtDescriptor = {
   name: 's3-crt',
   kind: 'object',
+  userAgent: /^CRTS3NativeClient\//, // aws-c-s3's own User-Agent (Mountpoint's client adds its name before it)
   summary: 'AWS Common Runtime S3 client (aws-c-s3 via awscrt): its own parallel ranged GETs and multipart upload',
   offers: ['objects-in-bucket'],
   variants: {

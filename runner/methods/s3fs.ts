@@ -17,6 +17,7 @@ const SEED_003: Options = {
 export const s3fsDescriptor = {
   name: 's3fs',
   kind: 'mount',
+  userAgent: /^s3fs\//,
   summary: 's3fs-fuse: FUSE mount, one object per file; upload on close; optional local file cache',
   offers: ['file-system', 'objects-in-bucket'],
   variants: {

@@ -74,7 +74,18 @@ export function sampleOf(profile: Record<string, any>, divisor: number): Record<
 const key = (s: { method: string; variant: string; workload: string }) => `${s.method}/${s.variant}/${s.workload}`;
 const baselineMiBps = (type: string) => ((network as Record<string, any>)[type]?.baselineGbps ?? 0) * 1e9 / 8 / 2 ** 20;
 
-export interface ModelledStep { index: number; label: string; workload: string; seconds: number; requests: Partial<Record<RequestType, number>>; measured: boolean }
+export interface ModelledStep {
+  index: number; label: string; workload: string; method: string; seconds: number;
+  /** Where the seconds come from: as measured here (scaled), AWS's request latency, AWS's bandwidth. */
+  parts: { here: number; latency: number; transfer: number };
+  /** Every request of the step; `runnerRequests` is the runner's own part of them. */
+  requests: Partial<Record<RequestType, number>>; runnerRequests: Partial<Record<RequestType, number>>; measured: boolean;
+}
+export interface RequestTally { tier1: number; tier2: number; free: number; total: number }
+
+/** The item of the measured methods' own S3 requests: the benchmark's subject, which no execution shape can remove. */
+export const METHODS_REQUESTS = 'S3 requests: the measured methods\' own';
+
 export interface MeasuredCostModel {
   profile: string;
   runners: number;
@@ -85,11 +96,42 @@ export interface MeasuredCostModel {
   /** Minutes each runner is up: setup, preparation and its steps. */
   runnerMinutes: number[];
   wallMinutes: number;
-  requests: { tier1: number; tier2: number; free: number; total: number };
+  requests: RequestTally;
+  /** Of `requests`, the measured methods' own (the rest is the runner's). */
+  methodsRequests: RequestTally;
+  /** Everything but the methods' own requests: what the execution itself costs. */
+  executionDollars: number;
+  /** Per workload: its steps' modelled minutes (and their parts), requests and the methods' request cost. */
+  byWorkload: Record<string, { minutes: number; here: number; latency: number; transfer: number; requests: RequestTally; methodsDollars: number }>;
   versionsWritten: number;
   teardownSeconds: number;
   items: Record<string, number>;
   total: number;
+  /** The modelled steps, each with its seconds and requests. */
+  modelled: ModelledStep[];
+}
+
+type Figure = Pick<StepFigure, 'seconds' | 'measuredSeconds' | 'requests' | 'runnerRequests' | 'bytesIn' | 'bytesOut'>;
+
+/** The mean of some steps' figures: a method's repetitions of a workload, or a workload's mounts. */
+function meanFigure(xs: readonly StepFigure[]): Figure {
+  const meanCounts = (pick: (x: StepFigure) => Partial<Record<RequestType, number>> | undefined) => {
+    const out: Partial<Record<RequestType, number>> = {};
+    for (const x of xs) for (const [t, n] of Object.entries(pick(x) ?? {})) out[t as RequestType] = (out[t as RequestType] ?? 0) + n / xs.length;
+    return out;
+  };
+  const mean = (pick: (x: StepFigure) => number) => xs.reduce((a, x) => a + pick(x), 0) / xs.length;
+  return {
+    seconds: mean((x) => x.seconds), measuredSeconds: mean((x) => x.measuredSeconds ?? x.seconds), bytesIn: mean((x) => x.bytesIn), bytesOut: mean((x) => x.bytesOut),
+    requests: meanCounts((x) => x.requests), runnerRequests: meanCounts((x) => x.runnerRequests),
+  };
+}
+
+/** Each method's figure per workload: the mean of its measured steps (its repetitions). */
+function meanFigures(steps: readonly StepFigure[]): Map<string, Figure> {
+  const groups = new Map<string, StepFigure[]>();
+  for (const s of steps) groups.set(key(s), [...(groups.get(key(s)) ?? []), s]);
+  return new Map([...groups].map(([k, xs]) => [k, meanFigure(xs)]));
 }
 
 /** Models one execution of `m.profile` on `runners` runners of the default type, layout shard. */
@@ -97,7 +139,8 @@ export function measuredCostModel(m: Measurement, runners: number): MeasuredCost
   const profile = resolveMatrix(loadProfile(m.profile), m.profile, CATALOG);
   const sample = resolveMatrix(m.matrix, `${m.profile}-sample`, CATALOG);
   const steps = expandSteps(profile);
-  const figures = new Map(m.steps.map((s) => [key(s), s]));
+  // A method's steps of one workload (its repetitions): their mean is each step's figure.
+  const figures = meanFigures(m.steps);
   const ratio = (workload: string) => {
     const [first] = COUNT_PARAMS[workload] ?? [];
     if (!first) return 1;
@@ -110,24 +153,31 @@ export function measuredCostModel(m: Measurement, runners: number): MeasuredCost
   const proxied: string[] = [];
   const modelled: ModelledStep[] = steps.map((s: Step) => {
     const label = key({ method: s.method.name, variant: s.method.variant, workload: s.workload.name });
-    let f: Pick<StepFigure, 'seconds' | 'requests' | 'bytesIn' | 'bytesOut'> | undefined = figures.get(label);
+    let f = figures.get(label);
     const measured = !!f;
     if (!f) {
       // A method that cannot run here (S3 Files: no NFS client): the mean of this workload's mount methods.
       const mounts = m.steps.filter((x) => x.workload === s.workload.name && findMethodDescriptor(x.method)?.kind === 'mount');
       if (!mounts.length) throw new Error(`cost model: ${label} was not measured and no mount of ${s.workload.name} was: re-measure with \`npm run cost:aws -- --measure ${m.profile}\``);
       if (!proxied.includes(label)) proxied.push(label);
-      const mean = (pick: (x: StepFigure) => number) => mounts.reduce((a, x) => a + pick(x), 0) / mounts.length;
-      const requests: Partial<Record<RequestType, number>> = {};
-      for (const x of mounts) for (const [t, n] of Object.entries(x.requests)) requests[t as RequestType] = (requests[t as RequestType] ?? 0) + n / mounts.length;
-      f = { seconds: mean((x) => x.seconds), bytesIn: mean((x) => x.bytesIn), bytesOut: mean((x) => x.bytesOut), requests };
+      f = meanFigure(mounts);
     }
     const k = ratio(s.workload.name);
-    const requests = Object.fromEntries(Object.entries(f.requests).map(([t, n]) => [t, n * k]));
+    const scaled = (r: Partial<Record<RequestType, number>> | undefined) => Object.fromEntries(Object.entries(r ?? {}).map(([t, n]) => [t, n * k]));
+    const requests = scaled(f.requests);
+    const runnerRequests = scaled(f.runnerRequests);
     const count = Object.values(requests).reduce((a, n) => a + n, 0);
     const parallel = PARALLEL[s.workload.name]?.(s.workload.params as Record<string, any>) ?? 1;
-    const seconds = k * f.seconds + (count * AWS_ASSUMPTIONS.requestSeconds) / parallel + (k * (f.bytesIn + f.bytesOut)) / 2 ** 20 / mibps;
-    return { index: s.index, label, workload: s.workload.name, seconds, requests, measured };
+    // The step's own setup (mounting, checks, cleanup: outside its measurements) stays as measured;
+    // its measurements grow with the counts; then AWS's request latency and bandwidth are added on
+    // top of what they took here (an upper bound: the loopback's own latency and transfer time are
+    // not taken out).
+    const parts = {
+      here: (f.seconds - f.measuredSeconds) + k * f.measuredSeconds,
+      latency: (count * AWS_ASSUMPTIONS.requestSeconds) / parallel,
+      transfer: (k * (f.bytesIn + f.bytesOut)) / 2 ** 20 / mibps,
+    };
+    return { index: s.index, label, workload: s.workload.name, method: s.method.name, seconds: parts.here + parts.latency + parts.transfer, parts, requests, runnerRequests, measured };
   });
   // The preparation (fixtures written once per runner) scales with the fixtures' objects.
   const fixtureObjects = (matrix: typeof profile) => {
@@ -141,22 +191,38 @@ export function measuredCostModel(m: Measurement, runners: number): MeasuredCost
     + (prepRatio * (m.preparation.bytesIn + m.preparation.bytesOut)) / 2 ** 20 / mibps;
 
   const shards = planShards(steps, runners, 'shard');
+  // A runner writes the fixtures of its own workloads only (runner/run/index.ts): its share of the
+  // one-runner preparation is its workloads' share of the fixture objects (the link measurement,
+  // a few requests, is left in that share).
+  const prepShare = (workloads: string[]) => {
+    const all = fixtureObjects(profile);
+    return all ? fixtureObjects({ ...profile, workloads: profile.workloads.filter((w) => workloads.includes(w.name)) }) / all : 1 / shards.length;
+  };
   const byIndex = new Map(modelled.map((s) => [s.index, s]));
-  const runnerMinutes = shards.map((sh) => AWS_ASSUMPTIONS.runnerSetupMinutes + (prepSeconds + sh.steps.reduce((a, i) => a + byIndex.get(i)!.seconds, 0)) / 60);
-  const requests = { tier1: 0, tier2: 0, free: 0, total: 0 };
+  const runnerMinutes = shards.map((sh) => AWS_ASSUMPTIONS.runnerSetupMinutes + (prepShare(sh.workloads) * prepSeconds + sh.steps.reduce((a, i) => a + byIndex.get(i)!.seconds, 0)) / 60);
   const tierOf = new Map<string, string>(REQUEST_COLUMNS.map((c) => [c.column === 'delete_requests' ? 'delete' : c.column, c.tier]));
-  const addRequests = (r: Record<string, number>, times = 1) => {
+  const tally = () => ({ tier1: 0, tier2: 0, free: 0, total: 0 });
+  const add = (into: RequestTally, r: Record<string, number>, times = 1) => {
     for (const [t, n] of Object.entries(r)) {
       const tier = (tierOf.get(t) ?? 'tier2') as 'tier1' | 'tier2' | 'free';
-      requests[tier] += n * times;
-      requests.total += n * times;
+      into[tier] += n * times;
+      into.total += n * times;
     }
   };
-  for (const s of modelled) addRequests(s.requests as Record<string, number>);
-  addRequests(prepRequests, runners);
+  // The methods' own requests (what the benchmark measures) apart from the runner's (fixtures, checks, cleanup).
+  const methods = tally();
+  const runner = tally();
+  const minus = (a: Record<string, number>, b: Record<string, number>) => Object.fromEntries(Object.entries(a).map(([t, n]) => [t, n - (b[t] ?? 0)]));
+  for (const s of modelled) {
+    add(methods, minus(s.requests as Record<string, number>, s.runnerRequests as Record<string, number>));
+    add(runner, s.runnerRequests as Record<string, number>);
+  }
+  add(runner, prepRequests, shards.reduce((a, sh) => a + prepShare(sh.workloads), 0));
+  const requests = tally();
+  for (const t of ['tier1', 'tier2', 'free', 'total'] as const) requests[t] = methods[t] + runner[t];
   // A new version per object written: PUTs, completed multipart uploads and copies.
   const written = (r: Partial<Record<string, number>>) => (r.put ?? 0) + (r.mpu_complete ?? 0) + (r.copy ?? 0);
-  const versionsWritten = Math.round(modelled.reduce((a, s) => a + written(s.requests), 0) + runners * written(prepRequests));
+  const versionsWritten = Math.round(modelled.reduce((a, s) => a + written(s.requests), 0) + written(prepRequests));
   // Teardown deletes every version and the delete markers the steps' own deletes left (about as many).
   const teardownSeconds = (2 * versionsWritten) / AWS_ASSUMPTIONS.deletesPerSecond;
   const teardownRounds = Math.max(1, Math.ceil(teardownSeconds / (TASK_TIMEOUT_S.teardown / 3)));
@@ -167,13 +233,24 @@ export function measuredCostModel(m: Measurement, runners: number): MeasuredCost
   // Step Functions: each poll of a runner's command is a handful of transitions; the rest is fixed.
   const polls = runnerMinutes.reduce((a, mins) => a + (mins * 60) / AWS_ASSUMPTIONS.pollSeconds, 0);
   const transitions = 60 + 4 * polls + 4 * teardownRounds;
+  const dollars = (r: RequestTally) => (r.tier1 / 1000) * price.tier1 + (r.tier2 / 1000) * price.tier2;
   const items = {
     'runner instance hours': runnerHours * (runnerHour + AWS_ASSUMPTIONS.ipv4Hour),
-    'S3 requests': (requests.tier1 / 1000) * price.tier1 + (requests.tier2 / 1000) * price.tier2,
+    [METHODS_REQUESTS]: dollars(methods),
+    'S3 requests: the runner\'s own (fixtures, checks, cleanup)': dollars(runner),
     'Lambda': 2 * 3 * 0.5 * 5 * AWS_ASSUMPTIONS.lambdaGbSecond,
     'Athena (10 MB minimum per query)': 16 * 10e6 / 1e12 * AWS_ASSUMPTIONS.athenaPerTb,
     'Step Functions transitions': (transitions / 1000) * AWS_ASSUMPTIONS.sfnPer1000Transitions,
   };
   const total = Object.values(items).reduce((a, b) => a + b, 0);
-  return { profile: m.profile, runners, runnerType: DEFAULT_RUNNER_INSTANCE_TYPE, steps: steps.length, proxied, runnerMinutes, wallMinutes, requests, versionsWritten, teardownSeconds, items, total };
+  const byWorkload: MeasuredCostModel['byWorkload'] = {};
+  for (const s of modelled) {
+    const w = (byWorkload[s.workload] ??= { minutes: 0, here: 0, latency: 0, transfer: 0, requests: tally(), methodsDollars: 0 });
+    w.minutes += s.seconds / 60; w.here += s.parts.here / 60; w.latency += s.parts.latency / 60; w.transfer += s.parts.transfer / 60;
+    add(w.requests, s.requests as Record<string, number>);
+    const own = tally();
+    add(own, minus(s.requests as Record<string, number>, s.runnerRequests as Record<string, number>));
+    w.methodsDollars += dollars(own);
+  }
+  return { byWorkload, executionDollars: total - items[METHODS_REQUESTS], methodsRequests: methods, profile: m.profile, runners, runnerType: DEFAULT_RUNNER_INSTANCE_TYPE, steps: steps.length, proxied, runnerMinutes, wallMinutes, requests, versionsWritten, teardownSeconds, items, total, modelled };
 }

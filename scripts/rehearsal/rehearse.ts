@@ -20,6 +20,7 @@ import { loadProfile, resolveMatrix } from '../../runner/core/matrix';
 import { runDataPrefix, runVolumePrefix } from '../../runner/core/vocabulary';
 import { CATALOG } from '../../runner/catalog';
 import { findMethod } from '../../runner/methods';
+import { methodOfUserAgent } from '../../runner/methods/catalog';
 import { parseAccessLogLine } from '../../runner/endpoint/access-log';
 import { startEmbeddedEndpoint } from '../../runner/endpoint/embedded';
 import { makeS3Client } from '../../runner/endpoint/s3-client';
@@ -53,6 +54,11 @@ export interface RehearsalOptions {
   /** Inject a failure: a command of this document fails on the first runner. */
   failCommand?: 'setup' | 'run-step';
   log?: (line: string) => void;
+  /**
+   * Keep the server's objects on disk, not in RAM: a seed sample writes more versions than this
+   * machine has memory (they stay until Teardown). @default false
+   */
+  serverOnDisk?: boolean;
 }
 
 export interface StateFigure { name: string; count: number; longestMs: number; totalMs: number; timeoutS: number | null }
@@ -108,7 +114,8 @@ export async function rehearse(opts: RehearsalOptions): Promise<RehearsalReport>
   const log = opts.log ?? (() => {});
   const started = Date.now();
   const root = mkdtempSync(join(tmpdir(), 's3ab-rehearsal-'));
-  const server = await startEmbeddedEndpoint();
+  // A versioned bucket keeps every version until Teardown: a large rehearsal's server goes on disk.
+  const server = await startEmbeddedEndpoint(undefined, { baseDir: opts.serverOnDisk ? tmpdir() : undefined });
   const s3: S3Client = makeS3Client(server.target, { maxSockets: 16 });
   const dataBucket = server.target.bucket;
   let cloud: LocalCloud | null = null;
@@ -272,7 +279,7 @@ export async function rehearse(opts: RehearsalOptions): Promise<RehearsalReport>
     let measured: RehearsalReport['measured'] = null;
     if (runId && runSteps.length === 1 && runSteps[0].endedAt) {
       const records = await resultRecords(s3, RESULTS_BUCKET, runId);
-      measured = stepFigures(records, readFileSync(server.accessLog, 'utf8'), { runner: runSteps[0].instanceId, startedAt: runSteps[0].startedAt, endedAt: runSteps[0].endedAt }, dataBucket);
+      measured = stepFigures(records, readFileSync(server.accessLog, 'utf8'), { runner: runSteps[0].instanceId, startedAt: runSteps[0].startedAt, endedAt: runSteps[0].endedAt }, dataBucket, (ua) => methodOfUserAgent(ua)?.name ?? null);
     }
     c.terminate([...c.sandboxes.keys()]);
     const { mountsDetached } = c.removeSandboxes();

@@ -1,4 +1,4 @@
-import { parseAccessLogLine, requestType, type AccessLogEntry } from '../../runner/endpoint/access-log';
+import { RUNNER_USER_AGENT, parseAccessLogLine, requestType, type AccessLogEntry } from '../../runner/endpoint/access-log';
 import type { RequestType } from '../../runner/endpoint/access-log';
 
 /**
@@ -13,7 +13,11 @@ export interface StepFigure {
   variant: string;
   workload: string;
   seconds: number;
+  /** The part of `seconds` inside its measurements (their durations added up): what grows with the workload's counts; the rest is the step's own setup (mounting, fixture checks, cleanup). */
+  measuredSeconds: number;
   requests: Partial<Record<RequestType, number>>;
+  /** Of `requests`, those the runner's own client made (mounting checks, fixture checks, cleanup), by type. */
+  runnerRequests: Partial<Record<RequestType, number>>;
   /** Bytes the server sent (GET) and received (PUT, parts). */
   bytesOut: number;
   bytesIn: number;
@@ -36,6 +40,7 @@ export interface StepRecord {
   workload: string;
   started_at: string;
   recorded_at: string;
+  duration_ms: number | null;
   host: { runner_id: string | null };
 }
 
@@ -53,17 +58,24 @@ export function accessLogSecond(line: string): number | null {
 /**
  * Steps run one after another on a runner, so a step's window runs from the previous step's last
  * record (or its own first measurement, for a runner's first step) to its own last record; the
- * preparation runs from the command's start to the first step's window. A request belongs to the
- * window holding the middle of its log second (the log has one-second timestamps: a request in a
- * boundary second may land in the neighbouring step — a cost figure, not a per-measurement count).
- * One runner here: the rehearsal's runners share one server, so with several runners a request
- * cannot be told apart by time; call this with one runner's figures only.
+ * preparation runs from the command's start to the first step's window. The access log has
+ * one-second timestamps and many steps take less than a second, so time alone cannot place a
+ * request: a request goes to a step whose window overlaps its log second and whose method sent it
+ * (`methodOf`: its client's User-Agent), the one overlapping that second most; the runner's own
+ * requests (mounting, fixture checks, cleanup) and unknown agents go to the step overlapping the
+ * second most. A method's repetitions of one workload and its variants may still trade a boundary
+ * second's requests — the model adds those up per method and workload. Only the runner's own
+ * records count (the document functions write records of their own). One runner here: the
+ * rehearsal's runners share one server; call this with one runner's figures only.
  */
-export function stepFigures(records: readonly StepRecord[], accessLog: string, command: CommandWindow, dataBucket: string): { steps: StepFigure[]; preparation: PreparationFigure } {
+export function stepFigures(
+  records: readonly StepRecord[], accessLog: string, command: CommandWindow, dataBucket: string,
+  methodOf: (userAgent: string) => string | null,
+): { steps: StepFigure[]; preparation: PreparationFigure } {
   const byStep = new Map<number, StepRecord[]>();
-  for (const r of records) byStep.set(r.step, [...(byStep.get(r.step) ?? []), r]);
+  for (const r of records) if (r.host.runner_id === command.runner) byStep.set(r.step, [...(byStep.get(r.step) ?? []), r]);
   const ordered = [...byStep.entries()].map(([index, rs]) => ({
-    index, first: rs[0],
+    index, first: rs[0], measured: rs.reduce((a, r) => a + (r.duration_ms ?? 0), 0) / 1000,
     start: Math.min(...rs.map((r) => Date.parse(r.started_at))),
     end: Math.max(...rs.map((r) => Date.parse(r.recorded_at))),
   })).sort((a, b) => a.end - b.end);
@@ -71,7 +83,8 @@ export function stepFigures(records: readonly StepRecord[], accessLog: string, c
   const empty = () => ({ requests: {} as Partial<Record<RequestType, number>>, bytesOut: 0, bytesIn: 0 });
   const preparation = { runner: command.runner, seconds: ((windows[0]?.from ?? command.endedAt) - command.startedAt) / 1000, ...empty() };
   const steps: StepFigure[] = windows.map((w) => ({
-    index: w.index, runner: command.runner, method: w.first.method, variant: w.first.method_variant, workload: w.first.workload, seconds: (w.end - w.from) / 1000, ...empty(),
+    index: w.index, runner: command.runner, method: w.first.method, variant: w.first.method_variant, workload: w.first.workload, seconds: (w.end - w.from) / 1000,
+    measuredSeconds: Math.min(w.measured, (w.end - w.from) / 1000), runnerRequests: {}, ...empty(),
   }));
   const add = (into: { requests: Partial<Record<RequestType, number>>; bytesOut: number; bytesIn: number }, e: AccessLogEntry) => {
     const type = requestType(e);
@@ -79,16 +92,32 @@ export function stepFigures(records: readonly StepRecord[], accessLog: string, c
     into.bytesOut += e.bytesSent;
     if (type === 'put' || type === 'mpu_part') into.bytesIn += e.objectSize;
   };
+  /** The step to charge a request of log second [t, t + 1 s) sent by `method` (null: the runner or unknown). */
+  const stepAt = (t: number, method: string | null): number => {
+    const overlap = (w: (typeof windows)[number]) => Math.min(w.end + 1, t + 1000) - Math.max(w.from, t);
+    const over = windows.map((w, i) => ({ i, o: overlap(w), method: w.first.method })).filter((x) => x.o > 0);
+    const best = (xs: typeof over) => xs.reduce((a, b) => (b.o >= a.o ? b : a));
+    const own = method ? over.filter((x) => x.method === method) : [];
+    if (own.length) return best(own).i;
+    if (method) {
+      // The method's request landed in a second its own steps do not reach (a client's background
+      // upload after its step's last record): its nearest step before it.
+      const before = windows.map((w, i) => ({ i, w })).filter((x) => x.w.first.method === method && x.w.from <= t);
+      if (before.length && t - before[before.length - 1].w.end < 5000) return before[before.length - 1].i;
+    }
+    return over.length ? best(over).i : steps.length - 1;
+  };
   for (const line of accessLog.split('\n')) {
     const e = parseAccessLogLine(line);
     const second = e && line.split(' ')[1] === dataBucket ? accessLogSecond(line) : null;
     if (!e || second === null) continue;
-    const t = second * 1000 + 500;
-    if (t < command.startedAt - 1000 || t > command.endedAt + 1000) continue;
-    const i = windows.findIndex((w) => t <= w.end + 500);
-    if (windows.length && t < windows[0].from) add(preparation, e);
-    else if (i >= 0) add(steps[i], e);
-    else if (steps.length) add(steps[steps.length - 1], e);
+    const t = second * 1000;
+    if (t + 1000 <= command.startedAt - 1000 || t > command.endedAt + 1000) continue;
+    if (!windows.length || t + 1000 <= windows[0].from) { add(preparation, e); continue; }
+    const own = e.userAgent.includes(RUNNER_USER_AGENT);
+    const step = steps[stepAt(t, own ? null : methodOf(e.userAgent))];
+    add(step, e);
+    if (own) step.runnerRequests[requestType(e)] = (step.runnerRequests[requestType(e)] ?? 0) + 1;
   }
   return { steps, preparation };
 }

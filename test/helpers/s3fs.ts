@@ -39,12 +39,12 @@ export async function mountS3fs(target: StoreTarget): Promise<S3fsMount> {
   return {
     dir, version: `s3fs ${version}`,
     unmount: async () => {
-      if (mounted(dir)) spawnSync('umount', [dir]);
+      if (mounted(dir)) spawnSync('umount', [dir], { timeout: 15_000 }); // never wait for ever on a hung mount
       child.kill('SIGTERM');
       const timer = setTimeout(() => child.kill('SIGKILL'), 3000);
       await exited;
       clearTimeout(timer);
-      if (mounted(dir)) spawnSync('umount', ['-l', dir]);
+      if (mounted(dir)) spawnSync('umount', ['-l', dir], { timeout: 15_000 });
       rmSync(base, { recursive: true, force: true });
     },
   };
