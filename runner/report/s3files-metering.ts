@@ -21,7 +21,7 @@ import { TRAVERSAL_TREE } from '../workloads/metadata';
  * a file read of the data and a metadata read, at the read rate.
  *
  * Where AWS's two versions of the metering page disagree, the model follows version A
- * (docs.aws.amazon.com, the newer one):
+ * (docs.aws.amazon.com, taken as the newer one; neither copy is dated):
  * - the direct-read cutoff is 1 MiB (version B: 128 KB), see DIRECT_READ_CUTOFF_BYTES;
  * - creating, deleting and renaming files and directories, changing their attributes and fsync are
  *   metadata *writes* (version B: reads, only the commit — fsync, close after writing — a write).
@@ -46,9 +46,9 @@ export const METADATA_BYTES = METERING.metadataKiB * KiB;
  * The direct-read cutoff: a read of at least this many bytes of data that is also in the bucket
  * streams directly from the bucket, even when the data is on high-performance storage: an S3 GET
  * and a 4 KiB metadata read, no S3 Files data read. Version A of AWS's metering page (and the
- * performance page) says 1 MiB; version B and an older overview page say 128 KB. We follow A: it is
- * the newer text, AWS's pricing page as quoted by third parties says "1 MiB or larger", and so does
- * a dated note of April 2026. The mount reads in rsize = 1 MiB requests, so a sequential read of a
+ * performance page) says 1 MiB; version B and an older copy of the overview page say 128 KB. We
+ * follow A, taken as the newer text (neither copy is dated): AWS's pricing page as quoted by third
+ * parties says "1 MiB or larger", and so does a dated note of April 2026. The mount reads in rsize = 1 MiB requests, so a sequential read of a
  * file of 1 MiB or more streams from the bucket under either version; they differ for reads of
  * 128 KiB to 1 MiB (`meterS3Files(m, { directReadCutoffBytes: 128 * 1024 })` models version B).
  */
