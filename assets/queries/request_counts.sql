@@ -2,6 +2,8 @@
 -- requests the server answered during the measurements (summed over repetitions, by type), the
 -- operations they served, the bytes read and the GET bytes sent; how many measurements were not
 -- counted (an endpoint whose log the runner cannot read), and the cache claims the counts refuted.
+-- all_ops, all_bytes and files (the workload's files parameter) are every measurement's, counted or
+-- not: the S3 Files metering model's input (runner/report/s3files-metering.ts), which needs no counts.
 SELECT
   run_id,
   workload,
@@ -14,6 +16,9 @@ SELECT
   count_if(requests IS NULL) AS not_counted,
   sum(CASE WHEN requests IS NOT NULL THEN ops END) AS ops,
   sum(CASE WHEN requests IS NOT NULL THEN bytes END) AS bytes,
+  sum(ops) AS all_ops,
+  sum(bytes) AS all_bytes,
+  max(CASE WHEN contains(map_keys(workload_params), 'files') THEN try_cast(workload_params['files'] AS bigint) END) AS files,
   sum(requests.get) AS get,
   sum(requests.get_ranged) AS get_ranged,
   sum(requests.put) AS put,

@@ -4,6 +4,7 @@ import { formatSize } from '../core/units';
 import { cacheRank, methodCacheLabel } from '../core/vocabulary';
 import { methodRank } from '../methods/catalog';
 import { num } from './format';
+import { DIRECT_READ_CUTOFF_BYTES, METER_CATEGORIES, METER_LABELS, meterS3Files, S3FILES_PRICES, type S3FilesModel } from './s3files-metering';
 
 type Row = Record<string, unknown>;
 
@@ -52,6 +53,62 @@ export function requestFigures(row: Row): RequestFigures | null {
   };
 }
 
+/** A request_counts value as a number; null for SQL NULL (DuckDB's null, Athena's absent value). */
+const numberOrNull = (v: unknown): number | null => (v === null || v === undefined || v === '' ? null : Number(v));
+
+/**
+ * The modelled S3 Files metering of a request_counts row (runner/report/s3files-metering.ts): null
+ * for any method but s3files. Its input is every measurement's operations and bytes, counted or
+ * not (all_ops, all_bytes): on AWS the records carry no request counts, the model needs none.
+ */
+export function s3filesFigures(row: Row): S3FilesModel | null {
+  return meterS3Files({
+    method: String(row.method), workload: String(row.workload), operation: String(row.operation),
+    objectSizeBytes: numberOrNull(row.object_size_bytes), ops: numberOrNull(row.all_ops) ?? numberOrNull(row.ops) ?? 0,
+    bytes: numberOrNull(row.all_bytes) ?? numberOrNull(row.bytes) ?? 0, files: numberOrNull(row.files),
+  });
+}
+
+/** Whether the server counted a row's requests (in at least one of its measurements). */
+export const requestsCounted = (row: Row): boolean => Number(row.not_counted) < Number(row.measurements);
+
+/** The rows the table shows: those with counted requests, and s3files rows the metering model covers (counted or not). */
+export function requestRowsShown(rows: Row[]): Row[] {
+  return rows.filter((r) => requestsCounted(r) || s3filesFigures(r)?.modelled === true);
+}
+
+/** The columns the table gains when it has s3files rows: the modelled figure beside the measured one. */
+export const S3FILES_HEAD = ['S3 Files metered per operation (modelled)', 'S3 Files $ per 1,000 ops — modelled (S3 Files metering)'];
+/** The measured cost's header when the modelled one stands beside it. */
+export const MEASURED_COST_HEAD = '$ per 1,000 ops (S3 requests, measured)';
+
+/** Bytes for the metering cell: three significant digits in the largest binary unit. */
+function meteredSize(bytes: number): string {
+  for (const [unit, name] of [[1024 ** 3, 'GiB'], [1024 ** 2, 'MiB'], [1024, 'KiB']] as const) if (bytes >= unit) return `${num(bytes / unit)} ${name}`;
+  return `${num(bytes)} B`;
+}
+
+/** "data read 1 (32 KiB), metadata read 1 (4 KiB)": metered operations and bytes per operation, and the reads streamed from the bucket. */
+export function s3filesMeteredText(m: S3FilesModel): string {
+  if (!m.modelled) return `not modelled: ${m.reason}`;
+  const parts = METER_CATEGORIES.filter((k) => m.perOp[k].ops > 0).map((k) => `${METER_LABELS[k]} ${num(m.perOp[k].ops)} (${meteredSize(m.perOp[k].bytes)})`);
+  if (m.directReadsPerOp > 0) parts.push(`${num(m.directReadsPerOp)} read${m.directReadsPerOp === 1 ? '' : 's'} streamed from the bucket (S3 GETs, no data read)`);
+  return parts.length ? parts.join(', ') : 'nothing metered';
+}
+
+/** The modelled cost cell: dollars per 1,000 operations, or '–' where not modelled. */
+export const s3filesCostText = (m: S3FilesModel): string => (m.modelled ? dollars(m.costPer1000Ops) : '–');
+
+/** What the modelled figure is, under the table (text summary and HTML page alike). */
+export function s3filesNote(): string {
+  const p = S3FILES_PRICES;
+  return `modelled (S3 Files metering): S3 Files' own charge for the file operations, besides its S3 requests — from AWS's published metering rules, not a bill: `
+    + `data reads and writes metered at their size rounded up to 1 KiB, at least 32 KiB, metadata operations at 4 KiB; reads of ${DIRECT_READ_CUTOFF_BYTES / 1024 / 1024} MiB or more of data in the bucket, `
+    + `and every read of a file only in the bucket, stream from it (an S3 GET and a metadata read, no data read); writes are charged again as reads when exported to the bucket; `
+    + `at $${p.readPerGB}/GB read, $${p.writePerGB}/GB write (${p.region}, ${p.date}; AWS's pricing page as quoted by third parties). `
+    + 'A warm pass counts every read, though the NFS client may serve some from its cache; one-time imports of S3-written files and storage are left out.';
+}
+
 /**
  * "Requests and request cost": per measurement kind and method, the requests the server answered
  * per operation by type, GET bytes per byte read, and the request cost per 1,000 operations; the
@@ -59,28 +116,38 @@ export function requestFigures(row: Row): RequestFigures | null {
  */
 export function printRequests(rows: Row[], out: (line: string) => void): void {
   if (!rows.length) return;
-  const counted = rows.filter((r) => Number(r.not_counted) < Number(r.measurements));
+  const shown = requestRowsShown(rows);
   const uncounted = rows.filter((r) => Number(r.not_counted) > 0);
+  const withS3Files = shown.some((r) => s3filesFigures(r) !== null);
   out('');
   out(`Requests and request cost — S3 requests the server answered per operation, summed over repetitions; cost at S3 Standard request prices, ${prices.region} (${prices.date})`);
-  if (counted.length) {
-    const table = new Table({ head: ['workload', 'operation', 'size', 'method', 'ops', 'requests per operation', 'GET bytes / byte read', '$ per 1,000 ops'], style: { head: [], border: [] } });
-    const ordered = [...counted].sort((a, b) => String(a.workload).localeCompare(String(b.workload)) || String(a.operation).localeCompare(String(b.operation))
+  if (shown.length) {
+    const head = ['workload', 'operation', 'size', 'method', 'ops', 'requests per operation', 'GET bytes / byte read', withS3Files ? MEASURED_COST_HEAD : '$ per 1,000 ops'];
+    const table = new Table({ head: withS3Files ? [...head, ...S3FILES_HEAD] : head, style: { head: [], border: [] } });
+    const ordered = [...shown].sort((a, b) => String(a.workload).localeCompare(String(b.workload)) || String(a.operation).localeCompare(String(b.operation))
       || Number(a.object_size_bytes ?? 0) - Number(b.object_size_bytes ?? 0) || methodRank(String(a.method)) - methodRank(String(b.method))
       || cacheRank(String(a.cache)) - cacheRank(String(b.cache)));
     for (const r of ordered) {
-      const f = requestFigures(r);
-      if (!f) continue;
+      const counted = requestsCounted(r);
+      const f = counted ? requestFigures(r) : null;
+      if (counted && !f) continue;
       const flags = [Number(r.served_from_cache) ? 'served from cache' : '', Number(r.not_warm) ? 'NOT WARM' : ''].filter(Boolean).join(', ');
-      table.push([
-        String(r.workload), String(r.operation), r.object_size_bytes === null ? '–' : formatSize(Number(r.object_size_bytes)),
+      const line = [
+        String(r.workload), String(r.operation), r.object_size_bytes === null || r.object_size_bytes === undefined ? '–' : formatSize(Number(r.object_size_bytes)),
         methodCacheLabel({ method: String(r.method), method_variant: String(r.method_variant), cache: r.cache }) + (flags ? ` (${flags})` : ''),
-        num(r.ops), f.perOp.length ? f.perOp.map((t) => `${t.label} ${num(t.value)}`).join(', ') : 'none',
-        f.getBytesPerByteRead === null ? '–' : `${num(f.getBytesPerByteRead)}`, dollars(f.costPer1000Ops),
-      ]);
+        num(counted ? r.ops : r.all_ops),
+        !f ? 'not counted' : f.perOp.length ? f.perOp.map((t) => `${t.label} ${num(t.value)}`).join(', ') : 'none',
+        f?.getBytesPerByteRead === null || !f ? '–' : `${num(f.getBytesPerByteRead)}`, f ? dollars(f.costPer1000Ops) : 'not counted',
+      ];
+      if (withS3Files) {
+        const m = s3filesFigures(r);
+        line.push(m ? s3filesMeteredText(m) : '–', m ? s3filesCostText(m) : '–');
+      }
+      table.push(line);
     }
     out(table.toString());
     out('"served from cache": a cold read for which the server sent fewer GET bytes than were read; "NOT WARM": a warm read it sent every byte for again.');
+    if (withS3Files) out(s3filesNote());
   }
   if (uncounted.length) {
     const methods = [...new Set(uncounted.map((r) => methodCacheLabel({ method: String(r.method), method_variant: String(r.method_variant) }, false)))];

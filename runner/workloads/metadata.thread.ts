@@ -6,7 +6,7 @@ import { dirname, join } from 'node:path';
 import { patternBuffer } from '../core/data';
 import { Prng } from '../core/prng';
 import { describeFailure, nowNs, type ThreadContext, type ThreadJobHandler } from '../core/thread-job';
-import { type MetadataTest } from './metadata';
+import { TRAVERSAL_TREE, type MetadataTest } from './metadata';
 
 /**
  * The thread side of the `metadata` workload (seed 002's suite): each test's setup, its timed
@@ -55,12 +55,6 @@ export interface MetadataResult {
   cleanupProblem: string | null;
 }
 
-/**
- * Tree shape of the traversal test, as seed 002's suite: 3 levels of 10 files and 3 subdirectories
- * per directory, the 27 deepest directories empty: 169 entries.
- */
-const TRAVERSAL = { depth: 3, filesPerDir: 10, dirsPerDir: 3 };
-
 interface State {
   job: MetadataJob;
   setupError: { code: string; message: string } | null;
@@ -98,11 +92,11 @@ function writeAll(fd: number, data: Buffer, position: number | null): void {
 function buildTree(dir: string, depth: number): number {
   if (depth === 0) return 0;
   let entries = 0;
-  for (let i = 0; i < TRAVERSAL.filesPerDir; i++) {
+  for (let i = 0; i < TRAVERSAL_TREE.filesPerDir; i++) {
     closeSync(openSync(join(dir, `file_${i}.txt`), 'w'));
     entries++;
   }
-  for (let i = 0; i < TRAVERSAL.dirsPerDir; i++) {
+  for (let i = 0; i < TRAVERSAL_TREE.dirsPerDir; i++) {
     const sub = join(dir, `dir_${i}`);
     mkdirSync(sub);
     entries += 1 + buildTree(sub, depth - 1);
@@ -168,7 +162,7 @@ function prepare(job: MetadataJob, ctx: ThreadContext): State {
         break;
       }
       case 'traversal':
-        state.expectedEntries = buildTree(job.dir, TRAVERSAL.depth);
+        state.expectedEntries = buildTree(job.dir, TRAVERSAL_TREE.depth);
         break;
       default:
         break;

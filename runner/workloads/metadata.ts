@@ -9,6 +9,12 @@ export const METADATA_TESTS = [
 ] as const;
 export type MetadataTest = (typeof METADATA_TESTS)[number];
 
+/**
+ * Tree shape of the traversal test, as seed 002's suite: 3 levels of 10 files and 3 subdirectories
+ * per directory, the 27 deepest directories empty: 169 entries in 40 directories.
+ */
+export const TRAVERSAL_TREE = { depth: 3, filesPerDir: 10, dirsPerDir: 3 } as const;
+
 export interface MetadataParams {
   /** Operations per test (seed 002: 100, reduced from 10,000 for Mountpoint). */
   ops: number;

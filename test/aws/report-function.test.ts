@@ -50,10 +50,12 @@ describe('the Report function: Athena rows of a real results folder in, the same
   /** GetQueryResults pages by query execution id. */
   const pages = new Map<string, GetQueryResultsCommandOutput[]>();
   const queries: ReportEvent['queries'] = [];
-  const execution = { matrix: 'rendering-fixture', steps: 110, startedAt: '2026-01-15T10:15:00.000Z' };
+  const execution = { matrix: 'rendering-fixture', steps: 132, startedAt: '2026-01-15T10:15:00.000Z' };
 
   beforeAll(async () => {
-    ({ runId } = await writeReportFixture(resultsDir, { repetitions: 2 }));
+    // With s3files, whose records carry no request counts (as on AWS): its modelled S3 Files metering
+    // comes through Athena's rows too.
+    ({ runId } = await writeReportFixture(resultsDir, { repetitions: 2, s3files: true }));
     local = await writeHtmlReport(resultsDir, runId, join(work, 'local.html'));
     // What Aggregate leaves in Athena: each named query, as the state machine wraps it for the run,
     // over the same folder (DuckDB standing in for Athena), paged as GetQueryResults pages.
@@ -125,9 +127,14 @@ describe('the Report function: Athena rows of a real results folder in, the same
     expect([...remote.keys()]).toEqual(['summary', 'problems', 'size', 'ratios', 'percentiles', 'metadata', 'cache', 'semantics', 'workloads', 'requests', 'facts']);
     for (const [id, section] of mine) expect({ id, hasData: remote.get(id)!.hasData }).toEqual({ id, hasData: section.hasData });
     // Charts, tables, the generated summary: byte for byte.
-    for (const id of ['summary', 'size', 'ratios', 'percentiles', 'metadata', 'cache', 'semantics', 'workloads']) {
+    for (const id of ['summary', 'size', 'ratios', 'percentiles', 'metadata', 'cache', 'semantics', 'workloads', 'requests']) {
       expect({ id, html: remote.get(id)!.html }).toEqual({ id, html: mine.get(id)!.html });
     }
+    // S3 Files' modelled metering from Athena's text values: s3files rows have it, the others not.
+    const requests = remote.get('requests')!.html;
+    expect(requests).toContain('<th>S3 Files $ per 1,000 ops — modelled (S3 Files metering)</th>');
+    expect(requests).toContain('<td>s3files (cold)</td><td>2,000</td><td>not counted</td><td>–</td><td>not counted</td><td>data read 1 (32 KiB), metadata read 1 (4 KiB)</td>');
+    expect(requests).toMatch(/<td>s3-api<\/td><td>20<\/td><td>PUT 1<\/td><td>–<\/td><td>\$0\.0050<\/td><td>–<\/td><td>–<\/td>/);
     // Problems: the fixture's local manifest says the run failed (one step on purpose); the pipeline
     // reports only runs whose steps all succeeded. Everything else in the section is the same.
     const localProblems = mine.get('problems')!.html.replace(/<p class="bad"><strong>Run failed — results incomplete:<\/strong>[^\n]*<\/p>\n?/, '');
@@ -140,7 +147,7 @@ describe('the Report function: Athena rows of a real results folder in, the same
     const run = rf.get('Run')!;
     expect(run).toContain('<td>rendering-fixture</td>');
     expect(run).toContain('<td>complete</td>');
-    expect(run).toContain('110 of 110 ran, 0 failed');
+    expect(run).toContain('132 of 132 ran, 0 failed');
     expect(run).toContain(`2026-01-15T10:15:00.000Z / `);
     expect(run).toContain(`s3://${RESULTS}/results/ (Athena`);
     expect(run).toContain('not listed (query the results table');

@@ -12,7 +12,9 @@ import { STYLE } from './style';
 import { formatSize } from '../../core/units';
 import { methodCacheLabel } from '../../core/vocabulary';
 import { NEAR_BASELINE } from '../../results/record';
-import { dollars, REQUEST_PRICES, requestFigures } from '../requests';
+import {
+  dollars, MEASURED_COST_HEAD, REQUEST_PRICES, requestFigures, requestRowsShown, requestsCounted, S3FILES_HEAD, s3filesCostText, s3filesFigures, s3filesMeteredText, s3filesNote,
+} from '../requests';
 
 /** A section of the page and whether this run had data for it. */
 export interface SectionStatus {
@@ -378,33 +380,46 @@ async function semanticsSection(ctx: Ctx): Promise<Section> {
   return { ...base, hasData: true, body: parts.join('\n') };
 }
 
-/** "Requests and request cost": what the server counted per operation, from the same rows as the text summary. */
+/**
+ * "Requests and request cost": what the server counted per operation, from the same rows as the
+ * text summary; for s3files rows also S3 Files' own metering, modelled (counted or not: on AWS the
+ * records carry no counts).
+ */
 function requestsSection(ctx: Ctx): Section {
   const base = { id: 'requests', title: 'Requests and request cost' };
   const rows = ctx.input.requests;
-  const counted = rows.filter((r) => Number(r.not_counted) < Number(r.measurements));
+  const shown = requestRowsShown(rows);
   const uncounted = rows.filter((r) => Number(r.not_counted) > 0);
-  if (!counted.length) {
+  if (!shown.length) {
     return {
       ...base, hasData: false,
       body: noData(uncounted.length ? 'the requests of this run were not counted: the endpoint\'s access log was not readable (a named endpoint).' : 'this run has no request counts.',
         'The embedded server counts every measurement\'s S3 requests from its access log; on AWS, `s3ab aws query requests` counts them from S3 server access logs.'),
     };
   }
-  const body = counted.map((r) => {
-    const f = requestFigures(r);
+  const withS3Files = shown.some((r) => s3filesFigures(r) !== null);
+  const body = shown.map((r) => {
+    const counted = requestsCounted(r);
+    const f = counted ? requestFigures(r) : null;
     const flags = [Number(r.served_from_cache) ? 'served from cache' : '', Number(r.not_warm) ? 'not warm' : ''].filter(Boolean).join(', ');
     const method = methodCacheLabel({ method: String(r.method), method_variant: String(r.method_variant), cache: r.cache });
-    return [
+    const cells: TCell[] = [
       String(r.workload), String(r.operation), r.object_size_bytes === null || r.object_size_bytes === undefined ? '–' : formatSize(Number(r.object_size_bytes)),
       flags ? { html: `${esc(method)} <span class="flag-cache">⚠ ${esc(flags)}</span>`, cls: 'cached' } : method,
-      num(Number(r.ops)), f && f.perOp.length ? f.perOp.map((t) => `${t.label} ${num(t.value)}`).join(', ') : 'none',
-      f?.getBytesPerByteRead === null || !f ? '–' : num(f.getBytesPerByteRead), f ? dollars(f.costPer1000Ops) : '–',
-    ] as TCell[];
+      num(Number(counted ? r.ops : r.all_ops)), !counted ? 'not counted' : f && f.perOp.length ? f.perOp.map((t) => `${t.label} ${num(t.value)}`).join(', ') : 'none',
+      f?.getBytesPerByteRead === null || !f ? '–' : num(f.getBytesPerByteRead), f ? dollars(f.costPer1000Ops) : counted ? '–' : 'not counted',
+    ];
+    if (withS3Files) {
+      const m = s3filesFigures(r);
+      cells.push(m ? s3filesMeteredText(m) : '–', m ? { html: esc(s3filesCostText(m)), cls: 'modelled', title: 'modelled (S3 Files metering): not measured' } : '–');
+    }
+    return cells;
   });
-  const parts = [table(['workload', 'operation', 'size', 'method', 'ops', 'requests per operation', 'GET bytes / byte read', '$ per 1,000 ops'], body, {
+  const head = ['workload', 'operation', 'size', 'method', 'ops', 'requests per operation', 'GET bytes / byte read', withS3Files ? MEASURED_COST_HEAD : '$ per 1,000 ops'];
+  const parts = [table(withS3Files ? [...head, ...S3FILES_HEAD] : head, body, {
     caption: `S3 requests the server answered per operation (summed over repetitions), by type; GET bytes sent per byte the operations read (read amplification); request cost per 1,000 operations at S3 Standard request prices, ${REQUEST_PRICES.region} (${REQUEST_PRICES.date}). "served from cache": a cold read for which the server sent fewer GET bytes than were read.`,
   })];
+  if (withS3Files) parts.push(`<p class="modelled-note">${esc(s3filesNote())}</p>`);
   if (uncounted.length) parts.push(`<p>Not counted: ${esc([...new Set(uncounted.map((r) => String(r.method)))].join(', '))} (the endpoint's access log was not readable).</p>`);
   return { ...base, hasData: true, body: parts.join('\n') };
 }
