@@ -40,7 +40,7 @@ export interface PipelineProps {
   /**
    * The setup command's own SSM execution timeout: a fresh 2-vCPU runner installs a toolchain,
    * clones and compiles s3fs, and fetches Mountpoint, rclone, JuiceFS, awscrt and the bundle — about
-   * 6 min as the cost model assumes, a fifth of the default, so a slow mirror does not end a run.
+   * 8 min with the boot as the cost model assumes, about a quarter of the default, so a slow mirror does not end a run.
    * @default Duration.minutes(30)
    */
   readonly setupTimeout?: Duration;

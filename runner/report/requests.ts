@@ -151,6 +151,6 @@ export function printRequests(rows: Row[], out: (line: string) => void): void {
   }
   if (uncounted.length) {
     const methods = [...new Set(uncounted.map((r) => methodCacheLabel({ method: String(r.method), method_variant: String(r.method_variant) }, false)))];
-    out(`requests: not counted for ${methods.join(', ')} (${uncounted.reduce((n, r) => n + Number(r.not_counted), 0)} measurements): the endpoint's access log is not readable here (a named endpoint); on AWS, \`s3ab aws query requests\` counts them from S3 server access logs`);
+    out(`requests: not counted for ${methods.join(', ')} (${uncounted.reduce((n, r) => n + Number(r.not_counted), 0)} measurements): the runner reads only the embedded server's access log (not a named endpoint's); on AWS, \`s3ab aws query requests\` counts them from S3 server access logs`);
   }
 }

@@ -99,7 +99,7 @@ describe('an endpoint whose log the runner cannot read', () => {
       for (const r of records) expect(r.requests).toBeNull();
       let summary = '';
       await printSummary(outcome.resultsDir, outcome.manifest.run_id, (l) => (summary += `${l}\n`));
-      expect(summary).toMatch(/requests: not counted for s3-api \(1 measurements?\): the endpoint's access log is not readable here/);
+      expect(summary).toMatch(/requests: not counted for s3-api \(1 measurements?\): the runner reads only the embedded server's access log/);
     } finally {
       process.env.AWS_ACCESS_KEY_ID = saved.id;
       process.env.AWS_SECRET_ACCESS_KEY = saved.secret;

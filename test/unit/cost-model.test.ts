@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { MEASURED_PROFILES, README_MARKERS, SEED_TARGET, costModel, costTable, loadMeasurement, plannedModel } from '../../scripts/cost-model';
-import { COUNT_PARAMS, measuredCostModel, sampleOf, type Measurement } from '../../scripts/cost/measured-model';
+import { COUNT_PARAMS, METHODS_REQUESTS, measuredCostModel, sampleOf, type Measurement } from '../../scripts/cost/measured-model';
 import { expandSteps, resolveMatrix } from '../../runner/core/matrix';
 import { CATALOG } from '../../runner/catalog';
 import { WORKLOAD_DESCRIPTORS as WORKLOADS } from '../../runner/workloads/catalog';
@@ -11,6 +11,7 @@ const profileJson = (name: string) => {
   const { $schema: _schema, ...json } = JSON.parse(readFileSync(join(ROOT, 'assets', 'profiles', `${name}.json`), 'utf8'));
   return json;
 };
+const total = (r: Record<string, number>) => Object.values(r).reduce((a, n) => a + n, 0);
 
 describe('cost model of an AWS execution', () => {
   test('the README\'s cost tables are the model\'s (regenerate with `npm run cost:aws -- --readme`)', () => {
@@ -35,13 +36,12 @@ describe('cost model of an AWS execution', () => {
     const optional = new Set(matrix.methods.filter((x) => x.optional).map((x) => x.name));
     const expected = new Set(expandSteps(matrix).filter((s) => !optional.has(s.method.name)).map((s) => `${s.method.name}/${s.method.variant}/${s.workload.name}`));
     expect(new Set(m.steps.map((s) => `${s.method}/${s.variant}/${s.workload}`))).toEqual(expected);
-    for (const s of m.steps) expect(Object.values(s.requests).reduce((a, n) => a + n, 0)).toBeGreaterThan(0);
-  });
-
-  test(`a seed execution, modelled from measured requests: ≤ ${SEED_TARGET.minutes} min wall and ≤ $${SEED_TARGET.dollars}`, () => {
-    const c = plannedModel(loadMeasurement('seed')!);
-    expect(c.wallMinutes).toBeLessThanOrEqual(SEED_TARGET.minutes);
-    expect(c.total).toBeLessThanOrEqual(SEED_TARGET.dollars);
+    // Each method's steps of a workload made requests, and the runner's own are a part of them.
+    const byLabel = new Map<string, number>();
+    for (const s of m.steps) byLabel.set(`${s.method}/${s.variant}/${s.workload}`, (byLabel.get(`${s.method}/${s.variant}/${s.workload}`) ?? 0) + total(s.requests));
+    for (const [label, n] of byLabel) expect({ label, n: n > 0 }).toEqual({ label, n: true });
+    for (const s of m.steps) for (const [t, n] of Object.entries(s.runnerRequests)) expect(n).toBeLessThanOrEqual(s.requests[t as keyof typeof s.requests] ?? 0);
+    for (const s of m.steps) expect(s.measuredSeconds).toBeLessThanOrEqual(s.seconds);
   });
 
   describe('scaling a measurement', () => {
@@ -50,11 +50,26 @@ describe('cost model of an AWS execution', () => {
 
     test('requests scale with the measured counts; the sample\'s counts are multiplied back', () => {
       const [one, two] = [seed, twice].map((m) => measuredCostModel(m, 4));
-      const prepared = 4 * Object.values(seed.preparation.requests).reduce((a, n) => a + n, 0);
-      expect(two.requests.total - prepared).toBeGreaterThan(1.99 * (one.requests.total - prepared));
-      const measuredOnce = seed.steps.reduce((a, s) => a + Object.values(s.requests).reduce((x, n) => x + n, 0), 0);
+      expect(two.methodsRequests.total).toBeGreaterThan(1.99 * one.methodsRequests.total);
+      const measuredOnce = seed.steps.reduce((a, s) => a + total(s.requests), 0);
       // Three repetitions of a tenth of the counts' sample: many times what the sample made.
       expect(one.requests.total).toBeGreaterThan(3 * measuredOnce);
+    });
+
+    test('the methods\' own requests and the runner\'s are apart; the execution\'s cost is everything but the methods\' requests', () => {
+      const c = measuredCostModel(seed, 4);
+      expect(c.methodsRequests.total).toBeLessThan(c.requests.total);
+      expect(c.executionDollars).toBeCloseTo(c.total - c.items[METHODS_REQUESTS], 9);
+      expect(Object.values(c.byWorkload).reduce((a, w) => a + w.methodsDollars, 0)).toBeCloseTo(c.items[METHODS_REQUESTS], 6);
+    });
+
+    test('a step\'s own setup is not scaled, its measurements are', () => {
+      const slowSetup: Measurement = { ...seed, steps: seed.steps.map((s) => ({ ...s, seconds: s.seconds + 10 })) };
+      const slowMeasuring: Measurement = { ...seed, steps: seed.steps.map((s) => ({ ...s, seconds: s.seconds + 10, measuredSeconds: s.measuredSeconds + 10 })) };
+      const [base, setup, measuring] = [seed, slowSetup, slowMeasuring].map((m) => measuredCostModel(m, 1));
+      const steps = base.modelled.length;
+      expect((setup.runnerMinutes[0] - base.runnerMinutes[0]) * 60).toBeCloseTo(10 * steps, 0);
+      expect(measuring.runnerMinutes[0] - setup.runnerMinutes[0]).toBeGreaterThan(0);
     });
 
     test('more runners: a shorter wall, the same requests besides each runner\'s preparation, never a runner without steps', () => {
@@ -62,12 +77,21 @@ describe('cost model of an AWS execution', () => {
       expect(b.wallMinutes).toBeLessThan(a.wallMinutes);
       expect(b.runnerMinutes).toHaveLength(6);
       expect(b.items['runner instance hours']).toBeGreaterThan(a.items['runner instance hours']);
+      expect(b.methodsRequests.total).toBeCloseTo(a.methodsRequests.total, 6);
     });
 
     test('a method that cannot run here is modelled from its workload\'s other mounts, and said so', () => {
       const c = measuredCostModel(seed, 3);
       expect(c.proxied.length).toBeGreaterThan(0);
       expect(c.proxied.every((p) => p.startsWith('s3files/'))).toBe(true);
+    });
+
+    test(`the planned runner count is the cheapest that ends within ${SEED_TARGET.minutes} min, else the fastest`, () => {
+      const planned = plannedModel(seed);
+      const all = Array.from({ length: Object.keys(seed.matrix.workloads).length }, (_, i) => measuredCostModel(seed, i + 1));
+      const fitting = all.filter((c) => c.wallMinutes <= SEED_TARGET.minutes);
+      if (fitting.length) expect(planned.total).toBe(Math.min(...fitting.map((c) => c.total)));
+      else expect(planned.wallMinutes).toBe(Math.min(...all.map((c) => c.wallMinutes)));
     });
   });
 });

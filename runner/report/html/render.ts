@@ -393,7 +393,7 @@ function requestsSection(ctx: Ctx): Section {
   if (!shown.length) {
     return {
       ...base, hasData: false,
-      body: noData(uncounted.length ? 'the requests of this run were not counted: the endpoint\'s access log was not readable (a named endpoint).' : 'this run has no request counts.',
+      body: noData(uncounted.length ? 'the requests of this run were not counted by the runner: it reads only the embedded server\'s access log (on AWS, `s3ab aws query requests` counts them from S3 server access logs once they are delivered).' : 'this run has no request counts.',
         'The embedded server counts every measurement\'s S3 requests from its access log; on AWS, `s3ab aws query requests` counts them from S3 server access logs.'),
     };
   }
@@ -420,7 +420,7 @@ function requestsSection(ctx: Ctx): Section {
     caption: `S3 requests the server answered per operation (summed over repetitions), by type; GET bytes sent per byte the operations read (read amplification); request cost per 1,000 operations at S3 Standard request prices, ${REQUEST_PRICES.region} (${REQUEST_PRICES.date}). "served from cache": a cold read for which the server sent fewer GET bytes than were read.`,
   })];
   if (withS3Files) parts.push(`<p class="modelled-note">${esc(s3filesNote())}</p>`);
-  if (uncounted.length) parts.push(`<p>Not counted: ${esc([...new Set(uncounted.map((r) => String(r.method)))].join(', '))} (the endpoint's access log was not readable).</p>`);
+  if (uncounted.length) parts.push(`<p>Not counted: ${esc([...new Set(uncounted.map((r) => String(r.method)))].join(', '))} (the runner reads only the embedded server's access log; on AWS, \`s3ab aws query requests\` counts them from S3 server access logs).</p>`);
   return { ...base, hasData: true, body: parts.join('\n') };
 }
 
