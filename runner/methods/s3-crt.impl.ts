@@ -1,6 +1,7 @@
 import { execFile, spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { findBinary, once } from '../core/binaries';
@@ -74,6 +75,19 @@ export function crtWriteSize(value: unknown): number {
   return bytes;
 }
 
+/**
+ * The CRT's network event-loop threads: a count, 0 (the CRT's default: one per CPU) or `N/cpu`
+ * (N per CPU). More threads than cores keep the client's share of two cores it shares with the
+ * server and other work (README, bench:transfer); each thread serves fewer of the connections.
+ */
+export function crtEventLoopThreads(value: unknown, cpus: number): number {
+  const text = String(value ?? 0);
+  const perCpu = /^(\d+)\/cpu$/.exec(text);
+  const n = perCpu ? Number(perCpu[1]) * cpus : Number(text);
+  if (!Number.isInteger(n) || n < 0 || n > 256) throw new Error(`s3-crt option event_loop_threads must be a count (0: one per CPU) or N/cpu, not ${text}`);
+  return n;
+}
+
 /** `retain` (GLIBC_RETAIN in the client's environment) or `system` (glibc's defaults). */
 export function crtMalloc(value: unknown): 'retain' | 'system' {
   const text = String(value ?? 'retain');
@@ -136,11 +150,12 @@ class CrtSession implements StorageSession {
     const memoryLimit = parseSize(String(o.memory_limit ?? '0'));
     const writeSize = crtWriteSize(o.write_size);
     const malloc = crtMalloc(o.malloc);
+    const eventLoopThreads = crtEventLoopThreads(o.event_loop_threads, availableParallelism());
     const t = ctx.target;
     const args = [
       crtClientScript(), '--region', t.region, '--bucket', t.bucket, '--part-size', String(partSize),
       '--target-gbps', String(Number(o.target_throughput_gbps ?? 10)), '--max-connections', String(Number(o.max_connections ?? 0)),
-      '--memory-limit', String(memoryLimit), '--event-loop-threads', String(Number(o.event_loop_threads ?? 0)),
+      '--memory-limit', String(memoryLimit), '--event-loop-threads', String(eventLoopThreads),
       '--checksum', String(o.checksum ?? 'CRC32'), '--write-size', String(writeSize),
       ...(t.endpointUrl ? ['--endpoint', t.endpointUrl] : []), ...(t.forcePathStyle ? ['--path-style'] : []),
     ];
@@ -186,7 +201,8 @@ class CrtSession implements StorageSession {
     }
     const options: Options = {
       ...o, part_size: String(o.part_size ?? '8MiB'), multipart_threshold: String(o.part_size ?? '8MiB'),
-      event_loop_threads: Number(ready.config.event_loop_threads ?? o.event_loop_threads ?? 0),
+      event_loop_threads: Number(ready.config.event_loop_threads ?? eventLoopThreads),
+      event_loop_threads_setting: String(o.event_loop_threads ?? 0),
       write_size: writeSize ? String(o.write_size ?? s3CrtDescriptor.variants.default.write_size) : 'native', malloc,
       file_io: writeSize ? `PUT: send_filepath; GET: body callback, pwrite of ${String(o.write_size ?? s3CrtDescriptor.variants.default.write_size)} at each part's offset` : 'native (recv_filepath / send_filepath)',
       ...(malloc === 'retain' ? { glibc_tunables: GLIBC_RETAIN } : {}), malloc_large_blocks: largeBlocks,

@@ -1,9 +1,9 @@
 import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Batch } from '../../runner/core/batch';
 import { startEmbeddedEndpoint, type EmbeddedEndpoint } from '../../runner/endpoint/embedded';
-import { crtMalloc, crtWriteSize, GLIBC_RETAIN, s3Crt } from '../../runner/methods/s3-crt.impl';
+import { crtEventLoopThreads, crtMalloc, crtWriteSize, GLIBC_RETAIN, s3Crt } from '../../runner/methods/s3-crt.impl';
 import { writePatternFile } from '../../runner/core/data';
 import type { OpenContext, StorageSession } from '../../runner/core/method';
 import type { ResultRecord } from '../../runner/results/record';
@@ -51,7 +51,8 @@ describe('s3-crt (awscrt) against the embedded versitygw', () => {
       }
       const download = records.find((r) => r.operation === 'download' && r.object_size_bytes === 16 * 1024 * 1024)!;
       expect(download.method_version).toMatch(/^awscrt \d+\.\d+\.\d+ \(aws-c-s3\)$/);
-      expect(download.method_options).toMatchObject({ part_size: '8MiB', target_throughput_gbps: expect.any(String), checksum: 'CRC32' });
+      expect(download.method_options).toMatchObject({ part_size: '8MiB', target_throughput_gbps: expect.any(String), checksum: 'CRC32', write_size: '64KiB', malloc: 'retain', malloc_large_blocks: 'heap', event_loop_threads_setting: '3/cpu' });
+      expect(Number(download.method_options.event_loop_threads)).toBe(3 * availableParallelism());
       expect(download.throughput_mib_s).toBeGreaterThan(0);
       expect(crtClients()).toEqual([]);
     } finally {
@@ -143,6 +144,8 @@ describe('s3-crt (awscrt) against the embedded versitygw', () => {
       expect(crtWriteSize('native')).toBe(0);
       expect(() => crtWriteSize('1KiB')).toThrow(/native or a size from 4KiB to 64MiB/);
       expect(() => crtMalloc('jemalloc')).toThrow(/retain or system/);
+      expect([crtEventLoopThreads('3/cpu', 2), crtEventLoopThreads(0, 2), crtEventLoopThreads(4, 2)]).toEqual([6, 0, 4]);
+      expect(() => crtEventLoopThreads('many', 2)).toThrow(/a count \(0: one per CPU\) or N\/cpu/);
     });
 
     test('a bad endpoint fails fast with the socket error', async () => {
