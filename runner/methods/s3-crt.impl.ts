@@ -195,9 +195,10 @@ class CrtSession implements StorageSession {
       });
     });
     const largeBlocks = String(ready.config.large_blocks ?? 'unknown');
-    if (malloc === 'retain' && largeBlocks !== 'heap') {
+    // 'unknown': no mallinfo2 (glibc < 2.33) to check with; the settings are still given.
+    if (malloc === 'retain' && largeBlocks === 'mmap') {
       child.kill('SIGKILL');
-      throw new Error(`s3-crt option malloc: retain needs glibc's malloc (GLIBC_TUNABLES), but the client's large blocks are ${largeBlocks}: use malloc: system`);
+      throw new Error(`s3-crt option malloc: retain needs glibc's malloc (GLIBC_TUNABLES), but the client's large blocks are still mmap'd: use malloc: system`);
     }
     const options: Options = {
       ...o, part_size: String(o.part_size ?? '8MiB'), multipart_threshold: String(o.part_size ?? '8MiB'),
