@@ -1,6 +1,7 @@
 import { execFile, spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { findBinary, once } from '../core/binaries';
@@ -56,6 +57,44 @@ const probeCrt = once(async (): Promise<Availability> => {
   return { available: true, version, path: python };
 });
 
+/**
+ * glibc malloc settings of the client process with option `malloc: retain`: one arena, no mmap'd
+ * chunks and no trimming, so the memory the CRT's buffer pool frees (its 128 MiB blocks, 5 s after
+ * the client goes idle, and while a GET waits for its parts) stays in the process and the next
+ * request reuses it instead of faulting fresh pages in (README, bench:transfer). The same idea as
+ * Mountpoint's own memory pool; the CRT's memory limit still bounds what it holds.
+ */
+export const GLIBC_RETAIN = 'glibc.malloc.arena_max=1:glibc.malloc.mmap_max=0:glibc.malloc.trim_threshold=68719476736';
+
+/** Bytes per pwrite of a GET's body; 0 = `native` (the CRT writes the file: recv_filepath). */
+export function crtWriteSize(value: unknown): number {
+  const text = String(value ?? s3CrtDescriptor.variants.default.write_size);
+  if (text === 'native') return 0;
+  const bytes = parseSize(text);
+  if (!(bytes >= 4096 && bytes <= 64 * 1024 * 1024)) throw new Error(`s3-crt option write_size must be native or a size from 4KiB to 64MiB, not ${text}`);
+  return bytes;
+}
+
+/**
+ * The CRT's network event-loop threads: a count, 0 (the CRT's default: one per CPU) or `N/cpu`
+ * (N per CPU). More threads than cores keep the client's share of two cores it shares with the
+ * server and other work (README, bench:transfer); each thread serves fewer of the connections.
+ */
+export function crtEventLoopThreads(value: unknown, cpus: number): number {
+  const text = String(value ?? 0);
+  const perCpu = /^(\d+)\/cpu$/.exec(text);
+  const n = perCpu ? Number(perCpu[1]) * cpus : Number(text);
+  if (!Number.isInteger(n) || n < 0 || n > 256) throw new Error(`s3-crt option event_loop_threads must be a count (0: one per CPU) or N/cpu, not ${text}`);
+  return n;
+}
+
+/** `retain` (GLIBC_RETAIN in the client's environment) or `system` (glibc's defaults). */
+export function crtMalloc(value: unknown): 'retain' | 'system' {
+  const text = String(value ?? 'retain');
+  if (text !== 'retain' && text !== 'system') throw new Error(`s3-crt option malloc must be retain or system, not ${text}`);
+  return text;
+}
+
 /** The s3-crt method's client: one long-lived awscrt process per session (s3-crt-client.py). */
 export const s3Crt: MethodDefinition = {
   ...s3CrtDescriptor,
@@ -109,17 +148,21 @@ class CrtSession implements StorageSession {
     const partSize = parseSize(String(o.part_size ?? '8MiB'));
     if (!(partSize >= 5 * 1024 * 1024)) throw new Error('s3-crt option part_size must be at least 5MiB (the S3 minimum)');
     const memoryLimit = parseSize(String(o.memory_limit ?? '0'));
+    const writeSize = crtWriteSize(o.write_size);
+    const malloc = crtMalloc(o.malloc);
+    const eventLoopThreads = crtEventLoopThreads(o.event_loop_threads, availableParallelism());
     const t = ctx.target;
     const args = [
       crtClientScript(), '--region', t.region, '--bucket', t.bucket, '--part-size', String(partSize),
       '--target-gbps', String(Number(o.target_throughput_gbps ?? 10)), '--max-connections', String(Number(o.max_connections ?? 0)),
-      '--memory-limit', String(memoryLimit), '--event-loop-threads', String(Number(o.event_loop_threads ?? 0)),
-      '--checksum', String(o.checksum ?? 'CRC32'),
+      '--memory-limit', String(memoryLimit), '--event-loop-threads', String(eventLoopThreads),
+      '--checksum', String(o.checksum ?? 'CRC32'), '--write-size', String(writeSize),
       ...(t.endpointUrl ? ['--endpoint', t.endpointUrl] : []), ...(t.forcePathStyle ? ['--path-style'] : []),
     ];
     // Credentials in the environment only, never on the command line.
     const extra: NodeJS.ProcessEnv = { AWS_EC2_METADATA_DISABLED: t.credentials ? 'true' : process.env.AWS_EC2_METADATA_DISABLED };
     const env = pythonEnv(extra);
+    if (malloc === 'retain') env.GLIBC_TUNABLES = [process.env.GLIBC_TUNABLES, GLIBC_RETAIN].filter(Boolean).join(':');
     if (t.credentials) {
       env.AWS_ACCESS_KEY_ID = t.credentials.accessKeyId;
       env.AWS_SECRET_ACCESS_KEY = t.credentials.secretAccessKey;
@@ -151,10 +194,20 @@ class CrtSession implements StorageSession {
         }
       });
     });
+    const largeBlocks = String(ready.config.large_blocks ?? 'unknown');
+    // 'unknown': no mallinfo2 (glibc < 2.33) to check with; the settings are still given.
+    if (malloc === 'retain' && largeBlocks === 'mmap') {
+      child.kill('SIGKILL');
+      throw new Error(`s3-crt option malloc: retain needs glibc's malloc (GLIBC_TUNABLES), but the client's large blocks are still mmap'd: use malloc: system`);
+    }
     const options: Options = {
       ...o, part_size: String(o.part_size ?? '8MiB'), multipart_threshold: String(o.part_size ?? '8MiB'),
-      event_loop_threads: Number(ready.config.event_loop_threads ?? o.event_loop_threads ?? 0),
-      file_io: 'native (recv_filepath / send_filepath)', client_process: 'one per session',
+      event_loop_threads: Number(ready.config.event_loop_threads ?? eventLoopThreads),
+      event_loop_threads_setting: String(o.event_loop_threads ?? 0),
+      write_size: writeSize ? String(o.write_size ?? s3CrtDescriptor.variants.default.write_size) : 'native', malloc,
+      file_io: writeSize ? `PUT: send_filepath; GET: body callback, pwrite of ${String(o.write_size ?? s3CrtDescriptor.variants.default.write_size)} at each part's offset` : 'native (recv_filepath / send_filepath)',
+      ...(malloc === 'retain' ? { glibc_tunables: GLIBC_RETAIN } : {}), malloc_large_blocks: largeBlocks,
+      client_process: 'one per session',
     };
     const session = new CrtSession(child, ready.version ?? version, options, ctx);
     session.stderrTail = stderr;

@@ -1,9 +1,10 @@
 import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Batch } from '../../runner/core/batch';
 import { startEmbeddedEndpoint, type EmbeddedEndpoint } from '../../runner/endpoint/embedded';
-import { s3Crt } from '../../runner/methods/s3-crt.impl';
+import { crtEventLoopThreads, crtMalloc, crtWriteSize, GLIBC_RETAIN, s3Crt } from '../../runner/methods/s3-crt.impl';
+import { writePatternFile } from '../../runner/core/data';
 import type { OpenContext, StorageSession } from '../../runner/core/method';
 import type { ResultRecord } from '../../runner/results/record';
 import { alive, ROOT, s3ab } from '../helpers/cli';
@@ -50,7 +51,8 @@ describe('s3-crt (awscrt) against the embedded versitygw', () => {
       }
       const download = records.find((r) => r.operation === 'download' && r.object_size_bytes === 16 * 1024 * 1024)!;
       expect(download.method_version).toMatch(/^awscrt \d+\.\d+\.\d+ \(aws-c-s3\)$/);
-      expect(download.method_options).toMatchObject({ part_size: '8MiB', target_throughput_gbps: expect.any(String), checksum: 'CRC32' });
+      expect(download.method_options).toMatchObject({ part_size: '8MiB', target_throughput_gbps: expect.any(String), checksum: 'CRC32', write_size: '64KiB', malloc: 'retain', malloc_large_blocks: 'heap', event_loop_threads_setting: '3/cpu' });
+      expect(Number(download.method_options.event_loop_threads)).toBe(3 * availableParallelism());
       expect(download.throughput_mib_s).toBeGreaterThan(0);
       expect(crtClients()).toEqual([]);
     } finally {
@@ -108,6 +110,43 @@ describe('s3-crt (awscrt) against the embedded versitygw', () => {
       await session.delete('crt-test/ok');
       expect(await session.list('crt-test/')).toEqual([]);
     }, 30_000);
+
+    test('a GET written by the body callback at each part\'s offset is byte-exact, for any write size and natively', async () => {
+      // 8 MiB parts: two whole parts and a partial third; write sizes that do not divide a part.
+      const size = 2 * 8 * 1024 * 1024 + 123_457;
+      const src = join(scratch, 'multi-part');
+      const digest = await writePatternFile(src, 'crt-offsets', size);
+      const base = await open();
+      await base.put('crt-test/multi', { path: src, size });
+      try {
+        for (const write_size of ['64KiB', '100KiB', '3MiB', 'native']) {
+          const session = write_size === '64KiB' ? base : await open({ options: { ...s3Crt.variants.default, write_size } });
+          expect(session.options.write_size).toBe(write_size);
+          const got = await session.get('crt-test/multi');
+          expect({ write_size, bytes: got.bytes, digest: await got.digest() }).toEqual({ write_size, bytes: size, digest });
+          await got.discard();
+        }
+      } finally {
+        await base.delete('crt-test/multi');
+      }
+    }, 60_000);
+
+    test('malloc retain: glibc keeps the client\'s large blocks in its heap (recorded in the options); system: mmap\'d', async () => {
+      const retain = await open();
+      expect(retain.options).toMatchObject({ malloc: 'retain', glibc_tunables: GLIBC_RETAIN, malloc_large_blocks: 'heap' });
+      const system = await open({ options: { ...s3Crt.variants.default, malloc: 'system' } });
+      expect(system.options).toMatchObject({ malloc: 'system', malloc_large_blocks: 'mmap' });
+      expect(system.options.glibc_tunables).toBeUndefined();
+    }, 30_000);
+
+    test('bad write_size and malloc options are refused with the allowed values', () => {
+      expect(crtWriteSize('256KiB')).toBe(256 * 1024);
+      expect(crtWriteSize('native')).toBe(0);
+      expect(() => crtWriteSize('1KiB')).toThrow(/native or a size from 4KiB to 64MiB/);
+      expect(() => crtMalloc('jemalloc')).toThrow(/retain or system/);
+      expect([crtEventLoopThreads('3/cpu', 2), crtEventLoopThreads(0, 2), crtEventLoopThreads(4, 2)]).toEqual([6, 0, 4]);
+      expect(() => crtEventLoopThreads('many', 2)).toThrow(/a count \(0: one per CPU\) or N\/cpu/);
+    });
 
     test('a bad endpoint fails fast with the socket error', async () => {
       const session = await open({ target: { ...server.target, endpointUrl: 'http://127.0.0.1:9' } });
