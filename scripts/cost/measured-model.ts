@@ -180,10 +180,16 @@ export function measuredCostModel(m: Measurement, runners: number): MeasuredCost
     return { index: s.index, label, workload: s.workload.name, method: s.method.name, seconds: parts.here + parts.latency + parts.transfer, parts, requests, runnerRequests, measured };
   });
   // The preparation (fixtures written once per runner) scales with the fixtures' objects.
-  const fixtureObjects = (matrix: typeof profile) => {
-    const specs = new Map<string, number>();
-    for (const w of matrix.workloads) { const spec = findWorkloadDescriptor(w.name)?.fixture?.(w.params as never); if (spec) specs.set(spec.id, spec.count); }
-    return [...specs.values()].reduce((a, n) => a + n, 0);
+  // A fixture's spec can take a while to derive (web-serving draws its files' sizes): once per workload.
+  const specs = new Map<object, { id: string; count: number } | null>();
+  const specOf = (w: (typeof profile)['workloads'][number]) => {
+    if (!specs.has(w)) specs.set(w, findWorkloadDescriptor(w.name)?.fixture?.(w.params as never) ?? null);
+    return specs.get(w)!;
+  };
+  const fixtureObjects = (matrix: Pick<typeof profile, 'workloads'>) => {
+    const byId = new Map<string, number>();
+    for (const w of matrix.workloads) { const spec = specOf(w); if (spec) byId.set(spec.id, spec.count); }
+    return [...byId.values()].reduce((a, n) => a + n, 0);
   };
   const prepRatio = fixtureObjects(sample) ? fixtureObjects(profile) / fixtureObjects(sample) : 1;
   const prepRequests = Object.fromEntries(Object.entries(m.preparation.requests).map(([t, n]) => [t, n * prepRatio]));
@@ -196,7 +202,7 @@ export function measuredCostModel(m: Measurement, runners: number): MeasuredCost
   // a few requests, is left in that share).
   const prepShare = (workloads: string[]) => {
     const all = fixtureObjects(profile);
-    return all ? fixtureObjects({ ...profile, workloads: profile.workloads.filter((w) => workloads.includes(w.name)) }) / all : 1 / shards.length;
+    return all ? fixtureObjects({ workloads: profile.workloads.filter((w) => workloads.includes(w.name)) }) / all : 1 / shards.length;
   };
   const byIndex = new Map(modelled.map((s) => [s.index, s]));
   const runnerMinutes = shards.map((sh) => AWS_ASSUMPTIONS.runnerSetupMinutes + (prepShare(sh.workloads) * prepSeconds + sh.steps.reduce((a, i) => a + byIndex.get(i)!.seconds, 0)) / 60);
