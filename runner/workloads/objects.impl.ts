@@ -5,6 +5,7 @@ import { writePatternFile } from '../core/data';
 import { formatSize } from '../core/units';
 import type { WorkloadDefinition } from '../core/workload';
 import { objectsDescriptor, type ObjectsParams } from './objects';
+import { waitForObjects } from './common';
 import { sizeOf } from './params';
 
 
@@ -15,6 +16,8 @@ import { sizeOf } from './params';
 export const objects: WorkloadDefinition<ObjectsParams> = {
   ...objectsDescriptor,
   async run(ctx) {
+    const fs = ctx.fs;
+    const syncLagMs = fs ? Math.max(fs.uploadsAfterClose ? 120_000 : 0, fs.bucketLag.exportMs) : 0;
     for (const rawSize of ctx.params.sizes) {
       if (ctx.signal.aborted) return;
       const size = sizeOf(rawSize);
@@ -38,6 +41,9 @@ export const objects: WorkloadDefinition<ObjectsParams> = {
       ctx.progress(`${label}: upload`);
       const upload = new Batch('upload', size);
       for (const f of files) await upload.op(() => ctx.session.put(dir + f.name, { path: f.path, size }), () => size);
+      // A client that syncs with the bucket in the background (S3 Files exports about a minute after
+      // close; a write-back cache uploads after close) is given its bound before the check, untimed.
+      if (syncLagMs) await waitForObjects(ctx.stored, dir, files.map((f) => f.name), size, syncLagMs);
       const stored = expectListing(await ctx.stored.list(dir));
       upload.verify(stored.ok, `after upload the bucket lacks ${stored.missing.length} of ${files.length} objects of ${size} bytes`);
       ctx.record(upload.finish());
@@ -73,7 +79,11 @@ export const objects: WorkloadDefinition<ObjectsParams> = {
       ctx.progress(`${label}: delete`);
       const del = new Batch('delete', size, 'sequential', false);
       for (const f of files) await del.op(() => ctx.session.delete(dir + f.name));
-      const left = await ctx.stored.list(dir);
+      let left = await ctx.stored.list(dir);
+      for (const deadline = Date.now() + syncLagMs; left.length && Date.now() < deadline;) {
+        await new Promise((r) => setTimeout(r, 1000)); // untimed: the deletes reach the bucket with the sync
+        left = await ctx.stored.list(dir);
+      }
       del.verify(left.length === 0, `${left.length} objects still present after delete`);
       ctx.record(del.finish());
       await rm(local, { recursive: true, force: true });
