@@ -19,7 +19,7 @@ const { values } = parseArgs({
   options: {
     profile: { type: 'string', default: 'quick' }, matrix: { type: 'string' }, runners: { type: 'string', default: `${DEFAULT_RUNNER_INSTANCE_TYPE}:1` },
     layout: { type: 'string', default: 'shard' }, fail: { type: 'string' }, 'poll-seconds': { type: 'string', default: '1' }, json: { type: 'string' },
-    documents: { type: 'string', default: '5' }, help: { type: 'boolean', short: 'h' },
+    documents: { type: 'string', default: '5' }, 'server-on-disk': { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
   },
 });
 if (values.help) {
@@ -33,6 +33,8 @@ if (values.help) {
     '  --poll-seconds N    seconds between command checks here (default 1; the definition\'s own wait stays in the model)',
     '  --documents N       documents per Lambda repetition (default 5)',
     '  --json FILE         also write the figures as JSON',
+    '  --server-on-disk    keep the embedded server\'s objects on disk, not in RAM (seed: the versioned bucket keeps every',
+    '                      version until Teardown, more than this machine\'s memory; the default for seed and full)',
   ].join('\n'));
   process.exit(0);
 }
@@ -92,7 +94,8 @@ function atSeedScale(r: RehearsalReport): void {
   if (setup) console.log(`  runner setup: ${AWS_ASSUMPTIONS.runnerSetupMinutes} min assumed on AWS (boot, packages, the s3fs build, Mountpoint, rclone, JuiceFS, awscrt), ${((AWS_ASSUMPTIONS.runnerSetupMinutes * 60 / setup.timeoutS) * 100).toFixed(0)}% of the setup command's ${setup.timeoutS} s timeout; its host-neutral part took ${seconds(setup.ms)} here`);
 }
 
-rehearse({ input, failCommand: values.fail as never, pollSeconds: Number(values['poll-seconds']), log: (l) => console.log(l) })
+const serverOnDisk = values['server-on-disk'] ?? (!values.matrix && ['seed', 'full'].includes(values.profile!));
+rehearse({ input, failCommand: values.fail as never, pollSeconds: Number(values['poll-seconds']), serverOnDisk, log: (l) => console.log(l) })
   .then((r) => {
     print(r);
     if (values.json) writeFileSync(values.json, JSON.stringify(r, null, 2));
