@@ -1,4 +1,5 @@
 import type { Measurement } from '../core/batch';
+import type { FileSystemAccess } from '../core/method';
 import type { ReferenceView, WorkloadContext } from '../core/workload';
 import { Batch } from '../core/batch';
 
@@ -31,6 +32,15 @@ export async function readFixture<P>(ctx: WorkloadContext<P>, operation: string,
   batch.start();
   await Promise.all(Array.from({ length: Math.max(1, concurrency) }, worker));
   return batch.finish();
+}
+
+/**
+ * How long a check may wait for what a mount wrote to be in the bucket: a write-back client (rclone)
+ * gets two minutes to upload after close, a file system that syncs in the background (S3 Files)
+ * its export bound; every other client has uploaded before close returned (`floorMs` at least).
+ */
+export function bucketSyncBoundMs(fs: Pick<FileSystemAccess, 'uploadsAfterClose' | 'bucketLag'> | null, floorMs = 0): number {
+  return fs ? Math.max(fs.uploadsAfterClose ? 120_000 : floorMs, fs.bucketLag.exportMs) : 0;
 }
 
 /**

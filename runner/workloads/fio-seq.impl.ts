@@ -7,7 +7,7 @@ import { errorSummary } from '../core/errors';
 import { findBinary, once, versionOutput } from '../core/binaries';
 import { formatSize } from '../core/units';
 import type { WorkloadContext, WorkloadDefinition } from '../core/workload';
-import { waitForObjects } from './common';
+import { bucketSyncBoundMs, waitForObjects } from './common';
 import { sizeOf } from './params';
 import { fioSeqDescriptor, type FioSeqParams } from './fio-seq';
 
@@ -148,7 +148,7 @@ async function oneSize(ctx: WorkloadContext<FioSeqParams>, fio: { path: string; 
     const exited = Date.now();
     write = fioMeasurement('write', size, result);
     // The write is done when the objects are in the bucket: a write-back client uploads after close.
-    const arrived = await waitForObjects(ctx.stored, dirKey, names, size, Math.max(fs.uploadsAfterClose ? 120_000 : 10_000, fs.bucketLag.exportMs));
+    const arrived = await waitForObjects(ctx.stored, dirKey, names, size, bucketSyncBoundMs(fs, 10_000));
     if (fs.uploadsAfterClose && arrived.ok) {
       write.durationMs += Date.now() - exited;
       const seconds = write.durationMs / 1000;

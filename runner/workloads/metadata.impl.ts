@@ -4,7 +4,7 @@ import { runThread } from '../core/threads';
 import type { WorkloadDefinition } from '../core/workload';
 import { metadataDescriptor, type MetadataParams } from './metadata';
 import { errorSummary } from '../core/errors';
-import { waitForObjects } from './common';
+import { bucketSyncBoundMs, waitForObjects } from './common';
 import { sizeOf } from './params';
 import { fsMeasurement, fsRunContextOf, isRefusal, notMeasured, type FsRunContext } from './fs-common';
 import { type MetadataJob, type MetadataResult } from './metadata.thread';
@@ -80,7 +80,7 @@ export const metadata: WorkloadDefinition<MetadataParams> = {
     const fs = await fsRunContextOf(ctx);
     await runMetadataSuite(fs, ctx.params, {
       // Written files must be objects in the bucket; a write-back client gets two minutes to upload.
-      sequentialWrites: async (subdir, names, size) => (await waitForObjects(ctx.stored, `${ctx.prefix}${subdir}`, names, size, Math.max(fs.mount.uploadsAfterClose ? 120_000 : 0, fs.mount.bucketLag.exportMs))).problem,
+      sequentialWrites: async (subdir, names, size) => (await waitForObjects(ctx.stored, `${ctx.prefix}${subdir}`, names, size, bucketSyncBoundMs(fs.mount))).problem,
     });
   },
 };

@@ -5,7 +5,7 @@ import { writePatternFile } from '../core/data';
 import { formatSize } from '../core/units';
 import type { WorkloadDefinition } from '../core/workload';
 import { objectsDescriptor, type ObjectsParams } from './objects';
-import { waitForObjects } from './common';
+import { bucketSyncBoundMs, waitForObjects } from './common';
 import { sizeOf } from './params';
 
 
@@ -16,8 +16,7 @@ import { sizeOf } from './params';
 export const objects: WorkloadDefinition<ObjectsParams> = {
   ...objectsDescriptor,
   async run(ctx) {
-    const fs = ctx.fs;
-    const syncLagMs = fs ? Math.max(fs.uploadsAfterClose ? 120_000 : 0, fs.bucketLag.exportMs) : 0;
+    const syncLagMs = bucketSyncBoundMs(ctx.fs);
     for (const rawSize of ctx.params.sizes) {
       if (ctx.signal.aborted) return;
       const size = sizeOf(rawSize);

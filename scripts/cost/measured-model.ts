@@ -71,6 +71,8 @@ export function sampleOf(profile: Record<string, any>, divisor: number): Record<
   return { ...rest, name: `${profile.name}-sample`, description: `${profile.name} with its counts divided by ${divisor}, one repetition: what the cost model measures`, repetitions: 1, workloads };
 }
 
+/** Request counts times a factor. */
+const times = (r: Partial<Record<RequestType, number>>, k: number): Partial<Record<RequestType, number>> => Object.fromEntries(Object.entries(r).map(([t, n]) => [t, n * k]));
 const key = (s: { method: string; variant: string; workload: string }) => `${s.method}/${s.variant}/${s.workload}`;
 const baselineMiBps = (type: string) => ((network as Record<string, any>)[type]?.baselineGbps ?? 0) * 1e9 / 8 / 2 ** 20;
 
@@ -115,14 +117,14 @@ type Figure = Pick<StepFigure, 'seconds' | 'measuredSeconds' | 'requests' | 'run
 
 /** The mean of some steps' figures: a method's repetitions of a workload, or a workload's mounts. */
 function meanFigure(xs: readonly StepFigure[]): Figure {
-  const meanCounts = (pick: (x: StepFigure) => Partial<Record<RequestType, number>> | undefined) => {
+  const meanCounts = (pick: (x: StepFigure) => Partial<Record<RequestType, number>>) => {
     const out: Partial<Record<RequestType, number>> = {};
-    for (const x of xs) for (const [t, n] of Object.entries(pick(x) ?? {})) out[t as RequestType] = (out[t as RequestType] ?? 0) + n / xs.length;
+    for (const x of xs) for (const [t, n] of Object.entries(pick(x))) out[t as RequestType] = (out[t as RequestType] ?? 0) + n / xs.length;
     return out;
   };
   const mean = (pick: (x: StepFigure) => number) => xs.reduce((a, x) => a + pick(x), 0) / xs.length;
   return {
-    seconds: mean((x) => x.seconds), measuredSeconds: mean((x) => x.measuredSeconds ?? x.seconds), bytesIn: mean((x) => x.bytesIn), bytesOut: mean((x) => x.bytesOut),
+    seconds: mean((x) => x.seconds), measuredSeconds: mean((x) => x.measuredSeconds), bytesIn: mean((x) => x.bytesIn), bytesOut: mean((x) => x.bytesOut),
     requests: meanCounts((x) => x.requests), runnerRequests: meanCounts((x) => x.runnerRequests),
   };
 }
@@ -163,9 +165,8 @@ export function measuredCostModel(m: Measurement, runners: number): MeasuredCost
       f = meanFigure(mounts);
     }
     const k = ratio(s.workload.name);
-    const scaled = (r: Partial<Record<RequestType, number>> | undefined) => Object.fromEntries(Object.entries(r ?? {}).map(([t, n]) => [t, n * k]));
-    const requests = scaled(f.requests);
-    const runnerRequests = scaled(f.runnerRequests);
+    const requests = times(f.requests, k);
+    const runnerRequests = times(f.runnerRequests, k);
     const count = Object.values(requests).reduce((a, n) => a + n, 0);
     const parallel = PARALLEL[s.workload.name]?.(s.workload.params as Record<string, any>) ?? 1;
     // The step's own setup (mounting, checks, cleanup: outside its measurements) stays as measured;
@@ -192,7 +193,7 @@ export function measuredCostModel(m: Measurement, runners: number): MeasuredCost
     return [...byId.values()].reduce((a, n) => a + n, 0);
   };
   const prepRatio = fixtureObjects(sample) ? fixtureObjects(profile) / fixtureObjects(sample) : 1;
-  const prepRequests = Object.fromEntries(Object.entries(m.preparation.requests).map(([t, n]) => [t, n * prepRatio]));
+  const prepRequests = times(m.preparation.requests, prepRatio);
   const prepSeconds = prepRatio * m.preparation.seconds + Object.values(prepRequests).reduce((a, n) => a + n, 0) * AWS_ASSUMPTIONS.requestSeconds / 16
     + (prepRatio * (m.preparation.bytesIn + m.preparation.bytesOut)) / 2 ** 20 / mibps;
 
@@ -207,25 +208,37 @@ export function measuredCostModel(m: Measurement, runners: number): MeasuredCost
   const byIndex = new Map(modelled.map((s) => [s.index, s]));
   const runnerMinutes = shards.map((sh) => AWS_ASSUMPTIONS.runnerSetupMinutes + (prepShare(sh.workloads) * prepSeconds + sh.steps.reduce((a, i) => a + byIndex.get(i)!.seconds, 0)) / 60);
   const tierOf = new Map<string, string>(REQUEST_COLUMNS.map((c) => [c.column === 'delete_requests' ? 'delete' : c.column, c.tier]));
-  const tally = () => ({ tier1: 0, tier2: 0, free: 0, total: 0 });
-  const add = (into: RequestTally, r: Record<string, number>, times = 1) => {
-    for (const [t, n] of Object.entries(r)) {
+  const tally = (): RequestTally => ({ tier1: 0, tier2: 0, free: 0, total: 0 });
+  const add = (into: RequestTally, r: Partial<Record<string, number>>, times = 1) => {
+    for (const [t, n = 0] of Object.entries(r)) {
       const tier = (tierOf.get(t) ?? 'tier2') as 'tier1' | 'tier2' | 'free';
       into[tier] += n * times;
       into.total += n * times;
     }
   };
-  // The methods' own requests (what the benchmark measures) apart from the runner's (fixtures, checks, cleanup).
+  const price = prices.s3StandardRequestsPer1000;
+  const dollars = (r: RequestTally) => (r.tier1 / 1000) * price.tier1 + (r.tier2 / 1000) * price.tier2;
+  // In one pass: the methods' own requests (what the benchmark measures) apart from the runner's
+  // (fixtures, checks, cleanup), and each workload's figures.
   const methods = tally();
   const runner = tally();
-  const minus = (a: Record<string, number>, b: Record<string, number>) => Object.fromEntries(Object.entries(a).map(([t, n]) => [t, n - (b[t] ?? 0)]));
-  for (const s of modelled) {
-    add(methods, minus(s.requests as Record<string, number>, s.runnerRequests as Record<string, number>));
-    add(runner, s.runnerRequests as Record<string, number>);
-  }
-  add(runner, prepRequests, shards.reduce((a, sh) => a + prepShare(sh.workloads), 0));
   const requests = tally();
-  for (const t of ['tier1', 'tier2', 'free', 'total'] as const) requests[t] = methods[t] + runner[t];
+  const byWorkload: MeasuredCostModel['byWorkload'] = {};
+  for (const s of modelled) {
+    const own = Object.fromEntries(Object.entries(s.requests).map(([t, n]) => [t, n - (s.runnerRequests[t as RequestType] ?? 0)]));
+    add(methods, own);
+    add(runner, s.runnerRequests);
+    add(requests, s.requests);
+    const w = (byWorkload[s.workload] ??= { minutes: 0, here: 0, latency: 0, transfer: 0, requests: tally(), methodsDollars: 0 });
+    w.minutes += s.seconds / 60; w.here += s.parts.here / 60; w.latency += s.parts.latency / 60; w.transfer += s.parts.transfer / 60;
+    add(w.requests, s.requests);
+    const ownTally = tally();
+    add(ownTally, own);
+    w.methodsDollars += dollars(ownTally);
+  }
+  const prepared = shards.reduce((a, sh) => a + prepShare(sh.workloads), 0);
+  add(runner, prepRequests, prepared);
+  add(requests, prepRequests, prepared);
   // A new version per object written: PUTs, completed multipart uploads and copies.
   const written = (r: Partial<Record<string, number>>) => (r.put ?? 0) + (r.mpu_complete ?? 0) + (r.copy ?? 0);
   const versionsWritten = Math.round(modelled.reduce((a, s) => a + written(s.requests), 0) + written(prepRequests));
@@ -235,11 +248,9 @@ export function measuredCostModel(m: Measurement, runners: number): MeasuredCost
   const wallMinutes = AWS_ASSUMPTIONS.pipelineMinutes + Math.max(...runnerMinutes) + teardownSeconds / 60;
   const runnerHours = runnerMinutes.reduce((a, b) => a + b, 0) / 60;
   const runnerHour = (prices.ec2OnDemandHourly as Record<string, unknown>)[DEFAULT_RUNNER_INSTANCE_TYPE] as number;
-  const price = prices.s3StandardRequestsPer1000;
   // Step Functions: each poll of a runner's command is a handful of transitions; the rest is fixed.
   const polls = runnerMinutes.reduce((a, mins) => a + (mins * 60) / AWS_ASSUMPTIONS.pollSeconds, 0);
   const transitions = 60 + 4 * polls + 4 * teardownRounds;
-  const dollars = (r: RequestTally) => (r.tier1 / 1000) * price.tier1 + (r.tier2 / 1000) * price.tier2;
   const items = {
     'runner instance hours': runnerHours * (runnerHour + AWS_ASSUMPTIONS.ipv4Hour),
     [METHODS_REQUESTS]: dollars(methods),
@@ -249,14 +260,5 @@ export function measuredCostModel(m: Measurement, runners: number): MeasuredCost
     'Step Functions transitions': (transitions / 1000) * AWS_ASSUMPTIONS.sfnPer1000Transitions,
   };
   const total = Object.values(items).reduce((a, b) => a + b, 0);
-  const byWorkload: MeasuredCostModel['byWorkload'] = {};
-  for (const s of modelled) {
-    const w = (byWorkload[s.workload] ??= { minutes: 0, here: 0, latency: 0, transfer: 0, requests: tally(), methodsDollars: 0 });
-    w.minutes += s.seconds / 60; w.here += s.parts.here / 60; w.latency += s.parts.latency / 60; w.transfer += s.parts.transfer / 60;
-    add(w.requests, s.requests as Record<string, number>);
-    const own = tally();
-    add(own, minus(s.requests as Record<string, number>, s.runnerRequests as Record<string, number>));
-    w.methodsDollars += dollars(own);
-  }
   return { byWorkload, executionDollars: total - items[METHODS_REQUESTS], methodsRequests: methods, profile: m.profile, runners, runnerType: DEFAULT_RUNNER_INSTANCE_TYPE, steps: steps.length, proxied, runnerMinutes, wallMinutes, requests, versionsWritten, teardownSeconds, items, total, modelled };
 }

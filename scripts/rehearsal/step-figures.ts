@@ -86,8 +86,7 @@ export function stepFigures(
     index: w.index, runner: command.runner, method: w.first.method, variant: w.first.method_variant, workload: w.first.workload, seconds: (w.end - w.from) / 1000,
     measuredSeconds: Math.min(w.measured, (w.end - w.from) / 1000), runnerRequests: {}, ...empty(),
   }));
-  const add = (into: { requests: Partial<Record<RequestType, number>>; bytesOut: number; bytesIn: number }, e: AccessLogEntry) => {
-    const type = requestType(e);
+  const add = (into: { requests: Partial<Record<RequestType, number>>; bytesOut: number; bytesIn: number }, e: AccessLogEntry, type: RequestType) => {
     into.requests[type] = (into.requests[type] ?? 0) + 1;
     into.bytesOut += e.bytesSent;
     if (type === 'put' || type === 'mpu_part') into.bytesIn += e.objectSize;
@@ -113,11 +112,12 @@ export function stepFigures(
     if (!e || second === null) continue;
     const t = second * 1000;
     if (t + 1000 <= command.startedAt - 1000 || t > command.endedAt + 1000) continue;
-    if (!windows.length || t + 1000 <= windows[0].from) { add(preparation, e); continue; }
+    const type = requestType(e);
+    if (!windows.length || t + 1000 <= windows[0].from) { add(preparation, e, type); continue; }
     const own = e.userAgent.includes(RUNNER_USER_AGENT);
     const step = steps[stepAt(t, own ? null : methodOf(e.userAgent))];
-    add(step, e);
-    if (own) step.runnerRequests[requestType(e)] = (step.runnerRequests[requestType(e)] ?? 0) + 1;
+    add(step, e, type);
+    if (own) step.runnerRequests[type] = (step.runnerRequests[type] ?? 0) + 1;
   }
   return { steps, preparation };
 }
