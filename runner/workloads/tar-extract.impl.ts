@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { errorSummary } from '../core/errors';
 import { formatSize } from '../core/units';
-import { waitForObjectSizes } from './common';
+import { bucketSyncBoundMs, waitForObjectSizes } from './common';
 import type { ReferenceView, WorkloadDefinition } from '../core/workload';
 import { fsMeasurement, fsRunContextOf, isRefusalText, notMeasured, type FsRunContext } from './fs-common';
 import { cachedInput, firstLine, runTool } from './inputs';
@@ -244,8 +244,9 @@ export const tarExtract: WorkloadDefinition<TarExtractParams> = {
   async run(ctx) {
     const fs = await fsRunContextOf(ctx);
     ctx.progress(`building the archive (${ctx.params.files} files; cached)`);
-    // A write-back client gets two minutes to upload, as for the metadata suite's writes.
-    const timeoutMs = fs.mount.uploadsAfterClose ? 120_000 : 0;
+    // A write-back client gets two minutes to upload, a background sync (S3 Files) its export bound,
+    // as for the metadata suite's writes.
+    const timeoutMs = bucketSyncBoundMs(fs.mount);
     // Files that are objects are checked in the bucket; others (JuiceFS) are read back after a
     // cold remount, so the check does not read what the extraction left in the client's cache.
     const inStore: TarStoreCheck = ctx.offers.includes('objects-in-bucket')
