@@ -17,6 +17,10 @@ export interface Matrix {
    */
   repetitions?: number;
   /**
+   * Time budget of every step, in seconds: a measurement still running when it runs out stops cleanly and is recorded as did-not-finish, with its progress and an extrapolated total, never ranked beside finished figures. `s3ab run --step-budget` overrides it. Unset: no budget (the step watchdog's per-workload default still bounds a hung step).
+   */
+  budget_s?: number;
+  /**
    * Cache states measured on mount methods, in one step on one mount: 'cold' from a fresh mount with the kernel's and the client's caches dropped, then 'warm' repeated on the same mount. Object methods have no client cache: they run once, recorded as 'none'.
    *
    * @minItems 1

@@ -7,7 +7,7 @@ export interface ResultRecord {
   /**
    * Version of this schema.
    */
-  schema_version: '1.4.0';
+  schema_version: '1.5.0';
   /**
    * One benchmark run: UTC start time and a random suffix.
    */
@@ -109,9 +109,9 @@ export interface ResultRecord {
   cache: 'cold' | 'warm' | 'warm-disk' | 'warm-memory' | 'none';
   repetition: number;
   /**
-   * ok: every operation succeeded and verified; failed: at least one failed or the step broke; unsupported: the method refuses the operation.
+   * ok: every operation succeeded and verified; failed: at least one failed or the step broke; unsupported: the method refuses the operation; did-not-finish: the step's time budget ran out before its work was done (see progress) — never ranked beside finished figures.
    */
-  status: 'ok' | 'failed' | 'unsupported' | 'not-applicable';
+  status: 'ok' | 'failed' | 'unsupported' | 'not-applicable' | 'did-not-finish';
   /**
    * Whether the method supports the operation at all.
    */
@@ -151,6 +151,18 @@ export interface ResultRecord {
     max: number;
   } | null;
   /**
+   * The per-operation latency distribution as mergeable log buckets (HdrHistogram-style, one fixed set of bucket bounds for every record, so the counts of several measurements, processes or runners sum exactly): the non-empty buckets in ascending order, each its upper bound in microseconds and its count. Percentiles of several measurements are read from the summed buckets, never averaged. Null where latency_us is null.
+   */
+  latency_histogram?:
+    | {
+        /**
+         * Upper bound of the bucket (microseconds, inclusive).
+         */
+        le_us: number;
+        count: number;
+      }[]
+    | null;
+  /**
    * A measured delay that is not an operation latency: how long a change made through one path took to become visible through another (semantics probes' propagation delays). Null elsewhere.
    */
   delay_ms: number | null;
@@ -158,6 +170,32 @@ export interface ResultRecord {
    * First error seen, if any.
    */
   error_sample: string | null;
+  /**
+   * Only with status did-not-finish: how far the measurement got when the step's time budget ran out. extrapolated_total_s is planned / rate_per_s — an extrapolation, not a measurement. Null otherwise.
+   */
+  progress?: {
+    /**
+     * The step's time budget (seconds).
+     */
+    budget_s: number;
+    /**
+     * Work done when the budget ran out, in unit.
+     */
+    done: number;
+    /**
+     * Work the measurement planned, in unit.
+     */
+    planned: number;
+    unit: 'ops' | 'bytes' | 'files';
+    /**
+     * done per second over the time the measurement ran.
+     */
+    rate_per_s: number;
+    /**
+     * Modelled total time at that rate (planned / rate_per_s); null when nothing was done.
+     */
+    extrapolated_total_s: number | null;
+  } | null;
   /**
    * Plausibility and integrity flags. served-from-cache: faster than the link can carry, or a cold read for which the server sent fewer GET bytes than were read; not-warm: a warm read for which the server sent every byte again; possibly-network-capped: at or above 90% of the host's baseline (sustained) bandwidth and at most its burst — the network, not the method, may have set the figure (at the baseline, or above it only while burst credits lasted).
    */
