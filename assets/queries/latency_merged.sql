@@ -6,7 +6,8 @@
 -- compared as integers, so both engines agree exactly). Never an average of percentiles: the
 -- report's p50_us_median etc. are medians of per-repetition percentiles, a different figure.
 -- min_us, max_us are exact (over latency_us), mean_us is the latencies' mean (each measurement's
--- mean weighted by its count). Buckets bound a latency to within 1.6% (result schema).
+-- mean weighted by its ok, which within a case is proportional to its latencies: dir-walk times one
+-- walk per ok entries). Buckets bound a latency to within 1.6% (result schema).
 -- (Buckets are unnested by position: Trino spreads an array of rows over columns, DuckDB keeps one
 -- struct column. Each record's own figures ride on its first bucket's row, so one pass sums both.)
 SELECT
@@ -24,7 +25,7 @@ SELECT
   min(CASE WHEN below * 100 >= latencies * 95 THEN le_us END) AS p95_us,
   min(CASE WHEN below * 100 >= latencies * 99 THEN le_us END) AS p99_us,
   min(min_us) AS min_us,
-  sum(mean_x_count) / sum(counted) AS mean_us,
+  round(sum(mean_x_count) / sum(counted), 3) AS mean_us,
   max(max_us) AS max_us
 FROM (
   SELECT
