@@ -1,6 +1,6 @@
 import { errorSummary } from './errors';
 import { withExcludedTime } from './op-timing';
-import { LatencyHistogram, LatencySummary, nowNs } from './stats';
+import { LatencyHistogram, type LatencyBucket, type LatencySummary, nowNs } from './stats';
 import type { CacheState } from './vocabulary';
 
 /** What a workload reports for one operation batch; the runner adds run, host and method facts. */
@@ -16,6 +16,8 @@ export interface Measurement {
   bytes: number;
   durationMs: number;
   latency: LatencySummary | null;
+  /** The same latencies as mergeable buckets (stats.ts): set wherever `latency` is, null or absent where it is null. */
+  latencyHistogram?: LatencyBucket[] | null;
   errorSample: string | null;
   /** False for operations that move no payload (list, head, delete): their throughput is null. */
   movesPayload: boolean;
@@ -125,7 +127,7 @@ export class Batch {
       failed: this.failed,
       bytes: this.bytes,
       durationMs: Number(durationNs) / 1e6,
-      latency: this.histogram.summary(),
+      ...this.histogram.fields(),
       errorSample: this.firstError,
       movesPayload: this.movesPayload,
       ...(this.wallStartMs !== null ? { startedAtMs: this.wallStartMs } : {}),

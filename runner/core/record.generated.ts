@@ -140,7 +140,7 @@ export interface ResultRecord {
   throughput_mib_s: number | null;
   ops_per_s: number | null;
   /**
-   * Per-operation latency from an HdrHistogram (microseconds); null when not measured per operation.
+   * Per-operation latency of this one measurement from an HdrHistogram at 3 significant digits (microseconds; percentiles within 0.1%); null when not measured per operation. Summaries over repetitions give the min, median and max of these per-repetition figures (report_cells.sql); percentiles over several measurements (repetitions, runners, client processes) come from latency_histogram (latency_merged.sql), never from averaging these.
    */
   latency_us: {
     min: number;
@@ -151,12 +151,14 @@ export interface ResultRecord {
     max: number;
   } | null;
   /**
-   * The per-operation latency distribution as mergeable log buckets (HdrHistogram-style, one fixed set of bucket bounds for every record, so the counts of several measurements, processes or runners sum exactly): the non-empty buckets in ascending order, each its upper bound in microseconds and its count. Percentiles of several measurements are read from the summed buckets, never averaged. Null where latency_us is null.
+   * The per-operation latency distribution as mergeable log buckets: HdrHistogram's layout over integer nanoseconds with 64 (2^6) sub-buckets per power of two (one bucket per ns below 128 ns; above, each bucket 1/64 of its power of two wide, so its upper bound is less than 1.6% above any latency in it; fio's own histogram has the same layout). One fixed set of bucket bounds for every record, so the counts of several measurements, processes or runners sum exactly. The non-empty buckets in ascending order, each its upper bound (microseconds, inclusive) and count; the counts sum to the operations timed (ok, but 1 for dir-walk, whose one timed walk visits ok entries). Percentiles of several measurements are read from the summed buckets (latency_merged.sql: the bound of the first bucket whose running count reaches p%), never averaged. Null where latency_us is null.
+   *
+   * @minItems 1
    */
   latency_histogram?:
     | {
         /**
-         * Upper bound of the bucket (microseconds, inclusive).
+         * Upper bound of the bucket (microseconds, inclusive): a whole number of nanoseconds, so at most three decimals.
          */
         le_us: number;
         count: number;

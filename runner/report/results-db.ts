@@ -62,9 +62,8 @@ export interface OpenedResults {
 
 /**
  * Opens a results folder in an in-memory DuckDB: a view `results` with the schema's columns over
- * DIR/dt=*\/*.jsonl (optionally one run only), and `approx_percentile`, `from_iso8601_timestamp` and
- * `to_unixtime` shimmed so the Athena SQL
- * files run unchanged.
+ * DIR/dt=*\/*.jsonl (optionally one run only), and `approx_percentile`, `from_iso8601_timestamp`,
+ * `to_unixtime`, `parse_datetime` and `sequence` shimmed so the Athena SQL files run unchanged.
  */
 export async function openResults(dir: string, runId?: string): Promise<OpenedResults> {
   if (!existsSync(dir)) throw new Error(`no results folder at ${dir}`);
@@ -90,6 +89,8 @@ export async function openRecords(
   await connection.run('CREATE MACRO to_unixtime(t) AS epoch(t)');
   // Trino's parse_datetime for the one format the SQL files use: S3 access logs' [06/Feb/2019:00:00:38 +0000].
   await connection.run("CREATE MACRO parse_datetime(s, f) AS strptime(s, '%d/%b/%Y:%H:%M:%S %z')");
+  // Trino's sequence(start, stop), inclusive (latency_merged.sql unnests histogram buckets by position).
+  await connection.run('CREATE MACRO sequence(a, b) AS generate_series(CAST(a AS BIGINT), CAST(b AS BIGINT))');
   const literal = (s: string) => `'${s.replace(/'/g, "''")}'`;
   const source = Array.isArray(files) ? `[${files.map(literal).join(', ')}]` : literal(files);
   const filter = opts.runId ? `WHERE run_id = ${literal(opts.runId)}` : '';

@@ -2,6 +2,7 @@ import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
 import resultSchema from '../../assets/schema/result.schema.json';
 import type { Measurement } from '../core/batch';
+import { bucketUpperNs } from '../core/stats';
 import type { ResultRecord } from '../core/record.generated';
 
 export type { ResultRecord };
@@ -13,8 +14,28 @@ const validateRecord = ajv.compile<ResultRecord>(resultSchema);
 
 /** Schema errors of a record, as readable strings; empty when valid. */
 export function recordErrors(record: unknown): string[] {
-  if (validateRecord(record)) return [];
+  if (validateRecord(record)) return latencyHistogramErrors(record);
   return validateRecord.errors!.map((e) => `${e.instancePath || '/'} ${e.message}`);
+}
+
+/**
+ * What the JSON Schema cannot say about latency_histogram, and merges depend on: it is there
+ * exactly where latency_us is, and its buckets are the fixed layout's (core/stats.ts), each once,
+ * in ascending order — a record in any other layout would not sum with the others.
+ */
+function latencyHistogramErrors(r: ResultRecord): string[] {
+  const buckets = r.latency_histogram ?? [];
+  if ((r.latency_us === null) !== (buckets.length === 0)) {
+    return [`/latency_histogram must hold the buckets exactly where latency_us is set (latency_us ${r.latency_us === null ? 'is null' : 'is set'}, ${buckets.length} buckets)`];
+  }
+  let previous = -Infinity;
+  for (const [i, b] of buckets.entries()) {
+    const ns = Math.round(b.le_us * 1000);
+    if (bucketUpperNs(ns) !== ns) return [`/latency_histogram/${i} le_us ${b.le_us} is not a bucket bound of the fixed layout`];
+    if (b.le_us <= previous) return [`/latency_histogram/${i} le_us ${b.le_us} is not above the bucket before it`];
+    previous = b.le_us;
+  }
+  return [];
 }
 
 /** The fields every record of one step shares. */
@@ -80,6 +101,7 @@ export function toRecord(facts: StepFacts, m: Measurement, extraFlags: ResultRec
     throughput_mib_s: throughput === null ? null : round(throughput, 3),
     ops_per_s: opsPerS === null ? null : round(opsPerS, 3),
     latency_us: m.latency,
+    latency_histogram: m.latency ? m.latencyHistogram ?? null : null,
     delay_ms: m.delayMs === undefined || m.delayMs === null ? null : round(m.delayMs, 3),
     error_sample: m.errorSample,
     flags,

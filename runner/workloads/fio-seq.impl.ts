@@ -5,6 +5,7 @@ import { dirname, join } from 'node:path';
 import type { Measurement } from '../core/batch';
 import { errorSummary } from '../core/errors';
 import { findBinary, once, versionOutput } from '../core/binaries';
+import { bucketsOfCounts } from '../core/stats';
 import { formatSize } from '../core/units';
 import type { WorkloadContext, WorkloadDefinition } from '../core/workload';
 import { bucketSyncBoundMs, waitForObjects } from './common';
@@ -27,7 +28,8 @@ interface FioDirection {
   iops: number;
   runtime: number;
   total_ios: number;
-  lat_ns: { min: number; max: number; mean: number; percentile?: Record<string, number> };
+  /** `bins` (json+ output): fio's latency histogram, each bucket's middle (ns) → count, in the records' own layout. */
+  lat_ns: { min: number; max: number; mean: number; percentile?: Record<string, number>; bins?: Record<string, number> };
 }
 
 /** The parts of fio's JSON output the workload uses: one job, its read or write side. */
@@ -47,11 +49,17 @@ export function parseFioJson(text: string, rw: 'read' | 'write'): FioResult {
   return { error: job.error, direction: job[rw] as FioDirection };
 }
 
-/** A fio result as a measurement: IOPS, bandwidth, and latency from lat_ns (on FUSE, libaio is synchronous: lat, not clat). */
+/**
+ * A fio result as a measurement: IOPS, bandwidth, and latency from lat_ns (on FUSE, libaio is
+ * synchronous: lat, not clat). fio's histogram uses the records' bucket layout (core/stats.ts), so
+ * its bins become latency_histogram as they are (fio puts latencies above ~17 s in its last bin).
+ */
 export function fioMeasurement(operation: 'read' | 'write', size: number, r: FioResult): Measurement {
   const d = r.direction;
   const pct = (p: string) => (d.lat_ns.percentile?.[p] ?? d.lat_ns.mean) / 1000;
   const ok = r.error === 0;
+  const bins = Object.entries(d.lat_ns.bins ?? {}).map(([ns, count]) => [Number(ns), count] as const);
+  if (d.total_ios && !bins.length) throw new Error('fio\'s JSON result has no latency bins (run it with --output-format=json+)');
   return {
     operation, objectSizeBytes: size, status: ok ? 'ok' : 'failed', supported: true, verified: ok,
     ops: d.total_ios, ok: ok ? d.total_ios : 0, failed: ok ? 0 : Math.max(1, d.total_ios), bytes: d.io_bytes,
@@ -59,6 +67,7 @@ export function fioMeasurement(operation: 'read' | 'write', size: number, r: Fio
     latency: d.total_ios ? {
       min: d.lat_ns.min / 1000, mean: Math.round(d.lat_ns.mean) / 1000, p50: pct('50.000000'), p95: pct('95.000000'), p99: pct('99.000000'), max: d.lat_ns.max / 1000,
     } : null,
+    latencyHistogram: d.total_ios ? bucketsOfCounts(bins) : null,
     errorSample: ok ? null : `fio reported error ${r.error}`,
     rates: { throughputMibS: d.bw_bytes / MIB, opsPerS: d.iops },
   };
@@ -86,7 +95,7 @@ export function fioArgs(job: FioJob, output: string): string[] {
     `--filesize=${job.size}`, `--bs=${job.blockSize}`, `--rw=${job.rw}`, `--ioengine=${job.ioengine}`, '--iodepth=1',
     `--direct=${job.direct ? 1 : 0}`, '--file_service_type=sequential', '--create_on_open=1', '--fallocate=none',
     '--verify=crc32c', '--verify_state_save=0', ...(job.rw === 'write' ? ['--do_verify=0', '--fsync_on_close=1'] : []),
-    '--lat_percentiles=1', '--percentile_list=50:95:99', '--output-format=json', `--output=${output}`,
+    '--lat_percentiles=1', '--percentile_list=50:95:99', '--output-format=json+', `--output=${output}`,
   ];
 }
 

@@ -122,7 +122,7 @@ export function fsMeasurement(c: FsCounts, o: FsOutcome): Measurement {
     failed: c.failed,
     bytes: c.bytes,
     durationMs: c.durationNs / 1e6,
-    latency: histogram.summary(),
+    ...histogram.fields(),
     errorSample: c.firstError ? withCodes(c.firstError, c.errors) : o.verifyProblem,
     movesPayload: o.movesPayload,
     ...(o.cache ? { cache: o.cache } : {}),

@@ -330,6 +330,8 @@ describe('results catalog', () => {
     expect(type('flags')).toBe('array<string>');
     expect(type('method_options')).toBe('map<string,string>');
     expect(type('latency_us')).toBe('struct<min:double,mean:double,p50:double,p95:double,p99:double,max:double>');
+    // Athena reads it as array(row(le_us double, count bigint)): latency_merged.sql sums the counts per le_us.
+    expect(type('latency_histogram')).toBe('array<struct<le_us:double,count:bigint>>');
     expect(type('host')).toMatch(/^struct<hostname:string,instance_type:string,vcpus:bigint,.*,runner_id:string>$/);
     expect(type('started_at')).toBe('string');
   });

@@ -5,6 +5,7 @@ import { recordErrors, type ResultRecord } from '../../runner/results/record';
 import { printSummary } from '../../runner/report/summary';
 import { runBenchmark } from '../../runner/run';
 import { METADATA_TESTS } from '../../runner/workloads/metadata';
+import { latencyHistogramProblems } from '../helpers/latency';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 
@@ -59,6 +60,7 @@ describe('file-system workloads on s3fs and Mountpoint against the embedded endp
   test('every record matches the result schema and no step broke', () => {
     expect(records.length).toBeGreaterThan(40);
     for (const r of records) expect(recordErrors(r)).toEqual([]);
+    expect(latencyHistogramProblems(records)).toEqual([]);
     expect(records.filter((r) => r.flags.includes('step-failed')).map((r) => `${r.method} ${r.workload}: ${r.error_sample}`)).toEqual([]);
   });
 

@@ -12,6 +12,7 @@ import { recordErrors, type ResultRecord } from '../../runner/results/record';
 import { runBenchmark } from '../../runner/run';
 import { PROBES } from '../../runner/workloads/semantics';
 import { S3AB, alive, s3ab } from '../helpers/cli';
+import { latencyHistogramProblems } from '../helpers/latency';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 
@@ -80,6 +81,7 @@ describe('s3fs, Mountpoint and rclone mounted on the embedded versitygw', () => 
   test('every record matches the result schema and carries the client version and options', () => {
     expect(records.length).toBeGreaterThan(60);
     for (const r of records) expect(recordErrors(r)).toEqual([]);
+    expect(latencyHistogramProblems(records)).toEqual([]);
     const byMethod = (m: string) => records.find((r) => r.method === m && r.workload === 'large-read')!;
     expect(byMethod('s3fs').method_version).toMatch(/^s3fs 1\.\d+/);
     expect(byMethod('s3fs').method_options).toMatchObject({ kernel_cache: 'true', parallel_count: '30', use_path_request_style: 'true' });

@@ -8,6 +8,7 @@ import { printSummary } from '../../runner/report/summary';
 import { namedQueries, openResults, query } from '../../runner/report/results-db';
 import { alive } from '../helpers/cli';
 import { CATALOG } from '../../runner/catalog';
+import { latencyHistogramProblems } from '../helpers/latency';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 
@@ -40,6 +41,7 @@ describe('a quick run against the embedded versitygw', () => {
   test('every record matches the result schema', () => {
     expect(records.length).toBeGreaterThan(20);
     for (const r of records) expect(recordErrors(r)).toEqual([]);
+    expect(latencyHistogramProblems(records)).toEqual([]);
   });
 
   test('every method × workload of the profile produced verified measurements', () => {
@@ -86,7 +88,7 @@ describe('a quick run against the embedded versitygw', () => {
     try {
       // Every query runs; those about what this run measured return rows (the quick profile has no
       // mount methods: the fio, semantics and other file-system workloads' tables find nothing).
-      const measured = ['objects_by_size', 'workload_summary', 'run_health'];
+      const measured = ['objects_by_size', 'workload_summary', 'run_health', 'latency_merged'];
       for (const q of namedQueries()) {
         const rows = await query(db.connection, q.sql);
         if (measured.includes(q.name)) expect(rows.length).toBeGreaterThan(0);
