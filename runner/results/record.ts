@@ -82,6 +82,7 @@ export function toRecord(facts: StepFacts, m: Measurement, extraFlags: ResultRec
     latency_us: m.latency,
     delay_ms: m.delayMs === undefined || m.delayMs === null ? null : round(m.delayMs, 3),
     error_sample: m.errorSample,
+    progress: m.progress ?? null,
     flags,
     requests,
   };
