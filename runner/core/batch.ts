@@ -48,6 +48,7 @@ export function didNotFinish(meter: WorkMeter, counts: Partial<Measurement> = {}
   return {
     operation: meter.operation, objectSizeBytes: meter.objectSizeBytes, supported: true, ops: 0, ok: 0, failed: 0, bytes: 0,
     durationMs: ((meter.cutAtMs ?? Date.now()) - meter.startedAtMs), latency: null, movesPayload: false, startedAtMs: meter.startedAtMs,
+    ...(meter.cache ? { cache: meter.cache } : {}),
     ...counts,
     status: 'did-not-finish', verified: false, errorSample: null, rates: { throughputMibS: null, opsPerS: null }, progress: meter.progress(),
   };

@@ -1,5 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { ResultRecord } from './record.generated';
+import type { CacheState } from './vocabulary';
 
 /**
  * The reason a step stops when its time budget runs out: the step ends cleanly and its running
@@ -40,6 +41,8 @@ export class WorkMeter {
     readonly unit: WorkUnit,
     /** Reads the work done from elsewhere (a counter shared with threads) instead of add(). */
     private readonly source?: () => number,
+    /** The measurement's own cache state where it differs from its pass's (warm-disk, warm-memory). */
+    readonly cache?: CacheState,
   ) {}
 
   add(n = 1): void {
@@ -122,8 +125,8 @@ const scopes = new AsyncLocalStorage<MeterScope>();
  * A meter for one measurement, counted in the step that runs it (none outside a step: a bench
  * script, a Lambda). `source` reads the work done from elsewhere (a counter threads share).
  */
-export function openMeter(operation: string, objectSizeBytes: number | null, planned: number, unit: WorkUnit, source?: () => number): WorkMeter {
-  const meter = new WorkMeter(operation, objectSizeBytes, planned, unit, source);
+export function openMeter(operation: string, objectSizeBytes: number | null, planned: number, unit: WorkUnit, source?: () => number, cache?: CacheState): WorkMeter {
+  const meter = new WorkMeter(operation, objectSizeBytes, planned, unit, source, cache);
   scopes.getStore()?.track(meter);
   return meter;
 }

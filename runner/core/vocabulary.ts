@@ -63,7 +63,7 @@ function roughDuration(seconds: number): string {
 export function didNotFinishLabel(p: NonNullable<ResultRecord['progress']>): string {
   const share = p.planned > 0 ? (100 * p.done) / p.planned : 0;
   const pct = share > 0 && share < 1 ? share.toFixed(1) : Math.floor(share).toString();
-  const total = p.extrapolated_total_s === null ? 'no extrapolation (nothing done)' : `≈ ${roughDuration(p.extrapolated_total_s)} extrapolated`;
+  const total = p.extrapolated_total_s === null ? 'no extrapolation (no progress counted)' : `≈ ${roughDuration(p.extrapolated_total_s)} extrapolated`;
   return `DNF at ${roughDuration(p.budget_s)} — ${pct} % done, ${total}`;
 }
 

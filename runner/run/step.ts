@@ -180,7 +180,7 @@ function stepRecords(run: StepRun): ResultRecord[] {
   // Measurements a spent budget cut short that their workload never recorded (it stopped on the abort).
   for (const meter of run.scope.unsettledCut()) kept.push({ m: didNotFinish(meter), cache: run.current.cache, endedAtMs: meter.cutAtMs!, log: null });
   if (run.failure instanceof BudgetSpent && !kept.some((k) => k.m.status === 'did-not-finish')) {
-    // Cut before any measurement began (mounting, fixtures): the step itself did not finish.
+    // Cut outside any counted measurement (mounting, fixtures, a probe): the step itself did not finish.
     kept.push({ m: nothingDone(run.failure.budgetS, run.scope.expiredAtMs!), cache: run.current.cache, endedAtMs: run.scope.expiredAtMs!, log: null });
   }
   const records = kept.map(({ m, cache, endedAtMs, log }) => {
@@ -198,11 +198,11 @@ function stepRecords(run: StepRun): ResultRecord[] {
   return records;
 }
 
-/** A step whose budget ran out before any measurement started: one did-not-finish record, nothing done. */
+/** A step whose budget ran out outside any counted measurement: one did-not-finish record for the step. */
 function nothingDone(budgetS: number, atMs: number): Measurement {
   return {
     operation: 'step', objectSizeBytes: null, status: 'did-not-finish', supported: true, verified: false, ops: 0, ok: 0, failed: 0, bytes: 0,
-    durationMs: budgetS * 1000, latency: null, errorSample: 'the budget ran out before the first measurement began (mounting, fixtures)', movesPayload: false,
+    durationMs: budgetS * 1000, latency: null, errorSample: 'the budget ran out outside a counted measurement (mounting, fixtures, or between measurements)', movesPayload: false,
     startedAtMs: atMs - budgetS * 1000, rates: { throughputMibS: null, opsPerS: null },
     progress: { budget_s: budgetS, done: 0, planned: 1, unit: 'ops', rate_per_s: 0, extrapolated_total_s: null },
   };

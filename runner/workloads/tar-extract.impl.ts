@@ -3,6 +3,7 @@ import { open, rm, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { errorSummary } from '../core/errors';
+import { openMeter } from '../core/meter';
 import { formatSize } from '../core/units';
 import { bucketSyncBoundMs, waitForObjectSizes } from './common';
 import type { ReferenceView, WorkloadDefinition } from '../core/workload';
@@ -44,7 +45,8 @@ export function tarVersion(): string {
 /**
  * Seeds 002 and 004's `tar -xf`: GNU tar extracts the archive (from local disk) into a directory
  * on the file system under test, keeping permissions and modification times (`-p`, tar's default
- * for times), timed from spawn to exit. Then, untimed, every file is read back and checked
+ * for times), timed from spawn to exit; `-v` lists each member to the runner as it starts it,
+ * which counts the files done should the step's budget run out. Then, untimed, every file is read back and checked
  * (size and CRC-32), and its mode, time and (as root) owner compared with the archive's. Records:
  * `extract` (files/s, MB/s; ok when every file's content is right), then `permissions`,
  * `timestamps` and `ownership` (how many files kept theirs; unsupported when the file system
@@ -63,16 +65,27 @@ export async function runTarExtract(fs: FsRunContext, archive: Tarball, inStore?
   }
   const { plan } = archive;
   fs.progress(`tar -xf (${plan.files.length} files, ${formatSize(plan.totalBytes)})`);
+  // Files extracted so far, for the step's budget: tar -v names each member as it starts it, the
+  // top folder and the directories first, then the files (tree.ts writes them in that order).
+  const meter = openMeter('extract', null, plan.files.length, 'files');
+  const ahead = 1 + plan.dirs.length + 1;
+  let listed = 0;
+  const count = (chunk: Buffer) => {
+    for (const byte of chunk) if (byte === 10) listed++;
+    meter.add(Math.max(0, Math.min(plan.files.length, listed - ahead + 1)) - meter.done);
+  };
   let tar;
   try {
     // --numeric-owner: the archive's owner ids as they are, whatever this host's user names.
-    tar = await runTool('tar', ['-x', '-p', '--numeric-owner', '-f', archive.path, '-C', dest], { signal: fs.signal, env: { ...process.env, LC_ALL: 'C' } });
+    tar = await runTool('tar', ['-x', '-v', '-p', '--numeric-owner', '-f', archive.path, '-C', dest], { signal: fs.signal, env: { ...process.env, LC_ALL: 'C' }, onStdout: count });
   } catch (err) {
     if (fs.signal.aborted) throw err;
+    meter.end();
     fs.record(notMeasured('extract', null, `could not run tar: ${errorSummary(err)}`, false));
     return;
   }
   if (fs.signal.aborted) return;
+  meter.add(plan.files.length - meter.done);
   const complaint = tar.code === 0 ? null : `tar exited ${tar.code ?? tar.signal}: ${firstLine(tar.stderr)}`;
   fs.progress('tar-extract: checking the extracted files');
   const check = await checkExtraction(join(dest, TOP), archive, fs.signal);
@@ -97,6 +110,9 @@ export async function runTarExtract(fs: FsRunContext, archive: Tarball, inStore?
       extract.errorSample = `extracted files read back through the mount, but in the store: ${problem}`;
     }
   }
+  // Stopped during the checks (the budget ran out): the step records it as did-not-finish.
+  if (fs.signal.aborted) return;
+  meter.end();
   fs.record(extract);
   // Each kind of metadata: unsupported when the file system refused it (tar says "Cannot change
   // mode/utime/ownership: Operation not permitted" — some files may still show the expected value by
