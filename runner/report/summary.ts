@@ -2,7 +2,7 @@ import Table from 'cli-table3';
 import { UserError } from '../core/errors';
 import { methodRank } from '../methods/catalog';
 import { cacheRank, didNotFinishLabel, methodCacheLabel } from '../core/vocabulary';
-import { readRunManifests } from '../results/manifests';
+import { readRunManifests, unreadableManifestError } from '../results/manifests';
 import { NEAR_BASELINE } from '../results/record';
 import { inDeclaredOrder } from './order';
 import { formatSize } from '../core/units';
@@ -19,11 +19,6 @@ const rateFlag = (r: Row | undefined) => (Number(r?.served_from_cache) ? ' (cach
 
 type Row = Record<string, unknown>;
 
-/** The run manifests of a results folder, oldest first; files that are not manifests are left out (see readRunManifests). */
-export function listRuns(dir: string): RunManifest[] {
-  return readRunManifests(dir).manifests;
-}
-
 /** `s3fs:seed-000 (warm)`: method, variant unless default, cache state unless none or not part of the row. */
 const methodLabel = (r: Row) => methodCacheLabel({ method: String(r.method), method_variant: String(r.method_variant), cache: r.cache });
 
@@ -39,8 +34,10 @@ function orderedMethods(rows: Row[]): string[] {
  * methods; then the other workloads; then the run's integrity.
  */
 export async function printSummary(dir: string, runId: string | undefined, out: (line: string) => void): Promise<RunManifest> {
-  const runs = listRuns(dir);
-  if (!runs.length) throw new UserError(`no benchmark runs in ${dir}`, 'run `s3ab run` (or `npm run local`) first, or point --results at a results folder');
+  const { manifests: runs, bad } = readRunManifests(dir);
+  const unreadable = bad.find((b) => b.runId === runId);
+  if (runId && unreadable) throw unreadableManifestError(unreadable);
+  if (!runs.length) throw new UserError(`no benchmark runs in ${dir}${bad.length ? ` (only ${bad.length} unreadable manifest${bad.length > 1 ? 's' : ''}: ${bad.map((b) => b.path).join(', ')})` : ''}`, 'run `s3ab run` (or `npm run local`) first, or point --results at a results folder');
   const run = runId ? runs.find((r) => r.run_id === runId) : runs[runs.length - 1];
   if (!run) throw new UserError(`no run ${runId} in ${dir}`, `runs there: ${runs.map((r) => r.run_id).join(', ')}`);
 
@@ -55,6 +52,7 @@ export async function printSummary(dir: string, runId: string | undefined, out: 
   for (const s of skippedOf(manifests)) {
     out(`  SKIPPED (not measured, not failed): ${methodCacheLabel({ method: s.method, method_variant: s.variant }, false)} — ${s.reason} (${s.steps} steps; optional in the matrix)`);
   }
+  for (const b of bad) out(`  DATA PROBLEM: ${b.path}: ${b.reason}${b.runId ? '; that run is not reported' : ''}`);
 
   // Read through the scan: one checked copy of the run's lines, however many step files it has.
   const scan = ScannedResults.open(dir);
