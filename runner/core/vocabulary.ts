@@ -49,7 +49,7 @@ export function stepLabel(step: { method: { name: string; variant: string }; wor
 }
 
 /** A budget or an extrapolated time, rounded as people say it: 45 s, 10 min, 2 h, 1.5 h. */
-function roughDuration(seconds: number): string {
+export function roughDuration(seconds: number): string {
   if (seconds < 120) return `${Math.round(seconds)} s`;
   if (seconds < 2 * 3600) return `${Math.round(seconds / 60)} min`;
   const hours = seconds / 3600;

@@ -14,7 +14,7 @@ import { Progress } from '../core/progress';
 import { memoryBackedTmp } from '../core/tmp';
 import { formatAmount, formatDuration } from '../core/units';
 import { fixtureBytes } from '../core/workload';
-import { didNotFinishLabel, methodLabel, newRunId, runDataPrefix, runnerVolumePrefix, stepLabel } from '../core/vocabulary';
+import { didNotFinishLabel, methodLabel, roughDuration, newRunId, runDataPrefix, runnerVolumePrefix, stepLabel } from '../core/vocabulary';
 import { linkLimitFor, type LinkLimit } from '../endpoint/link-limit';
 import { findMethod } from '../methods';
 import { findWorkloadDescriptor } from '../workloads/catalog';
@@ -186,7 +186,7 @@ function announceSkipped(plan: RunPlan, progress: Progress): void {
 function describePlan(plan: RunPlan): string {
   const m = plan.matrix;
   const skipped = plan.skipped.length ? `, ${plan.skipped.length} optional skipped` : '';
-  const budget = m.budgetS === null ? '' : `, each step within a budget of ${formatDuration(m.budgetS * 1000)}`;
+  const budget = m.budgetS === null ? '' : `, each step within a budget of ${roughDuration(m.budgetS)}`;
   return `${plan.steps.length} steps (${m.methods.length} methods${skipped} × ${m.workloads.length} workloads × ${m.repetitions} repetitions${budget})`;
 }
 
