@@ -33,6 +33,8 @@ export class WorkMeter {
   settled = false;
   /** The budget of the step it runs in (set when the step's scope tracks it). */
   budgetS: number | null = null;
+  /** Opened after its step's budget ran out: it never ran. */
+  openedLate = false;
 
   constructor(
     readonly operation: string,
@@ -60,7 +62,7 @@ export class WorkMeter {
 
   /** It was running when its step's budget ran out (a meter opened after that was never running). */
   get cutShort(): boolean {
-    return this.cutAtMs !== null && this.startedAtMs <= this.cutAtMs;
+    return this.cutAtMs !== null && !this.openedLate;
   }
 
   /**
@@ -99,7 +101,10 @@ export class MeterScope {
 
   track(meter: WorkMeter): void {
     meter.budgetS = this.budgetS;
-    if (this.expiredAtMs !== null) meter.cutAtMs = this.expiredAtMs;
+    if (this.expiredAtMs !== null) {
+      meter.cutAtMs = this.expiredAtMs;
+      meter.openedLate = true;
+    }
     this.meters.push(meter);
   }
 
