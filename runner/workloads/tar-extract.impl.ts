@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { errorSummary } from '../core/errors';
 import { openMeter } from '../core/meter';
+import { which } from '../core/paths';
 import { formatSize } from '../core/units';
 import { bucketSyncBoundMs, waitForObjectSizes } from './common';
 import type { ReferenceView, WorkloadDefinition } from '../core/workload';
@@ -45,8 +46,9 @@ export function tarVersion(): string {
 /**
  * Seeds 002 and 004's `tar -xf`: GNU tar extracts the archive (from local disk) into a directory
  * on the file system under test, keeping permissions and modification times (`-p`, tar's default
- * for times), timed from spawn to exit; `-v` lists each member to the runner as it starts it,
- * which counts the files done should the step's budget run out. Then, untimed, every file is read back and checked
+ * for times), timed from spawn to exit; `-v` lists each member to the runner as it starts it
+ * (line-buffered through coreutils' stdbuf where there is one), which counts the files done should
+ * the step's budget run out. Then, untimed, every file is read back and checked
  * (size and CRC-32), and its mode, time and (as root) owner compared with the archive's. Records:
  * `extract` (files/s, MB/s; ok when every file's content is right), then `permissions`,
  * `timestamps` and `ownership` (how many files kept theirs; unsupported when the file system
@@ -77,7 +79,11 @@ export async function runTarExtract(fs: FsRunContext, archive: Tarball, inStore?
   let tar;
   try {
     // --numeric-owner: the archive's owner ids as they are, whatever this host's user names.
-    tar = await runTool('tar', ['-x', '-v', '-p', '--numeric-owner', '-f', archive.path, '-C', dest], { signal: fs.signal, env: { ...process.env, LC_ALL: 'C' }, onStdout: count });
+    const args = ['-x', '-v', '-p', '--numeric-owner', '-f', archive.path, '-C', dest];
+    // Into a pipe tar buffers its listing by the block: stdbuf makes it say each member as it starts it.
+    const stdbuf = which('stdbuf')[0];
+    const command = stdbuf ? [stdbuf, '-oL', 'tar', ...args] : ['tar', ...args];
+    tar = await runTool(command[0], command.slice(1), { signal: fs.signal, env: { ...process.env, LC_ALL: 'C' }, onStdout: count });
   } catch (err) {
     if (fs.signal.aborted) throw err;
     meter.end();
