@@ -3,13 +3,13 @@ import { open, rm, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { errorSummary } from '../core/errors';
-import { openMeter } from '../core/meter';
+import { openMeter, type WorkMeter } from '../core/meter';
 import { which } from '../core/paths';
 import { formatSize } from '../core/units';
 import { bucketSyncBoundMs, waitForObjectSizes } from './common';
 import type { ReferenceView, WorkloadDefinition } from '../core/workload';
 import { fsMeasurement, fsRunContextOf, isRefusalText, notMeasured, type FsRunContext } from './fs-common';
-import { cachedInput, firstLine, runTool } from './inputs';
+import { cachedInput, firstLine, runTool, type ToolResult } from './inputs';
 import { treeCrcs, writeTarball } from './tree';
 import { TREE_OWNER, planTree, type TreePlan } from './tree-plan';
 import { tarExtractDescriptor, tarTree, type TarExtractParams } from './tar-extract';
@@ -67,31 +67,16 @@ export async function runTarExtract(fs: FsRunContext, archive: Tarball, inStore?
   }
   const { plan } = archive;
   fs.progress(`tar -xf (${plan.files.length} files, ${formatSize(plan.totalBytes)})`);
-  // Files extracted so far, for the step's budget: tar -v names each member as it starts it, the
-  // top folder and the directories first, then the files (tree.ts writes them in that order).
   const meter = openMeter('extract', null, plan.files.length, 'files');
-  const ahead = 1 + plan.dirs.length + 1;
-  let listed = 0;
-  const count = (chunk: Buffer) => {
-    for (const byte of chunk) if (byte === 10) listed++;
-    meter.add(Math.max(0, Math.min(plan.files.length, listed - ahead + 1)) - meter.done);
-  };
-  let tar;
+  let tar: ToolResult;
   try {
-    // --numeric-owner: the archive's owner ids as they are, whatever this host's user names.
-    const args = ['-x', '-v', '-p', '--numeric-owner', '-f', archive.path, '-C', dest];
-    // Into a pipe tar buffers its listing by the block: stdbuf makes it say each member as it starts it.
-    const stdbuf = which('stdbuf')[0];
-    const command = stdbuf ? [stdbuf, '-oL', 'tar', ...args] : ['tar', ...args];
-    tar = await runTool(command[0], command.slice(1), { signal: fs.signal, env: { ...process.env, LC_ALL: 'C' }, onStdout: count });
+    tar = await extractCounting(archive, dest, fs.signal, meter);
   } catch (err) {
     if (fs.signal.aborted) throw err;
     meter.end();
-    fs.record(notMeasured('extract', null, `could not run tar: ${errorSummary(err)}`, false));
-    return;
+    return fs.record(notMeasured('extract', null, `could not run tar: ${errorSummary(err)}`, false));
   }
   if (fs.signal.aborted) return;
-  meter.add(plan.files.length - meter.done);
   const complaint = tar.code === 0 ? null : `tar exited ${tar.code ?? tar.signal}: ${firstLine(tar.stderr)}`;
   fs.progress('tar-extract: checking the extracted files');
   const check = await checkExtraction(join(dest, TOP), archive, fs.signal);
@@ -116,8 +101,7 @@ export async function runTarExtract(fs: FsRunContext, archive: Tarball, inStore?
       extract.errorSample = `extracted files read back through the mount, but in the store: ${problem}`;
     }
   }
-  // Stopped during the checks (the budget ran out): the step records it as did-not-finish.
-  if (fs.signal.aborted) return;
+  if (fs.signal.aborted) return; // stopped during the checks: the step records it as did-not-finish
   meter.end();
   fs.record(extract);
   // Each kind of metadata: unsupported when the file system refused it (tar says "Cannot change
@@ -150,6 +134,29 @@ export async function runTarExtract(fs: FsRunContext, archive: Tarball, inStore?
   }
   fs.progress('tar-extract: removing the extracted tree');
   await rm(dest, { recursive: true, force: true }).catch(() => {});
+}
+
+/**
+ * Runs `tar -x` of the archive into `dest`, counting into `meter` the files extracted so far (for
+ * the step's budget): tar -v names each member as it starts it — the top folder and the
+ * directories first, then the files (tree.ts writes them in that order). Into a pipe tar buffers
+ * that listing by the block: coreutils' stdbuf, where there is one, makes it say each member at once.
+ */
+async function extractCounting(archive: Tarball, dest: string, signal: AbortSignal, meter: WorkMeter): Promise<ToolResult> {
+  const files = archive.plan.files.length;
+  const ahead = 1 + archive.plan.dirs.length + 1;
+  let listed = 0;
+  const count = (chunk: Buffer) => {
+    for (const byte of chunk) if (byte === 10) listed++;
+    meter.add(Math.max(0, Math.min(files, listed - ahead + 1)) - meter.done);
+  };
+  // --numeric-owner: the archive's owner ids as they are, whatever this host's user names.
+  const args = ['-x', '-v', '-p', '--numeric-owner', '-f', archive.path, '-C', dest];
+  const stdbuf = which('stdbuf')[0];
+  const command = stdbuf ? [stdbuf, '-oL', 'tar', ...args] : ['tar', ...args];
+  const tar = await runTool(command[0], command.slice(1), { signal, env: { ...process.env, LC_ALL: 'C' }, onStdout: count });
+  meter.add(files - meter.done);
+  return tar;
 }
 
 /**

@@ -1,6 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, connect, type AddressInfo, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { mountTable } from '../../runner/core/mounts-table';
@@ -8,6 +7,7 @@ import { startEmbeddedEndpoint } from '../../runner/endpoint/embedded';
 import type { ResultRecord } from '../../runner/results/record';
 import { runBenchmark } from '../../runner/run';
 import { S3AB, alive, s3ab, stopsWithin } from '../helpers/cli';
+import { freezableRelay } from '../helpers/relay';
 
 /**
  * Issue 22: the last endings that needed a Ctrl-C, and two error messages. Each fault is injected
@@ -60,31 +60,6 @@ function childrenOf(parent: number): { pid: number; name: string }[] {
     }
   }
   return found;
-}
-
-/** A TCP relay to a server that can be frozen: then it accepts connections and never answers, like a hung endpoint. */
-function freezableRelay(port: number): Promise<{ url: string; freeze(): void; close(): void }> {
-  let frozen = false;
-  const sockets = new Set<Socket>();
-  const server = createServer((inbound) => {
-    sockets.add(inbound);
-    inbound.on('error', () => {});
-    inbound.on('close', () => sockets.delete(inbound));
-    if (frozen) return;
-    const outbound = connect(port, '127.0.0.1');
-    sockets.add(outbound);
-    outbound.on('error', () => inbound.destroy());
-    outbound.on('close', () => sockets.delete(outbound));
-    inbound.on('data', (b) => { if (!frozen) outbound.write(b); });
-    outbound.on('data', (b) => { if (!frozen) inbound.write(b); });
-    inbound.on('end', () => { if (!frozen) outbound.end(); });
-    outbound.on('end', () => { if (!frozen) inbound.end(); });
-  });
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    freeze: () => { frozen = true; },
-    close: () => { for (const s of sockets) s.destroy(); server.close(); },
-  })));
 }
 
 const mountsOf = (runnerPid: number) => mountTable().filter((e) => e.mountPoint.includes(`-${runnerPid}-`));
