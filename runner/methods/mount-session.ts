@@ -88,6 +88,8 @@ export class MountSession implements StorageSession, FileSystemAccess {
   /** Wall time of the last mount until ready, in ms. */
   lastMountMs = 0;
   private stopStallWatch: () => void = () => {};
+  /** The mount's FUSE connection, kept from when it came up: it outlives a lazy detach. */
+  private connection: FuseConnection | null = null;
 
   private constructor(
     private readonly driver: NamedDriver,
@@ -192,6 +194,7 @@ export class MountSession implements StorageSession, FileSystemAccess {
     const dropped = await dropKernelCaches();
     this.died = null;
     this.unmounting = false;
+    this.connection = null;
     const started = Date.now();
     const env = { ...process.env };
     for (const [k, v] of Object.entries(this.plan.env ?? {})) {
@@ -207,10 +210,11 @@ export class MountSession implements StorageSession, FileSystemAccess {
     await this.waitUntilReady();
     this.lastMountMs = Date.now() - started;
     this.ready = true;
+    this.connection = FuseConnection.of(this.mountPoint);
     const pid = this.child?.pid;
     if (pid) {
       this.stopStallWatch = watchForStall({
-        name: this.driver.name, pid, connection: FuseConnection.of(this.mountPoint), signal: this.ctx.signal,
+        name: this.driver.name, pid, connection: this.connection, signal: this.ctx.signal,
         active: () => this.ready && !this.unmounting,
         stalled: (why) => {
           this.abandon(why);
@@ -289,7 +293,8 @@ export class MountSession implements StorageSession, FileSystemAccess {
       timer = setTimeout(() => resolve('blocked'), Math.max(0, deadline - Date.now()));
       onAbort = () => resolve('blocked');
       this.ctx.signal.addEventListener('abort', onAbort, { once: true });
-      void this.childExited.then(() => resolve('blocked'));
+      // A helper-mounted client (NFS) has no process of ours to watch.
+      if (this.child) void this.childExited.then(() => resolve('blocked'));
     });
     try {
       return await Promise.race([readdir(this.mountPoint).then(() => 'yes' as const, (err: unknown) => errorSummary(err)), lost]);
@@ -309,7 +314,7 @@ export class MountSession implements StorageSession, FileSystemAccess {
     this.died ??= why;
     this.unmounting = true;
     this.ready = false;
-    FuseConnection.of(this.mountPoint)?.abort();
+    (this.connection ?? FuseConnection.of(this.mountPoint))?.abort();
     spawnSync('umount', ['-l', this.mountPoint], { timeout: 5_000 });
     this.child?.kill('SIGKILL');
   }
@@ -326,7 +331,7 @@ export class MountSession implements StorageSession, FileSystemAccess {
     this.ready = false;
     // A stopped (or otherwise hung) client cannot answer: detach at once and kill it.
     if (this.child && processState(this.child.pid) === 'T') {
-      FuseConnection.of(this.mountPoint)?.abort();
+      this.connection?.abort();
       await runCommand('umount', ['-l', this.mountPoint], UNMOUNT_TIMEOUT_MS);
       this.child.kill('SIGKILL');
     }
@@ -352,7 +357,7 @@ export class MountSession implements StorageSession, FileSystemAccess {
     if (await exitsWithin(3_000)) return;
     child.kill('SIGKILL');
     if (await exitsWithin(EXIT_WAIT_MS)) return;
-    FuseConnection.of(this.mountPoint)?.abort();
+    this.connection?.abort();
     await exitsWithin(EXIT_WAIT_MS);
   }
 
@@ -375,7 +380,7 @@ export class MountSession implements StorageSession, FileSystemAccess {
   /** For an exit that cannot wait: kill the client, detach the mount, remove the mount point. */
   detachNow(): void {
     this.unmounting = true;
-    FuseConnection.of(this.mountPoint)?.abort();
+    (this.connection ?? FuseConnection.of(this.mountPoint))?.abort();
     const pid = this.child?.pid;
     this.child?.kill('SIGKILL');
     // The client may have been inside mount(2): its mount appears when the call returns, even
