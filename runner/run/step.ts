@@ -103,7 +103,10 @@ export async function runStep(step: Step, env: StepEnv): Promise<ResultRecord[]>
     run.abort.abort(new BudgetSpent(env.budgetS!));
   }, env.budgetS * 1000);
   try {
-    const ended = await Promise.race([runPasses(run, passes).then(() => null), watchdog.fired]);
+    const body = runPasses(run, passes);
+    // Once the watchdog fired, the body is left to unwind on its own: nothing it throws later may end the run.
+    body.catch(() => {});
+    const ended = await Promise.race([body.then(() => null), watchdog.fired]);
     if (ended) run.failure = ended;
   } finally {
     watchdog.stop();
