@@ -18,6 +18,8 @@ export interface MatrixSource {
   workloads?: string[];
   repetitions?: number;
   cache?: string[];
+  /** `--step-budget`: every step's time budget in seconds, over the matrix's `budget_s`. */
+  stepBudgetS?: number;
 }
 
 /** Loads and validates the matrix the options name (profile or file, then overrides). Throws UserError. */

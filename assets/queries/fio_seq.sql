@@ -19,6 +19,6 @@ SELECT
   count_if(contains(flags, 'possibly-network-capped')) AS network_capped,
   min(error_sample) AS first_error
 FROM (SELECT *, status = 'ok' AND verified AS good FROM results) AS r
-WHERE workload = 'fio-seq' AND operation IN ('read', 'write')
+WHERE workload = 'fio-seq' AND operation IN ('read', 'write') AND status <> 'did-not-finish'
 GROUP BY run_id, workload_params['io'], cache, operation, object_size_bytes, method, method_variant
 ORDER BY run_id, io, cache, operation, object_size_bytes, method, method_variant

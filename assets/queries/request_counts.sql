@@ -35,6 +35,6 @@ SELECT
   count_if(contains(flags, 'served-from-cache')) AS served_from_cache,
   count_if(contains(flags, 'not-warm')) AS not_warm
 FROM results
-WHERE operation <> 'step' AND status <> 'not-applicable'
+WHERE operation <> 'step' AND status NOT IN ('not-applicable', 'did-not-finish')
 GROUP BY run_id, workload, operation, object_size_bytes, method, method_variant, cache
 ORDER BY run_id, workload, operation, object_size_bytes, method, method_variant, cache

@@ -1,5 +1,6 @@
 -- Integrity of each run, per method and workload: records, failed and unverified batches, broken
--- steps and the first error seen. A run is trustworthy when every count but `records` is zero.
+-- steps and the first error seen. A run is trustworthy when every count but `records` and
+-- `did_not_finish` (measurements whose step's time budget ran out: results, not failures) is zero.
 SELECT
   run_id,
   method,
@@ -10,6 +11,7 @@ SELECT
   count_if(status = 'ok' AND NOT verified) AS unverified,
   count_if(contains(flags, 'step-failed')) AS in_failed_steps,
   count_if(status = 'unsupported') AS unsupported,
+  count_if(status = 'did-not-finish') AS did_not_finish,
   min(error_sample) AS first_error
 FROM results
 GROUP BY run_id, method, method_variant, workload

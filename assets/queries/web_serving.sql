@@ -15,6 +15,6 @@ SELECT
   count_if(contains(flags, 'served-from-cache')) AS served_from_cache,
   min(error_sample) AS first_error
 FROM results
-WHERE workload = 'web-serving' AND operation = 'read'
+WHERE workload = 'web-serving' AND operation = 'read' AND status <> 'did-not-finish'
 GROUP BY run_id, method, method_variant, cache
 ORDER BY run_id, method, method_variant, cache

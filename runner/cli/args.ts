@@ -1,4 +1,5 @@
 import { InvalidArgumentError } from 'commander';
+import { parseDurationS } from '../core/units';
 
 /** Shared argument parsers of the s3ab commands. */
 export const list = (v: string) => v.split(',').map((s) => s.trim()).filter(Boolean);
@@ -20,6 +21,13 @@ export const nonNegativeNumber = (v: string) => {
   const n = Number(v);
   if (!Number.isFinite(n) || n < 0) throw new InvalidArgumentError('must be a number ≥ 0');
   return n;
+};
+
+/** A time span such as 10m, 90s, 1.5h or 600 (seconds), above zero: in seconds. */
+export const duration = (v: string) => {
+  const s = parseDurationS(v);
+  if (s === null || !(s > 0)) throw new InvalidArgumentError('must be a time above zero: seconds, or a number with s, m (min) or h, e.g. 10m');
+  return s;
 };
 
 /** Writes one line to stdout. */

@@ -6,7 +6,7 @@ import { defaultReportPath, writeHtmlReport } from '../report/html-report';
 import { printSummary } from '../report/summary';
 import { runBenchmark } from '../run';
 import { exitCodeFor } from '../run/policy';
-import { nonEmptyList, out, positiveInt } from './args';
+import { duration, nonEmptyList, out, positiveInt } from './args';
 
 /** `s3ab run`: a matrix against the embedded server or a named endpoint, then the summary and the HTML report. */
 export function registerRun(program: Command): void {
@@ -19,6 +19,7 @@ export function registerRun(program: Command): void {
     .option('--workloads <x,y>', 'only these workloads, e.g. objects,dir-walk', nonEmptyList('workload'))
     .option('-r, --repetitions <n>', 'repetitions of every step (default: the matrix\'s)', positiveInt)
     .option('--cache <states>', 'cache states on mount methods: cold, warm or cold,warm (default: the matrix\'s)', nonEmptyList('cache state'))
+    .option('--step-budget <time>', 'time budget of every step, e.g. 10m: a step still running then stops cleanly, recorded as did-not-finish with its progress and an extrapolated total (default: the matrix\'s budget_s, else none)', duration)
     .option('--results <dir>', 'results folder (Hive layout, Athena-readable)', 'results')
     .option('--endpoint <url>', 'benchmark this S3-compatible endpoint instead of the embedded one (standard AWS credential chain)')
     .option('--bucket <name>', 'existing bucket at --endpoint; the run writes under s3ab/RUNID/ and removes it after')
@@ -32,12 +33,13 @@ Examples:
   s3ab run                                   quick profile, embedded versitygw, both S3 API methods
   s3ab run --profile seed --methods s3-api   the seeds' sizes, SDK only
   s3ab run --endpoint http://127.0.0.1:9000 --bucket bench --region us-east-1
-Exit codes: 0 complete, 1 a step failed (results marked incomplete), 2 bad input (nothing created), 130 interrupted.`)
+Exit codes: 0 complete (steps that ran out of their budget included: did-not-finish is a result), 1 a step failed or
+hung (results marked incomplete), 2 bad input (nothing created), 130 interrupted.`)
     .action(async (o) => {
       const abort = new AbortController();
       installSignalHandlers(abort);
       const outcome = await runBenchmark({
-        profile: o.profile, matrixFile: o.matrix, methods: o.methods, workloads: o.workloads, repetitions: o.repetitions, cache: o.cache,
+        profile: o.profile, matrixFile: o.matrix, methods: o.methods, workloads: o.workloads, repetitions: o.repetitions, cache: o.cache, stepBudgetS: o.stepBudget,
         resultsDir: o.results, endpoint: o.endpoint, bucket: o.bucket, region: o.region, quiet: o.quiet, signal: abort.signal, waitForLock: o.wait,
       });
       out('');

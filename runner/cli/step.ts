@@ -3,6 +3,7 @@ import { installSignalHandlers } from '../core/cleanup';
 import { parseStepList } from '../core/shards';
 import { runShard } from '../run/remote-step';
 import { exitCodeFor } from '../run/policy';
+import { duration } from './args';
 
 const stepList = (v: string) => {
   const steps = parseStepList(v.replace(/\s+/g, ''));
@@ -23,13 +24,14 @@ export function registerStep(program: Command): void {
     .option('--runner-id <id>', 'this runner\'s name in prefixes and file names (default: S3AB_RUNNER_ID)')
     .option('--endpoint <url>', 'S3-compatible endpoint (default: AWS S3 in --region)')
     .option('--region <region>', 'region (default: AWS_REGION)')
+    .option('--step-budget <time>', 'time budget of every step, e.g. 10m (default: the matrix\'s budget_s): a step still running then stops cleanly, recorded as did-not-finish', duration)
     .addOption(new Option('--quiet', 'no progress output').hideHelp())
     .action(async (o) => {
       const abort = new AbortController();
       installSignalHandlers(abort);
       const outcome = await runShard({
         matrixFile: o.matrix, steps: o.steps, runId: o.runId, runnerId: o.runnerId ?? process.env.S3AB_RUNNER_ID, results: o.results,
-        bucket: o.bucket, endpoint: o.endpoint, region: o.region, quiet: o.quiet, signal: abort.signal,
+        bucket: o.bucket, endpoint: o.endpoint, region: o.region, quiet: o.quiet, signal: abort.signal, stepBudgetS: o.stepBudget,
       });
       const m = outcome.run.manifest;
       const what = `step${o.steps.length > 1 ? 's' : ''} ${o.steps.join(',')}`;

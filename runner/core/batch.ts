@@ -1,4 +1,5 @@
 import { errorSummary } from './errors';
+import { openMeter, type WorkMeter, type WorkProgress, type WorkUnit } from './meter';
 import { withExcludedTime } from './op-timing';
 import { LatencyHistogram, type LatencyBucket, type LatencySummary, nowNs } from './stats';
 import type { CacheState } from './vocabulary';
@@ -7,7 +8,7 @@ import type { CacheState } from './vocabulary';
 export interface Measurement {
   operation: string;
   objectSizeBytes: number | null;
-  status: 'ok' | 'failed' | 'unsupported' | 'not-applicable';
+  status: 'ok' | 'failed' | 'unsupported' | 'not-applicable' | 'did-not-finish';
   supported: boolean;
   verified: boolean;
   ops: number;
@@ -37,6 +38,22 @@ export interface Measurement {
    * record's start is its end minus durationMs.
    */
   startedAtMs?: number;
+  /** With status did-not-finish: how far it got when the step's budget ran out (core/meter.ts). */
+  progress?: WorkProgress;
+}
+
+/**
+ * The measurement of work cut short by its step's budget: what was done until then, never a
+ * figure to rank (status did-not-finish, unverified, no rates), with its progress.
+ */
+export function didNotFinish(meter: WorkMeter, counts: Partial<Measurement> = {}): Measurement {
+  return {
+    operation: meter.operation, objectSizeBytes: meter.objectSizeBytes, supported: true, ops: 0, ok: 0, failed: 0, bytes: 0,
+    durationMs: ((meter.cutAtMs ?? Date.now()) - meter.startedAtMs), latency: null, movesPayload: false, startedAtMs: meter.startedAtMs,
+    ...(meter.cache ? { cache: meter.cache } : {}),
+    ...counts,
+    status: 'did-not-finish', verified: false, errorSample: null, rates: { throughputMibS: null, opsPerS: null }, progress: meter.progress(),
+  };
 }
 
 /** The one record of a workload a method cannot run (a file-system workload on an object method). */
@@ -63,6 +80,8 @@ export class Batch {
   private bytes = 0;
   private firstError: string | null = null;
   private verification: boolean | null = null;
+  private planned: { count: number; unit: WorkUnit } | null = null;
+  private meter: WorkMeter | null = null;
 
   constructor(
     readonly operation: string,
@@ -71,9 +90,27 @@ export class Batch {
     private readonly movesPayload = true,
   ) {}
 
+  /**
+   * The work this batch plans, in operations (default) or bytes: when its step's time budget runs
+   * out before it finishes, it is recorded as did-not-finish with the share done.
+   */
+  plan(count: number, unit: Extract<WorkUnit, 'ops' | 'bytes'> = 'ops'): this {
+    this.planned = { count, unit };
+    return this;
+  }
+
   start(): void {
     this.wallStart ??= nowNs();
     this.wallStartMs ??= Date.now();
+    if (this.planned && !this.meter) {
+      const unit = this.planned.unit;
+      this.meter = openMeter(this.operation, this.objectSizeBytes, this.planned.count, unit, () => (unit === 'bytes' ? this.bytes : this.ok + this.failed));
+    }
+  }
+
+  /** Cut short by its step's budget: no further operation runs or counts. */
+  private get cut(): boolean {
+    return this.meter?.cutAtMs !== null && this.meter?.cutAtMs !== undefined;
   }
 
   /**
@@ -83,6 +120,7 @@ export class Batch {
    */
   async op<T>(fn: () => Promise<T>, bytesOf: (r: T) => number = () => 0): Promise<T | undefined> {
     this.start();
+    if (this.cut) return undefined;
     const t0 = nowNs();
     try {
       // A client that times its own requests reports the protocol around them (op-timing.ts).
@@ -95,6 +133,8 @@ export class Batch {
       this.bytes += bytesOf(result);
       return result;
     } catch (err) {
+      // Ended by the budget running out: not a failure of the method, and not done.
+      if (this.cut) return undefined;
       this.activeNs += nowNs() - t0;
       this.fail(err);
       return undefined;
@@ -114,6 +154,12 @@ export class Batch {
   }
 
   finish(): Measurement {
+    this.meter?.end();
+    if (this.meter?.cutShort) {
+      return didNotFinish(this.meter, {
+        ops: this.ok + this.failed, ok: this.ok, failed: this.failed, bytes: this.bytes, latency: this.histogram.summary(), movesPayload: this.movesPayload,
+      });
+    }
     const durationNs = this.mode === 'concurrent' && this.wallStart !== null ? nowNs() - this.wallStart : this.activeNs;
     const verified = this.verification === true && this.failed === 0;
     return {

@@ -37,6 +37,8 @@ export interface ResolvedMatrix {
   repetitions: number;
   /** Cache states run on mount methods, in this order (cold first). */
   cache: MatrixCacheState[];
+  /** Time budget of every step in seconds (matrix `budget_s`, `--step-budget`), or null for none. */
+  budgetS: number | null;
   methods: MethodChoice[];
   workloads: { name: string; params: Record<string, unknown> }[];
 }
@@ -182,7 +184,7 @@ export function resolveMatrix(input: unknown, source: string, catalog: Catalog):
   });
   // Cold before warm: a warm pass repeats on the mount the cold pass used.
   const cache = MATRIX_CACHE_STATES.filter((c) => (data.cache ?? ['cold']).includes(c));
-  return { name: data.name ?? source, repetitions: data.repetitions ?? 3, cache, methods, workloads };
+  return { name: data.name ?? source, repetitions: data.repetitions ?? 3, cache, budgetS: data.budget_s ?? null, methods, workloads };
 }
 
 /** Steps in run order: per workload, per repetition, every method in turn, so slow drift hits all methods alike. */
@@ -197,10 +199,10 @@ export function expandSteps(m: ResolvedMatrix): Step[] {
 }
 
 /**
- * Applies the CLI's --methods, --workloads and --repetitions to a raw matrix before validation. A
+ * Applies the CLI's --methods, --workloads, --repetitions, --cache and --step-budget to a raw matrix before validation. A
  * method named with --methods is wanted: it is never optional, so a missing one fails clearly.
  */
-export function applyOverrides(raw: unknown, o: { methods?: string[]; workloads?: string[]; repetitions?: number; cache?: string[] }): unknown {
+export function applyOverrides(raw: unknown, o: { methods?: string[]; workloads?: string[]; repetitions?: number; cache?: string[]; stepBudgetS?: number }): unknown {
   if (!raw || typeof raw !== 'object') return raw;
   const m = structuredClone(raw) as Matrix;
   if (o.methods?.length) {
@@ -217,6 +219,7 @@ export function applyOverrides(raw: unknown, o: { methods?: string[]; workloads?
   }
   if (o.repetitions !== undefined) m.repetitions = o.repetitions;
   if (o.cache?.length) m.cache = o.cache as Matrix['cache'];
+  if (o.stepBudgetS !== undefined) m.budget_s = o.stepBudgetS;
   return m;
 }
 

@@ -80,6 +80,12 @@ export interface StorageSession {
   head(key: string): Promise<{ size: number }>;
   delete(key: string): Promise<void>;
   close(): Promise<void>;
+  /**
+   * Ends the session at once without waiting on its client (the step watchdog fired): a mount's
+   * FUSE connection is aborted, the mount detached, the client killed. close() still follows.
+   * @default nothing beyond the step's abort (which stops object clients)
+   */
+  abandon?(why: string): void;
 }
 
 export interface OpenContext {

@@ -8,6 +8,8 @@ export interface ThreadContext {
   aborted(): boolean;
   /** A short note for the progress display. */
   progress(note: string): void;
+  /** `n` units of the measured work are done (the step's budget meter counts them; core/meter.ts). */
+  done(n?: number): void;
 }
 
 /**

@@ -41,6 +41,16 @@ export function formatAmount(bytes: number): string {
   return `${bytes} B`;
 }
 
+const DURATION_UNITS: Record<string, number> = { s: 1, sec: 1, m: 60, min: 60, h: 3600 };
+
+/** A duration in seconds from `600`, `90s`, `10m`, `10min`, `1.5h`; null when it is none of these. */
+export function parseDurationS(value: string): number | null {
+  const m = /^\s*(\d+(?:\.\d+)?)\s*([a-z]*)\s*$/i.exec(value);
+  const unit = m ? (m[2] || 's').toLowerCase() : '';
+  if (!m || !(unit in DURATION_UNITS)) return null;
+  return Number(m[1]) * DURATION_UNITS[unit];
+}
+
 export function formatDuration(ms: number): string {
   if (ms < 1) return `${(ms * 1000).toFixed(0)} µs`;
   if (ms < 1000) return `${ms.toFixed(ms < 10 ? 2 : 0)} ms`;

@@ -48,6 +48,25 @@ export function stepLabel(step: { method: { name: string; variant: string }; wor
   return `${methodLabel({ method: step.method.name, method_variant: step.method.variant })} ${step.workload.name} rep ${step.repetition}`;
 }
 
+/** A budget or an extrapolated time, rounded as people say it: 45 s, 10 min, 2 h, 1.5 h. */
+export function roughDuration(seconds: number): string {
+  if (seconds < 120) return `${Math.round(seconds)} s`;
+  if (seconds < 2 * 3600) return `${Math.round(seconds / 60)} min`;
+  const hours = seconds / 3600;
+  return `${hours < 10 ? Math.round(hours * 10) / 10 : Math.round(hours)} h`;
+}
+
+/**
+ * How a did-not-finish measurement is shown wherever it appears, never as a figure beside finished
+ * ones: `DNF at 10 min — 10 % done, ≈ 2 h extrapolated` (the extrapolation marked as such).
+ */
+export function didNotFinishLabel(p: NonNullable<ResultRecord['progress']>): string {
+  const share = p.planned > 0 ? (100 * p.done) / p.planned : 0;
+  const pct = share > 0 && share < 1 ? share.toFixed(1) : Math.floor(share).toString();
+  const total = p.extrapolated_total_s === null ? 'no extrapolation (no progress counted)' : `≈ ${roughDuration(p.extrapolated_total_s)} extrapolated`;
+  return `DNF at ${roughDuration(p.budget_s)} — ${pct} % done, ${total}`;
+}
+
 // --- Run ids ----------------------------------------------------------------------------------------
 
 /** A run id: UTC start time and a random suffix, 20261122T101500Z-ab12cd (the result schema's pattern). */

@@ -139,6 +139,12 @@ export interface WorkloadDescriptor<P = Record<string, unknown>> {
    * temp folders' free space before anything is created. @default 0 (nothing large)
    */
   stepBytes?(params: P): number;
+  /**
+   * How long a step of these parameters may run when the matrix gives it no time budget, in
+   * seconds; the step watchdog ends it a grace after that (runner/run/step-watchdog.ts).
+   * @default DEFAULT_STEP_LIMIT_S (1 h)
+   */
+  stepLimitS?(params: P): number;
 }
 
 /** The data seed of a fixture's object i: the same bytes whether written through S3 or through a mount. */

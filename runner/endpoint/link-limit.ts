@@ -57,8 +57,10 @@ export function instanceLinkLimit(instanceType: string): LinkLimit {
  * ranged GETs, three times each, the data discarded; the best rate × LOOPBACK_HEADROOM is the limit.
  * Takes well under a second against the embedded server.
  */
-export async function measureLinkLimit(client: S3Client, bucket: string, key: string, size = 64 * MIB): Promise<LinkLimit> {
-  await client.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: patternStream('link-limit', size), ContentLength: size }));
+export async function measureLinkLimit(client: S3Client, bucket: string, key: string, size = 64 * MIB, signal?: AbortSignal): Promise<LinkLimit> {
+  // The run's signal ends the measurement at once (an endpoint that stopped answering).
+  const abortable = signal ? { abortSignal: signal } : {};
+  await client.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: patternStream('link-limit', size), ContentLength: size }), abortable);
   let best = 0;
   let bestStreams = 1;
   try {
@@ -68,7 +70,7 @@ export async function measureLinkLimit(client: S3Client, bucket: string, key: st
       let received = 0;
       await Promise.all(Array.from({ length: streams }, async (_, i) => {
         const range = `bytes=${i * part}-${Math.min(size, (i + 1) * part) - 1}`;
-        const res = await client.send(new GetObjectCommand({ Bucket: bucket, Key: key, Range: range }));
+        const res = await client.send(new GetObjectCommand({ Bucket: bucket, Key: key, Range: range }), abortable);
         for await (const chunk of res.Body as AsyncIterable<Buffer>) received += chunk.length;
       }));
       const rate = received / MIB / (Number(process.hrtime.bigint() - t0) / 1e9);
@@ -89,9 +91,9 @@ export async function measureLinkLimit(client: S3Client, bucket: string, key: st
 }
 
 /** The link limit of this run: S3AB_LINK_LIMIT_MIBS, else the EC2 instance type's baseline and burst bandwidth, else measured. */
-export async function linkLimitFor(client: S3Client, bucket: string, key: string, instanceType: string): Promise<LinkLimit> {
+export async function linkLimitFor(client: S3Client, bucket: string, key: string, instanceType: string, signal?: AbortSignal): Promise<LinkLimit> {
   const override = Number(process.env.S3AB_LINK_LIMIT_MIBS);
   if (override > 0) return { mibPerSecond: override, baselineMibPerSecond: null, source: 'S3AB_LINK_LIMIT_MIBS' };
   if (instanceType !== 'local' && instanceType !== 'ec2-unknown') return instanceLinkLimit(instanceType);
-  return measureLinkLimit(client, bucket, key);
+  return measureLinkLimit(client, bucket, key, undefined, signal);
 }

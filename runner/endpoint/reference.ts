@@ -10,13 +10,27 @@ const SINGLE_PUT_LIMIT = 16 * 1024 * 1024;
  * what a method left in the bucket, and removes the run's objects afterwards. Never timed.
  */
 export class ReferenceStore {
-  constructor(readonly client: S3Client, readonly bucket: string) {}
+  /** `signal` ends every request of this view at once when it aborts (a step's or a run's end). */
+  constructor(readonly client: S3Client, readonly bucket: string, private readonly signal?: AbortSignal) {}
+
+  /**
+   * The same store, every request of it ended when `signal` aborts: a check inside a step must not
+   * outlive the step (each request's own bounds, 30 s idle times 3 attempts, would hold it for
+   * minutes against an endpoint that stopped answering).
+   */
+  boundTo(signal: AbortSignal): ReferenceStore {
+    return new ReferenceStore(this.client, this.bucket, signal);
+  }
+
+  private get options(): { abortSignal?: AbortSignal } {
+    return this.signal ? { abortSignal: this.signal } : {};
+  }
 
   async list(prefix: string): Promise<{ key: string; size: number }[]> {
     const out: { key: string; size: number }[] = [];
     let token: string | undefined;
     do {
-      const page = await this.client.send(new ListObjectsV2Command({ Bucket: this.bucket, Prefix: prefix, ContinuationToken: token }));
+      const page = await this.client.send(new ListObjectsV2Command({ Bucket: this.bucket, Prefix: prefix, ContinuationToken: token }), this.options);
       for (const o of page.Contents ?? []) out.push({ key: o.Key!.slice(prefix.length), size: o.Size ?? 0 });
       token = page.IsTruncated ? page.NextContinuationToken : undefined;
     } while (token);
@@ -25,7 +39,7 @@ export class ReferenceStore {
 
   async head(key: string): Promise<{ size: number } | null> {
     try {
-      const res = await this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: key }));
+      const res = await this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: key }), this.options);
       return { size: res.ContentLength ?? 0 };
     } catch (err) {
       if (isMissing(err)) return null;
@@ -35,7 +49,7 @@ export class ReferenceStore {
 
   async getBytes(key: string): Promise<Buffer | null> {
     try {
-      const res = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: key }));
+      const res = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: key }), this.options);
       return Buffer.from(await res.Body!.transformToByteArray());
     } catch (err) {
       if (isMissing(err)) return null;
@@ -44,17 +58,17 @@ export class ReferenceStore {
   }
 
   async putBytes(key: string, body: Buffer): Promise<void> {
-    await this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key: key, Body: body, ContentLength: body.length }));
+    await this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key: key, Body: body, ContentLength: body.length }), this.options);
   }
 
   /** Deletes every object under `prefix`, 1000 per request. */
   async deletePrefix(prefix: string): Promise<number> {
     let deleted = 0;
     for (;;) {
-      const page = await this.client.send(new ListObjectsV2Command({ Bucket: this.bucket, Prefix: prefix }));
+      const page = await this.client.send(new ListObjectsV2Command({ Bucket: this.bucket, Prefix: prefix }), this.options);
       const keys = (page.Contents ?? []).map((o) => ({ Key: o.Key! }));
       if (!keys.length) return deleted;
-      const res = await this.client.send(new DeleteObjectsCommand({ Bucket: this.bucket, Delete: { Objects: keys, Quiet: true } }));
+      const res = await this.client.send(new DeleteObjectsCommand({ Bucket: this.bucket, Delete: { Objects: keys, Quiet: true } }), this.options);
       if (res.Errors?.length) throw new Error(`could not delete ${res.Errors[0].Key}: ${res.Errors[0].Message}`);
       deleted += keys.length;
     }
@@ -76,9 +90,16 @@ export class ReferenceStore {
       const body = patternStream(seedOf(i), size).pipe(hashing);
       const key = prefix + spec.keyOf(i);
       if (size <= SINGLE_PUT_LIMIT) {
-        await this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key: key, Body: body, ContentLength: size }));
+        await this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key: key, Body: body, ContentLength: size }), this.options);
       } else {
-        await new Upload({ client: this.client, params: { Bucket: this.bucket, Key: key, Body: body }, partSize: 8 * 1024 * 1024, queueSize: 4 }).done();
+        const upload = new Upload({ client: this.client, params: { Bucket: this.bucket, Key: key, Body: body }, partSize: 8 * 1024 * 1024, queueSize: 4 });
+        const abortUpload = () => void upload.abort().catch(() => {});
+        this.signal?.addEventListener('abort', abortUpload, { once: true });
+        try {
+          await upload.done();
+        } finally {
+          this.signal?.removeEventListener('abort', abortUpload);
+        }
       }
       digests[i] = hashing.digest();
       crcs[i] = hashing.crc;
@@ -88,10 +109,11 @@ export class ReferenceStore {
     const small = all.filter((i) => sizeOf(i) <= SINGLE_PUT_LIMIT);
     let next = 0;
     const worker = async () => {
-      while (next < small.length) await upload(small[next++]);
+      while (next < small.length && !this.signal?.aborted) await upload(small[next++]);
     };
     await Promise.all(Array.from({ length: Math.min(parallel, small.length) }, worker));
     for (const i of all.filter((x) => sizeOf(x) > SINGLE_PUT_LIMIT)) await upload(i);
+    if (this.signal?.aborted) throw this.signal.reason;
     return { spec, prefix, digestOf: (i) => digests[i], crc32Of: (i) => crcs[i] };
   }
 }

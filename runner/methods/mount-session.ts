@@ -1,5 +1,5 @@
 import { ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, rmSync, rmdirSync, statfsSync, writeFileSync } from 'node:fs';
+import { rmSync, rmdirSync, statfsSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, rm, rmdir, stat, unlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -9,20 +9,13 @@ import type { FileSystemAccess, ListedObject, MethodDefinition, MethodDescriptor
 import type { MountDriver, MountPlan } from '../core/mount';
 import { dropKernelCaches, mountAt, runCommand } from '../core/mounts-table';
 import { copyInto, readFileHashed, walkFiles } from '../core/posix-io';
+import { processState } from '../core/process-state';
 import { memoryBackedTmp } from '../core/tmp';
 import { VOLUME_ROOT } from '../core/vocabulary';
+import { FuseConnection } from './fuse-connection';
+import { stallBoundMs, watchForStall } from './stall-watchdog';
 
 const READY_TIMEOUT_MS = 20_000;
-/**
- * The stall watchdog's bound: a FUSE client with file-system requests waiting in its kernel
- * connection that spends no CPU for this long has stopped responding (a stopped or hung client, or
- * a client blocked on a frozen endpoint). S3AB_STALL_SECONDS overrides it; recorded with the options.
- */
-export function stallBoundMs(): number {
-  const s = Number(process.env.S3AB_STALL_SECONDS ?? 30);
-  return (Number.isFinite(s) && s > 0 ? s : 30) * 1000;
-}
-const FUSECTL = '/sys/fs/fuse/connections';
 const UNMOUNT_TIMEOUT_MS = 10_000;
 const EXIT_WAIT_MS = 5_000;
 /** How long a write-back client may take to upload a closed file before the write counts as failed. */
@@ -60,34 +53,6 @@ function onRamDisk(dir: string): boolean {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** CPU time (user + system clock ticks) a process has used, or null when it is gone. */
-function processCpuTicks(pid: number | undefined): number | null {
-  if (!pid) return null;
-  try {
-    const f = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /, '').split(' ');
-    return Number(f[11]) + Number(f[12]);
-  } catch {
-    return null;
-  }
-}
-
-/** The kernel's FUSE control file system, mounted where it is not (as root); false where it cannot be. */
-function fusectlReady(): boolean {
-  if (existsSync(`${FUSECTL}/`) && mountAt(FUSECTL)) return true;
-  return spawnSync('mount', ['-t', 'fusectl', 'none', FUSECTL], { timeout: 5_000 }).status === 0 && !!mountAt(FUSECTL);
-}
-
-/** A process's state letter from /proc (R, S, D, T stopped, Z zombie), or null when it is gone. */
-function processState(pid: number | undefined): string | null {
-  if (!pid) return null;
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.charAt(stat.lastIndexOf(')') + 2);
-  } catch {
-    return null;
-  }
-}
-
 /** Removes a mount point (if nothing is mounted there any more) and a client's folder, synchronously. */
 function removeDirsSync(mountPoint: string, workDir: string): void {
   try {
@@ -122,7 +87,9 @@ export class MountSession implements StorageSession, FileSystemAccess {
   private unregisterEmergency: () => void = () => {};
   /** Wall time of the last mount until ready, in ms. */
   lastMountMs = 0;
-  private watchdog: NodeJS.Timeout | null = null;
+  private stopStallWatch: () => void = () => {};
+  /** The mount's FUSE connection, kept from when it came up: it outlives a lazy detach. */
+  private connection: FuseConnection | null = null;
 
   private constructor(
     private readonly driver: NamedDriver,
@@ -227,6 +194,7 @@ export class MountSession implements StorageSession, FileSystemAccess {
     const dropped = await dropKernelCaches();
     this.died = null;
     this.unmounting = false;
+    this.connection = null;
     const started = Date.now();
     const env = { ...process.env };
     for (const [k, v] of Object.entries(this.plan.env ?? {})) {
@@ -237,131 +205,133 @@ export class MountSession implements StorageSession, FileSystemAccess {
       const r = await runCommand(this.plan.command, this.plan.args, READY_TIMEOUT_MS, env);
       if (r.code !== 0) throw new Error(`${this.plan.command} could not mount: ${r.output.split('\n').pop() || `exit code ${r.code}`}`);
     } else {
-      const child = spawn(this.plan.command, this.plan.args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
-      this.child = child;
-      this.logTail = '';
-      const keep = (chunk: Buffer) => { this.logTail = (this.logTail + chunk.toString()).slice(-4000); };
-      child.stdout!.on('data', keep);
-      child.stderr!.on('data', keep);
-      this.childExited = new Promise((resolve) => {
-        child.once('error', (err) => { keep(Buffer.from(`\n${err.message}\n`)); resolve(); });
-        child.once('exit', (code, signal) => {
-          if (this.ready && !this.unmounting) {
-            this.died = `the ${this.driver.name} client (pid ${child.pid}) exited mid-run (${signal ? `signal ${signal}` : `code ${code}`})` +
-              (this.lastLogLine() ? `: ${this.lastLogLine()}` : '');
-            this.ctx.abortStep?.(new Error(this.died));
-          }
-          resolve();
-        });
-      });
+      this.startClient(env);
     }
-    // Ready when the kernel lists the mount and its root answers a readdir.
-    const deadline = Date.now() + READY_TIMEOUT_MS;
-    for (let delay = 5; ; delay = Math.min(delay * 2, 100)) {
-      if (this.child && (this.child.exitCode !== null || this.child.signalCode !== null)) {
-        const why = this.lastLogLine() || `exit code ${this.child.exitCode ?? this.child.signalCode}`;
-        throw new Error(`${this.driver.name} did not mount: ${why}`);
-      }
-      if (mountAt(this.mountPoint)) {
-        try {
-          await readdir(this.mountPoint);
-          break;
-        } catch (err) {
-          if (Date.now() > deadline) throw new Error(`${this.driver.name} mounted but its root does not answer: ${errorSummary(err)}`);
-        }
-      }
-      if (Date.now() > deadline) throw new Error(`${this.driver.name} did not mount within ${READY_TIMEOUT_MS / 1000} s${this.lastLogLine() ? `: ${this.lastLogLine()}` : ''}`);
-      if (this.ctx.signal.aborted) throw this.ctx.signal.reason;
-      await sleep(delay);
-    }
+    await this.waitUntilReady();
     this.lastMountMs = Date.now() - started;
     this.ready = true;
-    this.startWatchdog();
+    this.connection = FuseConnection.of(this.mountPoint);
+    const pid = this.child?.pid;
+    if (pid) {
+      this.stopStallWatch = watchForStall({
+        name: this.driver.name, pid, connection: this.connection, signal: this.ctx.signal,
+        active: () => this.ready && !this.unmounting,
+        stalled: (why) => {
+          this.abandon(why);
+          this.ctx.abortStep?.(new Error(why));
+        },
+      });
+    }
     return dropped;
   }
 
-  /**
-   * Unmounts; when that fails or hangs (busy, client hung), detaches lazily. Then the client is
-   * given a few seconds to exit by itself, asked with SIGTERM, and killed with SIGKILL.
-   */
-  /**
-   * Watches a FUSE client for a stall (see stallBoundMs): requests waiting in its kernel
-   * connection (fusectl's `waiting`) while the client spends no CPU. Never touches the mount point
-   * itself — a stat of a hung mount hangs too. On a stall the step fails naming the client, the
-   * FUSE connection is aborted (blocked calls return ENOTCONN), the mount detached and the client
-   * killed; the run goes on.
-   */
-  private startWatchdog(): void {
-    const child = this.child;
-    if (!child?.pid) return;
-    const bound = stallBoundMs();
-    const minor = mountAt(this.mountPoint)?.device.split(':')[1];
-    const waitingFile = minor && fusectlReady() ? `${FUSECTL}/${minor}/waiting` : null;
-    let lastCpu = processCpuTicks(child.pid);
-    let stillSince = Date.now();
-    this.watchdog = setInterval(() => {
-      if (!this.ready || this.unmounting) return;
-      const cpu = processCpuTicks(child.pid);
-      let waiting = 0;
-      try {
-        waiting = waitingFile ? Number(readFileSync(waitingFile, 'utf8')) : processState(child.pid) === 'T' ? 1 : 0;
-      } catch {
-        return; // the connection went away: the exit handler reports it
-      }
-      if (cpu !== lastCpu || waiting === 0) {
-        lastCpu = cpu;
-        stillSince = Date.now();
-        return;
-      }
-      if (Date.now() - stillSince < bound) return;
-      const why = `the ${this.driver.name} client (pid ${child.pid}) stopped responding: ${waiting} file-system request${waiting === 1 ? '' : 's'} unanswered and no CPU used for ${Math.round(bound / 1000)} s`;
-      this.forceDetach(why, minor && waitingFile ? minor : null);
-      this.ctx.abortStep?.(new Error(why));
-    }, 1_000);
-    this.watchdog.unref();
-    // Ctrl-C during a hang: the step is told to stop, but a call blocked on the mount never
-    // returns to hear it. Two seconds later, if requests still wait, the connection is aborted.
-    const onAbort = () => setTimeout(() => {
-      if (!this.ready || this.unmounting) return;
-      let waiting = 0;
-      try {
-        waiting = waitingFile ? Number(readFileSync(waitingFile, 'utf8')) : processState(child.pid) === 'T' ? 1 : 0;
-      } catch {
-        return;
-      }
-      if (waiting > 0) this.forceDetach(`the run was stopped while the ${this.driver.name} client (pid ${child.pid}) had ${waiting} request${waiting === 1 ? '' : 's'} unanswered`, minor && waitingFile ? minor : null);
-    }, 2_000).unref();
-    this.ctx.signal.addEventListener('abort', onAbort, { once: true });
+  /** Starts a foreground client; its exit once the mount is in use fails the step, naming it and its signal or code. */
+  private startClient(env: NodeJS.ProcessEnv): void {
+    const child = spawn(this.plan.command, this.plan.args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    this.child = child;
+    this.logTail = '';
+    const keep = (chunk: Buffer) => { this.logTail = (this.logTail + chunk.toString()).slice(-4000); };
+    child.stdout!.on('data', keep);
+    child.stderr!.on('data', keep);
+    this.childExited = new Promise((resolve) => {
+      child.once('error', (err) => { keep(Buffer.from(`\n${err.message}\n`)); resolve(); });
+      child.once('exit', (code, signal) => {
+        if (this.ready && !this.unmounting) {
+          this.died = `the ${this.driver.name} client (pid ${child.pid}) exited mid-run (${signal ? `signal ${signal}` : `code ${code}`})` +
+            (this.lastLogLine() ? `: ${this.lastLogLine()}` : '');
+          this.ctx.abortStep?.(new Error(this.died));
+        }
+        resolve();
+      });
+    });
   }
 
-  /** Ends a hung mount without touching its mount point: aborts its FUSE connection (blocked calls return ENOTCONN), detaches it, kills the client. */
-  private forceDetach(why: string, fuseConnection: string | null): void {
-    this.stopWatchdog();
-    this.died = why;
+  /** Why the client is gone while its mount was coming up (its signal or its own last words), or null while it runs. */
+  private exitedWhileMounting(): string | null {
+    const child = this.child;
+    if (!child || (child.exitCode === null && child.signalCode === null)) return null;
+    // Killed: name the signal (its last log line may well say "mounted"); else its own complaint.
+    if (child.signalCode) return `the ${this.driver.name} client (pid ${child.pid}) exited while mounting (signal ${child.signalCode})${this.lastLogLine() ? `: ${this.lastLogLine()}` : ''}`;
+    return `${this.driver.name} did not mount: ${this.lastLogLine() || `exit code ${child.exitCode}`}`;
+  }
+
+  /**
+   * Ready when the kernel lists the mount and its root answers a readdir. Every look is bounded:
+   * a readdir of a mount whose client stops answering (or dies half-way) could block for good, so
+   * it races the deadline, the client's exit and the step's abort; when it loses, the FUSE
+   * connection is aborted (which returns the blocked call) and the mount detached.
+   */
+  private async waitUntilReady(): Promise<void> {
+    const deadline = Date.now() + READY_TIMEOUT_MS;
+    const signal = this.ctx.signal;
+    for (let delay = 5; ; delay = Math.min(delay * 2, 100)) {
+      const exited = this.exitedWhileMounting();
+      if (exited) throw new Error(exited);
+      if (mountAt(this.mountPoint)) {
+        const answer = await this.rootAnswers(deadline);
+        if (answer === 'yes') return;
+        if (answer === 'blocked') {
+          this.abandon('the mount did not come up');
+          const exitedNow = this.exitedWhileMounting();
+          if (exitedNow) throw new Error(exitedNow);
+          if (signal.aborted) throw signal.reason;
+          throw new Error(`${this.driver.name} mounted but its root did not answer within ${READY_TIMEOUT_MS / 1000} s`);
+        }
+        if (Date.now() > deadline) throw new Error(`${this.driver.name} mounted but its root does not answer: ${answer}`);
+      }
+      if (Date.now() > deadline) throw new Error(`${this.driver.name} did not mount within ${READY_TIMEOUT_MS / 1000} s${this.lastLogLine() ? `: ${this.lastLogLine()}` : ''}`);
+      if (signal.aborted) throw signal.reason;
+      await sleep(delay);
+    }
+  }
+
+  /** 'yes' when the root answers a readdir; its error when it refuses; 'blocked' when the deadline, the client's exit or the abort came first. */
+  private async rootAnswers(deadline: number): Promise<'yes' | 'blocked' | string> {
+    let timer: NodeJS.Timeout | undefined;
+    let onAbort = () => {};
+    const lost = new Promise<'blocked'>((resolve) => {
+      timer = setTimeout(() => resolve('blocked'), Math.max(0, deadline - Date.now()));
+      onAbort = () => resolve('blocked');
+      this.ctx.signal.addEventListener('abort', onAbort, { once: true });
+      // A helper-mounted client (NFS) has no process of ours to watch.
+      if (this.child) void this.childExited.then(() => resolve('blocked'));
+    });
+    try {
+      return await Promise.race([readdir(this.mountPoint).then(() => 'yes' as const, (err: unknown) => errorSummary(err)), lost]);
+    } finally {
+      clearTimeout(timer);
+      this.ctx.signal.removeEventListener('abort', onAbort);
+    }
+  }
+
+  /**
+   * Ends the mount at once, without touching its mount point: aborts its FUSE connection (every
+   * blocked call returns ENOTCONN), detaches it, kills the client. The stall watchdog, the step
+   * watchdog and a mount that never came up use it; close() still runs after it.
+   */
+  abandon(why: string): void {
+    this.stopStallWatch();
+    this.died ??= why;
     this.unmounting = true;
     this.ready = false;
-    if (fuseConnection) {
-      try {
-        writeFileSync(`${FUSECTL}/${fuseConnection}/abort`, '1');
-      } catch {
-        // already gone
-      }
-    }
+    (this.connection ?? FuseConnection.of(this.mountPoint))?.abort();
     spawnSync('umount', ['-l', this.mountPoint], { timeout: 5_000 });
     this.child?.kill('SIGKILL');
   }
 
-  private stopWatchdog(): void {
-    if (this.watchdog) clearInterval(this.watchdog);
-    this.watchdog = null;
-  }
-
+  /**
+   * Unmounts; when that fails or hangs (busy, client hung), detaches lazily. Then the client is
+   * given a few seconds to exit by itself, asked with SIGTERM, and killed with SIGKILL. Every wait
+   * is bounded: a killed client that still does not exit (stuck on a request to its own mount) has
+   * its FUSE connection aborted, and is left to exit on its own.
+   */
   private async unmount(): Promise<void> {
-    this.stopWatchdog();
+    this.stopStallWatch();
     this.unmounting = true;
     this.ready = false;
     // A stopped (or otherwise hung) client cannot answer: detach at once and kill it.
     if (this.child && processState(this.child.pid) === 'T') {
+      this.connection?.abort();
       await runCommand('umount', ['-l', this.mountPoint], UNMOUNT_TIMEOUT_MS);
       this.child.kill('SIGKILL');
     }
@@ -371,21 +341,24 @@ export class MountSession implements StorageSession, FileSystemAccess {
         await runCommand('umount', ['-l', this.mountPoint], UNMOUNT_TIMEOUT_MS);
       }
     }
-    const child = this.child;
-    if (child && child.exitCode === null && child.signalCode === null) {
-      const exited = await Promise.race([this.childExited.then(() => true), sleep(EXIT_WAIT_MS).then(() => false)]);
-      if (!exited) {
-        child.kill('SIGTERM');
-        const stopped = await Promise.race([this.childExited.then(() => true), sleep(3_000).then(() => false)]);
-        if (!stopped) {
-          child.kill('SIGKILL');
-          await this.childExited;
-        }
-      }
-    }
+    await this.stopClient();
     // A client that died leaves a dead mount ("Transport endpoint is not connected"): detach it.
     if (mountAt(this.mountPoint)) await runCommand('umount', ['-l', this.mountPoint], UNMOUNT_TIMEOUT_MS);
     this.child = null;
+  }
+
+  /** Waits (bounded) for the client to exit by itself, then SIGTERM, then SIGKILL. */
+  private async stopClient(): Promise<void> {
+    const child = this.child;
+    if (!child || child.exitCode !== null || child.signalCode !== null) return;
+    const exitsWithin = (ms: number) => Promise.race([this.childExited.then(() => true), sleep(ms).then(() => false)]);
+    if (await exitsWithin(EXIT_WAIT_MS)) return;
+    child.kill('SIGTERM');
+    if (await exitsWithin(3_000)) return;
+    child.kill('SIGKILL');
+    if (await exitsWithin(EXIT_WAIT_MS)) return;
+    this.connection?.abort();
+    await exitsWithin(EXIT_WAIT_MS);
   }
 
   async remount(opts: { keepDiskCache?: boolean } = {}): Promise<void> {
@@ -407,6 +380,7 @@ export class MountSession implements StorageSession, FileSystemAccess {
   /** For an exit that cannot wait: kill the client, detach the mount, remove the mount point. */
   detachNow(): void {
     this.unmounting = true;
+    (this.connection ?? FuseConnection.of(this.mountPoint))?.abort();
     const pid = this.child?.pid;
     this.child?.kill('SIGKILL');
     // The client may have been inside mount(2): its mount appears when the call returns, even

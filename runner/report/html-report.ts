@@ -1,4 +1,5 @@
-import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { UserError } from '../core/errors';
 import { dirname, join, resolve } from 'node:path';
 import { ScannedResults } from './load';
 import type { ReportInput } from './model';
@@ -20,11 +21,29 @@ export function defaultReportPath(resultsDir: string, runId: string): string {
 /** Writes a page atomically (no half-written file if interrupted), creating its folder; returns the absolute path. */
 export function writePage(file: string, html: string): string {
   const path = resolve(file);
-  mkdirSync(dirname(path), { recursive: true });
-  writeFileSync(`${path}.tmp`, html);
-  renameSync(`${path}.tmp`, path);
+  try {
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileSync(`${path}.tmp`, html);
+    renameSync(`${path}.tmp`, path);
+  } catch (err) {
+    try {
+      rmSync(`${path}.tmp`, { force: true });
+    } catch {
+      // nothing was written
+    }
+    const e = err as NodeJS.ErrnoException;
+    // A file error is the user's to fix (a read-only or full folder, a path through a file): exit 2, not a crash.
+    if (!e?.code) throw err;
+    throw new UserError(`the report cannot be written to ${path}: ${e.code} (${WHY[e.code] ?? e.message})`,
+      e.code === 'ENOSPC' ? 'free some space there, or give another path' : 'give a path in a folder you may write to (it is created if missing)');
+  }
   return path;
 }
+
+const WHY: Record<string, string> = {
+  EROFS: 'the folder is on a read-only file system', EACCES: 'permission denied', EPERM: 'operation not permitted',
+  ENOSPC: 'no space left on the device', ENOTDIR: 'a part of the path is a file, not a folder', EISDIR: 'the path is a folder',
+};
 
 /** Reads a results folder, renders one run (default: the newest) and writes the page atomically. */
 export async function writeHtmlReport(resultsDir: string, runId: string | undefined, file?: string): Promise<WrittenReport> {

@@ -3,7 +3,7 @@ import { join, relative } from 'node:path';
 import { UserError } from '../core/errors';
 import { memoryBackedTmp } from '../core/tmp';
 import { runIdOfFile } from '../core/vocabulary';
-import { readRunManifests } from '../results/manifests';
+import { readRunManifests, unreadableManifestError, type BadManifest } from '../results/manifests';
 import { SCHEMA_VERSION, recordErrors } from '../results/record';
 import type { RunManifest } from '../results/writer';
 import { REPORT_QUERIES, reportRows, type BadLine, type ReportInput, type ReportQueryName } from './model';
@@ -32,6 +32,8 @@ export class ScannedResults {
   badLineCount = 0;
   recordCount = 0;
   readonly manifests = new Map<string, RunManifest>();
+  /** Files under _runs/ that are not readable manifests (their runs' status is unknown). */
+  readonly badManifests: BadManifest[] = [];
   /** Step files by the run their name gives; '' for files named otherwise. */
   private readonly filesByRun = new Map<string, string[]>();
   private readonly read = new Set<string>();
@@ -67,7 +69,13 @@ export class ScannedResults {
     this.readFiles('');
     const runs = this.runIds();
     if (!runs.length) throw new UserError(`no benchmark runs in ${this.dir}${this.badLineCount ? ` (only ${this.badLineCount} unreadable lines)` : ''}`, 'run `s3ab run` (or `npm run local`) first');
-    if (!runId) return runs[runs.length - 1];
+    const unreadable = this.badManifests.find((b) => b.runId === runId);
+    if (runId && unreadable) throw unreadableManifestError(unreadable);
+    if (!runId) {
+      // The newest run whose status is known: a run with an unreadable manifest is named as a data problem, not reported.
+      const known = runs.filter((r) => !this.badManifests.some((b) => b.runId === r));
+      return known[known.length - 1] ?? runs[runs.length - 1];
+    }
     if (!runs.includes(runId)) throw new UserError(`no run ${runId} in ${this.dir}`, `runs there: ${runs.join(', ')}`);
     return runId;
   }
@@ -127,6 +135,7 @@ export class ScannedResults {
   private readManifests(): void {
     const { manifests, bad } = readRunManifests(this.dir);
     for (const m of manifests) this.manifests.set(m.run_id, m);
+    this.badManifests.push(...bad);
     for (const b of bad) this.bad(b.path, 1, b.reason);
   }
 

@@ -145,6 +145,8 @@ export interface HealthRow {
   unverified: number;
   in_failed_steps: number;
   unsupported: number;
+  /** Measurements whose step's budget ran out (did-not-finish): results, not failures. */
+  did_not_finish: number;
   first_error: string | null;
 }
 

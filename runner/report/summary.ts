@@ -1,8 +1,8 @@
 import Table from 'cli-table3';
 import { UserError } from '../core/errors';
 import { methodRank } from '../methods/catalog';
-import { cacheRank, methodCacheLabel } from '../core/vocabulary';
-import { readRunManifests } from '../results/manifests';
+import { cacheRank, didNotFinishLabel, methodCacheLabel } from '../core/vocabulary';
+import { readRunManifests, unreadableManifestError } from '../results/manifests';
 import { NEAR_BASELINE } from '../results/record';
 import { inDeclaredOrder } from './order';
 import { formatSize } from '../core/units';
@@ -19,11 +19,6 @@ const rateFlag = (r: Row | undefined) => (Number(r?.served_from_cache) ? ' (cach
 
 type Row = Record<string, unknown>;
 
-/** The run manifests of a results folder, oldest first; files that are not manifests are left out (see readRunManifests). */
-export function listRuns(dir: string): RunManifest[] {
-  return readRunManifests(dir).manifests;
-}
-
 /** `s3fs:seed-000 (warm)`: method, variant unless default, cache state unless none or not part of the row. */
 const methodLabel = (r: Row) => methodCacheLabel({ method: String(r.method), method_variant: String(r.method_variant), cache: r.cache });
 
@@ -39,21 +34,25 @@ function orderedMethods(rows: Row[]): string[] {
  * methods; then the other workloads; then the run's integrity.
  */
 export async function printSummary(dir: string, runId: string | undefined, out: (line: string) => void): Promise<RunManifest> {
-  const runs = listRuns(dir);
-  if (!runs.length) throw new UserError(`no benchmark runs in ${dir}`, 'run `s3ab run` (or `npm run local`) first, or point --results at a results folder');
+  const { manifests: runs, bad } = readRunManifests(dir);
+  const unreadable = bad.find((b) => b.runId === runId);
+  if (runId && unreadable) throw unreadableManifestError(unreadable);
+  if (!runs.length) throw new UserError(`no benchmark runs in ${dir}${bad.length ? ` (only ${bad.length} unreadable manifest${bad.length > 1 ? 's' : ''}: ${bad.map((b) => b.path).join(', ')})` : ''}`, 'run `s3ab run` (or `npm run local`) first, or point --results at a results folder');
   const run = runId ? runs.find((r) => r.run_id === runId) : runs[runs.length - 1];
   if (!run) throw new UserError(`no run ${runId} in ${dir}`, `runs there: ${runs.map((r) => r.run_id).join(', ')}`);
 
   const status = run.status === 'complete' ? 'COMPLETE' : `${run.status.toUpperCase()} — results incomplete: ${run.problem ?? 'unknown cause'}`;
   out(`Run ${run.run_id} (${run.matrix}) — ${status}`);
   out(`  endpoint: ${run.endpoint?.kind ?? '?'} ${run.endpoint?.url ?? ''} ${run.endpoint?.server ?? ''}`.trimEnd());
-  out(`  steps: ${run.steps_done}/${run.steps_total} ran, ${run.steps_failed} failed; started ${run.started_at}, ended ${run.ended_at ?? '—'}`);
+  const unfinished = run.steps_did_not_finish ? `, ${run.steps_did_not_finish} did not finish within their budget` : '';
+  out(`  steps: ${run.steps_done}/${run.steps_total} ran, ${run.steps_failed} failed${unfinished}; started ${run.started_at}, ended ${run.ended_at ?? '—'}`);
   // `s3ab step` on AWS: one manifest per runner of the run.
   const manifests = runs.filter((r) => r.run_id === run.run_id);
   if (manifests.length > 1) out(`  runners: ${manifests.length} manifests (${[...new Set(manifests.map((m) => m.status))].join(', ')})`);
   for (const s of skippedOf(manifests)) {
     out(`  SKIPPED (not measured, not failed): ${methodCacheLabel({ method: s.method, method_variant: s.variant }, false)} — ${s.reason} (${s.steps} steps; optional in the matrix)`);
   }
+  for (const b of bad) out(`  DATA PROBLEM: ${b.path}: ${b.reason}${b.runId ? '; that run is not reported' : ''}`);
 
   // Read through the scan: one checked copy of the run's lines, however many step files it has.
   const scan = ScannedResults.open(dir);
@@ -91,6 +90,7 @@ export async function printSummary(dir: string, runId: string | undefined, out: 
     const probes = await query(db.connection, queries.semantics_matrix);
     if (probes.length) printSemantics(probes, out);
     printRequests(await query(db.connection, queries.request_counts), out);
+    printDidNotFinish(await query(db.connection, queries.did_not_finish), out);
     const health = await query(db.connection, queries.run_health);
     printHealth(health, out);
   } finally {
@@ -256,12 +256,25 @@ function printWorkloads(rows: Row[], out: (line: string) => void): void {
   out('"vs best": time relative to the fastest method for that operation (1x = fastest).');
 }
 
+/** Measurements whose step's budget ran out: listed apart, never in a table beside finished figures. */
+function printDidNotFinish(rows: Row[], out: (line: string) => void): void {
+  if (!rows.length) return;
+  out('');
+  out('did not finish — the step\'s time budget ran out; the totals are extrapolations, not measurements');
+  for (const r of rows) {
+    const progress = { budget_s: Number(r.budget_s), done: Number(r.done), planned: Number(r.planned), unit: String(r.unit) as 'ops',
+      rate_per_s: Number(r.rate_per_s), extrapolated_total_s: r.extrapolated_total_s === null ? null : Number(r.extrapolated_total_s) };
+    out(`  ${methodLabel(r)} ${r.workload} ${r.operation} rep ${r.repetition}: ${didNotFinishLabel(progress)} (${num(progress.done)} of ${num(progress.planned)} ${progress.unit})`);
+  }
+}
+
 function printHealth(rows: Row[], out: (line: string) => void): void {
   out('');
   const bad = rows.filter((r) => Number(r.failed) || Number(r.unverified) || Number(r.in_failed_steps));
-  const records = rows.reduce((n, r) => n + Number(r.records), 0);
+  const unfinished = rows.reduce((n, r) => n + Number(r.did_not_finish ?? 0), 0);
+  const records = rows.reduce((n, r) => n + Number(r.records), 0) - unfinished;
   if (!bad.length) {
-    out(`integrity: all ${records} measurements verified (checksums, sizes, listings); no failures`);
+    out(`integrity: all ${records} ${unfinished ? 'finished ' : ''}measurements verified (checksums, sizes, listings); no failures${unfinished ? `; ${unfinished} did not finish within the step's budget (listed above)` : ''}`);
     return;
   }
   out('integrity: PROBLEMS — these numbers are not trustworthy:');

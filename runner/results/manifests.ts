@@ -1,6 +1,8 @@
 import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
+import { UserError } from '../core/errors';
 import { join } from 'node:path';
+import { runIdOfFile } from '../core/vocabulary';
 import type { RunManifest } from './writer';
 
 function alive(pid: number): boolean {
@@ -43,6 +45,8 @@ export function markAbandoned(dir: string): string[] {
 /** A file under _runs/ that is not a run manifest, and why. */
 export interface BadManifest {
   path: string;
+  /** The run its name gives (RUNID.json), or null: that run's status is unknown. */
+  runId: string | null;
   reason: string;
 }
 
@@ -63,9 +67,19 @@ export function readRunManifests(dir: string): { manifests: RunManifest[]; bad: 
       if (typeof m?.run_id !== 'string' || typeof m?.status !== 'string' || typeof m?.started_at !== 'string') throw new Error('no run_id, status or started_at');
       manifests.push(abandoned(m) ? { ...m, status: 'abandoned', problem: `the run's process (pid ${m.pid} on ${m.hostname}) ended without finishing it: killed, or the machine stopped` } : m);
     } catch (err) {
-      bad.push({ path, reason: `not a run manifest: ${(err as Error).message}` });
+      const runId = runIdOfFile(name);
+      bad.push({ path, runId, reason: `not a run manifest: ${(err as Error).message}${runId ? ` (the status of run ${runId} is unknown)` : ''}` });
     }
   }
   manifests.sort((a, b) => a.started_at.localeCompare(b.started_at));
   return { manifests, bad };
+}
+
+/**
+ * The error for a run asked for by name whose manifest cannot be read: its status (complete,
+ * failed, interrupted) is unknown, so its records are not reported as if it were known.
+ */
+export function unreadableManifestError(b: BadManifest): UserError {
+  return new UserError(`the manifest of run ${b.runId}, ${b.path}, cannot be read: ${b.reason.replace(/^not a run manifest: /, '')}`,
+    `restore that file (s3ab writes it as JSON at the run's end), or move it away to report the run's records without a manifest (their status unknown)`);
 }

@@ -104,6 +104,7 @@ export function toRecord(facts: StepFacts, m: Measurement, extraFlags: ResultRec
     latency_histogram: m.latency ? m.latencyHistogram ?? null : null,
     delay_ms: m.delayMs === undefined || m.delayMs === null ? null : round(m.delayMs, 3),
     error_sample: m.errorSample,
+    progress: m.progress ?? null,
     flags,
     requests,
   };

@@ -13,6 +13,8 @@ export interface RunManifest {
   steps_total: number;
   steps_done: number;
   steps_failed: number;
+  /** Steps whose time budget ran out: they stopped cleanly, measured as far as they got (did-not-finish records). */
+  steps_did_not_finish?: number;
   /** Why the run did not complete. */
   problem: string | null;
   endpoint: ResultRecord['endpoint'] | null;

@@ -14,7 +14,7 @@ import { Progress } from '../core/progress';
 import { memoryBackedTmp } from '../core/tmp';
 import { formatAmount, formatDuration } from '../core/units';
 import { fixtureBytes } from '../core/workload';
-import { methodLabel, newRunId, runDataPrefix, runnerVolumePrefix, stepLabel } from '../core/vocabulary';
+import { didNotFinishLabel, methodLabel, roughDuration, newRunId, runDataPrefix, runnerVolumePrefix, stepLabel } from '../core/vocabulary';
 import { linkLimitFor, type LinkLimit } from '../endpoint/link-limit';
 import { findMethod } from '../methods';
 import { findWorkloadDescriptor } from '../workloads/catalog';
@@ -72,10 +72,11 @@ export async function runBenchmark(opts: RunOptions): Promise<RunOutcome> {
     const host = await measureLink(store, plan, opts, abort.ctrl.signal, progress);
     progress.log(`run ${plan.runId}: ${describePlan(plan)}, results in ${writer.partitionDir}`);
     const needed = plan.matrix.workloads.filter((w) => plan.steps.some((st) => st.workload.name === w.name));
-    const fixtures = await writeFixtures({ workloads: needed }, store.reference, plan.prefix, progress, abort.ctrl.signal);
+    const fixtures = await writeFixtures({ workloads: needed }, store.reference.boundTo(abort.ctrl.signal), plan.prefix, progress, abort.ctrl.signal);
     const env: StepEnv = {
       target: store.target, host, endpointFacts: store.endpointFacts, runId: plan.runId, runnerId: opts.runnerId ?? null, prefix: plan.prefix, reference: store.reference,
-      fixtures, progress, signal: abort.ctrl.signal, cache: plan.matrix.cache, onMounted: opts.onMounted, accessLog: store.accessLog,
+      fixtures, progress, signal: abort.ctrl.signal, cache: plan.matrix.cache, budgetS: plan.matrix.budgetS, watchdog: opts.watchdog,
+      onMounted: opts.onMounted, accessLog: store.accessLog,
     };
     await runSteps(plan, env, opts, store, writer, files, abort.ctrl);
     progress.stop();
@@ -185,7 +186,8 @@ function announceSkipped(plan: RunPlan, progress: Progress): void {
 function describePlan(plan: RunPlan): string {
   const m = plan.matrix;
   const skipped = plan.skipped.length ? `, ${plan.skipped.length} optional skipped` : '';
-  return `${plan.steps.length} steps (${m.methods.length} methods${skipped} × ${m.workloads.length} workloads × ${m.repetitions} repetitions)`;
+  const budget = m.budgetS === null ? '' : `, each step within a budget of ${roughDuration(m.budgetS)}`;
+  return `${plan.steps.length} steps (${m.methods.length} methods${skipped} × ${m.workloads.length} workloads × ${m.repetitions} repetitions${budget})`;
 }
 
 /** The run's abort controller, aborted by the caller's signal (Ctrl-C) as well. */
@@ -214,7 +216,7 @@ async function openResults(opts: RunOptions, plan: RunPlan, store: OpenStore, lo
 async function measureLink(store: OpenStore, plan: RunPlan, opts: RunOptions, signal: AbortSignal, progress: Progress): Promise<ResultRecord['host']> {
   let link: LinkLimit;
   try {
-    link = await linkLimitFor(store.client, store.target.bucket, `${plan.prefix}link-limit.bin`, hostFacts().instance_type);
+    link = await linkLimitFor(store.client, store.target.bucket, `${plan.prefix}link-limit.bin`, hostFacts().instance_type, signal);
   } catch (err) {
     if (signal.aborted) throw err;
     link = { mibPerSecond: null, baselineMibPerSecond: null, source: `not measured (${errorSummary(err)}): no plausibility check` };
@@ -236,14 +238,17 @@ async function runSteps(plan: RunPlan, env: StepEnv, opts: RunOptions, store: Op
     const records = await runStep(step, env);
     const broken = stepFailed(records);
     if (broken) writer.manifest.steps_failed++;
+    const unfinished = records.find((r) => r.status === 'did-not-finish');
+    if (unfinished) writer.manifest.steps_did_not_finish = (writer.manifest.steps_did_not_finish ?? 0) + 1;
     writer.manifest.steps_done++;
     const file = await writer.writeStep(step.index, step.method.name, step.workload.name, records);
     files.push(file);
     await opts.onStepFile?.(file);
     const failed = records.filter((r) => r.status === 'failed');
     env.progress.stepDone(position, broken ? `FAILED: ${failed[0]?.error_sample}`
-      : failed.length ? `done in ${formatDuration(Date.now() - started)}; ${failed.length} measurement${failed.length > 1 ? 's' : ''} failed: ${failed[0].error_sample}`
-        : `ok in ${formatDuration(Date.now() - started)}`);
+      : unfinished?.progress ? `${unfinished.operation}: ${didNotFinishLabel(unfinished.progress)} (stopped cleanly; ended in ${formatDuration(Date.now() - started)})`
+        : failed.length ? `done in ${formatDuration(Date.now() - started)}; ${failed.length} measurement${failed.length > 1 ? 's' : ''} failed: ${failed[0].error_sample}`
+          : `ok in ${formatDuration(Date.now() - started)}`);
     // A failure against a named endpoint: is the endpoint still there?
     if (failed.length) await store.checkStillThere(abort);
   }

@@ -2,6 +2,7 @@ import type { OpenContext } from '../core/method';
 import type { MatrixSource } from '../catalog';
 import type { EmbeddedEndpoint } from '../endpoint/embedded';
 import type { RunManifest } from '../results/writer';
+import type { StepEnv } from './step';
 
 /** Everything `s3ab run` and `s3ab step` can ask of a run. */
 export interface RunOptions extends MatrixSource {
@@ -34,6 +35,11 @@ export interface RunOptions extends MatrixSource {
   waitForLock?: boolean;
   /** A named endpoint's liveness checks during the run (tests shorten them). @default ENDPOINT_WATCH (run/store.ts) */
   endpointWatch?: { intervalMs: number; misses: number };
+  /**
+   * The step watchdog's grace beyond a step's budget, and the limit of a step without a budget in
+   * place of its workload's default (tests shorten them). @default run/step-watchdog.ts
+   */
+  watchdog?: StepEnv['watchdog'];
   /** With --bucket and no --endpoint: the bucket is on AWS S3 (regional endpoint, standard credentials). */
   awsTarget?: boolean;
 }

@@ -22,6 +22,8 @@ export interface ShardOptions {
   endpoint?: string;
   quiet?: boolean;
   signal?: AbortSignal;
+  /** Every step's time budget in seconds, over the matrix's budget_s. */
+  stepBudgetS?: number;
 }
 
 export interface ShardOutcome {
@@ -77,7 +79,7 @@ export async function runShard(opts: ShardOptions): Promise<ShardOutcome> {
   };
   try {
     const run = await runBenchmark({
-      matrixFile: opts.matrixFile, onlySteps: opts.steps, runId: opts.runId, runnerId: opts.runnerId,
+      matrixFile: opts.matrixFile, onlySteps: opts.steps, runId: opts.runId, runnerId: opts.runnerId, stepBudgetS: opts.stepBudgetS,
       resultsDir: scratch, bucket: opts.bucket, endpoint: opts.endpoint, region: opts.region, awsTarget: !opts.endpoint,
       quiet: opts.quiet, signal: opts.signal,
       onStepFile: async (file) => {

@@ -3,11 +3,12 @@ import { rmSync } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Batch, notApplicable, type Measurement } from '../core/batch';
+import { Batch, didNotFinish, notApplicable, type Measurement } from '../core/batch';
 import { Interrupted, onCleanup, onEmergencyExit } from '../core/cleanup';
 import { errorSummary } from '../core/errors';
 import { waitForFixtureOnMount } from '../core/fixture-visibility';
 import type { ResolvedMatrix, Step } from '../core/matrix';
+import { BudgetSpent, MeterScope } from '../core/meter';
 import type { MethodDefinition, OpenContext, StorageSession } from '../core/method';
 import type { Progress } from '../core/progress';
 import type { StoreTarget } from '../core/target';
@@ -20,6 +21,7 @@ import { stringMap, toRecord, type ResultRecord, type StepFacts } from '../resul
 import { findWorkload } from '../workloads';
 import { writeFixtureThroughMount } from './fixtures';
 import { cacheClaimFlag, notApplicableReason, passesFor, withFailureCause, type Pass } from './policy';
+import { armStepWatchdog, stepBoundS, WATCHDOG_GRACE_S } from './step-watchdog';
 
 /** What every step of a run shares. */
 export interface StepEnv {
@@ -36,6 +38,10 @@ export interface StepEnv {
   progress: Progress;
   signal: AbortSignal;
   cache: ResolvedMatrix['cache'];
+  /** Every step's time budget in seconds, or null (the step watchdog's per-workload default still bounds it). */
+  budgetS: ResolvedMatrix['budgetS'];
+  /** The step watchdog's grace and, for steps without a budget, their limit instead of the workload's (tests shorten them). */
+  watchdog?: { graceS?: number; limitS?: number };
   onMounted?: OpenContext['onMounted'];
   /** The server's access log, when the runner can read it: each measurement's requests are counted. */
   accessLog: AccessLog | null;
@@ -44,40 +50,91 @@ export interface StepEnv {
 /** A measurement kept for the records, with the stretch of the server's log it made (null: not counted). */
 interface Kept { m: Measurement; cache: PassCache; endedAtMs: number; log: { from: number; to: number } | null }
 
+/** One step while it runs: what it opened, what it measured, and why it stopped early. */
+interface StepRun {
+  step: Step;
+  env: StepEnv;
+  method: MethodDefinition;
+  workload: WorkloadDefinition<unknown>;
+  facts: StepFacts;
+  abort: AbortController & { unlink: () => void };
+  /** The step's meters and budget: measurements running when it runs out are recorded as did-not-finish. */
+  scope: MeterScope;
+  scratchDir: string;
+  session: StorageSession | null;
+  kept: Kept[];
+  /** Where the server's log stood when the previous measurement ended. */
+  logAt: number;
+  current: Pass;
+  failure: unknown;
+  /** The step's records were taken (it ended, or its watchdog fired): nothing more is kept. */
+  ended: boolean;
+}
+
 /**
  * Runs one step; never throws: a broken step becomes a failed record with the cause. A workload
  * that needs what the method does not offer records not-applicable. On a mount method the
  * workload runs once per pass (policy.passesFor) on one fresh mount; a step whose client dies is
- * aborted on its own, the run goes on.
+ * aborted on its own, the run goes on. With a budget, measurements still running when it runs out
+ * stop and are recorded as did-not-finish. The step watchdog ends a step that outlives its bound.
  */
 export async function runStep(step: Step, env: StepEnv): Promise<ResultRecord[]> {
   const method = findMethod(step.method.name)!;
   const workload = findWorkload(step.workload.name)!;
-  let facts = stepFacts(step, method, workload, env);
+  const facts = stepFacts(step, method, workload, env);
   const inapplicable = notApplicableReason(method, workload);
   if (inapplicable) {
     const version = (await method.probe()).version ?? 'unknown';
     return [toRecord({ ...facts, method_version: version }, notApplicable(workload.name, inapplicable))];
   }
-  const stepAbort = linkedAbort(env.signal);
-  const signal = stepAbort.signal;
-  const scratchDir = await mkdtemp(join(tmpdir(), `s3ab-step${step.index}-`));
+  const passes = passesFor(method.kind, !!workload.coldOnly, env.cache);
+  const run: StepRun = {
+    step, env, method, workload, facts, abort: linkedAbort(env.signal), scope: new MeterScope(env.budgetS), scratchDir: '',
+    session: null, kept: [], logAt: 0, current: passes[0], failure: null, ended: false,
+  };
+  const limitS = env.watchdog?.limitS ?? workload.stepLimitS?.(step.workload.params);
+  const boundS = stepBoundS(env.budgetS, limitS, env.watchdog?.graceS ?? WATCHDOG_GRACE_S);
+  const watchdog = armStepWatchdog(boundS, (fired) => {
+    run.abort.abort(fired);
+    run.session?.abandon?.(fired.message);
+  });
+  const budget = env.budgetS === null ? undefined : setTimeout(() => {
+    run.scope.expire();
+    run.abort.abort(new BudgetSpent(env.budgetS!));
+  }, env.budgetS * 1000);
+  try {
+    const body = runPasses(run, passes);
+    // Once the watchdog fired, the body is left to unwind on its own: nothing it throws later may end the run.
+    body.catch(() => {});
+    const ended = await Promise.race([body.then(() => null), watchdog.fired]);
+    if (ended) run.failure = ended;
+  } finally {
+    watchdog.stop();
+    clearTimeout(budget);
+    run.ended = true;
+  }
+  return stepRecords(run);
+}
+
+/** The step's body: open the method, run every pass, then close and clean up. Never throws. */
+async function runPasses(run: StepRun, passes: Pass[]): Promise<void> {
+  const { step, env, method, workload } = run;
+  const signal = run.abort.signal;
+  run.scratchDir = await mkdtemp(join(tmpdir(), `s3ab-step${step.index}-`));
+  const scratchDir = run.scratchDir;
   const removeScratch = onCleanup(`scratch ${scratchDir}`, () => rm(scratchDir, { recursive: true, force: true }));
   const removeScratchNow = onEmergencyExit(() => rmSync(scratchDir, { recursive: true, force: true }));
   const stepPrefix = stepDataPrefix(env.prefix, step.index);
   const volumeName = stepVolumeName(env.runId, env.runnerId, step.index);
-  const kept: Kept[] = [];
-  const logMark = { at: 0 };
-  const passes = passesFor(method.kind, !!workload.coldOnly, env.cache);
-  let current: Pass = passes[0];
-  let session: StorageSession | null = null;
-  let failure: unknown = null;
+  // Checks inside the step end with it: no request of the runner's own client outlives the step.
+  const reference = env.reference.boundTo(signal);
   try {
-    session = await method.open({
-      target: env.target, options: step.method.options, scratchDir, signal, abortStep: (reason) => stepAbort.abort(reason), volumeName,
-      reference: { head: (key) => env.reference.head(key) }, onMounted: env.onMounted,
+    const session = await method.open({
+      target: env.target, options: step.method.options, scratchDir, signal, abortStep: (reason) => run.abort.abort(reason), volumeName,
+      reference: { head: (key) => reference.head(key) }, onMounted: env.onMounted,
     });
-    facts = { ...facts, method_version: session.version, method_options: stringMap(session.options) };
+    run.session = session;
+    run.facts = { ...run.facts, method_version: session.version, method_options: stringMap(session.options) };
     const spec = workload.fixture?.(step.workload.params);
     const fixture = spec ? env.fixtures.get(spec.id) ?? null : null;
     if (session.fs && fixture) {
@@ -88,30 +145,46 @@ export async function runStep(step: Step, env: StepEnv): Promise<ResultRecord[]>
     }
     for (const pass of passes) {
       if (signal.aborted) break;
-      current = pass;
+      run.current = pass;
       const passPrefix = `${stepPrefix}${pass.cache}${pass.keep ? '' : '-priming'}/`;
       // On a mount the pass folder exists in the bucket from the start, so that emptying one of its
       // subfolders through the mount never leaves a client (Mountpoint) with a vanished parent.
-      if (session.fs && method.offers.includes('objects-in-bucket')) await env.reference.putBytes(`${passPrefix}.s3ab-pass`, Buffer.alloc(0));
+      if (session.fs && method.offers.includes('objects-in-bucket')) await reference.putBytes(`${passPrefix}.s3ab-pass`, Buffer.alloc(0));
       else if (session.fs) await mkdir(session.fs.pathOf(passPrefix), { recursive: true });
       // The first measurement of a pass counts from here: mounting and fixtures are not its requests.
-      logMark.at = env.accessLog?.offset() ?? 0;
-      await workload.run(workloadContext(step, env, method, session, fixture, scratchDir, signal, pass, passPrefix, kept, logMark));
+      run.logAt = env.accessLog?.offset() ?? 0;
+      const ctx = workloadContext({ run, session, fixture, pass, prefix: passPrefix, reference });
+      await run.scope.run(() => workload.run(ctx));
     }
-    if (signal.aborted) failure = signal.reason;
+    if (signal.aborted) run.failure = signal.reason;
   } catch (err) {
-    failure = signal.aborted ? signal.reason : err;
+    run.failure = signal.aborted ? signal.reason : err;
   } finally {
-    env.signal.removeEventListener('abort', stepAbort.unlink);
-    await session?.close().catch((err) => env.progress.log(`closing ${method.name} failed: ${errorSummary(err)}`));
+    env.signal.removeEventListener('abort', run.abort.unlink);
+    await run.session?.close().catch((err) => env.progress.log(`closing ${method.name} failed: ${errorSummary(err)}`));
     removeScratch();
     removeScratchNow();
     await rm(scratchDir, { recursive: true, force: true });
-    // An aborted run removes its whole prefix at its end (or its server's folder): a step does not wait on an endpoint that may be gone.
+    // An aborted run removes its whole prefix at its end (or its server's folder): a step does not
+    // wait on an endpoint that may be gone. A spent budget's partial work goes here, after the
+    // unmount (the client has finished every upload by then).
     if (!env.signal.aborted) {
       await env.reference.deletePrefix(stepPrefix).catch(() => {});
       await env.reference.deletePrefix(`${volumeName}/`).catch(() => {});
     }
+  }
+}
+
+/** The step's records: what it measured, its did-not-finish measurements, and its failure if it broke. */
+function stepRecords(run: StepRun): ResultRecord[] {
+  const { env, workload, facts } = run;
+  const failure = run.failure instanceof BudgetSpent ? null : run.failure;
+  const kept = [...run.kept];
+  // Measurements a spent budget cut short that their workload never recorded (it stopped on the abort).
+  for (const meter of run.scope.unsettledCut()) kept.push({ m: didNotFinish(meter), cache: run.current.cache, endedAtMs: meter.cutAtMs!, log: null });
+  if (run.failure instanceof BudgetSpent && !kept.some((k) => k.m.status === 'did-not-finish')) {
+    // Cut outside any counted measurement (mounting, fixtures, a probe): the step itself did not finish.
+    kept.push({ m: nothingDone(run.failure.budgetS, run.scope.expiredAtMs!), cache: run.current.cache, endedAtMs: run.scope.expiredAtMs!, log: null });
   }
   const records = kept.map(({ m, cache, endedAtMs, log }) => {
     const requests = log && env.accessLog ? env.accessLog.countBetween(log.from, log.to) : null;
@@ -124,8 +197,18 @@ export async function runStep(step: Step, env: StepEnv): Promise<ResultRecord[]>
     if (record.flags.includes('served-from-cache')) record.flags = record.flags.filter((f) => f !== 'possibly-network-capped');
     return record;
   });
-  if (failure) records.push(...failureRecords(records, facts, current.cache, failure));
+  if (failure) records.push(...failureRecords(records, facts, run.current.cache, failure));
   return records;
+}
+
+/** A step whose budget ran out outside any counted measurement: one did-not-finish record for the step. */
+function nothingDone(budgetS: number, atMs: number): Measurement {
+  return {
+    operation: 'step', objectSizeBytes: null, status: 'did-not-finish', supported: true, verified: false, ops: 0, ok: 0, failed: 0, bytes: 0,
+    durationMs: budgetS * 1000, latency: null, errorSample: 'the budget ran out outside a counted measurement (mounting, fixtures, or between measurements)', movesPayload: false,
+    startedAtMs: atMs - budgetS * 1000, rates: { throughputMibS: null, opsPerS: null },
+    progress: { budget_s: budgetS, done: 0, planned: 1, unit: 'ops', rate_per_s: 0, extrapolated_total_s: null },
+  };
 }
 
 /** The fields every record of the step shares (version and options are the session's once it is open). */
@@ -138,7 +221,7 @@ function stepFacts(step: Step, method: MethodDefinition, workload: WorkloadDefin
   };
 }
 
-/** The step's own abort controller: aborted by the run's signal, and by the step (a mount's client dying). */
+/** The step's own abort controller: aborted by the run's signal, and by the step (a mount's client dying, its budget, its watchdog). */
 function linkedAbort(runSignal: AbortSignal): AbortController & { unlink: () => void } {
   const ctrl = new AbortController() as AbortController & { unlink: () => void };
   setMaxListeners(1000, ctrl.signal);
@@ -148,17 +231,30 @@ function linkedAbort(runSignal: AbortSignal): AbortController & { unlink: () => 
   return ctrl;
 }
 
-function workloadContext(step: Step, env: StepEnv, method: MethodDefinition, session: StorageSession, fixture: Fixture | null,
-  scratchDir: string, signal: AbortSignal, pass: Pass, prefix: string, kept: Kept[], logMark: { at: number }): WorkloadContext<Record<string, unknown>> {
-  const ref = env.reference;
+/** What one pass of a workload runs with. */
+interface PassSetup {
+  run: StepRun;
+  session: StorageSession;
+  fixture: Fixture | null;
+  pass: Pass;
+  /** The pass's own prefix in the bucket. */
+  prefix: string;
+  /** The runner's own client, its requests ended with the step. */
+  reference: ReferenceStore;
+}
+
+function workloadContext({ run, session, fixture, pass, prefix, reference: ref }: PassSetup): WorkloadContext<Record<string, unknown>> {
+  const { step, env, method } = run;
   return {
-    params: step.workload.params, session, fs: session.fs ?? null, cache: pass.cache, prefix, fixture, scratchDir,
-    dataSeed: `${env.runId}/${step.index}/${pass.cache}`, signal, offers: method.offers,
+    params: step.workload.params, session, fs: session.fs ?? null, cache: pass.cache, prefix, fixture, scratchDir: run.scratchDir,
+    dataSeed: `${env.runId}/${step.index}/${pass.cache}`, signal: run.abort.signal, offers: method.offers,
     // A measurement's requests: those the server answered since the previous measurement ended.
     record: (m) => {
       const to = env.accessLog?.offset() ?? 0;
-      if (pass.keep) kept.push({ m, cache: pass.cache, endedAtMs: Date.now(), log: env.accessLog ? { from: logMark.at, to } : null });
-      logMark.at = to;
+      // Once the budget ran out, only did-not-finish measurements count: the rest ended on the abort.
+      const cutShort = run.scope.expired && m.status !== 'did-not-finish';
+      if (pass.keep && !run.ended && !cutShort) run.kept.push({ m, cache: pass.cache, endedAtMs: Date.now(), log: env.accessLog ? { from: run.logAt, to } : null });
+      run.logAt = to;
     },
     progress: (note) => env.progress.note(method.kind === 'mount' ? `${pass.cache}: ${note}` : note),
     stored: method.offers.includes('objects-in-bucket') ? { list: (p) => ref.list(p) } : { list: (p) => session.list(p) },
@@ -177,3 +273,4 @@ function failureRecords(records: ResultRecord[], facts: StepFacts, cache: PassCa
   for (const r of records) if (!r.flags.includes('step-failed')) r.flags.push('step-failed');
   return [toRecord({ ...facts, cache }, broken.finish(), flags)];
 }
+

@@ -1,7 +1,7 @@
 import { HeadBucketCommand, type S3Client } from '@aws-sdk/client-s3';
-import { readFileSync } from 'node:fs';
 import { onCleanup } from '../core/cleanup';
 import { errorSummary } from '../core/errors';
+import { processState } from '../core/process-state';
 import type { StoreTarget } from '../core/target';
 import { startEmbeddedEndpoint, type EmbeddedEndpoint } from '../endpoint/embedded';
 import { AccessLog, RUNNER_USER_AGENT } from '../endpoint/access-log';
@@ -25,16 +25,6 @@ const SERVER_STALL_MS = 10_000;
  * bound (the CRT, the AWS CLI).
  */
 export const ENDPOINT_WATCH = { intervalMs: 10_000, misses: 3 } as const;
-
-/** A process's state letter from /proc (T: stopped), or null when it is gone. */
-function processState(pid: number): string | null {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.charAt(stat.lastIndexOf(')') + 2);
-  } catch {
-    return null;
-  }
-}
 
 /** The endpoint went away mid-run; the run stops at once. */
 export class RunAborted extends Error {}

@@ -6,7 +6,7 @@ import { Batch } from '../core/batch';
 /** Reads objects 0..count-1 of the fixture with up to `concurrency` in flight, verifying each SHA-256. */
 export async function readFixture<P>(ctx: WorkloadContext<P>, operation: string, count: number, concurrency: number, includeDigest: boolean): Promise<Measurement> {
   const fixture = ctx.fixture!;
-  const batch = new Batch(operation, fixture.spec.size, concurrency > 1 ? 'concurrent' : 'sequential');
+  const batch = new Batch(operation, fixture.spec.size, concurrency > 1 ? 'concurrent' : 'sequential').plan(count);
   let next = 0;
   const worker = async () => {
     while (next < count && !ctx.signal.aborted) {

@@ -12,7 +12,8 @@ export const dirWalk: WorkloadDefinition<DirWalkParams> = {
   ...dirWalkDescriptor,
   async run(ctx) {
     const fixture = ctx.fixture!;
-    const walk = new Batch('walk', fixture.spec.size, 'sequential', false);
+    // One listing of every entry: one operation planned (entries become its ops once it ends).
+    const walk = new Batch('walk', fixture.spec.size, 'sequential', false).plan(1);
     const listing = await walk.op(() => ctx.session.list(fixture.prefix));
     const m = walk.finish();
     if (listing) {

@@ -4,6 +4,7 @@ import { constants as osConstants } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { Measurement } from '../core/batch';
 import { errorSummary } from '../core/errors';
+import { openMeter } from '../core/meter';
 import { findBinary, once, versionOutput } from '../core/binaries';
 import { bucketsOfCounts } from '../core/stats';
 import { formatSize } from '../core/units';
@@ -152,8 +153,11 @@ async function oneSize(ctx: WorkloadContext<FioSeqParams>, fio: { path: string; 
   fs.check();
   let write: Measurement;
   let written = false;
+  // fio reports nothing until it exits: a budget that runs out mid-job finds none of it counted.
+  const writing = openMeter('write', size, names.length, 'files');
   try {
     const result = await runFio(fio.path, job('write'), join(ctx.scratchDir, 'fio-write.json'), ctx.signal);
+    writing.add(names.length);
     const exited = Date.now();
     write = fioMeasurement('write', size, result);
     // The write is done when the objects are in the bucket: a write-back client uploads after close.
@@ -173,6 +177,8 @@ async function oneSize(ctx: WorkloadContext<FioSeqParams>, fio: { path: string; 
   } catch (err) {
     write = failedMeasurement('write', size, names.length, err);
   }
+  if (ctx.signal.aborted) return;
+  writing.end();
   ctx.record({ ...write, params: { ...params, ...write.params } });
   if (!written || ctx.signal.aborted) return;
 
@@ -183,8 +189,10 @@ async function oneSize(ctx: WorkloadContext<FioSeqParams>, fio: { path: string; 
   }
   ctx.progress(`fio ${mode} ${label}: read`);
   let read: Measurement;
+  const reading = openMeter('read', size, names.length, 'files');
   try {
     read = fioMeasurement('read', size, await runFio(fio.path, job('read'), join(ctx.scratchDir, 'fio-read.json'), ctx.signal));
+    reading.add(names.length);
     if (read.bytes !== size * names.length) {
       read.status = 'failed';
       read.verified = false;
@@ -193,6 +201,8 @@ async function oneSize(ctx: WorkloadContext<FioSeqParams>, fio: { path: string; 
   } catch (err) {
     read = failedMeasurement('read', size, names.length, err);
   }
+  if (ctx.signal.aborted) return;
+  reading.end();
   ctx.record({ ...read, params });
   // Free the server's memory, through the mount (deleting behind the client's back can leave it
   // believing in folders that are gone).

@@ -15,7 +15,7 @@ const HANDLERS: Record<string, ThreadJobHandler<any, any, any>> = {
 };
 
 function main(): void {
-  const { job, control } = workerData as { job: ThreadJob; control: Int32Array };
+  const { job, control, counters, index } = workerData as { job: ThreadJob; control: Int32Array; counters: Int32Array; index: number };
   const handler = HANDLERS[job.kind];
   const post = (msg: unknown) => parentPort!.postMessage(msg);
   try {
@@ -23,6 +23,7 @@ function main(): void {
     const ctx: ThreadContext = {
       aborted: () => Atomics.load(control, CONTROL_ABORT) === 1,
       progress: (note) => post({ type: 'progress', note }),
+      done: (n = 1) => void Atomics.add(counters, index, n),
     };
     const state = handler.prepare(job, ctx);
     const readyNs = nowNs();

@@ -3,6 +3,7 @@ import { mkdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Prng } from '../core/prng';
 import { errorSummary } from '../core/errors';
+import { openMeter } from '../core/meter';
 import type { WorkloadDefinition } from '../core/workload';
 import { gitCloneDescriptor, type GitCloneParams } from './git-clone';
 import { LOST_OWN_PATH, fsMeasurement, fsRunContextOf, notMeasured, refusalCodeOf, type FsRunContext } from './fs-common';
@@ -147,15 +148,19 @@ export async function runGitClone(fs: FsRunContext, repo: SourceRepo): Promise<v
   const env = gitEnv(home);
   await rm(dest, { recursive: true, force: true }).catch(() => {});
   fs.progress(`git clone (${repo.files} files)`);
+  // git --quiet reports nothing until it exits: a budget that runs out mid-clone finds none of it counted.
+  const meter = openMeter('clone', null, repo.files, 'files');
   let clone;
   try {
     clone = await runTool('git', ['clone', '--quiet', '--no-hardlinks', `file://${repo.path}`, dest], { env, signal: fs.signal });
   } catch (err) {
     if (fs.signal.aborted) throw err;
+    meter.end();
     fs.record(notMeasured('clone', null, `could not run git: ${errorSummary(err)}`, false));
     return;
   }
   if (fs.signal.aborted) return;
+  meter.add(repo.files);
   const failed = clone.code !== 0;
   const problem = failed ? `git clone exited ${clone.code ?? clone.signal}: ${firstLine(clone.stderr)}` : await verifyClone(dest, repo, env, fs.signal);
   const refusal = failed ? refusalCodeOf(clone.stderr) ?? lostOwnPath(clone.stderr, dest) : null;
@@ -166,6 +171,8 @@ export async function runGitClone(fs: FsRunContext, repo: SourceRepo): Promise<v
     },
     { operation: 'clone', objectSizeBytes: null, verified: !failed && problem === null, verifyProblem: problem, movesPayload: true },
   );
+  if (fs.signal.aborted) return;
+  meter.end();
   fs.record(m);
   await rm(dest, { recursive: true, force: true }).catch(() => {});
 }

@@ -33,4 +33,6 @@ export const gitCloneDescriptor = {
   describe: (p) => ({ files: String(p.files), commits: String(p.commits) }),
   requires: ['file-system'],
   operations: ['clone'],
+  // Unbudgeted, a big history on a slow client takes hours, as a big tar does: half a second a file.
+  stepLimitS: (p) => Math.max(3600, 1800 + p.files / 2),
 } as const satisfies WorkloadDescriptor<GitCloneParams>;

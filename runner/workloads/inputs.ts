@@ -48,14 +48,21 @@ export interface ToolResult {
  * Runs a tool (git, tar) to completion, timing it from spawn to exit; stops it when the run is
  * aborted. Output is kept (bounded) for the error sample; stdin gets `input` if given.
  */
-export function runTool(command: string, args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv; signal: AbortSignal; input?: string | Buffer }): Promise<ToolResult> {
+export function runTool(command: string, args: string[], opts: {
+  cwd?: string; env?: NodeJS.ProcessEnv; signal: AbortSignal; input?: string | Buffer;
+  /** Sees the tool's output as it comes (a progress count). */
+  onStdout?: (chunk: Buffer) => void;
+}): Promise<ToolResult> {
   return new Promise((resolve, reject) => {
     const started = process.hrtime.bigint();
     const child = spawn(command, args, { cwd: opts.cwd, env: opts.env ?? process.env, stdio: [opts.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     const keep = (s: string, chunk: Buffer) => (s.length < 1_000_000 ? s + chunk.toString() : s);
-    child.stdout!.on('data', (c: Buffer) => (stdout = keep(stdout, c)));
+    child.stdout!.on('data', (c: Buffer) => {
+      stdout = keep(stdout, c);
+      opts.onStdout?.(c);
+    });
     child.stderr!.on('data', (c: Buffer) => (stderr = keep(stderr, c)));
     // On abort: kill, and stop waiting at once (a tool blocked on a hung mount exits only once the
     // mount is detached, which happens after this step gives up).

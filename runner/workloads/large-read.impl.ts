@@ -19,7 +19,7 @@ export const largeRead: WorkloadDefinition<LargeReadParams> = {
     ctx.record(await readFixture(ctx, 'read', fixture.spec.count, 1, true));
 
     ctx.progress('writing digests');
-    const write = new Batch('write-digest', 64);
+    const write = new Batch('write-digest', 64).plan(fixture.spec.count);
     const keys: string[] = [];
     for (let i = 0; i < fixture.spec.count; i++) {
       const path = join(ctx.scratchDir, `digest-${i}.sha256`);

@@ -29,7 +29,9 @@ export async function runMetadataSuite(fs: FsRunContext, params: MetadataParams,
     const objectSize = ['sequential-writes', 'data-modifications', 'single-file-append', 'random-reads', 'file-moves', 'deletion'].includes(test) ? size : null;
     let r: MetadataResult;
     try {
-      r = await runThread<MetadataResult>(job, { signal: fs.signal, onProgress: (_, note) => fs.progress(note) });
+      r = await runThread<MetadataResult>(job, {
+        signal: fs.signal, onProgress: (_, note) => fs.progress(note), meter: { operation: test, objectSizeBytes: objectSize, planned: params.ops, unit: 'ops' },
+      });
     } catch (err) {
       if (fs.signal.aborted) return;
       fs.record(notMeasured(test, objectSize, `the measuring thread failed: ${errorSummary(err)}`, false));

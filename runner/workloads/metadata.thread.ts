@@ -307,6 +307,7 @@ function run(state: State, ctx: ThreadContext): { result: MetadataResult; transf
     }
     result.ops++;
     result.activeNs += dt;
+    ctx.done();
     if (failure === null) {
       latencies[result.ok++] = dt;
       succeeded[i] = true;

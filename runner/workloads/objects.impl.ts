@@ -38,7 +38,7 @@ export const objects: WorkloadDefinition<ObjectsParams> = {
       };
 
       ctx.progress(`${label}: upload`);
-      const upload = new Batch('upload', size);
+      const upload = new Batch('upload', size).plan(files.length);
       for (const f of files) await upload.op(() => ctx.session.put(dir + f.name, { path: f.path, size }), () => size);
       // A client that syncs with the bucket in the background (S3 Files exports about a minute after
       // close; a write-back cache uploads after close) is given its bound before the check, untimed.
@@ -48,7 +48,7 @@ export const objects: WorkloadDefinition<ObjectsParams> = {
       ctx.record(upload.finish());
 
       ctx.progress(`${label}: list`);
-      const list = new Batch('list', size, 'sequential', false);
+      const list = new Batch('list', size, 'sequential', false).plan(1);
       const listing = await list.op(() => ctx.session.list(dir));
       if (listing) {
         const seen = expectListing(listing);
@@ -57,7 +57,7 @@ export const objects: WorkloadDefinition<ObjectsParams> = {
       ctx.record(list.finish());
 
       ctx.progress(`${label}: head`);
-      const head = new Batch('head', size, 'sequential', false);
+      const head = new Batch('head', size, 'sequential', false).plan(files.length);
       for (const f of files) {
         const meta = await head.op(() => ctx.session.head(dir + f.name));
         if (meta) head.verify(meta.size === size, `head of ${f.name} said ${meta.size} bytes, expected ${size}`);
@@ -65,7 +65,7 @@ export const objects: WorkloadDefinition<ObjectsParams> = {
       ctx.record(head.finish());
 
       ctx.progress(`${label}: download`);
-      const download = new Batch('download', size);
+      const download = new Batch('download', size).plan(files.length);
       for (const f of files) {
         const fetched = await download.op(() => ctx.session.get(dir + f.name), (r) => r.bytes);
         if (!fetched) continue;
@@ -76,7 +76,7 @@ export const objects: WorkloadDefinition<ObjectsParams> = {
       ctx.record(download.finish());
 
       ctx.progress(`${label}: delete`);
-      const del = new Batch('delete', size, 'sequential', false);
+      const del = new Batch('delete', size, 'sequential', false).plan(files.length);
       for (const f of files) await del.op(() => ctx.session.delete(dir + f.name));
       let left = await ctx.stored.list(dir);
       for (const deadline = Date.now() + syncLagMs; left.length && Date.now() < deadline;) {

@@ -147,6 +147,7 @@ function run(state: State, ctx: ThreadContext): { result: ReadFilesResult; trans
       r.errors[f.code] = (r.errors[f.code] ?? 0) + 1;
       r.firstError ??= `${file.path}: ${f.message}`;
     }
+    ctx.done();
     if (job.reportProgress && nowNs() - lastNote > 1e9) {
       lastNote = nowNs();
       ctx.progress(`${r.ops}/${job.sequence.length} files`);

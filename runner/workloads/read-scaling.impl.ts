@@ -28,7 +28,7 @@ export async function runReadScaling(fs: FsRunContext, files: ReadableFile[], p:
       const sequence = Array.from({ length: p.filesPerSize }, (_, i) => indexOf(`single-${size}-${i}.bin`));
       await cache.enter(state, files, [sequence]);
       fs.progress(`read-scaling: single stream ${formatSize(size)} (${state})`);
-      const c = await runReaders(fs, files, [sequence], chunk, 'active');
+      const c = await runReaders(fs, files, [sequence], chunk, 'active', { operation: 'single-stream', objectSizeBytes: size, cache: state });
       fs.record(fsMeasurement(c, { operation: 'single-stream', objectSizeBytes: size, verified: c.mismatches === 0 && c.ok > 0, verifyProblem: null, movesPayload: true, cache: state }));
     }
     for (const readers of p.readers) {
@@ -36,7 +36,7 @@ export async function runReadScaling(fs: FsRunContext, files: ReadableFile[], p:
       const sequences = Array.from({ length: readers }, (_, i) => [indexOf(`concurrent-${i}.bin`)]);
       await cache.enter(state, files, sequences);
       fs.progress(`read-scaling: ${readers} concurrent readers (${state})`);
-      const c = await runReaders(fs, files, sequences, chunk, 'wall');
+      const c = await runReaders(fs, files, sequences, chunk, 'wall', { operation: `concurrent-${readers}`, objectSizeBytes: sizeOf(p.concurrentSize), cache: state });
       fs.record(fsMeasurement(c, {
         operation: `concurrent-${readers}`, objectSizeBytes: sizeOf(p.concurrentSize), verified: c.mismatches === 0 && c.ok > 0, verifyProblem: null, movesPayload: true, cache: state,
       }));

@@ -61,6 +61,13 @@ export function mountCacheControl(
   };
 }
 
+/** The measurement a group of readers makes (left out for unrecorded reads such as warming). */
+export interface MeasuredReads {
+  operation: string;
+  objectSizeBytes: number | null;
+  cache?: CacheState;
+}
+
 /**
  * Runs one reader thread per sequence, all released at once, and merges their counts. `timing`
  * picks the batch duration: `wall` (first open to last close over all readers: aggregate
@@ -68,10 +75,12 @@ export function mountCacheControl(
  * out: one stream's own rate).
  */
 export async function runReaders(
-  fs: FsRunContext, files: ReadableFile[], sequences: number[][], chunkBytes: number, timing: 'wall' | 'active',
+  fs: FsRunContext, files: ReadableFile[], sequences: number[][], chunkBytes: number, timing: 'wall' | 'active', measured?: MeasuredReads,
 ): Promise<FsCounts & { mismatches: number }> {
   const jobs: ReadFilesJob[] = sequences.map((sequence, i) => ({ kind: 'read-files', files, sequence, chunkBytes, reportProgress: i === 0 }));
-  const results = await runThreads<ReadFilesResult>(jobs, { signal: fs.signal, onProgress: (_, note) => fs.progress(note) });
+  // Files read out of files planned, for the step's budget.
+  const meter = measured && { ...measured, planned: sequences.reduce((n, s) => n + s.length, 0), unit: 'files' as const };
+  const results = await runThreads<ReadFilesResult>(jobs, { signal: fs.signal, onProgress: (_, note) => fs.progress(note), meter });
   const latencies = new Float64Array(results.reduce((n, r) => n + r.latenciesNs.length, 0));
   let offset = 0;
   const errors: Record<string, number> = {};

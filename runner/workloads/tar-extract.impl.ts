@@ -3,11 +3,13 @@ import { open, rm, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { errorSummary } from '../core/errors';
+import { openMeter, type WorkMeter } from '../core/meter';
+import { which } from '../core/paths';
 import { formatSize } from '../core/units';
 import { bucketSyncBoundMs, waitForObjectSizes } from './common';
 import type { ReferenceView, WorkloadDefinition } from '../core/workload';
 import { fsMeasurement, fsRunContextOf, isRefusalText, notMeasured, type FsRunContext } from './fs-common';
-import { cachedInput, firstLine, runTool } from './inputs';
+import { cachedInput, firstLine, runTool, type ToolResult } from './inputs';
 import { treeCrcs, writeTarball } from './tree';
 import { TREE_OWNER, planTree, type TreePlan } from './tree-plan';
 import { tarExtractDescriptor, tarTree, type TarExtractParams } from './tar-extract';
@@ -44,7 +46,9 @@ export function tarVersion(): string {
 /**
  * Seeds 002 and 004's `tar -xf`: GNU tar extracts the archive (from local disk) into a directory
  * on the file system under test, keeping permissions and modification times (`-p`, tar's default
- * for times), timed from spawn to exit. Then, untimed, every file is read back and checked
+ * for times), timed from spawn to exit; `-v` lists each member to the runner as it starts it
+ * (line-buffered through coreutils' stdbuf where there is one), which counts the files done should
+ * the step's budget run out. Then, untimed, every file is read back and checked
  * (size and CRC-32), and its mode, time and (as root) owner compared with the archive's. Records:
  * `extract` (files/s, MB/s; ok when every file's content is right), then `permissions`,
  * `timestamps` and `ownership` (how many files kept theirs; unsupported when the file system
@@ -63,14 +67,14 @@ export async function runTarExtract(fs: FsRunContext, archive: Tarball, inStore?
   }
   const { plan } = archive;
   fs.progress(`tar -xf (${plan.files.length} files, ${formatSize(plan.totalBytes)})`);
-  let tar;
+  const meter = openMeter('extract', null, plan.files.length, 'files');
+  let tar: ToolResult;
   try {
-    // --numeric-owner: the archive's owner ids as they are, whatever this host's user names.
-    tar = await runTool('tar', ['-x', '-p', '--numeric-owner', '-f', archive.path, '-C', dest], { signal: fs.signal, env: { ...process.env, LC_ALL: 'C' } });
+    tar = await extractCounting(archive, dest, fs.signal, meter);
   } catch (err) {
     if (fs.signal.aborted) throw err;
-    fs.record(notMeasured('extract', null, `could not run tar: ${errorSummary(err)}`, false));
-    return;
+    meter.end();
+    return fs.record(notMeasured('extract', null, `could not run tar: ${errorSummary(err)}`, false));
   }
   if (fs.signal.aborted) return;
   const complaint = tar.code === 0 ? null : `tar exited ${tar.code ?? tar.signal}: ${firstLine(tar.stderr)}`;
@@ -97,6 +101,8 @@ export async function runTarExtract(fs: FsRunContext, archive: Tarball, inStore?
       extract.errorSample = `extracted files read back through the mount, but in the store: ${problem}`;
     }
   }
+  if (fs.signal.aborted) return; // stopped during the checks: the step records it as did-not-finish
+  meter.end();
   fs.record(extract);
   // Each kind of metadata: unsupported when the file system refused it (tar says "Cannot change
   // mode/utime/ownership: Operation not permitted" — some files may still show the expected value by
@@ -128,6 +134,29 @@ export async function runTarExtract(fs: FsRunContext, archive: Tarball, inStore?
   }
   fs.progress('tar-extract: removing the extracted tree');
   await rm(dest, { recursive: true, force: true }).catch(() => {});
+}
+
+/**
+ * Runs `tar -x` of the archive into `dest`, counting into `meter` the files extracted so far (for
+ * the step's budget): tar -v names each member as it starts it — the top folder and the
+ * directories first, then the files (tree.ts writes them in that order). Into a pipe tar buffers
+ * that listing by the block: coreutils' stdbuf, where there is one, makes it say each member at once.
+ */
+async function extractCounting(archive: Tarball, dest: string, signal: AbortSignal, meter: WorkMeter): Promise<ToolResult> {
+  const files = archive.plan.files.length;
+  const ahead = 1 + archive.plan.dirs.length + 1;
+  let listed = 0;
+  const count = (chunk: Buffer) => {
+    for (const byte of chunk) if (byte === 10) listed++;
+    meter.add(Math.max(0, Math.min(files, listed - ahead + 1)) - meter.done);
+  };
+  // --numeric-owner: the archive's owner ids as they are, whatever this host's user names.
+  const args = ['-x', '-v', '-p', '--numeric-owner', '-f', archive.path, '-C', dest];
+  const stdbuf = which('stdbuf')[0];
+  const command = stdbuf ? [stdbuf, '-oL', 'tar', ...args] : ['tar', ...args];
+  const tar = await runTool(command[0], command.slice(1), { signal, env: { ...process.env, LC_ALL: 'C' }, onStdout: count });
+  meter.add(files - meter.done);
+  return tar;
 }
 
 /**

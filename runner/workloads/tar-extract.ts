@@ -62,4 +62,6 @@ export const tarExtractDescriptor = {
   operations: ['extract', 'permissions', 'timestamps', 'ownership'],
   // The archive (cached locally) and the tree extracted from it into objects.
   stepBytes: (p) => 2 * sizeOf(p.totalSize),
+  // Unbudgeted, a big tree on a slow client takes hours (seed 002 extrapolated two): half a second a file.
+  stepLimitS: (p) => Math.max(3600, 1800 + p.files / 2),
 } as const satisfies WorkloadDescriptor<TarExtractParams>;

@@ -47,7 +47,7 @@ export async function runWebServing(fs: FsRunContext, files: ReadableFile[], p: 
     if (fs.signal.aborted) return;
     await cache.enter(state, files, sequences);
     fs.progress(`web-serving ${state}: ${p.readers} readers`);
-    const c = await runReaders(fs, files, sequences, sizeOf(p.chunk), 'wall');
+    const c = await runReaders(fs, files, sequences, sizeOf(p.chunk), 'wall', { operation: 'read', objectSizeBytes: null, cache: state });
     fs.record(fsMeasurement(c, {
       operation: 'read', objectSizeBytes: null, verified: c.mismatches === 0 && c.ok > 0, verifyProblem: null, movesPayload: true, cache: state,
     }));

@@ -2,12 +2,12 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createServer, connect, type AddressInfo, type Socket } from 'node:net';
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { startEmbeddedEndpoint } from '../../runner/endpoint/embedded';
 import { makeS3Client } from '../../runner/endpoint/s3-client';
 import { runBenchmark } from '../../runner/run';
 import { s3ab } from '../helpers/cli';
+import { freezableRelay } from '../helpers/relay';
 
 /** A results folder that fills up mid-run (ENOSPC), and an embedded server that stops answering: bounded, clear ends. */
 describe('a full results disk', () => {
@@ -71,31 +71,6 @@ describe('a frozen embedded server', () => {
     }
   }, 120_000);
 });
-
-/** A TCP relay to a server that can be frozen: it then accepts connections and moves no byte, like a hung endpoint. */
-function freezableRelay(port: number): Promise<{ url: string; freeze(): void; close(): void }> {
-  let frozen = false;
-  const sockets = new Set<Socket>();
-  const server = createServer((inbound) => {
-    sockets.add(inbound);
-    inbound.on('close', () => sockets.delete(inbound));
-    inbound.on('error', () => {});
-    if (frozen) return;
-    const outbound = connect(port, '127.0.0.1');
-    sockets.add(outbound);
-    outbound.on('error', () => inbound.destroy());
-    outbound.on('close', () => sockets.delete(outbound));
-    inbound.on('data', (b) => { if (!frozen) outbound.write(b); });
-    outbound.on('data', (b) => { if (!frozen) inbound.write(b); });
-    inbound.on('end', () => { if (!frozen) outbound.end(); });
-    outbound.on('end', () => { if (!frozen) inbound.end(); });
-  });
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    freeze: () => { frozen = true; },
-    close: () => { for (const s of sockets) s.destroy(); server.close(); },
-  })));
-}
 
 describe('a named endpoint that stops answering mid-run', () => {
   test('the run ends within its bound, failed, naming the endpoint and the command that removes what it kept', async () => {

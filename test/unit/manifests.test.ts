@@ -27,7 +27,7 @@ describe('run manifests: one reader, abandoned runs told apart', () => {
     const status = Object.fromEntries(manifests.map((m) => [m.run_id, m.status]));
     expect(status).toEqual({ '20261122T100000Z-aaaaa1': 'abandoned', '20261122T100000Z-aaaaa2': 'running', '20261122T100000Z-aaaaa3': 'running', '20261122T100000Z-aaaaa4': 'running' });
     expect(manifests.find((m) => m.status === 'abandoned')!.problem).toMatch(new RegExp(`pid ${gone} on .* ended without finishing it`));
-    expect(bad).toEqual([{ path: join(dir, '_runs', 'broken.json'), reason: expect.stringMatching(/^not a run manifest: /) }]);
+    expect(bad).toEqual([{ path: join(dir, '_runs', 'broken.json'), runId: null, reason: expect.stringMatching(/^not a run manifest: /) }]);
   });
 
   test('a new run rewrites abandoned manifests as such', () => {
