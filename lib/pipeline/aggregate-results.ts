@@ -3,7 +3,13 @@ import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
 import { orderByOf, runQueryIntrinsic } from '../../runner/report/run-query';
 import type { ResultsCatalog } from '../results-catalog';
-import { CATCH_TO_TEARDOWN, RETRY, sdkTask, TASK_TIMEOUT_S, TRANSIENT_ERRORS } from './tasks';
+import { CATCH_TO_TEARDOWN, RETRY, retriedErrors, sdkTask, TASK_TIMEOUT_S } from './tasks';
+
+/**
+ * Summary queries in flight at once: the account's Athena quota (active DML queries) is shared
+ * with whatever else runs there, and a query that waits in Athena's queue spends its timeout.
+ */
+export const SUMMARY_QUERY_CONCURRENCY = 4;
 
 export interface AggregateResultsProps {
   /** The Glue table, Athena workgroup and named queries. */
@@ -13,8 +19,10 @@ export interface AggregateResultsProps {
 }
 
 /**
- * Aggregate: every named summary query, restricted to the run, through Athena `.sync`, all at
- * once; `$.aggregate` holds each query's name and execution id for the Report function.
+ * Aggregate: every named summary query, restricted to the run and its day partition, through
+ * Athena `.sync`, SUMMARY_QUERY_CONCURRENCY at a time; `$.aggregate` holds each query's name and
+ * execution id for the Report function. Every call only reads (a query writes nothing but its own
+ * result file), so a timed-out one is retried; the timeout leaves room for Athena's queue.
  */
 export class AggregateResults extends sfn.StateMachineFragment {
   readonly startState: sfn.State;
@@ -30,7 +38,7 @@ export class AggregateResults extends sfn.StateMachineFragment {
       resultPath: '$.queries',
     });
     const getQuery = sdkTask(this, 'GetNamedQuery', 'athena', 'getNamedQuery', { 'NamedQueryId.$': '$.query.id' }, [workGroupArn],
-      Duration.seconds(TASK_TIMEOUT_S.getNamedQuery), { resultSelector: { 'sql.$': '$.NamedQuery.QueryString' }, resultPath: '$.named' });
+      Duration.seconds(TASK_TIMEOUT_S.getNamedQuery), { resultSelector: { 'sql.$': '$.NamedQuery.QueryString' }, resultPath: '$.named', readOnly: true });
     // Athena .sync as a raw Task state: CDK's AthenaStartQueryExecution grants s3:CreateBucket and
     // reads on "*" when the workgroup holds the output location; the Pipeline grants them scoped.
     const runQuery = new sfn.CustomState(this, 'RunSummaryQuery', {
@@ -38,8 +46,8 @@ export class AggregateResults extends sfn.StateMachineFragment {
         Type: 'Task',
         Resource: `arn:${Aws.PARTITION}:states:::athena:startQueryExecution.sync`,
         Parameters: {
-          // The file's SQL restricted to the run, its ORDER BY repeated outside (runner/report/run-query.ts).
-          'QueryString.$': runQueryIntrinsic('$.named.sql', '$.runId', '$.query.orderBy'),
+          // The file's SQL over the run's day, restricted to the run, its ORDER BY repeated outside (runner/report/run-query.ts).
+          'QueryString.$': runQueryIntrinsic(results.databaseName, '$.day', '$.named.sql', '$.runId', '$.query.orderBy'),
           QueryExecutionContext: { Database: results.databaseName },
           WorkGroup: results.workGroupName,
         },
@@ -48,11 +56,11 @@ export class AggregateResults extends sfn.StateMachineFragment {
         TimeoutSeconds: TASK_TIMEOUT_S.summaryQuery,
       },
     });
-    runQuery.addRetry({ errors: TRANSIENT_ERRORS.athena, ...RETRY });
+    runQuery.addRetry({ errors: retriedErrors('athena', true), ...RETRY });
     const aggregate = new sfn.Map(this, 'Aggregate', {
       itemsPath: '$.queries',
-      itemSelector: { 'query.$': '$$.Map.Item.Value', 'runId.$': '$.run.value.runId' },
-      maxConcurrency: 0,
+      itemSelector: { 'query.$': '$$.Map.Item.Value', 'runId.$': '$.run.value.runId', 'day.$': '$.run.value.day' },
+      maxConcurrency: SUMMARY_QUERY_CONCURRENCY,
       resultPath: '$.aggregate',
     });
     aggregate.itemProcessor(getQuery.next(runQuery).next(new sfn.Pass(this, 'SummaryQueryDone', {
