@@ -301,7 +301,8 @@ function callbackLines(p: { error: string; what: string; log: string; reportedFi
     SECTION('callback'),
     "TASK_TOKEN='{{ taskToken }}'",
     ...(p.heartbeats
-      ? ['( while kill -0 $$ 2>/dev/null; do sleep {{ heartbeatSeconds }}; aws stepfunctions send-task-heartbeat --task-token "$TASK_TOKEN" >/dev/null 2>&1 || true; done ) &', 'HEARTBEATS=$!']
+      // Its output goes nowhere: a sleeping loop must not hold the command's output open after it ended.
+      ? ['( while kill -0 $$ 2>/dev/null; do sleep {{ heartbeatSeconds }}; aws stepfunctions send-task-heartbeat --task-token "$TASK_TOKEN" || true; done ) >/dev/null 2>&1 &', 'HEARTBEATS=$!']
       : []),
     `finish() { code=$?; ${p.heartbeats ? 'kill "$HEARTBEATS" 2>/dev/null || true; ' : ''}${ifNotReported}{ ${success}; }; }`,
     'trap finish EXIT',
