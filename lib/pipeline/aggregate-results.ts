@@ -5,12 +5,6 @@ import { orderByOf, runQueryIntrinsic } from '../../runner/report/run-query';
 import type { ResultsCatalog } from '../results-catalog';
 import { CATCH_TO_TEARDOWN, RETRY, retriedErrors, sdkTask, TASK_TIMEOUT_S } from './tasks';
 
-/**
- * Summary queries in flight at once: the account's Athena quota (active DML queries) is shared
- * with whatever else runs there, and a query that waits in Athena's queue spends its timeout.
- */
-export const SUMMARY_QUERY_CONCURRENCY = 4;
-
 export interface AggregateResultsProps {
   /** The Glue table, Athena workgroup and named queries. */
   readonly results: ResultsCatalog;
@@ -20,9 +14,12 @@ export interface AggregateResultsProps {
 
 /**
  * Aggregate: every named summary query, restricted to the run and its day partition, through
- * Athena `.sync`, SUMMARY_QUERY_CONCURRENCY at a time; `$.aggregate` holds each query's name and
- * execution id for the Report function. Every call only reads (a query writes nothing but its own
- * result file), so a timed-out one is retried; the timeout leaves room for Athena's queue.
+ * Athena `.sync`, all at once; `$.aggregate` holds each query's name and execution id for the
+ * Report function. The queries are small (one day, one run) and fewer than Athena's default quota
+ * of active DML queries: what went wrong before was not how many ran, but a 20-s timeout that
+ * Athena's queue spent. Now the timeout leaves minutes for the queue, a throttled start
+ * (TooManyRequests) is retried with backoff, and so is a timed-out call — every call only reads
+ * (a query writes nothing but its own result file).
  */
 export class AggregateResults extends sfn.StateMachineFragment {
   readonly startState: sfn.State;
@@ -60,7 +57,7 @@ export class AggregateResults extends sfn.StateMachineFragment {
     const aggregate = new sfn.Map(this, 'Aggregate', {
       itemsPath: '$.queries',
       itemSelector: { 'query.$': '$$.Map.Item.Value', 'runId.$': '$.run.value.runId', 'day.$': '$.run.value.day' },
-      maxConcurrency: SUMMARY_QUERY_CONCURRENCY,
+      maxConcurrency: 0,
       resultPath: '$.aggregate',
     });
     aggregate.itemProcessor(getQuery.next(runQuery).next(new sfn.Pass(this, 'SummaryQueryDone', {

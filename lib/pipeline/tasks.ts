@@ -16,7 +16,7 @@ export interface PollBudget { waitSeconds: number; maxPolls: number }
  * starting work 5 s before this timeout and reports whether anything is left. A summary query
  * gets minutes: Athena may queue it, and queued time counts against the timeout.
  */
-export const TASK_TIMEOUT_S = { validate: 8, runInstances: 8, checkOnline: 10, sendCommand: 5, getNamedQuery: 10, summaryQuery: 300, report: 12, teardown: 90 };
+export const TASK_TIMEOUT_S = { validate: 8, runInstances: 8, checkOnline: 10, sendCommand: 5, getNamedQuery: 10, summaryQuery: 120, report: 12, teardown: 90 };
 
 /**
  * Errors worth a retry, per service: throttling and transient service faults, as Step Functions

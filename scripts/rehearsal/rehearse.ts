@@ -19,6 +19,7 @@ import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync
 import { randomBytes, randomUUID } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
+import { withoutTimeoutPaths } from '../../test/helpers/definition';
 import { synthesize } from '../../test/helpers/stack';
 import { cleanupAll } from '../../runner/core/cleanup';
 import { runDataPrefix, runVolumePrefix } from '../../runner/core/vocabulary';
@@ -320,26 +321,6 @@ function filesUnder(dir: string): string[] {
   };
   walk(dir);
   return out;
-}
-
-/**
- * aws-local-stepfunctions reads TimeoutSecondsPath from the state's effective input (after
- * Parameters), not from its input as Step Functions does: the local Step Functions enforces those
- * timeouts itself (step-functions.ts), and the executor gets the execution's own limit instead.
- */
-function withoutTimeoutPaths(definition: Record<string, any>): Record<string, any> {
-  const copy = structuredClone(definition);
-  const walk = (states: Record<string, any>) => {
-    for (const st of Object.values(states)) {
-      if (st.TimeoutSecondsPath) {
-        delete st.TimeoutSecondsPath;
-        st.TimeoutSeconds = definition.TimeoutSeconds;
-      }
-      if (st.ItemProcessor) walk(st.ItemProcessor.States);
-    }
-  };
-  walk(copy.States);
-  return copy;
 }
 
 /** The Task states with their TimeoutSeconds, Map item processors included. */
