@@ -99,8 +99,8 @@ export class IamCheck {
     return decision;
   }
 
-  /** As decide(), but a deny throws as AWS answers it (`errorName`, e.g. AwsErrorException). */
-  async require(req: IamRequest, errorName = 'AwsErrorException'): Promise<void> {
+  /** As decide(), but a deny throws as AWS answers it (`errorName`, e.g. AccessDeniedException). */
+  async require(req: IamRequest, errorName = 'AccessDeniedException'): Promise<void> {
     const d = await this.decide(req);
     if (d !== 'Allowed') throw new AwsError(errorName, `User: ${this.sessionArn(req.principal)} is not authorized to perform: ${req.action} on resource: ${req.resource} (${d})`);
   }
