@@ -86,6 +86,8 @@ export class LocalCloud {
   private readonly launches = new Map<string, string[]>();
   private readonly queryResults = new Map<string, { pages: ReturnType<typeof athenaPages>; key: string }>();
   private n = 0;
+  /** The injected fault goes to the first command of its document only. */
+  private faulted = false;
 
   constructor(private readonly o: LocalCloudOptions) {
     mkdirSync(o.root, { recursive: true });
@@ -213,13 +215,15 @@ export class LocalCloud {
     const timeoutSeconds = Number(parameters.executionTimeout?.[0] ?? 3600);
     const record: CommandRecord = { id, document, parameters, invocations: new Map(), timeoutSeconds };
     this.commands.set(id, record);
-    for (const [i, instanceId] of instanceIds.entries()) {
+    for (const instanceId of instanceIds) {
       const box = this.sandboxes.get(instanceId);
       if (!box || box.state !== 'running') throw new AwsError('Ssm.InvalidInstanceIdException', `instance ${instanceId} is not running`);
       await Promise.all(this.o.skipped[document](box).map((r) => this.o.iam.decide(r)));
       // Terminated meanwhile (Teardown runs while a failed Map's other iterations still send): SSM refuses.
       if (box.state !== 'running') throw new AwsError('Ssm.InvalidInstanceIdException', `instance ${instanceId} is not running`);
-      record.invocations.set(instanceId, this.run(document, id, box, parameters, i === 0 ? this.o.fault : undefined));
+      const fault = !this.faulted && (this.o.fault === document || (this.o.fault === 'runner-dies' && document === 'run-step')) ? this.o.fault : undefined;
+      if (fault) this.faulted = true;
+      record.invocations.set(instanceId, this.run(document, id, box, parameters, fault));
     }
     return { Command: { CommandId: id } };
   }
@@ -242,7 +246,7 @@ export class LocalCloud {
     child.stderr!.on('data', keep);
     const timer = setTimeout(() => this.kill(inv, 'TimedOut'), Number(parameters.executionTimeout?.[0] ?? 3600) * 1000);
     // A runner that dies mid-steps: its whole process tree is killed, no exit trap runs (as when an instance fails).
-    const death = fault === 'runner-dies' && document === 'run-step' ? setTimeout(() => this.kill(inv, 'Failed'), 3000) : null;
+    const death = fault === 'runner-dies' && document === 'run-step' ? setTimeout(() => this.kill(inv, 'Failed'), 1000) : null;
     child.once('close', (code) => {
       clearTimeout(timer);
       if (death) clearTimeout(death);
