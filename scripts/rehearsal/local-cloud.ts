@@ -85,6 +85,8 @@ export class LocalCloud {
   readonly commands = new Map<string, CommandRecord>();
   private readonly launches = new Map<string, string[]>();
   private readonly queryResults = new Map<string, { pages: ReturnType<typeof athenaPages>; key: string }>();
+  /** The results bucket's records as the queries read them, copied once per caller (they do not change while Aggregate runs). */
+  private readonly records = new Map<string, Promise<string>>();
   private n = 0;
   /** The injected fault goes to the first command of its document only. */
   private faulted = false;
@@ -293,18 +295,12 @@ export class LocalCloud {
     // Queries run side by side (the Aggregate Map): the id is taken before any await.
     const id = `qe-${++this.n}`;
     const s3 = this.o.s3As(principal);
-    const local = join(this.o.root, 'athena', id);
-    let token: string | undefined;
-    do {
-      const page = await s3.send(new ListObjectsV2Command({ Bucket: this.o.resultsBucket, Prefix: 'results/', ContinuationToken: token }));
-      for (const o of page.Contents ?? []) {
-        const path = join(local, o.Key!.slice('results/'.length));
-        mkdirSync(join(path, '..'), { recursive: true });
-        writeFileSync(path, await (await s3.send(new GetObjectCommand({ Bucket: this.o.resultsBucket, Key: o.Key! }))).Body!.transformToString());
-      }
-      token = page.NextContinuationToken;
-    } while (token);
-    mkdirSync(local, { recursive: true });
+    let records = this.records.get(principal);
+    if (!records) {
+      records = this.copyRecords(s3, join(this.o.root, 'athena', `records-${principal}`));
+      this.records.set(principal, records);
+    }
+    const local = await records;
     const duck = await openResults(local);
     try {
       // The query names the Glue database (the run filter reads its day partition of database.results).
@@ -317,8 +313,23 @@ export class LocalCloud {
       return { QueryExecution: { QueryExecutionId: id } };
     } finally {
       duck.close();
-      rmSync(local, { recursive: true, force: true });
     }
+  }
+
+  /** The results bucket's records/ into a local folder, read with the caller's key (Athena reads the table's files as the caller). */
+  private async copyRecords(s3: S3Client, local: string): Promise<string> {
+    let token: string | undefined;
+    do {
+      const page = await s3.send(new ListObjectsV2Command({ Bucket: this.o.resultsBucket, Prefix: 'results/', ContinuationToken: token }));
+      for (const o of page.Contents ?? []) {
+        const path = join(local, o.Key!.slice('results/'.length));
+        mkdirSync(join(path, '..'), { recursive: true });
+        writeFileSync(path, await (await s3.send(new GetObjectCommand({ Bucket: this.o.resultsBucket, Key: o.Key! }))).Body!.transformToString());
+      }
+      token = page.NextContinuationToken;
+    } while (token);
+    mkdirSync(local, { recursive: true });
+    return local;
   }
 
   /** The Athena client a function gets, acting as its role: GetQueryResults, paged (the result read from S3 with its key). */
