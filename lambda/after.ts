@@ -1,3 +1,4 @@
+import type { S3Client } from '@aws-sdk/client-s3';
 import type { Context } from 'aws-lambda';
 import { join } from 'node:path';
 import { handleDocumentEvent, repetitionFolder, type DocumentResult } from './shared/document-benchmark';
@@ -13,7 +14,9 @@ const client = s3Client();
  * MOUNT_PATH/RUNID/after/rNNN/. MOUNT_METHOD names what is mounted there (s3-files on AWS;
  * tests run it on a local directory and on an s3fs mount).
  */
-export function handler(event: unknown, context?: Context): Promise<DocumentResult> {
+export function handler(event: unknown, context?: Context, deps: { s3?: S3Client } = {}): Promise<DocumentResult> {
+  // Lambda calls handler(event, context): the client a test or the rehearsal injects comes third.
+  const s3 = deps.s3 ?? client;
   const method = process.env.MOUNT_METHOD ?? 's3-files';
   return handleDocumentEvent(event, context,
     (ev) => new FsDocumentStore(method, join(env('MOUNT_PATH'), ev.runId, 'after', repetitionFolder(ev.repetition)), {
@@ -23,7 +26,7 @@ export function handler(event: unknown, context?: Context): Promise<DocumentResu
       cache: method === 'local-fs' ? 'none' : 'warm',
     }),
     {
-      client, bucket: env('RESULTS_BUCKET'),
+      client: s3, bucket: env('RESULTS_BUCKET'),
       endpoint: { kind: process.env.S3AB_S3_ENDPOINT ? 'custom' : 'aws', url: process.env.S3AB_S3_ENDPOINT ?? null, server: process.env.MOUNT_SERVER ?? 'Amazon S3 Files' },
     });
 }

@@ -1,8 +1,9 @@
-import { PutObjectCommand } from '@aws-sdk/client-s3';
+import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { UserError } from '../runner/core/errors';
-import { expandSteps, loadProfile, resolveMatrix } from '../runner/core/matrix';
-import { LAYOUTS, planShards, stepList, type Layout } from '../runner/core/shards';
-import { newRunId, stepLabel } from '../runner/core/vocabulary';
+import { INSTALL } from '../runner/core/install';
+import { expandSteps, loadProfile, resolveMatrix, type Step } from '../runner/core/matrix';
+import { LAYOUTS, planShards, stepList, type Layout, type Shard } from '../runner/core/shards';
+import { newRunId, runDay, stepLabel } from '../runner/core/vocabulary';
 import { architectureOf, DEFAULT_RUNNER_INSTANCE_TYPE, INSTANCE_TYPE_FORM, MAX_RUNNERS, RUNNER_IMAGE, type Architecture } from '../lib/instance-types';
 import { RESULTS_LAYOUT } from '../lib/results-layout';
 import { logger, NamedError } from './shared/powertools';
@@ -25,11 +26,34 @@ export interface ExecutionInput {
   layout?: string;
 }
 
-/** One runner's share as the state machine passes it to the run-step document. */
-export interface ShardItem { runner: number; steps: string; count: number; workloads: string[] }
+/**
+ * One runner's share as the state machine uses it (the contract between ValidateInput's planner
+ * and the pipeline, issue 21): its steps for the run-step document, the command timeout that
+ * follows from the plan, the runner's instance type and image, and the assets/install.json
+ * components its setup installs.
+ */
+export interface ShardItem {
+  runner: number;
+  /** Step numbers for the run-step document: "1,2,5". */
+  steps: string;
+  count: number;
+  workloads: string[];
+  /** The shard's modelled duration, in seconds (null: not modelled). */
+  modelledSeconds: number | null;
+  /** The run-step command's own timeout, in seconds. */
+  timeoutSeconds: number;
+  /** The runner's EC2 instance type. */
+  instanceType: string;
+  /** The runner's image: Amazon Linux 2023 of the type's architecture (lib/instance-types.ts). */
+  imageId: string;
+  /** The assets/install.json components its setup must install. */
+  install: string[];
+}
 
 export interface ValidatedRun {
   runId: string;
+  /** The run's day (its records' `dt` partition): the summary queries read that day only. */
+  day: string;
   matrixName: string;
   matrixKey: string;
   steps: { step: string; label: string }[];
@@ -43,7 +67,7 @@ export interface ValidatedRun {
 }
 
 /** Validates an execution's input; every problem is an `InvalidInput` error naming the field and the valid values. */
-export function validateInput(input: unknown, defaultInstanceType: string): Omit<ValidatedRun, 'runId' | 'matrixKey'> & { matrix: unknown } {
+export function validateInput(input: unknown, defaultInstanceType: string, maxShardSeconds = Infinity): Omit<ValidatedRun, 'runId' | 'matrixKey' | 'day'> & { matrix: unknown } {
   const ev = (input ?? {}) as ExecutionInput;
   const bad = (problem: string, fix: string) => new NamedError('InvalidInput', `${problem} — ${fix}`);
   if (ev.matrix !== undefined && ev.profile !== undefined) throw bad('the input has both "matrix" and "profile"', 'give one of them');
@@ -88,7 +112,40 @@ export function validateInput(input: unknown, defaultInstanceType: string): Omit
       'launch at most one runner per workload, or use "layout": "replicate" to run every step on every runner');
   }
   const steps = expanded.map((s) => ({ step: String(s.index), label: stepLabel(s) }));
-  return { matrix: raw, matrixName: resolved.name, steps, layout, shards: shards.map((s) => ({ runner: s.runner, steps: stepList(s.steps), count: s.steps.length, workloads: s.workloads })), runners: specs, runnerCount, documents, lambdaRepetitions: Array.from({ length: repetitions }, (_, i) => i + 1) };
+  const items = interimShardFields(shards, expanded, specs);
+  const late = items.find((i) => i.timeoutSeconds > maxShardSeconds);
+  if (late) throw bad(`runner ${late.runner + 1}'s command timeout (${late.timeoutSeconds} s) is longer than the execution leaves for a shard (${maxShardSeconds} s)`, 'add runners so each shard is shorter, or deploy with a longer -c runnerMaxLifetimeHours');
+  return { matrix: raw, matrixName: resolved.name, steps, layout, shards: items, runners: specs, runnerCount, documents, lambdaRepetitions: Array.from({ length: repetitions }, (_, i) => i + 1) };
+}
+
+/** Today's fixed command timeout of a shard, until the measured model gives each its own. */
+const INTERIM_SHARD_TIMEOUT_S = 7200;
+
+/**
+ * The fields of the shard contract the planner does not fill yet (issue 21: the measured model
+ * will — runner/core/shards.ts planShards and this file): every shard gets today's fixed 2-hour
+ * command timeout and no modelled time; its runner's instance type is that of the i-th runner
+ * when the specs are expanded in order (the launch order before per-shard types); `install` is
+ * what its methods and workloads need (assets/install.json).
+ */
+function interimShardFields(shards: Shard[], steps: Step[], specs: ValidatedRunnerSpec[]): ShardItem[] {
+  const types = specs.flatMap((r) => Array<string>(r.count).fill(r.instanceType));
+  return shards.map((s) => {
+    const mine = steps.filter((x) => s.steps.includes(x.index));
+    const instanceType = types[s.runner];
+    return {
+      runner: s.runner, steps: stepList(s.steps), count: s.steps.length, workloads: s.workloads,
+      modelledSeconds: null, timeoutSeconds: INTERIM_SHARD_TIMEOUT_S, instanceType, imageId: RUNNER_IMAGE[architectureOf(instanceType)!],
+      install: installFor(mine),
+    };
+  });
+}
+
+/** The assets/install.json components the methods and workloads of these steps need, sorted. */
+export function installFor(steps: Pick<Step, 'method' | 'workload'>[]): string[] {
+  const needs = new Set<string>();
+  for (const s of steps) for (const c of [...(INSTALL.methods[s.method.name] ?? []), ...(INSTALL.workloads[s.workload.name] ?? [])]) needs.add(c);
+  return [...needs].sort();
 }
 
 /**
@@ -96,13 +153,14 @@ export function validateInput(input: unknown, defaultInstanceType: string): Omit
  * as `s3ab run --matrix`) before anything is created, then stores the matrix where the runners'
  * `s3ab step` reads it (executions/RUNID/matrix.json).
  */
-export async function handler(event: { input?: unknown }): Promise<ValidatedRun> {
-  const v = validateInput(event?.input, process.env.DEFAULT_INSTANCE_TYPE ?? DEFAULT_RUNNER_INSTANCE_TYPE);
+export async function handler(event: { input?: unknown }, _context?: unknown, deps: { s3?: S3Client } = {}): Promise<ValidatedRun> {
+  const maxShardSeconds = Number(process.env.MAX_SHARD_SECONDS ?? Infinity);
+  const v = validateInput(event?.input, process.env.DEFAULT_INSTANCE_TYPE ?? DEFAULT_RUNNER_INSTANCE_TYPE, maxShardSeconds);
   const runId = newRunId();
   const matrixKey = `${RESULTS_LAYOUT.executions}${runId}/matrix.json`;
-  await client.send(new PutObjectCommand({ Bucket: env('RESULTS_BUCKET'), Key: matrixKey, Body: JSON.stringify(v.matrix, null, 2), ContentType: 'application/json' }));
+  await (deps.s3 ?? client).send(new PutObjectCommand({ Bucket: env('RESULTS_BUCKET'), Key: matrixKey, Body: JSON.stringify(v.matrix, null, 2), ContentType: 'application/json' }));
   logger.info('input valid', { runId, steps: v.steps.length, runners: v.runnerCount });
   const { matrix: _matrix, ...rest } = v;
   void _matrix;
-  return { runId, matrixKey, ...rest };
+  return { runId, day: runDay(runId), matrixKey, ...rest };
 }

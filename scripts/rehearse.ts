@@ -1,14 +1,16 @@
 /**
- * `npm run rehearse -- [--profile P | --matrix FILE] [--runners TYPE:COUNT,...] [--layout shard|replicate] [--fail setup|run-step]`:
+ * `npm run rehearse -- [--profile P | --matrix FILE] [--runners TYPE:COUNT,...] [--layout shard|replicate] [--fail setup|run-step|runner-dies] [--drop-grant ROLE:ACTION@RESOURCE]`:
  * a whole AWS execution rehearsed here (scripts/rehearsal/rehearse.ts) — the synthesized state
  * machine, the real Lambda handlers, local runner sandboxes running the SSM documents' own lines
- * against the embedded S3 server — then its figures: per state, polls, history events, S3
- * requests, objects, what was left behind, and the final status.
+ * against the embedded S3 server, every request evaluated against the template's IAM — then its
+ * figures: per state against its timeout, callbacks, history events against their bound, S3
+ * requests, IAM, objects, what was left behind, and the final status.
  */
 import Table from 'cli-table3';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { rehearse, type RehearsalReport } from './rehearsal/rehearse';
+import { parseDroppedGrant } from './rehearsal/iam';
+import { rehearse, type Fault, type RehearsalReport } from './rehearsal/rehearse';
 import { DEFAULT_RUNNER_INSTANCE_TYPE } from '../lib/instance-types';
 import { TASK_TIMEOUT_S } from '../lib/pipeline/tasks';
 import { TEARDOWN_MAX_ROUNDS } from '../lib/pipeline/teardown-flow';
@@ -18,7 +20,8 @@ import { AWS_ASSUMPTIONS } from './cost/measured-model';
 const { values } = parseArgs({
   options: {
     profile: { type: 'string', default: 'quick' }, matrix: { type: 'string' }, runners: { type: 'string', default: `${DEFAULT_RUNNER_INSTANCE_TYPE}:1` },
-    layout: { type: 'string', default: 'shard' }, fail: { type: 'string' }, 'poll-seconds': { type: 'string', default: '1' }, json: { type: 'string' },
+    layout: { type: 'string', default: 'shard' }, fail: { type: 'string' }, 'poll-seconds': { type: 'string', default: '0' }, json: { type: 'string' },
+    'drop-grant': { type: 'string' }, heartbeat: { type: 'string' },
     documents: { type: 'string', default: '5' }, 'server-on-disk': { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
   },
 });
@@ -29,8 +32,12 @@ if (values.help) {
     '  --matrix FILE       a matrix file instead of a profile',
     `  --runners SPEC      TYPE:COUNT,... (default ${DEFAULT_RUNNER_INSTANCE_TYPE}:1)`,
     '  --layout L          shard (default: each runner runs all methods of its workloads) or replicate (every runner every step)',
-    '  --fail DOC          inject a failure: the first runner\'s setup or run-step command fails',
-    '  --poll-seconds N    seconds between command checks here (default 1; the definition\'s own wait stays in the model)',
+    '  --fail WHAT         inject a failure: the first runner\'s setup or run-step command fails (setup, run-step),',
+    '                      or its run-step processes are killed mid-steps, no exit trap (runner-dies: fails at the heartbeat timeout)',
+    '  --drop-grant G      take a grant out of the template\'s IAM first: ROLE:ACTION[@RESOURCE], e.g.',
+    '                      RunnersRole:s3:ListBucket@s3ab-rehearsal-results (the rehearsal must fail naming it)',
+    '  --heartbeat I/T     runners\' heartbeat interval and the tasks\' heartbeat timeout here, in seconds (default: the definition\'s)',
+    '  --poll-seconds N    seconds between readiness checks here (default 0: the sandboxes are online at once)',
     '  --documents N       documents per Lambda repetition (default 5)',
     '  --json FILE         also write the figures as JSON',
     '  --server-on-disk    keep the embedded server\'s objects on disk, not in RAM (seed: the versioned bucket keeps every',
@@ -42,8 +49,20 @@ const runners = values.runners!.split(',').map((spec) => {
   const [instanceType, count] = spec.split(':');
   return { instanceType, count: Number(count ?? 1) };
 });
-if (values.fail && values.fail !== 'setup' && values.fail !== 'run-step') {
-  console.error(`--fail ${values.fail}: give setup or run-step`);
+if (values.fail && !['setup', 'run-step', 'runner-dies'].includes(values.fail)) {
+  console.error(`--fail ${values.fail}: give setup, run-step or runner-dies`);
+  process.exit(2);
+}
+const heartbeat = values.heartbeat ? /^(\d+)\/(\d+)$/.exec(values.heartbeat) : null;
+if (values.heartbeat && !heartbeat) {
+  console.error(`--heartbeat ${values.heartbeat}: give INTERVAL/TIMEOUT in seconds, e.g. 1/6`);
+  process.exit(2);
+}
+let dropGrant;
+try {
+  dropGrant = values['drop-grant'] ? parseDroppedGrant(values['drop-grant']) : undefined;
+} catch (err) {
+  console.error((err as Error).message);
   process.exit(2);
 }
 const input = {
@@ -60,8 +79,12 @@ function print(r: RehearsalReport): void {
   const cmds = new Table({ head: ['command', 'runner', 'steps', 'status', 'took', 'its timeout', 'took / timeout'] });
   for (const c of r.commands) cmds.push([c.document, c.runner, c.steps || '–', c.status, seconds(c.ms), `${c.timeoutS} s`, `${((c.ms / 1000 / c.timeoutS) * 100).toFixed(1)}%`]);
   console.log(cmds.toString());
-  console.log(`polls (command checks): ${r.polls}`);
-  console.log(`history events (as Step Functions counts them): ${r.historyEvents} of the 25,000 an execution may have`);
+  const longest = r.states.filter((s) => s.timeoutS).sort((a, b) => b.longestMs / b.timeoutS! - a.longestMs / a.timeoutS!)[0];
+  if (longest) console.log(`longest state against its timeout: ${longest.name} ${seconds(longest.longestMs)} of ${longest.timeoutS} s (${((longest.longestMs / 1000 / longest.timeoutS!) * 100).toFixed(1)}%)`);
+  console.log(`callbacks: ${r.callbacks.tasks} tasks ended by their runners — ${r.callbacks.successes} successes, ${r.callbacks.failures} failures, ${r.callbacks.heartbeats} heartbeats, ${r.callbacks.heartbeatTimeouts} heartbeat timeouts; readiness checks: ${r.polls}`);
+  console.log(`history events (as Step Functions counts them): ${r.historyEvents}; this shape's bound ${r.historyBound}; an execution may have 25,000`);
+  console.log(`IAM: ${r.iam.requests} requests evaluated against the template (${r.iam.evaluations} distinct evaluations by iam-simulate), ${r.iam.denials.length} denied${r.iam.unseen ? `; ${r.iam.unseen} DeleteObjects of runner processes name their keys in the body only, unseen` : ''}`);
+  for (const d of r.iam.denials) console.log(`  DENIED ${d.principal} ${d.action} on ${d.resource} (${d.decision}; ${d.count}×, ${d.source})`);
   console.log(`S3 requests: ${r.s3.requests} (${Object.entries(r.s3.byOperation).sort((a, b) => b[1] - a[1]).map(([k, v]) => `${k.replace(/^s3_/, '')} ${v}`).join(', ')})`);
   console.log(`objects: ${r.s3.versionsCreated} versions written in the data bucket, ${r.s3.versionsDeleted} versions and delete markers deleted by Teardown`);
   console.log(`left behind: ${r.leftovers.runnerProcesses} runner processes, ${r.leftovers.mounts} mounts, ${r.leftovers.versions} versions of the run`);
@@ -95,7 +118,10 @@ function atSeedScale(r: RehearsalReport): void {
 }
 
 const serverOnDisk = values['server-on-disk'] ?? (!values.matrix && ['seed', 'full'].includes(values.profile!));
-rehearse({ input, failCommand: values.fail as never, pollSeconds: Number(values['poll-seconds']), serverOnDisk, log: (l) => console.log(l) })
+rehearse({
+  input, fault: values.fail as Fault | undefined, pollSeconds: Number(values['poll-seconds']), serverOnDisk, dropGrant, log: (l) => console.log(l),
+  heartbeat: heartbeat ? { intervalSeconds: Number(heartbeat[1]), timeoutSeconds: Number(heartbeat[2]) } : undefined,
+})
   .then((r) => {
     print(r);
     if (values.json) writeFileSync(values.json, JSON.stringify(r, null, 2));

@@ -3,7 +3,7 @@ import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
 import { orderByOf, runQueryIntrinsic } from '../../runner/report/run-query';
 import type { ResultsCatalog } from '../results-catalog';
-import { CATCH_TO_TEARDOWN, RETRY, sdkTask, TASK_TIMEOUT_S, TRANSIENT_ERRORS } from './tasks';
+import { CATCH_TO_TEARDOWN, RETRY, retriedErrors, sdkTask, TASK_TIMEOUT_S } from './tasks';
 
 export interface AggregateResultsProps {
   /** The Glue table, Athena workgroup and named queries. */
@@ -13,8 +13,13 @@ export interface AggregateResultsProps {
 }
 
 /**
- * Aggregate: every named summary query, restricted to the run, through Athena `.sync`, all at
- * once; `$.aggregate` holds each query's name and execution id for the Report function.
+ * Aggregate: every named summary query, restricted to the run and its day partition, through
+ * Athena `.sync`, all at once; `$.aggregate` holds each query's name and execution id for the
+ * Report function. The queries are small (one day, one run) and fewer than Athena's default quota
+ * of active DML queries: what went wrong before was not how many ran, but a 20-s timeout that
+ * Athena's queue spent. Now the timeout leaves minutes for the queue, a throttled start
+ * (TooManyRequests) is retried with backoff, and so is a timed-out call — every call only reads
+ * (a query writes nothing but its own result file).
  */
 export class AggregateResults extends sfn.StateMachineFragment {
   readonly startState: sfn.State;
@@ -30,7 +35,7 @@ export class AggregateResults extends sfn.StateMachineFragment {
       resultPath: '$.queries',
     });
     const getQuery = sdkTask(this, 'GetNamedQuery', 'athena', 'getNamedQuery', { 'NamedQueryId.$': '$.query.id' }, [workGroupArn],
-      Duration.seconds(TASK_TIMEOUT_S.getNamedQuery), { resultSelector: { 'sql.$': '$.NamedQuery.QueryString' }, resultPath: '$.named' });
+      Duration.seconds(TASK_TIMEOUT_S.getNamedQuery), { resultSelector: { 'sql.$': '$.NamedQuery.QueryString' }, resultPath: '$.named', readOnly: true });
     // Athena .sync as a raw Task state: CDK's AthenaStartQueryExecution grants s3:CreateBucket and
     // reads on "*" when the workgroup holds the output location; the Pipeline grants them scoped.
     const runQuery = new sfn.CustomState(this, 'RunSummaryQuery', {
@@ -38,8 +43,8 @@ export class AggregateResults extends sfn.StateMachineFragment {
         Type: 'Task',
         Resource: `arn:${Aws.PARTITION}:states:::athena:startQueryExecution.sync`,
         Parameters: {
-          // The file's SQL restricted to the run, its ORDER BY repeated outside (runner/report/run-query.ts).
-          'QueryString.$': runQueryIntrinsic('$.named.sql', '$.runId', '$.query.orderBy'),
+          // The file's SQL over the run's day, restricted to the run, its ORDER BY repeated outside (runner/report/run-query.ts).
+          'QueryString.$': runQueryIntrinsic(results.databaseName, '$.day', '$.named.sql', '$.runId', '$.query.orderBy'),
           QueryExecutionContext: { Database: results.databaseName },
           WorkGroup: results.workGroupName,
         },
@@ -48,10 +53,10 @@ export class AggregateResults extends sfn.StateMachineFragment {
         TimeoutSeconds: TASK_TIMEOUT_S.summaryQuery,
       },
     });
-    runQuery.addRetry({ errors: TRANSIENT_ERRORS.athena, ...RETRY });
+    runQuery.addRetry({ errors: retriedErrors('athena', true), ...RETRY });
     const aggregate = new sfn.Map(this, 'Aggregate', {
       itemsPath: '$.queries',
-      itemSelector: { 'query.$': '$$.Map.Item.Value', 'runId.$': '$.run.value.runId' },
+      itemSelector: { 'query.$': '$$.Map.Item.Value', 'runId.$': '$.run.value.runId', 'day.$': '$.run.value.day' },
       maxConcurrency: 0,
       resultPath: '$.aggregate',
     });

@@ -1,29 +1,38 @@
-import { Duration } from 'aws-cdk-lib';
+import { Aws, Duration, Stack } from 'aws-cdk-lib';
 import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
-import type { BenchFunction } from '../bench-function';
 import type { DocumentFunctions } from '../document-functions';
 import { MAX_RUNNERS } from '../instance-types';
 import type { RunnerFleet } from '../runner-fleet';
-import { PollCommand } from './poll-command';
-import { CATCH_TO_TEARDOWN, lambdaTask, type PollBudget } from './tasks';
+import { callbackCommandTask, CATCH_TO_TEARDOWN, lambdaTask } from './tasks';
+
+/** How long a runner may be silent, and how often it says it is alive. */
+export interface Heartbeat {
+  /** The callback tasks' HeartbeatSeconds: a runner silent this long is lost. */
+  readonly timeout: Duration;
+  /** How often the runner sends SendTaskHeartbeat (the documents' `heartbeatSeconds`). */
+  readonly interval: Duration;
+}
 
 export interface BenchmarkStepsProps {
   readonly fleet: RunnerFleet;
-  readonly commandStatus: BenchFunction;
-  /** Checks of one runner's command. */
-  readonly budget: PollBudget;
-  /** SSM execution timeout of one runner's command (all its steps). */
-  readonly shardTimeout: Duration;
+  /** SSM execution timeout of a runner's setup command. */
+  readonly setupTimeout: Duration;
+  readonly heartbeat: Heartbeat;
   /** Where a failed runner goes (into `$.error`). */
   readonly teardown: sfn.IChainable;
 }
 
 /**
  * RunBenchmarkShards: every runner at once, each with its own share of the steps
- * (`$.run.value.shards`, planned by ValidateInput: runner/core/shards.ts) in ONE run-step command —
- * prepared once, records uploaded as each step ends — polled until done. A poll costs one
- * wait per runner, not per step, and the history grows with the polls, not the steps.
+ * (`$.run.value.shards`, planned by ValidateInput: runner/core/shards.ts). Per runner, two SSM
+ * commands that end their task by callback (`.waitForTaskToken`): SetupRunner installs what the
+ * shard's methods and workloads need (`shard.install`), then RunShard runs its steps in ONE
+ * `s3ab step` command — prepared once, records uploaded as each step ends — with the shard's own
+ * command timeout (`shard.timeoutSeconds`). The runner sends heartbeats while it works and the
+ * result at its end, so the history grows with the runners, not with how long they run. A runner
+ * that goes silent for `heartbeat.timeout` (it died, hangs, or lost its network) fails as
+ * RunnerLost, one that outlives its command's timeout as ShardTimedOut; either goes to Teardown.
  */
 export class BenchmarkSteps extends sfn.StateMachineFragment {
   readonly startState: sfn.State;
@@ -31,21 +40,57 @@ export class BenchmarkSteps extends sfn.StateMachineFragment {
 
   constructor(scope: Construct, id: string, props: BenchmarkStepsProps) {
     super(scope, id);
-    const { budget } = props;
-    const timedOut = new sfn.Fail(this, 'ShardTimedOut', { error: 'ShardTimedOut', cause: `a runner's steps did not finish within ${budget.maxPolls} checks ${budget.waitSeconds} s apart` });
-    const runShard = new PollCommand(this, 'RunShardCommand', {
-      prefix: 'RunShard', documentName: props.fleet.runStepDocument.ref, budget, commandStatus: props.commandStatus,
-      parameters: { 'runId.$': 'States.Array($.runId)', 'steps.$': 'States.Array($.shard.steps)', executionTimeout: [String(props.shardTimeout.toSeconds())] },
-      onDone: new sfn.Succeed(this, 'ShardDone'), onTimeout: timedOut,
+    const { fleet, heartbeat } = props;
+    const stack = Stack.of(this);
+    const runners = `arn:${Aws.PARTITION}:ec2:${Aws.REGION}:${Aws.ACCOUNT_ID}:instance/*`;
+    const documentArn = (name: string) => stack.formatArn({ service: 'ssm', resource: 'document', resourceName: name });
+    const command = (documentName: string, comment: string, parameters: Record<string, unknown>) => ({
+      DocumentName: documentName,
+      // The version this deployment wrote: the documents update with NewVersion, which need not
+      // make it the default (cloudformation-coverage-roadmap#2539), and SendCommand runs $DEFAULT.
+      DocumentVersion: '$LATEST',
+      'InstanceIds.$': '$.instanceIds',
+      Parameters: { ...parameters, 'taskToken.$': 'States.Array($$.Task.Token)', heartbeatSeconds: [String(heartbeat.interval.toSeconds())] },
+      // SSM's delivery timeout: how long the command may wait for the runner's agent.
+      TimeoutSeconds: 60,
+      Comment: `s3-access-bench ${comment}`,
     });
+    const setup = callbackCommandTask(this, 'SetupRunner', command(fleet.setupDocument.ref, 'setup', {
+      executionTimeout: [String(props.setupTimeout.toSeconds())],
+      // The shard's components as one JSON string (SSM parameters are strings; no join intrinsic exists).
+      'install.$': 'States.Array(States.JsonToString($.shard.install))',
+    }), [documentArn(fleet.setupDocument.ref), runners], {
+      timeout: sfn.Timeout.duration(props.setupTimeout.plus(heartbeat.timeout)), heartbeat: heartbeat.timeout,
+    }, { resultPath: '$.setup' });
+    const runShard = callbackCommandTask(this, 'RunShard', command(fleet.runStepDocument.ref, 'run-step', {
+      'runId.$': 'States.Array($.runId)',
+      'steps.$': 'States.Array($.shard.steps)',
+      'executionTimeout.$': "States.Array(States.Format('{}', $.shard.timeoutSeconds))",
+    }), [documentArn(fleet.runStepDocument.ref), runners], {
+      timeout: sfn.Timeout.at('$.taskTimeoutSeconds'), heartbeat: heartbeat.timeout,
+    }, { resultPath: '$.result' });
+    // `what` goes into an intrinsic string literal: no quotes, no braces.
+    const lost = (id: string, error: string, what: string) => new sfn.Pass(this, id, {
+      parameters: { Error: error, 'Cause.$': `States.Format('runner {} ${what}', States.ArrayGetItem($.instanceIds, 0))` },
+    }).next(new sfn.Fail(this, `${id}Fail`, { errorPath: '$.Error', causePath: '$.Cause' }));
+    const silent = `sent no heartbeat for ${heartbeat.timeout.toSeconds()} s`;
+    setup.addCatch(lost('SetupRunnerLost', 'RunnerLost', `${silent} during its setup: it stopped, hangs or lost its network`), { errors: ['States.HeartbeatTimeout'], resultPath: '$.failure' });
+    setup.addCatch(lost('SetupTimedOut', 'SetupTimedOut', `did not finish its setup within ${props.setupTimeout.toSeconds()} s (the timeout of its command) and a heartbeat`), { errors: ['States.Timeout'], resultPath: '$.failure' });
+    runShard.addCatch(lost('ShardRunnerLost', 'RunnerLost', `${silent} during its steps: it stopped, hangs or lost its network`), { errors: ['States.HeartbeatTimeout'], resultPath: '$.failure' });
+    runShard.addCatch(lost('ShardTimedOut', 'ShardTimedOut', 'did not finish its steps within the timeout of its command and a heartbeat'), { errors: ['States.Timeout'], resultPath: '$.failure' });
     const shards = new sfn.Map(this, 'RunBenchmarkShards', {
       itemsPath: '$.run.value.shards',
-      // Shard i runs on the i-th launched instance (the order ValidateInput planned them in).
-      itemSelector: { 'shard.$': '$$.Map.Item.Value', 'runId.$': '$.run.value.runId', 'instanceIds.$': 'States.Array(States.ArrayGetItem($.runners.instanceIds, $$.Map.Item.Index))' },
+      // Shard i runs on the i-th launched instance (ProvisionRunners launched them in shard order).
+      itemSelector: {
+        'shard.$': '$$.Map.Item.Value', 'runId.$': '$.run.value.runId',
+        'instanceIds.$': 'States.Array(States.ArrayGetItem($.runners.instanceIds, $$.Map.Item.Index))',
+        // The task outlasts the command's own timeout by a heartbeat: the runner reports a timeout it sees.
+        'taskTimeoutSeconds.$': `States.MathAdd($$.Map.Item.Value.timeoutSeconds, ${heartbeat.timeout.toSeconds()})`,
+      },
       maxConcurrency: MAX_RUNNERS,
       resultPath: sfn.JsonPath.DISCARD,
     });
-    shards.itemProcessor(runShard);
+    shards.itemProcessor(setup.next(runShard).next(new sfn.Succeed(this, 'ShardDone')));
     shards.addCatch(props.teardown, CATCH_TO_TEARDOWN);
     this.startState = shards;
     this.endStates = [shards];

@@ -18,95 +18,112 @@ import { RESULTS_LAYOUT } from '../results-layout';
 import type { RunnerFleet } from '../runner-fleet';
 import { RUNNER_TAG } from '../runner-tags';
 import { AggregateResults } from './aggregate-results';
-import { BenchmarkLambdas, BenchmarkSteps } from './benchmark';
-import { PollCommand } from './poll-command';
+import { BenchmarkLambdas, BenchmarkSteps, type Heartbeat } from './benchmark';
+import { HISTORY_EVENT_LIMIT, historyEventBound } from './history';
 import { ProvisionRunners } from './provision-runners';
 import { lambdaTask, TASK_TIMEOUT_S, type PollBudget } from './tasks';
-import { TeardownFlow } from './teardown-flow';
+import { TEARDOWN_MAX_ROUNDS, TeardownFlow } from './teardown-flow';
 import { WaitForRunners } from './wait-for-runners';
 
 export { TASK_TIMEOUT_S, TRANSIENT_ERRORS, type PollBudget } from './tasks';
+export type { Heartbeat } from './benchmark';
+
+/**
+ * The non-benchmark part's worst case — every call of every state before and after the runners'
+ * (validation, launches in each subnet, the readiness checks, the summary queries, the report, a
+ * teardown round) timing out on every attempt, with every retry (test/aws/pipeline.test.ts sums
+ * it from the definition): what a shard's timeout must leave of the execution's. The usual case
+ * is a few minutes.
+ */
+export const NON_BENCHMARK_BOUND = Duration.minutes(45);
+/** Lambda repetitions ValidateInput accepts at most (input.lambdas.repetitions). */
+export const MAX_LAMBDA_REPETITIONS = 20;
 
 export interface PipelineProps {
   readonly storage: DataStorage;
   readonly results: ResultsCatalog;
   readonly fleet: RunnerFleet;
   readonly documents: DocumentFunctions;
+  /** Where runners launch: each runner tries them in order (not every AZ offers every type). */
   readonly runnerSubnets: ec2.SelectedSubnets;
   /** Whole execution. @default Duration.hours(12) */
   readonly executionTimeout?: Duration;
-  /** Waiting for runners to be online in SSM. @default { waitSeconds: 24, maxPolls: 5 } */
+  /**
+   * Waiting for runners to be online in SSM: a fresh instance can take several minutes to register,
+   * and waiting costs nothing. @default { waitSeconds: 30, maxPolls: 20 } (10 minutes)
+   */
   readonly ready?: PollBudget;
   /**
-   * The setup command's own SSM execution timeout: a fresh 2-vCPU runner installs a toolchain,
-   * clones and compiles s3fs, and fetches Mountpoint, rclone, JuiceFS, awscrt and the bundle — about
-   * 8 min with the boot as the cost model assumes, about a quarter of the default, so a slow mirror does not end a run.
-   * @default Duration.minutes(30)
+   * The setup command's own SSM execution timeout: a fresh 2-vCPU runner installs its shard's
+   * clients (compiling s3fs is the longest part) and fetches the bundle — minutes — so a slow
+   * mirror does not end a run. @default Duration.minutes(30)
    */
   readonly setupTimeout?: Duration;
-  /** Waiting for the setup command; must outlast setupTimeout by a check. @default { waitSeconds: 30, maxPolls: 62 } */
-  readonly setup?: PollBudget;
-  /** Waiting for one runner's steps (its command's own timeout is `shardTimeout`). @default { waitSeconds: 30, maxPolls: 250 } */
-  readonly shard?: PollBudget;
-  /** SSM execution timeout of one runner's command: all its steps. @default Duration.hours(2) */
-  readonly shardTimeout?: Duration;
+  /**
+   * How often a runner says it is alive, and how long it may be silent before it counts as lost.
+   * @default { interval: Duration.minutes(1), timeout: Duration.minutes(10) }
+   */
+  readonly heartbeat?: Heartbeat;
 }
 
-/** The props with their defaults applied. */
-type Settled = Required<Pick<PipelineProps, 'ready' | 'setup' | 'setupTimeout' | 'shard' | 'shardTimeout' | 'executionTimeout'>>;
+/** The props with their defaults applied, and what follows from them. */
+interface Settled {
+  ready: PollBudget;
+  setupTimeout: Duration;
+  heartbeat: Heartbeat;
+  executionTimeout: Duration;
+  /** The longest command timeout a shard may have: what the execution's timeout leaves after everything else. */
+  maxShardSeconds: number;
+}
 
 /**
  * Every conflict among the props, checked together before anything is built (as AWS Solutions
  * Constructs' CheckStateMachineProps does): one error names them all.
  */
-export function checkPipelineProps(props: Pick<PipelineProps, 'ready' | 'setup' | 'setupTimeout' | 'shard' | 'shardTimeout' | 'executionTimeout'>): Settled {
-  const s: Settled = {
-    ready: props.ready ?? { waitSeconds: 24, maxPolls: 5 },
-    setupTimeout: props.setupTimeout ?? Duration.minutes(30),
-    setup: props.setup ?? { waitSeconds: 30, maxPolls: 62 },
-    shard: props.shard ?? { waitSeconds: 30, maxPolls: 250 },
-    shardTimeout: props.shardTimeout ?? Duration.hours(2),
-    executionTimeout: props.executionTimeout ?? Duration.hours(12),
-  };
+export function checkPipelineProps(props: Pick<PipelineProps, 'ready' | 'setupTimeout' | 'heartbeat' | 'executionTimeout'> & { subnets?: number; queries?: number }): Settled {
+  const ready = props.ready ?? { waitSeconds: 30, maxPolls: 20 };
+  const setupTimeout = props.setupTimeout ?? Duration.minutes(30);
+  const heartbeat = props.heartbeat ?? { interval: Duration.minutes(1), timeout: Duration.minutes(10) };
+  const executionTimeout = props.executionTimeout ?? Duration.hours(12);
+  const maxShardSeconds = executionTimeout.toSeconds() - setupTimeout.toSeconds() - 2 * heartbeat.timeout.toSeconds() - NON_BENCHMARK_BOUND.toSeconds();
   const problems: string[] = [];
-  for (const [name, b] of Object.entries({ ready: s.ready, setup: s.setup, shard: s.shard })) {
-    if (!(b.waitSeconds >= 1 && b.maxPolls >= 1 && Number.isInteger(b.maxPolls))) problems.push(`the ${name} poll budget must have waitSeconds ≥ 1 and a whole maxPolls ≥ 1 (got ${JSON.stringify(b)})`);
-  }
+  if (!(ready.waitSeconds >= 1 && ready.maxPolls >= 1 && Number.isInteger(ready.maxPolls))) problems.push(`the ready poll budget must have waitSeconds ≥ 1 and a whole maxPolls ≥ 1 (got ${JSON.stringify(ready)})`);
+  else if (ready.waitSeconds * ready.maxPolls < 180) problems.push(`the ready poll budget (${ready.waitSeconds * ready.maxPolls} s) is shorter than 3 minutes: a fresh instance can take minutes to register with SSM`);
   // WaitUntilReady counts the online runners in one DescribeInstanceInformation page.
   if (MAX_RUNNERS > SSM_INSTANCE_INFORMATION_PAGE) problems.push(`MAX_RUNNERS (${MAX_RUNNERS}) exceeds one DescribeInstanceInformation page (${SSM_INSTANCE_INFORMATION_PAGE})`);
-  if (s.shard.waitSeconds * s.shard.maxPolls < s.shardTimeout.toSeconds()) {
-    problems.push(`the shard poll budget (${s.shard.waitSeconds * s.shard.maxPolls} s) is shorter than shardTimeout (${s.shardTimeout.toSeconds()} s)`);
+  if (heartbeat.interval.toSeconds() < 10) problems.push(`the heartbeat interval (${heartbeat.interval.toSeconds()} s) is shorter than 10 s`);
+  if (heartbeat.timeout.toSeconds() < 3 * heartbeat.interval.toSeconds()) problems.push(`the heartbeat timeout (${heartbeat.timeout.toSeconds()} s) must allow at least 3 missed heartbeats (interval ${heartbeat.interval.toSeconds()} s)`);
+  if (maxShardSeconds < 3600) {
+    problems.push(`the execution timeout (${executionTimeout.toSeconds()} s) leaves ${maxShardSeconds} s for a shard after the setup timeout, two heartbeats and the ${NON_BENCHMARK_BOUND.toSeconds()} s of the other states; give it at least an hour more`);
   }
-  // The poller must see the command end, by success or by its own timeout, before it gives up.
-  if (s.setup.waitSeconds * s.setup.maxPolls < s.setupTimeout.toSeconds() + s.setup.waitSeconds) {
-    problems.push(`the setup poll budget (${s.setup.waitSeconds * s.setup.maxPolls} s) does not outlast setupTimeout (${s.setupTimeout.toSeconds()} s) by a check (${s.setup.waitSeconds} s)`);
-  }
-  if (s.shardTimeout.toSeconds() > s.executionTimeout.toSeconds()) problems.push(`shardTimeout (${s.shardTimeout.toSeconds()} s) is longer than the execution timeout (${s.executionTimeout.toSeconds()} s)`);
+  // The history grows with runners and rounds only (callbacks): its bound at the largest shape must fit.
+  const events = historyEventBound({ runners: MAX_RUNNERS, subnets: props.subnets ?? 1, readyChecks: ready.maxPolls, lambdaRepetitions: MAX_LAMBDA_REPETITIONS, queries: props.queries ?? 0, teardownRounds: TEARDOWN_MAX_ROUNDS });
+  if (events > HISTORY_EVENT_LIMIT) problems.push(`an execution of ${MAX_RUNNERS} runners may write ${events} history events, more than the ${HISTORY_EVENT_LIMIT} one execution may have`);
   if (problems.length) throw new Error(`Pipeline: ${problems.length} problem${problems.length > 1 ? 's' : ''} with its props:\n- ${problems.join('\n- ')}`);
-  return s;
+  return { ready, setupTimeout, heartbeat, executionTimeout, maxShardSeconds };
 }
 
 /**
  * The benchmark pipeline, one Step Functions execution per matrix (JSONPath, so the synthesized
  * definition runs under aws-local-stepfunctions in tests):
  *
- *   ValidateInput → ProvisionRunners → WaitUntilReady → SetupRunners → RunBenchmarkShards →
- *   BenchmarkLambdas → Aggregate → Report → Teardown → success
+ *   ValidateInput → ProvisionRunners → WaitUntilReady → RunBenchmarkShards (per runner: SetupRunner
+ *   → RunShard, each ended by the runner's callback) → BenchmarkLambdas → Aggregate → Report →
+ *   Teardown → success
  *
  * Each part is a fragment of its own file in lib/pipeline/ (rendered and asserted alone in
  * test/aws/pipeline-fragments.test.ts). Every state that can fail before Teardown catches
  * States.ALL into `$.error` and goes to Teardown, which terminates the run's runners (by tag) and
  * deletes its data in time-boxed rounds (at most TEARDOWN_MAX_ROUNDS), then fails the execution
  * with the original error and cause. Each task has a timeout and a bounded retry on transient
- * errors; each poll loop has a counter; the non-benchmark part is bounded to ≤ 15 minutes by those
- * numbers, besides the setup and the teardown rounds after the first. Beyond the state machine:
- * runners shut themselves down after their maximum lifetime, and a scheduled janitor terminates
- * any runner of this stack older than that.
+ * errors; the runners' tasks a heartbeat timeout too; each poll loop has a counter. The history
+ * grows with runners and rounds only (history.ts bounds it). Beyond the state machine: runners
+ * shut themselves down after their maximum lifetime, and a scheduled janitor terminates any
+ * runner of this stack older than that.
  */
 export class Pipeline extends Construct {
   readonly stateMachine: sfn.StateMachine;
   readonly validate: BenchFunction;
-  readonly commandStatus: BenchFunction;
   readonly teardown: BenchFunction;
   readonly report: BenchFunction;
   readonly janitor: BenchFunction;
@@ -114,9 +131,9 @@ export class Pipeline extends Construct {
 
   constructor(scope: Construct, id: string, props: PipelineProps) {
     super(scope, id);
-    const s = checkPipelineProps(props);
+    const s = checkPipelineProps({ ...props, subnets: props.runnerSubnets.subnetIds.length, queries: props.results.namedQueries.length });
     const { results, fleet } = props;
-    ({ validate: this.validate, commandStatus: this.commandStatus, teardown: this.teardown, report: this.report, janitor: this.janitor } = this.functions(props));
+    ({ validate: this.validate, teardown: this.teardown, report: this.report, janitor: this.janitor } = this.functions(props, s));
 
     const teardown = new TeardownFlow(this, 'TeardownFlow', { teardown: this.teardown }).entry;
     const validate = lambdaTask(this, 'ValidateInput', this.validate, { 'input.$': '$' }, Duration.seconds(TASK_TIMEOUT_S.validate), '$.run');
@@ -128,20 +145,16 @@ export class Pipeline extends Construct {
       execution: { 'matrix.$': '$.run.value.matrixName', 'steps.$': 'States.ArrayLength($.run.value.steps)', 'startedAt.$': '$$.Execution.StartTime' },
     }, Duration.seconds(TASK_TIMEOUT_S.report), '$.report');
     report.addCatch(teardown, { errors: ['States.ALL'], resultPath: '$.error' });
-    const afterSetup = new BenchmarkSteps(this, 'Steps', { fleet, commandStatus: this.commandStatus, budget: s.shard, shardTimeout: s.shardTimeout, teardown })
+    const runners = new BenchmarkSteps(this, 'Steps', { fleet, setupTimeout: s.setupTimeout, heartbeat: s.heartbeat, teardown })
       .next(new BenchmarkLambdas(this, 'Lambdas', { documents: props.documents, teardown }))
       .next(new AggregateResults(this, 'Aggregation', { results, teardown })).next(report).next(teardown);
-    const setupTimedOut = new sfn.Pass(this, 'SetupTimedOut', {
-      result: sfn.Result.fromObject({ Error: 'SetupTimedOut', Cause: `runner setup did not finish within ${s.setup.maxPolls} checks ${s.setup.waitSeconds} s apart` }), resultPath: '$.error',
-    }).next(teardown);
-    const setupRunners = new PollCommand(this, 'Setup', {
-      prefix: 'SetupRunners', documentName: fleet.setupDocument.ref, parameters: { executionTimeout: [String(s.setupTimeout.toSeconds())] },
-      budget: s.setup, commandStatus: this.commandStatus, onDone: afterSetup, onTimeout: setupTimedOut, catchTo: teardown,
-    });
     const definition = validate
       .next(new ProvisionRunners(this, 'Provision', { fleet, runnerSubnets: props.runnerSubnets, teardown }))
-      .next(new WaitForRunners(this, 'Ready', { budget: s.ready, onReady: setupRunners, teardown }));
-    this.logGroup = new logs.LogGroup(this, 'ExecutionLogs', { retention: logs.RetentionDays.ONE_MONTH, removalPolicy: RemovalPolicy.DESTROY });
+      .next(new WaitForRunners(this, 'Ready', { budget: s.ready, onReady: runners, teardown }));
+    // Step Functions' guidance: a vended-logs name keeps CloudWatch Logs' resource policy (5,120 characters) from growing per log group.
+    this.logGroup = new logs.LogGroup(this, 'ExecutionLogs', {
+      logGroupName: `/aws/vendedlogs/states/${Stack.of(this).stackName}-${id}`, retention: logs.RetentionDays.ONE_MONTH, removalPolicy: RemovalPolicy.DESTROY,
+    });
     this.stateMachine = new sfn.StateMachine(this, 'StateMachine', {
       definitionBody: sfn.DefinitionBody.fromChainable(definition), queryLanguage: sfn.QueryLanguage.JSON_PATH, timeout: s.executionTimeout, tracingEnabled: true,
       logs: { destination: this.logGroup, level: sfn.LogLevel.ALL, includeExecutionData: true },
@@ -151,7 +164,7 @@ export class Pipeline extends Construct {
   }
 
   /** The pipeline's functions, each grant beside the environment variable and the acknowledgment that go with it. */
-  private functions(props: PipelineProps): Pick<Pipeline, 'validate' | 'commandStatus' | 'teardown' | 'report' | 'janitor'> {
+  private functions(props: PipelineProps, s: Settled): Pick<Pipeline, 'validate' | 'teardown' | 'report' | 'janitor'> {
     const { storage, results, fleet } = props;
     const stack = Stack.of(this);
     const instances = `arn:${Aws.PARTITION}:ec2:${Aws.REGION}:${Aws.ACCOUNT_ID}:instance/*`;
@@ -163,18 +176,10 @@ export class Pipeline extends Construct {
 
     const validate = fn('ValidateInputFn', {
       entry: 'validate-input', description: 's3-access-bench: validate an execution\'s matrix (the runner\'s validator) and store it for the runners',
-      memorySize: 256, timeout: Duration.seconds(TASK_TIMEOUT_S.validate), environment: { DEFAULT_INSTANCE_TYPE: fleet.instanceType },
+      memorySize: 256, timeout: Duration.seconds(TASK_TIMEOUT_S.validate), environment: { DEFAULT_INSTANCE_TYPE: fleet.instanceType, MAX_SHARD_SECONDS: String(s.maxShardSeconds) },
       // The profiles and schemas the runner's matrix validator reads from disk ship next to the bundle.
       includeAssets: true,
     }).allowObjects(results.bucket, ['s3:PutObject'], [RESULTS_LAYOUT.executions], { env: 'RESULTS_BUCKET', reason: 'the execution\'s matrix goes to executions/RUNID/ (run id made at run time)' });
-
-    const commandStatus = fn('CommandStatusFn', {
-      entry: 'command-status', description: 's3-access-bench: one poll of an SSM command on the runners (fails fast on a lost runner)',
-      // 512 MB: twice the CPU for the cold start (bundle load, SDK client), which must fit the timeout with room.
-      memorySize: 512, timeout: Duration.seconds(TASK_TIMEOUT_S.commandStatus),
-    }).allow(['ssm:ListCommandInvocations', 'ssm:DescribeInstanceInformation', 'ec2:DescribeInstances'], ['*'], {
-      acknowledge: { 'Resource::*': 'ssm:ListCommandInvocations, ssm:DescribeInstanceInformation and ec2:DescribeInstances accept no resource ARNs; also X-Ray' },
-    });
 
     const teardown = fn('TeardownFn', {
       entry: 'teardown', description: 's3-access-bench: terminate a run\'s runners and delete its benchmark data (all versions)',
@@ -206,7 +211,7 @@ export class Pipeline extends Construct {
       schedule: events.Schedule.rate(Duration.hours(1)),
       targets: [new targets.LambdaFunction(janitor.function, { retryAttempts: 2 })],
     });
-    return { validate, commandStatus, teardown, report, janitor };
+    return { validate, teardown, report, janitor };
   }
 
   /** What the state machine's role needs beyond its tasks' own grants, each with its acknowledgment. */
@@ -231,7 +236,7 @@ export class Pipeline extends Construct {
     acknowledge(role, 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:ec2:<AWS::Region>:<AWS::AccountId>:instance/*]', 'SendCommand targets the runners the execution launched, whose ids exist only at run time');
     acknowledge(role, 'AwsSolutions-IAM5[Resource::*]', 'ec2:RunInstances touches many resource types (instance, volume, ENI, image) named at run time and is allowed only from this stack\'s launch template (ec2:LaunchTemplate condition); ec2:CreateTags is limited to RunInstances; ssm:DescribeInstanceInformation takes no ARN; X-Ray and log delivery take no ARNs');
     acknowledge(role, `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:ssm:<AWS::Region>::parameter${AL2023_PARAMETER_PREFIX}*]`, 'RunInstances resolves the runner image from AWS\'s public Amazon Linux 2023 parameters (arm64 and x86_64, read-only)');
-    for (const fn of [this.validate, this.commandStatus, this.teardown, this.report, documents.before, documents.after]) {
+    for (const fn of [this.validate, this.teardown, this.report, documents.before, documents.after]) {
       acknowledge(role, `AwsSolutions-IAM5[Resource::<${stack.getLogicalId(fn.function.node.defaultChild as CfnElement)}.Arn>:*]`, 'invoking any version of the pipeline\'s own functions (LambdaInvoke grant)');
     }
   }

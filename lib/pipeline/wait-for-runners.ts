@@ -13,7 +13,12 @@ export interface WaitForRunnersProps {
   readonly teardown: sfn.IChainable;
 }
 
-/** WaitUntilReady: every runner of `$.runners.instanceIds` online in SSM, in one DescribeInstanceInformation page per check. */
+/**
+ * WaitUntilReady: every runner of `$.runners.instanceIds` online in SSM, in one
+ * DescribeInstanceInformation page per check. A fresh instance can take several minutes to
+ * register, and waiting costs nothing: the budget is minutes, and a check that times out is
+ * retried (it only reads).
+ */
 export class WaitForRunners extends sfn.StateMachineFragment {
   readonly startState: sfn.State;
   readonly endStates: sfn.INextable[];
@@ -31,7 +36,7 @@ export class WaitForRunners extends sfn.StateMachineFragment {
       Filters: [{ Key: 'InstanceIds', 'Values.$': '$.runners.instanceIds' }, { Key: 'PingStatus', Values: ['Online'] }],
       // One page holds every runner (the default page is 10): MAX_RUNNERS ≤ the page size is checked by the Pipeline.
       MaxResults: SSM_INSTANCE_INFORMATION_PAGE,
-    }, ['*'], Duration.seconds(TASK_TIMEOUT_S.checkOnline), { resultSelector: { 'online.$': 'States.ArrayLength($.InstanceInformationList)' }, resultPath: '$.readyCheck' });
+    }, ['*'], Duration.seconds(TASK_TIMEOUT_S.checkOnline), { resultSelector: { 'online.$': 'States.ArrayLength($.InstanceInformationList)' }, resultPath: '$.readyCheck', readOnly: true });
     check.addCatch(props.teardown, CATCH_TO_TEARDOWN);
     const count = new sfn.Pass(this, 'CountReadyChecks', {
       parameters: { 'attempts.$': 'States.MathAdd($.ready.attempts, 1)', 'online.$': '$.readyCheck.online', 'expected.$': 'States.ArrayLength($.runners.instanceIds)' },

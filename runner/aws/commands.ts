@@ -222,7 +222,7 @@ export async function awsQueryRequests(c: AwsClients, stack: string, runId: stri
   if (runId !== undefined && !isRunId(runId)) throw new UserError(`--run "${runId}" is not a run id`, `use the form ${RUN_ID_EXAMPLE}`);
   const outputs = await stackOutputs(c, stack);
   const q = await namedQuery(c, outputs.AthenaWorkGroup, 'request_attribution');
-  const sql = runId ? queryForRun(q.QueryString!, runId) : q.QueryString!;
+  const sql = runId ? queryForRun(q.QueryString!, runId, { database: q.Database }) : q.QueryString!;
   const started = await c.athena.send(new StartQueryExecutionCommand({ QueryString: sql, WorkGroup: outputs.AthenaWorkGroup, QueryExecutionContext: { Database: q.Database } }));
   await waitForQuery(c, started.QueryExecutionId!, sleep);
   const { cols, rows } = await queryRows(c, started.QueryExecutionId!);

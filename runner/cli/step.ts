@@ -1,7 +1,7 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { installSignalHandlers } from '../core/cleanup';
 import { parseStepList } from '../core/shards';
-import { runShard } from '../run/remote-step';
+import { runShard, runShardWithCallback } from '../run/remote-step';
 import { exitCodeFor } from '../run/policy';
 import { duration } from './args';
 
@@ -9,6 +9,11 @@ const stepList = (v: string) => {
   const steps = parseStepList(v.replace(/\s+/g, ''));
   if (!steps) throw new InvalidArgumentError('must be step numbers separated by commas, e.g. 3 or 1,2,7');
   return steps;
+};
+const seconds = (v: string) => {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('must be a whole number of seconds ≥ 1');
+  return n;
 };
 
 /** `s3ab step`: this runner's steps of an execution's matrix, records uploaded (what SSM runs on AWS). */
@@ -25,14 +30,21 @@ export function registerStep(program: Command): void {
     .option('--endpoint <url>', 'S3-compatible endpoint (default: AWS S3 in --region)')
     .option('--region <region>', 'region (default: AWS_REGION)')
     .option('--step-budget <time>', 'time budget of every step, e.g. 10m (default: the matrix\'s budget_s): a step still running then stops cleanly, recorded as did-not-finish', duration)
+    .option('--task-token <token>', 'a Step Functions task token: send heartbeats while the steps run, then SendTaskSuccess or SendTaskFailure (the pipeline\'s callback)')
+    .option('--heartbeat-seconds <n>', 'seconds between heartbeats with --task-token', seconds, 60)
+    .option('--reported-file <file>', 'with --task-token: a file written once the task was ended, for the command\'s exit trap')
     .addOption(new Option('--quiet', 'no progress output').hideHelp())
     .action(async (o) => {
       const abort = new AbortController();
       installSignalHandlers(abort);
-      const outcome = await runShard({
+      const opts = {
         matrixFile: o.matrix, steps: o.steps, runId: o.runId, runnerId: o.runnerId ?? process.env.S3AB_RUNNER_ID, results: o.results,
         bucket: o.bucket, endpoint: o.endpoint, region: o.region, quiet: o.quiet, signal: abort.signal, stepBudgetS: o.stepBudget,
-      });
+      };
+      const log = (line: string) => process.stderr.write(`${line}\n`);
+      const outcome = o.taskToken
+        ? await runShardWithCallback(opts, { token: o.taskToken, heartbeatSeconds: o.heartbeatSeconds, reportedFile: o.reportedFile }, log)
+        : await runShard(opts);
       const m = outcome.run.manifest;
       const what = `step${o.steps.length > 1 ? 's' : ''} ${o.steps.join(',')}`;
       for (const s of m.skipped ?? []) if (s.steps) process.stdout.write(`s3ab step: ${s.steps} step(s) skipped: ${s.method} is optional in the matrix and not available here: ${s.reason}\n`);

@@ -2,7 +2,7 @@ import { CreateBucketCommand, ListBucketsCommand, S3Client } from '@aws-sdk/clie
 import { ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
-import { mkdtemp, mkdir, rm } from 'node:fs/promises';
+import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { onCleanup, onEmergencyExit } from '../core/cleanup';
@@ -60,6 +60,11 @@ async function freeLoopbackPort(): Promise<number> {
 export async function startEmbeddedEndpoint(log: (msg: string) => void = () => {}, opts: {
   /** Where its data folder goes. @default memoryBackedTmp() (a RAM disk where there is one) */
   baseDir?: string;
+  /**
+   * More accounts besides the root one, each with its own key (versitygw's internal IAM, admin
+   * role: it allows them everything; the access log names each request's key). @default none
+   */
+  accounts?: { accessKeyId: string; secretAccessKey: string }[];
 } = {}): Promise<EmbeddedEndpoint> {
   const binary = findVersitygw();
   if (!binary) {
@@ -75,6 +80,12 @@ export async function startEmbeddedEndpoint(log: (msg: string) => void = () => {
   const removeDirNow = onEmergencyExit(() => rmSync(dir, { recursive: true, force: true }));
   await mkdir(join(dir, 'data'));
   await mkdir(join(dir, 'versions'));
+  const iam = opts.accounts?.length ? ['--iam-dir', join(dir, 'iam')] : [];
+  if (iam.length) {
+    await mkdir(join(dir, 'iam'));
+    const accessAccounts = Object.fromEntries(opts.accounts!.map((a) => [a.accessKeyId, { access: a.accessKeyId, secret: a.secretAccessKey, role: 'admin', userID: 0, groupID: 0, projectID: 0 }]));
+    await writeFile(join(dir, 'iam', 'users.json'), JSON.stringify({ accessAccounts }));
+  }
   const credentials = { accessKeyId: `s3ab${randomBytes(8).toString('hex')}`, secretAccessKey: randomBytes(24).toString('base64url') };
 
   let lastError: Error | null = null;
@@ -85,7 +96,7 @@ export async function startEmbeddedEndpoint(log: (msg: string) => void = () => {
       binary.path,
       ['--access', credentials.accessKeyId, '--secret', credentials.secretAccessKey, '--port', `127.0.0.1:${port}`, '--quiet',
         // Every request the server answers, in S3's server-access-log fields: the runner counts each measurement's requests from it.
-        '--access-log', join(dir, 'access.log'),
+        '--access-log', join(dir, 'access.log'), ...iam,
         'posix', '--versioning-dir', join(dir, 'versions'), join(dir, 'data')],
       { stdio: ['ignore', 'pipe', 'pipe'] },
     );

@@ -1,14 +1,26 @@
-import { isRunId } from '../core/vocabulary';
+import { isRunId, runDay } from '../core/vocabulary';
 /**
  * How the pipeline's Aggregate state runs each named query (assets/queries/NAME.sql) for one run:
- * it wraps the file's SQL and keeps the run's rows. Athena (Trino) ignores an ORDER BY inside a
- * subquery, so the file's own ORDER BY is repeated outside — the rows then come back in the order
- * the file asks for, as DuckDB returns them locally, and the report is drawn from the same rows
- * in the same order either way.
+ * it wraps the file's SQL and keeps the run's rows.
+ * - The table `results` is replaced by the run's day partition (a WITH query of the same name over
+ *   the qualified table: Trino and DuckDB resolve an unqualified name to the WITH query, a
+ *   qualified one to the table). Every record of a run lands in its run id's day (`runDay`), and
+ *   with the `dt` predicate partition projection reads that day only — without it, Athena
+ *   enumerates every day since the table's first, slower as the stack ages.
+ * - Athena (Trino) ignores an ORDER BY inside a subquery, so the file's own ORDER BY is repeated
+ *   outside — the rows then come back in the order the file asks for, as DuckDB returns them
+ *   locally, and the report is drawn from the same rows in the same order either way.
  *
- * The template is States.Format's: `{}` takes, in order, the SQL, the run id and the ORDER BY.
+ * The template is States.Format's after the database is filled in: `{}` takes, in order, the
+ * run's day, the SQL, the run id and the ORDER BY.
  */
-export const RUN_QUERY_TEMPLATE = "SELECT * FROM ({}\n) AS q WHERE run_id = '{}' {}";
+export function runQueryTemplate(database: string): string {
+  if (!/^[a-z0-9_]+$/.test(database)) throw new Error(`"${database}" is not a database name of the results table (lower-case letters, digits, _)`);
+  return `WITH results AS (SELECT * FROM ${database}.results WHERE dt = '{}')\nSELECT * FROM ({}\n) AS q WHERE run_id = '{}' {}`;
+}
+
+/** The database of the `results` view in DuckDB (runner/report/results-db.ts), for the same SQL locally. */
+export const DUCKDB_DATABASE = 'main';
 
 /** The trailing top-level `ORDER BY col, col DESC, ...` of a query file, or '' when it has none. */
 export function orderByOf(sql: string, name = 'query'): string {
@@ -30,14 +42,14 @@ export function orderByOf(sql: string, name = 'query'): string {
 }
 
 /** The query the pipeline sends to Athena for one run (what States.Format makes of the template). */
-export function queryForRun(sql: string, runId: string, orderBy = orderByOf(sql)): string {
+export function queryForRun(sql: string, runId: string, opts: { database?: string; orderBy?: string } = {}): string {
   if (!isRunId(runId)) throw new Error(`"${runId}" is not a run id`);
-  const args = [sql, runId, orderBy];
+  const args = [runDay(runId), sql, runId, opts.orderBy ?? orderByOf(sql)];
   let i = 0;
-  return RUN_QUERY_TEMPLATE.replace(/\{\}/g, () => args[i++]);
+  return runQueryTemplate(opts.database ?? DUCKDB_DATABASE).replace(/\{\}/g, () => args[i++]);
 }
 
 /** The template as an ASL intrinsic string literal (quotes escaped), for States.Format. */
-export function runQueryIntrinsic(...paths: [sql: string, runId: string, orderBy: string]): string {
-  return `States.Format('${RUN_QUERY_TEMPLATE.replace(/'/g, "\\'")}', ${paths.join(', ')})`;
+export function runQueryIntrinsic(database: string, ...paths: [day: string, sql: string, runId: string, orderBy: string]): string {
+  return `States.Format('${runQueryTemplate(database).replace(/'/g, "\\'")}', ${paths.join(', ')})`;
 }

@@ -8,6 +8,7 @@ import { explain } from '../endpoint/preflight';
 import { makeS3Client, PREFLIGHT_BOUNDS_MS } from '../endpoint/s3-client';
 import { targetFor } from '../endpoint/target';
 import { runBenchmark, type RunOutcome } from '.';
+import { TaskCallback } from './task-callback';
 
 export interface ShardOptions {
   matrixFile: string;
@@ -92,5 +93,47 @@ export async function runShard(opts: ShardOptions): Promise<ShardOutcome> {
   } finally {
     client.destroy();
     await rm(scratch, { recursive: true, force: true });
+  }
+}
+
+/** How `s3ab step` ends the Step Functions task of its command (the run-step document passes these). */
+export interface ShardCallback {
+  token: string;
+  heartbeatSeconds: number;
+  /** Written once the task was ended, so the command's exit trap does not report again. */
+  reportedFile?: string;
+}
+
+/**
+ * runShard, ending the command's Step Functions task by callback: heartbeats while the steps run,
+ * then SendTaskSuccess with the shard's figures when every step completed, or SendTaskFailure —
+ * StepsFailed (a step failed; its records are uploaded, flagged), Interrupted, or RunnerError (the
+ * shard could not run: the problem and its fix). When Step Functions says the task is over (its
+ * execution ended or timed out), the run is aborted: nobody waits for its results any more.
+ */
+export async function runShardWithCallback(opts: ShardOptions, callback: ShardCallback, log: (line: string) => void): Promise<ShardOutcome> {
+  const abort = new AbortController();
+  opts.signal?.addEventListener('abort', () => abort.abort(opts.signal!.reason), { once: true });
+  const task = new TaskCallback({
+    ...callback, region: opts.region, log,
+    onTaskGone: (reason) => { log(`s3ab step: ${reason}; stopping`); abort.abort(new Error(reason)); },
+  });
+  task.start();
+  const who = `runner ${opts.runnerId ?? 'unnamed'}, steps ${opts.steps.join(',')}`;
+  try {
+    const outcome = await runShard({ ...opts, signal: abort.signal });
+    const m = outcome.run.manifest;
+    if (m.status === 'complete') {
+      await task.succeed({ runner: opts.runnerId ?? null, status: m.status, stepsDone: m.steps_done, stepsTotal: m.steps_total, records: outcome.records, heartbeats: task.heartbeats });
+    } else {
+      await task.fail(m.status === 'interrupted' ? 'Interrupted' : 'StepsFailed', `${who}: ${m.status} (${m.steps_done} of ${m.steps_total} done, ${m.steps_failed} failed): ${m.problem ?? 'no reason recorded'}`);
+    }
+    return outcome;
+  } catch (err) {
+    const what = err instanceof UserError ? `${err.problem} — ${err.fix}` : errorSummary(err, 4000);
+    await task.fail('RunnerError', `${who}: ${what}`).catch((e) => log(`s3ab step: could not report the failure to Step Functions (the command's exit trap will): ${errorSummary(e)}`));
+    throw err;
+  } finally {
+    task.destroy();
   }
 }

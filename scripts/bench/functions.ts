@@ -7,8 +7,7 @@
  *   npm run bench:functions [-- --runs 5]
  *
  * The first call runs where its AWS calls can be answered here: validate-input writes the matrix
- * to the embedded S3 server (versitygw, loopback); command-status, teardown and janitor call EC2
- * and SSM, which cannot run here, so their first call is given an event the handler itself
+ * to the embedded S3 server (versitygw, loopback); teardown and janitor call EC2, which cannot run here, so their first call is given an event the handler itself
  * rejects before any AWS call — it measures the handler's own path, not AWS's latency, and is
  * labelled so. The figures are medians over --runs fresh processes.
  */
@@ -29,7 +28,6 @@ const runs = Math.max(1, Number(values.runs));
 /** The first call each function gets, and what it stands for. */
 const FIRST_CALL: Record<string, { event: unknown; note: string }> = {
   'validate-input': { event: { input: { profile: 'quick' } }, note: 'quick profile checked, matrix written to the embedded S3 server' },
-  'command-status': { event: {}, note: 'rejected by the handler (no command id): its own path only, SSM cannot run here' },
   teardown: { event: { runId: 'not-a-run' }, note: 'rejected by the handler (bad run id): its own path only, EC2 cannot run here' },
   janitor: { event: { dryRun: true }, note: 'calls EC2, which cannot run here: module load only' },
 };

@@ -2,25 +2,30 @@
  * The AWS control plane of a rehearsal, on this machine: EC2 instances are local runner sandboxes
  * (a folder, an instance id, a process group), SSM Run Command runs the synthesized documents'
  * own shell lines with bash in a sandbox, Athena runs the named query's SQL on DuckDB over the
- * results bucket. Everything else is real: the Lambda handlers (called with these clients), the
- * S3 traffic (the embedded versitygw), the runner processes.
+ * results bucket (read, and its result written, with the caller's S3 key, as Athena does). Every
+ * call is made as a role of the template and evaluated against its IAM first (iam.ts): a denied
+ * call fails as AWS fails it. Everything else is real: the Lambda handlers (called with these
+ * clients), the S3 traffic (the embedded versitygw), the runner processes.
  */
-import { GetObjectCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
+import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { athenaPages, athenaResultOf } from '../fixtures/athena-results';
 import { mountTable } from '../../runner/core/mounts-table';
-import { openResults } from '../../runner/report/results-db';
-import { namedQueries } from '../../runner/report/results-db';
+import { namedQueries, openResults } from '../../runner/report/results-db';
+import { AwsError, type IamCheck, type IamRequest } from './iam';
+import { ACCOUNT, REGION } from './template';
 
 /** A command's output as SSM keeps it for GetCommandInvocation: the last 24,000 characters. */
 const SSM_OUTPUT_LIMIT = 24_000;
+const arn = (service: string, resource: string, region = REGION, account = ACCOUNT) => `arn:aws:${service}:${region}:${account}:${resource}`;
 
 export interface Sandbox {
   id: string;
   dir: string;
   instanceType: string;
+  subnet: string;
   tags: Record<string, string>;
   state: 'running' | 'terminated';
   launchedAt: number;
@@ -43,21 +48,27 @@ export interface CommandRecord {
   timeoutSeconds: number;
 }
 
+/** An injected fault: a command of this document fails on the first runner (after its exit trap is set); `runner-dies`: its run-step processes are killed, no trap runs. */
+export type Fault = 'setup' | 'run-step' | 'runner-dies';
+
 export interface LocalCloudOptions {
   /** Folder of the sandboxes (one sub-folder per runner). */
   root: string;
-  s3: S3Client;
+  iam: IamCheck;
+  /** An S3 client with a role's key (the embedded server knows every role's key). */
+  s3As: (roleId: string) => S3Client;
   resultsBucket: string;
-  /** The run-step document's runCommand lines, rendered (bucket names filled in). */
-  runStepLines: string[];
-  /** The host-neutral part of setup: shell lines run in each sandbox. */
-  setupLines: string[];
-  /** Replaces the AWS-only parts of a document line (IMDS, the AWS CLI's endpoint, /opt/s3ab) with this machine's. */
+  /** The documents' lines, as the sandbox runs them (rendered; the rehearsal's stand-ins in place of the parts that install on the host). */
+  lines: Record<'setup' | 'run-step', string[]>;
+  /** IAM requests of a document's parts the sandbox does not run (the bundle download, the S3 Files mount), as the runner would make them. */
+  skipped: Record<'setup' | 'run-step', (box: Sandbox) => IamRequest[]>;
+  /** Replaces the AWS-only parts of a document line (IMDS, the AWS CLI's endpoint, /opt/s3ab, /var/log) with this machine's. */
   localize: (line: string, sandbox: Sandbox) => string;
-  /** Environment of every sandbox command (credentials of the embedded endpoint). */
+  /** Environment of every sandbox command (the runner role's key, the endpoints). */
   env: NodeJS.ProcessEnv;
-  /** Inject a failure: a command of this document fails on its first runner. */
-  failCommand?: 'setup' | 'run-step';
+  /** The launch template's security group and instance role, for RunInstances' IAM. */
+  launch: { template: string; securityGroup: string; roleArn: string };
+  fault?: Fault;
 }
 
 /** An SDK command's operation name (from its schema: the bundled functions' class names are minified). */
@@ -68,27 +79,40 @@ function operationOf(cmd: { constructor: { name: string }; schema?: unknown }): 
 
 type SdkCommand = { constructor: { name: string }; schema?: unknown; input: any };
 
-class Named extends Error {
-  constructor(name: string, message: string) { super(message); this.name = name; }
-}
-
 /** The local EC2, SSM and Athena of a rehearsal, with what a report of it needs counted. */
 export class LocalCloud {
   readonly sandboxes = new Map<string, Sandbox>();
   readonly commands = new Map<string, CommandRecord>();
   private readonly launches = new Map<string, string[]>();
-  private readonly queryPages = new Map<string, ReturnType<typeof athenaPages>>();
+  private readonly queryResults = new Map<string, { pages: ReturnType<typeof athenaPages>; key: string }>();
+  /** The results bucket's records as the queries read them, copied once per caller (they do not change while Aggregate runs). */
+  private readonly records = new Map<string, Promise<string>>();
   private n = 0;
-  /** Polls of a command's status (command-status invocations). */
-  polls = 0;
+  /** The injected fault goes to the first command of its document only. */
+  private faulted = false;
 
   constructor(private readonly o: LocalCloudOptions) {
     mkdirSync(o.root, { recursive: true });
   }
 
+  private require(principal: string, source: string, requests: Omit<IamRequest, 'principal' | 'source'>[], errorName: string): Promise<void[]> {
+    return Promise.all(requests.map((r) => this.o.iam.require({ ...r, principal, source }, errorName)));
+  }
+
   // --- EC2 ------------------------------------------------------------------------------------
 
-  runInstances(p: { InstanceType: string; MinCount: number; ClientToken?: string; TagSpecifications: { Tags: { Key: string; Value: string }[] }[] }) {
+  /** RunInstances as the state machine's role: every resource it touches, from the stack's launch template. */
+  async runInstances(principal: string, p: { InstanceType: string; ImageId: string; SubnetId: string; MinCount: number; ClientToken?: string; TagSpecifications: { Tags: { Key: string; Value: string }[] }[] }) {
+    const lt = { 'ec2:LaunchTemplate': arn('ec2', `launch-template/${this.o.launch.template}`) };
+    await this.require(principal, 'EC2 stand-in', [
+      ...['instance/i-launching', `subnet/${p.SubnetId}`, `security-group/${this.o.launch.securityGroup}`, 'network-interface/eni-launching', 'volume/vol-launching', `launch-template/${this.o.launch.template}`]
+        .map((r) => ({ action: 'ec2:RunInstances', resource: arn('ec2', r), context: lt })),
+      { action: 'ec2:RunInstances', resource: arn('ec2', 'image/ami-al2023', REGION, ''), context: lt },
+      { action: 'ec2:CreateTags', resource: arn('ec2', 'instance/i-launching'), context: { 'ec2:CreateAction': 'RunInstances' } },
+      { action: 'iam:PassRole', resource: this.o.launch.roleArn, context: { 'iam:PassedToService': 'ec2.amazonaws.com' } },
+      // Not evaluated here: ssm:GetParameters on AWS's public AL2023 parameter (`resolve:ssm:` image
+      // ids). Its ARN has no account, which iam-simulate cannot type; test/aws/stack.test.ts checks the grant.
+    ], 'Ec2.UnauthorizedOperation');
     const known = p.ClientToken ? this.launches.get(p.ClientToken) : undefined;
     if (known) return { Instances: known.map((InstanceId) => ({ InstanceId })) };
     const tags = Object.fromEntries(p.TagSpecifications[0].Tags.map((t) => [t.Key, t.Value]));
@@ -96,8 +120,8 @@ export class LocalCloud {
     for (let i = 0; i < p.MinCount; i++) {
       const id = `i-${(++this.n).toString(16).padStart(17, '0')}`;
       const dir = join(this.o.root, id);
-      mkdirSync(join(dir, 'tmp'), { recursive: true });
-      this.sandboxes.set(id, { id, dir, instanceType: p.InstanceType, tags, state: 'running', launchedAt: Date.now() });
+      for (const d of ['tmp', 'log']) mkdirSync(join(dir, d), { recursive: true });
+      this.sandboxes.set(id, { id, dir, instanceType: p.InstanceType, subnet: p.SubnetId, tags, state: 'running', launchedAt: Date.now() });
       ids.push(id);
     }
     if (p.ClientToken) this.launches.set(p.ClientToken, ids);
@@ -112,16 +136,19 @@ export class LocalCloud {
       box.state = 'terminated';
       for (const cmd of this.commands.values()) {
         const inv = cmd.invocations.get(id);
-        if (inv?.child && inv.child.exitCode === null && inv.child.signalCode === null) {
-          try {
-            process.kill(-inv.child.pid!, 'SIGKILL');
-          } catch {
-            // already gone
-          }
-          inv.status = inv.status === 'InProgress' ? 'Cancelled' : inv.status;
-        }
+        if (inv) this.kill(inv, 'Cancelled');
       }
     }
+  }
+
+  private kill(inv: Invocation, status: Invocation['status']): void {
+    if (!inv.child || inv.child.exitCode !== null || inv.child.signalCode !== null) return;
+    try {
+      process.kill(-inv.child.pid!, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+    inv.status = inv.status === 'InProgress' ? status : inv.status;
   }
 
   /** After the processes are gone: mounts left in a sandbox are detached, its folder removed. */
@@ -139,11 +166,7 @@ export class LocalCloud {
 
   describeInstances(p: { InstanceIds?: string[]; Filters?: { Name: string; Values: string[] }[] }) {
     let boxes = [...this.sandboxes.values()];
-    if (p.InstanceIds?.length) {
-      const missing = p.InstanceIds.filter((id) => !this.sandboxes.has(id));
-      if (missing.length) throw new Named('InvalidInstanceID.NotFound', `The instance IDs '${missing.join(', ')}' do not exist`);
-      boxes = boxes.filter((b) => p.InstanceIds!.includes(b.id));
-    }
+    if (p.InstanceIds) boxes = boxes.filter((b) => p.InstanceIds!.includes(b.id));
     for (const f of p.Filters ?? []) {
       if (f.Name.startsWith('tag:')) boxes = boxes.filter((b) => f.Values.includes(b.tags[f.Name.slice(4)]));
       if (f.Name === 'instance-state-name') boxes = boxes.filter((b) => f.Values.includes(b.state));
@@ -151,81 +174,89 @@ export class LocalCloud {
     return { Reservations: [{ Instances: boxes.map((b) => ({ InstanceId: b.id, InstanceType: b.instanceType, State: { Name: b.state }, LaunchTime: new Date(b.launchedAt), Tags: Object.entries(b.tags).map(([Key, Value]) => ({ Key, Value })) })) }] };
   }
 
-  /** The EC2 client a handler gets (only the calls the pipeline's handlers make). */
-  ec2Client() {
+  /** The EC2 client a function gets, acting as its role (the calls the pipeline's functions make). */
+  ec2Client(principal: string) {
     return {
       send: async (cmd: SdkCommand) => {
-        if (operationOf(cmd) === 'DescribeInstances') return this.describeInstances(cmd.input);
-        if (operationOf(cmd) === 'TerminateInstances') {
-          this.terminate(cmd.input.InstanceIds);
-          return { TerminatingInstances: cmd.input.InstanceIds.map((InstanceId: string) => ({ InstanceId })) };
+        const op = operationOf(cmd);
+        if (op === 'DescribeInstances') {
+          await this.require(principal, 'EC2 stand-in', [{ action: 'ec2:DescribeInstances', resource: '*' }], 'UnauthorizedOperation');
+          return this.describeInstances(cmd.input);
         }
-        throw new Error(`local EC2: ${operationOf(cmd)} is not part of the rehearsal`);
+        if (op === 'TerminateInstances') {
+          const ids: string[] = cmd.input.InstanceIds;
+          // The condition keys of a termination: the instance's own tags (the stack tag limits it).
+          await this.require(principal, 'EC2 stand-in', ids.map((id) => ({
+            action: 'ec2:TerminateInstances', resource: arn('ec2', `instance/${id}`),
+            context: Object.fromEntries(Object.entries(this.sandboxes.get(id)?.tags ?? {}).map(([k, v]) => [`ec2:ResourceTag/${k}`, v])),
+          })), 'UnauthorizedOperation');
+          this.terminate(ids);
+          return { TerminatingInstances: ids.map((InstanceId) => ({ InstanceId })) };
+        }
+        throw new Error(`local EC2: ${op} is not part of the rehearsal`);
       },
     };
   }
 
   // --- SSM ------------------------------------------------------------------------------------
 
-  /** SendCommand: the document's own lines, localized, with its {{ parameters }} filled in, run with bash in each sandbox. */
-  sendCommand(document: 'setup' | 'run-step', instanceIds: string[], parameters: Record<string, string[]>) {
+  /** DescribeInstanceInformation as the state machine: the running sandboxes are online. */
+  async describeInstanceInformation(principal: string, ids: string[]) {
+    await this.require(principal, 'SSM stand-in', [{ action: 'ssm:DescribeInstanceInformation', resource: '*' }], 'Ssm.AccessDeniedException');
+    return { InstanceInformationList: ids.filter((id) => this.sandboxes.get(id)?.state === 'running').map((InstanceId) => ({ InstanceId, PingStatus: 'Online' })) };
+  }
+
+  /**
+   * SendCommand as the state machine: the document's own lines, localized, with its {{ parameters }}
+   * filled in, run with bash in each sandbox; the IAM requests of the parts left out are checked as the runner's.
+   */
+  async sendCommand(principal: string, document: 'setup' | 'run-step', documentName: string, instanceIds: string[], parameters: Record<string, string[]>) {
+    await this.require(principal, 'SSM stand-in', [arn('ssm', `document/${documentName}`), ...instanceIds.map((id) => arn('ec2', `instance/${id}`))]
+      .map((resource) => ({ action: 'ssm:SendCommand', resource })), 'Ssm.AccessDeniedException');
     const id = `cmd-${(++this.n).toString(16).padStart(8, '0')}`;
     const timeoutSeconds = Number(parameters.executionTimeout?.[0] ?? 3600);
     const record: CommandRecord = { id, document, parameters, invocations: new Map(), timeoutSeconds };
     this.commands.set(id, record);
-    const lines = document === 'setup' ? this.o.setupLines : this.o.runStepLines;
-    for (const [i, instanceId] of instanceIds.entries()) {
+    for (const instanceId of instanceIds) {
       const box = this.sandboxes.get(instanceId);
-      if (!box || box.state !== 'running') throw new Named('Ssm.InvalidInstanceIdException', `instance ${instanceId} is not running`);
-      let script = lines.map((l) => this.o.localize(l, box)).join('\n');
-      for (const [k, v] of Object.entries(parameters)) script = script.replaceAll(`{{ ${k} }}`, v.join(','));
-      if (this.o.failCommand === document && i === 0) script = `echo "s3ab rehearsal: injected failure in ${document}" >&2; exit 42\n${script}`;
-      writeFileSync(join(box.dir, `${id}.sh`), script);
-      const inv: Invocation = { instanceId, status: 'InProgress', output: '', child: null, startedAt: Date.now(), endedAt: null };
-      // Its own process group, as the SSM agent runs it: terminating the sandbox kills the whole tree.
-      // The runner's own environment: the document sets S3AB_HOME and TMPDIR itself.
-      const env: NodeJS.ProcessEnv = { ...process.env, ...this.o.env, TMPDIR: join(box.dir, 'tmp') };
-      delete env.S3AB_HOME;
-      const child = spawn('bash', [join(box.dir, `${id}.sh`)], {
-        cwd: box.dir, detached: true, env,
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      const keep = (c: Buffer) => { inv.output = (inv.output + c.toString()).slice(-SSM_OUTPUT_LIMIT); };
-      child.stdout!.on('data', keep);
-      child.stderr!.on('data', keep);
-      const timer = setTimeout(() => { inv.status = 'TimedOut'; try { process.kill(-child.pid!, 'SIGKILL'); } catch { /* gone */ } }, timeoutSeconds * 1000);
-      child.once('close', (code) => {
-        clearTimeout(timer);
-        inv.endedAt = Date.now();
-        if (inv.status === 'InProgress') inv.status = code === 0 ? 'Success' : 'Failed';
-      });
-      inv.child = child;
-      record.invocations.set(instanceId, inv);
+      if (!box || box.state !== 'running') throw new AwsError('Ssm.InvalidInstanceIdException', `instance ${instanceId} is not running`);
+      await Promise.all(this.o.skipped[document](box).map((r) => this.o.iam.decide(r)));
+      // Terminated meanwhile (Teardown runs while a failed Map's other iterations still send): SSM refuses.
+      if (box.state !== 'running') throw new AwsError('Ssm.InvalidInstanceIdException', `instance ${instanceId} is not running`);
+      const fault = !this.faulted && (this.o.fault === document || (this.o.fault === 'runner-dies' && document === 'run-step')) ? this.o.fault : undefined;
+      if (fault) this.faulted = true;
+      record.invocations.set(instanceId, this.run(document, id, box, parameters, fault));
     }
     return { Command: { CommandId: id } };
   }
 
-  /** The SSM client the command-status handler gets: ListCommandInvocations and DescribeInstanceInformation. */
-  ssmClient() {
-    return {
-      send: async (cmd: SdkCommand) => {
-        if (operationOf(cmd) === 'ListCommandInvocations') {
-          const record = this.commands.get(cmd.input.CommandId);
-          if (!record) throw new Named('InvalidCommandId', `no command ${cmd.input.CommandId}`);
-          return {
-            CommandInvocations: [...record.invocations.values()].map((inv) => ({
-              InstanceId: inv.instanceId, Status: inv.status, StatusDetails: inv.status,
-              CommandPlugins: [{ Output: inv.output.slice(-2500) }],
-            })),
-          };
-        }
-        if (operationOf(cmd) === 'DescribeInstanceInformation') {
-          const ids: string[] = cmd.input.Filters?.[0]?.Values ?? [];
-          return { InstanceInformationList: ids.filter((i) => this.sandboxes.get(i)?.state === 'running').map((InstanceId) => ({ InstanceId, PingStatus: 'Online' })) };
-        }
-        throw new Error(`local SSM: ${operationOf(cmd)} is not part of the rehearsal`);
-      },
-    };
+  private run(document: 'setup' | 'run-step', id: string, box: Sandbox, parameters: Record<string, string[]>, fault?: Fault): Invocation {
+    const lines = this.o.lines[document].map((l) => this.o.localize(l, box));
+    // An injected failure comes after the exit trap, so the command reports it as a real one would.
+    if (fault === document) lines.splice(lines.findIndex((l) => l.startsWith('trap ')) + 1, 0, `echo "s3ab rehearsal: injected failure in ${document}" >&2; exit 42`);
+    let script = lines.join('\n');
+    for (const [k, v] of Object.entries(parameters)) script = script.replaceAll(`{{ ${k} }}`, v.join(','));
+    writeFileSync(join(box.dir, `${id}.sh`), script);
+    const inv: Invocation = { instanceId: box.id, status: 'InProgress', output: '', child: null, startedAt: Date.now(), endedAt: null };
+    // Its own process group, as the SSM agent runs it: terminating the sandbox kills the whole tree.
+    // The runner's own environment: the document sets S3AB_HOME and TMPDIR itself.
+    const env: NodeJS.ProcessEnv = { ...process.env, ...this.o.env, TMPDIR: join(box.dir, 'tmp') };
+    delete env.S3AB_HOME;
+    const child = spawn('bash', [join(box.dir, `${id}.sh`)], { cwd: box.dir, detached: true, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const keep = (c: Buffer) => { inv.output = (inv.output + c.toString()).slice(-SSM_OUTPUT_LIMIT); };
+    child.stdout!.on('data', keep);
+    child.stderr!.on('data', keep);
+    const timer = setTimeout(() => this.kill(inv, 'TimedOut'), Number(parameters.executionTimeout?.[0] ?? 3600) * 1000);
+    // A runner that dies mid-steps: its whole process tree is killed, no exit trap runs (as when an instance fails).
+    const death = fault === 'runner-dies' && document === 'run-step' ? setTimeout(() => this.kill(inv, 'Failed'), 1000) : null;
+    child.once('close', (code) => {
+      clearTimeout(timer);
+      if (death) clearTimeout(death);
+      inv.endedAt = Date.now();
+      if (inv.status === 'InProgress') inv.status = code === 0 ? 'Success' : 'Failed';
+    });
+    inv.child = child;
+    return inv;
   }
 
   /** Processes of the rehearsal's commands still running (a clean end has none). */
@@ -237,47 +268,82 @@ export class LocalCloud {
 
   // --- Athena ---------------------------------------------------------------------------------
 
-  /** StartQueryExecution (.sync): the SQL on DuckDB over a copy of the results bucket's records. */
-  async runQuery(sql: string): Promise<{ QueryExecution: { QueryExecutionId: string } }> {
+  private athenaRequests(workGroup: string, actions: string[]) {
+    return actions.map((action) => ({ action, resource: arn('athena', `workgroup/${workGroup}`) }));
+  }
+
+  async getNamedQuery(principal: string, id: string, workGroup: string, names: Record<string, string>) {
+    await this.require(principal, 'Athena stand-in', this.athenaRequests(workGroup, ['athena:GetNamedQuery']), 'Athena.AccessDeniedException');
+    const name = names[id];
+    const q = namedQueries().find((x) => x.name === name);
+    if (!q) throw new AwsError('Athena.InvalidRequestException', `no named query ${id}`);
+    return { NamedQuery: { QueryString: q.sql } };
+  }
+
+  /**
+   * StartQueryExecution (.sync) as the state machine: Glue and the workgroup's Athena calls checked,
+   * the SQL on DuckDB over a copy of the results bucket's records (read with the caller's key, as
+   * Athena reads them), its result written under athena/ with the caller's key too.
+   */
+  async runQuery(principal: string, p: { QueryString: string; WorkGroup: string; QueryExecutionContext: { Database: string } }): Promise<{ QueryExecution: { QueryExecutionId: string } }> {
+    const db = p.QueryExecutionContext.Database;
+    await this.require(principal, 'Athena stand-in', [
+      ...this.athenaRequests(p.WorkGroup, ['athena:StartQueryExecution', 'athena:GetQueryExecution']),
+      ...[arn('glue', 'catalog'), arn('glue', `database/${db}`)].map((resource) => ({ action: 'glue:GetDatabase', resource })),
+      ...[arn('glue', 'catalog'), arn('glue', `database/${db}`), arn('glue', `table/${db}/results`)].map((resource) => ({ action: 'glue:GetTable', resource })),
+    ], 'Athena.AccessDeniedException');
     // Queries run side by side (the Aggregate Map): the id is taken before any await.
     const id = `qe-${++this.n}`;
-    const local = join(this.o.root, 'athena', id);
+    const s3 = this.o.s3As(principal);
+    let records = this.records.get(principal);
+    if (!records) {
+      records = this.copyRecords(s3, join(this.o.root, 'athena', `records-${principal}`));
+      this.records.set(principal, records);
+    }
+    const local = await records;
+    const duck = await openResults(local);
+    try {
+      // The query names the Glue database (the run filter reads its day partition of database.results).
+      if (!/^[a-z0-9_]+$/.test(db)) throw new AwsError('Athena.InvalidRequestException', `database ${db} is not a Glue database name`);
+      await duck.connection.run(`CREATE SCHEMA ${db}; CREATE VIEW ${db}.results AS SELECT * FROM main.results`);
+      const result = await athenaResultOf(duck.connection, p.QueryString);
+      const key = `athena/${id}.csv`;
+      await s3.send(new PutObjectCommand({ Bucket: this.o.resultsBucket, Key: key, Body: JSON.stringify(result) }));
+      this.queryResults.set(id, { pages: athenaPages(result, 1000), key });
+      return { QueryExecution: { QueryExecutionId: id } };
+    } finally {
+      duck.close();
+    }
+  }
+
+  /** The results bucket's records/ into a local folder, read with the caller's key (Athena reads the table's files as the caller). */
+  private async copyRecords(s3: S3Client, local: string): Promise<string> {
     let token: string | undefined;
     do {
-      const page = await this.o.s3.send(new ListObjectsV2Command({ Bucket: this.o.resultsBucket, Prefix: 'results/', ContinuationToken: token }));
+      const page = await s3.send(new ListObjectsV2Command({ Bucket: this.o.resultsBucket, Prefix: 'results/', ContinuationToken: token }));
       for (const o of page.Contents ?? []) {
         const path = join(local, o.Key!.slice('results/'.length));
         mkdirSync(join(path, '..'), { recursive: true });
-        writeFileSync(path, await (await this.o.s3.send(new GetObjectCommand({ Bucket: this.o.resultsBucket, Key: o.Key! }))).Body!.transformToString());
+        writeFileSync(path, await (await s3.send(new GetObjectCommand({ Bucket: this.o.resultsBucket, Key: o.Key! }))).Body!.transformToString());
       }
       token = page.NextContinuationToken;
     } while (token);
     mkdirSync(local, { recursive: true });
-    const db = await openResults(local);
-    try {
-      this.queryPages.set(id, athenaPages(await athenaResultOf(db.connection, sql), 1000));
-      return { QueryExecution: { QueryExecutionId: id } };
-    } finally {
-      db.close();
-      rmSync(local, { recursive: true, force: true });
-    }
+    return local;
   }
 
-  getNamedQuery(id: string, names: Record<string, string>) {
-    const name = names[id];
-    const q = namedQueries().find((x) => x.name === name);
-    if (!q) throw new Named('Athena.InvalidRequestException', `no named query ${id}`);
-    return { NamedQuery: { QueryString: q.sql } };
-  }
-
-  /** The Athena client the report handler gets: GetQueryResults, paged. */
-  athenaClient() {
+  /** The Athena client a function gets, acting as its role: GetQueryResults, paged (the result read from S3 with its key). */
+  athenaClient(principal: string, workGroup: string) {
     return {
       send: async (cmd: SdkCommand) => {
         if (operationOf(cmd) !== 'GetQueryResults') throw new Error(`local Athena: ${operationOf(cmd)} is not part of the rehearsal`);
-        const pages = this.queryPages.get(cmd.input.QueryExecutionId);
-        if (!pages) throw new Named('InvalidRequestException', `no query ${cmd.input.QueryExecutionId}`);
-        return pages[cmd.input.NextToken ? Number(String(cmd.input.NextToken).replace('page-', '')) : 0];
+        await this.require(principal, 'Athena stand-in', this.athenaRequests(workGroup, ['athena:GetQueryResults']), 'AccessDeniedException');
+        const q = this.queryResults.get(cmd.input.QueryExecutionId);
+        if (!q) throw new AwsError('InvalidRequestException', `no query ${cmd.input.QueryExecutionId}`);
+        const page = cmd.input.NextToken ? Number(String(cmd.input.NextToken).replace('page-', '')) : 0;
+        // Athena reads the result file as the caller.
+        if (page === 0) await (await this.o.s3As(principal).send(new GetObjectCommand({ Bucket: this.o.resultsBucket, Key: q.key }))).Body!.transformToString();
+        return q.pages[page];
       },
     };
   }

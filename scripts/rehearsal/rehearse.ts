@@ -1,39 +1,53 @@
 /**
  * A rehearsal of a whole AWS execution on this machine: the synthesized state machine definition
  * runs under aws-local-stepfunctions; its Lambda tasks call the real handlers, whose S3 clients
- * point at the embedded versitygw (a versioned data bucket and a results bucket); EC2, SSM and
- * Athena are the local stand-ins of local-cloud.ts, and the SSM documents' own shell lines run
- * the real runner bundle in local runner sandboxes. What it measures (per state, polls, history,
- * S3 requests, what is left behind) is what `npm run rehearse` prints.
+ * point at the embedded versitygw (a versioned data bucket and a results bucket); EC2, SSM, Athena
+ * and Step Functions' callbacks are the local stand-ins (local-cloud.ts, step-functions.ts), and
+ * the SSM documents' own shell lines run the real runner bundle in local runner sandboxes. Every
+ * request is made with the key of the role that makes it on AWS and evaluated against the
+ * template's IAM (iam.ts): any deny fails the rehearsal, naming principal, action and resource.
+ * What it measures (per state, callbacks, history, S3 requests, what is left behind) is what
+ * `npm run rehearse` prints.
+ *
+ * The phases: startServer → loadFunctions → the cloud (stand-ins) → runExecution → inspectRun →
+ * checkS3Requests → the report.
  */
 import { CreateBucketCommand, GetObjectCommand, ListObjectsV2Command, ListObjectVersionsCommand, PutBucketVersioningCommand, type S3Client } from '@aws-sdk/client-s3';
 import type { Context } from 'aws-lambda';
 import { StateMachine } from 'aws-local-stepfunctions';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { randomUUID } from 'node:crypto';
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { resourcesOf, synthesize } from '../../test/helpers/stack';
-import { synthesizedDefinition } from '../../test/helpers/definition';
+import { join, relative } from 'node:path';
+import { withoutTimeoutPaths } from '../../test/helpers/definition';
+import { synthesize } from '../../test/helpers/stack';
 import { cleanupAll } from '../../runner/core/cleanup';
-import { loadProfile, resolveMatrix } from '../../runner/core/matrix';
 import { runDataPrefix, runVolumePrefix } from '../../runner/core/vocabulary';
-import { CATALOG } from '../../runner/catalog';
-import { findMethod } from '../../runner/methods';
 import { methodOfUserAgent } from '../../runner/methods/catalog';
 import { parseAccessLogLine } from '../../runner/endpoint/access-log';
-import { startEmbeddedEndpoint } from '../../runner/endpoint/embedded';
+import { startEmbeddedEndpoint, type EmbeddedEndpoint } from '../../runner/endpoint/embedded';
 import { makeS3Client } from '../../runner/endpoint/s3-client';
 import { DOCS_PREFIX } from '../../lib/document-prefixes';
 import { bundleAllFunctions } from '../../lib/function-bundles';
-import { LocalCloud, type Sandbox } from './local-cloud';
+import { EVENTS_PER_STATE, historyEventBound } from '../../lib/pipeline/history';
+import { TEARDOWN_MAX_ROUNDS } from '../../lib/pipeline/teardown-flow';
+import { sandboxDocuments } from './documents';
+import { IamCheck, type DroppedGrant, type IamDenial, type IamRequest } from './iam';
+import { LocalCloud, type Fault } from './local-cloud';
+import { iamRequestsOf, parseLoggedRequest, recordBodyResources } from './s3-iam';
+import { mountRequests, ruleRequests, syncRequests } from './s3-files';
+import { LocalStepFunctions, type CallbackFigures } from './step-functions';
 import { stepFigures, type PreparationFigure, type StepFigure, type StepRecord } from './step-figures';
+import { RehearsalTemplate } from './template';
+
+export type { Fault } from './local-cloud';
 
 /** The part of Lambda's context object the functions read. */
 type LambdaContext = Pick<Context, 'functionName' | 'functionVersion' | 'invokedFunctionArn' | 'memoryLimitInMB' | 'awsRequestId' | 'getRemainingTimeInMillis'>;
 
-const ROOT = join(__dirname, '..', '..');
 const RESULTS_BUCKET = 's3ab-rehearsal-results';
+/** The embedded server's benchmark bucket (runner/endpoint/embedded.ts), the data bucket here. */
+const DATA_BUCKET = 's3ab-bench';
 const FILE_SYSTEM_ID = 'fs-0rehearsal000000';
 
 // aws-local-stepfunctions needs Promise.withResolvers (Node 22).
@@ -49,10 +63,14 @@ if (!(Promise as unknown as { withResolvers?: unknown }).withResolvers) {
 export interface RehearsalOptions {
   /** The execution's input, as `s3ab aws run` sends it: profile or matrix, runners, layout, lambdas. */
   input: Record<string, unknown>;
-  /** Seconds between a command's status checks here (the definition's own wait is kept for the model). @default 1 */
+  /** Seconds of each wait between readiness checks here (the sandboxes are online at once). @default 0 */
   pollSeconds?: number;
-  /** Inject a failure: a command of this document fails on the first runner. */
-  failCommand?: 'setup' | 'run-step';
+  /** Inject a fault: a command of this document fails on the first runner, or that runner dies mid-steps. */
+  fault?: Fault;
+  /** Take a grant out of the template's IAM for this rehearsal (the injected-defect test). */
+  dropGrant?: DroppedGrant;
+  /** The runners' heartbeat interval and the tasks' heartbeat timeout here. @default the definition's */
+  heartbeat?: { intervalSeconds: number; timeoutSeconds: number };
   log?: (line: string) => void;
   /**
    * Keep the server's objects on disk, not in RAM: a seed sample writes more versions than this
@@ -70,237 +88,396 @@ export interface RehearsalReport {
   reportLocation: string | null;
   wallMs: number;
   states: StateFigure[];
-  /** Command-status checks (one per runner command and poll lap). */
+  /** Readiness checks (WaitUntilReady): the only poll loop; the runners end their tasks by callback. */
   polls: number;
-  /** The execution's history events as Step Functions counts them (estimated from the states run). */
+  /** The execution's history events as Step Functions counts them (from the states run). */
   historyEvents: number;
+  /** The most this execution's shape can write (lib/pipeline/history.ts). */
+  historyBound: number;
+  callbacks: CallbackFigures;
   commands: { document: string; runner: string; ms: number; timeoutS: number; status: string; steps: number }[];
   s3: { requests: number; byOperation: Record<string, number>; versionsCreated: number; versionsDeleted: number };
+  /** Every request evaluated against the template's IAM; `unseen`: S3 requests whose resources only their body names (a runner's DeleteObjects). */
+  iam: { requests: number; evaluations: number; unseen: number; denials: IamDenial[] };
   /** What the run left: must all be zero. */
   leftovers: { runnerProcesses: number; mounts: number; versions: number; sandboxes: number };
   /** Each step's wall time and S3 requests, and the runner's preparation (with one runner; null with several). */
   measured: { steps: StepFigure[]; preparation: PreparationFigure } | null;
 }
 
-/** The Task states of the definition with their TimeoutSeconds, Map item processors included. */
-function timeouts(states: Record<string, any>, out: Record<string, number | null> = {}): Record<string, number | null> {
-  for (const [name, st] of Object.entries(states)) {
-    out[name] = st.TimeoutSeconds ?? null;
-    if (st.ItemProcessor) timeouts(st.ItemProcessor.States, out);
-  }
-  return out;
-}
-
-/** A document's runCommand lines with CloudFormation references filled in. */
-function documentLines(doc: Record<string, any>, names: Record<string, string>): string[] {
-  const render = (x: any): string => {
-    if (typeof x === 'string') return x;
-    const ref = x.Ref ?? x['Fn::GetAtt']?.[0];
-    if (ref) {
-      const key = Object.keys(names).find((k) => ref.startsWith(k));
-      if (!key) throw new Error(`rehearsal: no local name for ${ref}`);
-      return names[key];
-    }
-    if (x['Fn::Join']) return x['Fn::Join'][1].map(render).join(x['Fn::Join'][0]);
-    if (x['Fn::Sub'] || x['Fn::Select']) return 'unused-by-the-rehearsal';
-    throw new Error(`rehearsal: cannot render ${JSON.stringify(x).slice(0, 120)}`);
-  };
-  return (doc.Content.mainSteps[0].inputs.runCommand as unknown[]).map(render);
+/** What the phases share. */
+interface Rehearsal {
+  opts: RehearsalOptions;
+  root: string;
+  template: RehearsalTemplate;
+  iam: IamCheck;
+  server: EmbeddedEndpoint;
+  /** The rehearsal's own client (the server's root key: not a role; its requests are not checked). */
+  admin: S3Client;
+  /** Keys no role has: the functions' default clients use it, so a request the rehearsal gave no role fails. */
+  unassigned: { accessKeyId: string; secretAccessKey: string };
+  s3As: (roleId: string) => S3Client;
+  /** Requests only the rehearsal's own clients see (DeleteObjects keys, copy sources), and the stand-ins' S3 Files requests. */
+  extra: IamRequest[];
+  sfn: LocalStepFunctions;
+  cloud: LocalCloud;
 }
 
 export async function rehearse(opts: RehearsalOptions): Promise<RehearsalReport> {
   // A function's failure names lambda/*.ts lines, not the minified bundle's.
   process.setSourceMapsEnabled(true);
-  const log = opts.log ?? (() => {});
   const started = Date.now();
   const root = mkdtempSync(join(tmpdir(), 's3ab-rehearsal-'));
-  // A versioned bucket keeps every version until Teardown: a large rehearsal's server goes on disk.
-  const server = await startEmbeddedEndpoint(undefined, { baseDir: opts.serverOnDisk ? tmpdir() : undefined });
-  const s3: S3Client = makeS3Client(server.target, { maxSockets: 16 });
-  const dataBucket = server.target.bucket;
-  let cloud: LocalCloud | null = null;
+  const stops: (() => unknown)[] = [];
   try {
-    await s3.send(new PutBucketVersioningCommand({ Bucket: dataBucket, VersioningConfiguration: { Status: 'Enabled' } }));
-    await s3.send(new CreateBucketCommand({ Bucket: RESULTS_BUCKET }));
-    // A function's /tmp, and the folder standing in for the "after" function's S3 Files mount.
-    for (const d of ['lambda-tmp', 's3files']) mkdirSync(join(root, d), { recursive: true });
-    const endpoint = server.target.endpointUrl!;
-    const creds = server.target.credentials!;
-    // The functions' environment, as the stack sets it, with the local endpoint (lambda/shared/s3.ts).
-    Object.assign(process.env, {
-      AWS_ACCESS_KEY_ID: creds.accessKeyId, AWS_SECRET_ACCESS_KEY: creds.secretAccessKey, AWS_REGION: 'us-east-1', S3AB_S3_ENDPOINT: endpoint,
-      RESULTS_BUCKET, DATA_BUCKET: dataBucket, STACK_NAME: 'S3AccessBench', ACCESS_POINT_PREFIX: 'lambda/', DOCS_PREFIX, DEFAULT_INSTANCE_TYPE: 'c7g.large',
-      // The "after" function's file system: a local folder here (its records say local-fs, not S3 Files).
-      MOUNT_PATH: join(root, 's3files'), MOUNT_METHOD: 'local-fs', MOUNT_VERSION: 'local folder (rehearsal)', S3AB_TMP_DIR: join(root, 'lambda-tmp'),
-      S3AB_HOME: ROOT, POWERTOOLS_LOG_LEVEL: 'ERROR', POWERTOOLS_METRICS_DISABLED: 'true', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
-    });
-    // The functions as deployed: the stack's own esbuild bundles (lib/function-bundles.ts), loaded
-    // after their environment is set (their clients are made at load, as in a Lambda cold start).
-    const bundles = bundleAllFunctions();
-    const fn = (entry: string) => {
-      // A fresh copy per rehearsal, so a fresh load (a cold start): a cached module would keep the
-      // clients of an earlier rehearsal's endpoint.
-      const path = join(root, 'functions', entry, 'index.js');
-      mkdirSync(join(path, '..'), { recursive: true });
-      copyFileSync(join(bundles, entry, 'index.js'), path);
-      copyFileSync(join(bundles, entry, 'index.js.map'), `${path}.map`);
-      // eslint-disable-next-line @typescript-eslint/no-require-imports
-      return require(path) as { handler: (event: any, ...rest: any[]) => Promise<any> };
-    };
-    const [validate, commandStatus, before, after, report, teardown] = ['validate-input', 'command-status', 'before', 'after', 'report', 'teardown'].map(fn);
-
-    const definition = synthesizedDefinition();
-    const stack = synthesize();
-    const docs = Object.fromEntries(resourcesOf(stack, 'AWS::SSM::Document').map(([id, d]) => [id.includes('RunStep') ? 'run-step' : 'setup', d]));
-    const names = { DataBucket: dataBucket, ResultsBucket: RESULTS_BUCKET, DataFileSystem: FILE_SYSTEM_ID };
-    const runStepLines = documentLines(docs['run-step'], names);
-    // Setup's host-neutral part: the bundle unpacked into the runner's /opt/s3ab, its node recorded,
-    // and the document's own `list --require` for the matrix's methods available on this machine.
-    const matrixInput = (opts.input.matrix ?? loadProfile(String(opts.input.profile ?? 'quick'))) as object;
-    const matrix = resolveMatrix(matrixInput, 'rehearsal', CATALOG);
-    const here: string[] = [];
-    for (const m of new Set(matrix.methods.map((x) => x.name))) if ((await findMethod(m)!.probe()).available) here.push(m);
-    const requireLine = documentLines(docs.setup, { ...names, RunnerBundle: 'bundle', RunnerAssets: 'assets' }).find((l) => l.includes('s3ab.js list --require'))!
-      .replace(/--require \S+/, `--require ${here.join(',')}`);
-    const setupLines = [
-      'set -euo pipefail',
-      `rm -rf /opt/s3ab && mkdir -p /opt/s3ab && cp -r ${ROOT}/dist /opt/s3ab/dist && ln -s ${ROOT}/assets /opt/s3ab/assets && ln -s ${ROOT}/.tools /opt/s3ab/.tools`,
-      `NODE=${process.execPath}`, 'echo "$NODE" > /opt/s3ab/node', requireLine,
-    ];
-    const localize = (line: string, box: Sandbox) => line
-      .replaceAll('/opt/s3ab', join(box.dir, 'opt', 's3ab'))
-      .replace(/^TOKEN=\$\(curl .*$/, 'TOKEN=local')
-      .replace(/^md\(\) \{.*$/, `md() { case "$1" in instance-type) echo ${box.instanceType};; placement/region) echo us-east-1;; placement/availability-zone) echo us-east-1a;; instance-id) echo ${box.id};; esac; }`)
-      .replace('export TMPDIR=/var/tmp/s3ab', `export TMPDIR=${join(box.dir, 'tmp')}`)
-      .replace(/\baws s3 cp\b/, `aws --endpoint-url ${endpoint} s3 cp`)
-      .replace(/(s3ab\.js step .*)$/, `$1 --endpoint ${endpoint}`);
-    cloud = new LocalCloud({
-      root: join(root, 'runners'), s3, resultsBucket: RESULTS_BUCKET, runStepLines, setupLines, localize, failCommand: opts.failCommand,
-      env: { AWS_ACCESS_KEY_ID: creds.accessKeyId, AWS_SECRET_ACCESS_KEY: creds.secretAccessKey, AWS_REGION: 'us-east-1', AWS_EC2_METADATA_DISABLED: 'true' },
-    });
-    const c = cloud;
-    const namedIds = Object.fromEntries((definition.States.ListSummaryQueries.Result as { name: string; id: string }[]).map((q) => [q.id, q.name]));
-    // Each function is called as Lambda calls it, handler(event, context), with a context whose
-    // deadline is the function's own Timeout in the template; the local clients come third.
-    const functions = Object.fromEntries(resourcesOf(stack, 'AWS::Lambda::Function').map(([id, f]) => [id, { timeoutMs: Number(f.Timeout ?? 3) * 1000, memoryMb: Number(f.MemorySize ?? 128) }]));
-    const lambda = (fn: (p: any, context: LambdaContext) => Promise<unknown>) => async ({ Payload, FunctionName }: { Payload: any; FunctionName: string }) => {
-      const name = String(FunctionName).split(':').pop()!;
-      const f = functions[name];
-      if (!f) throw new Error(`the state machine invokes ${FunctionName}, which is not a function of the template`);
-      const deadline = Date.now() + f.timeoutMs;
-      const context: LambdaContext = {
-        functionName: name, functionVersion: '$LATEST', invokedFunctionArn: FunctionName, memoryLimitInMB: String(f.memoryMb),
-        awsRequestId: randomUUID(), getRemainingTimeInMillis: () => deadline - Date.now(),
-      };
-      try {
-        return { Payload: await fn(Payload, context) };
-      } catch (err) {
-        if (process.env.S3AB_REHEARSAL_DEBUG) process.stderr.write(`function failed: ${(err as Error).stack}\n`);
-        throw err;
-      }
-    };
-    const clients = { ec2: c.ec2Client() as never, ssm: c.ssmClient() as never, athena: c.athenaClient() as never, s3 };
-    const handlers: Record<string, (input: any) => Promise<unknown>> = {
-      ValidateInput: lambda((p, ctx) => validate.handler(p, ctx)),
-      RunInstances: async (p) => c.runInstances(p),
-      CheckRunnersOnline: async (p) => ({ InstanceInformationList: (p.Filters[0].Values as string[]).filter((id) => c.sandboxes.get(id)?.state === 'running').map((InstanceId) => ({ InstanceId, PingStatus: 'Online' })) }),
-      SetupRunners: async (p) => c.sendCommand('setup', p.InstanceIds, p.Parameters),
-      RunShard: async (p) => c.sendCommand('run-step', p.InstanceIds, p.Parameters),
-      SetupRunnersCheck: lambda((p, ctx) => { c.polls++; return commandStatus.handler(p, ctx, clients); }),
-      RunShardCheck: lambda((p, ctx) => { c.polls++; return commandStatus.handler(p, ctx, clients); }),
-      InvokeBefore: lambda((p, ctx) => before.handler(p, ctx)),
-      InvokeAfter: lambda((p, ctx) => after.handler(p, ctx)),
-      GetNamedQuery: async (p) => c.getNamedQuery(p.NamedQueryId, namedIds),
-      RunSummaryQuery: async (p) => c.runQuery(p.QueryString),
-      Report: lambda((p, ctx) => report.handler(p, ctx, clients)),
-      Teardown: lambda((p, ctx) => teardown.handler(p, ctx, clients)),
-    };
-    const waitMs = (opts.pollSeconds ?? 1) * 1000;
-    const machine = new StateMachine(definition as never, { validationOptions: { checkArn: false } });
-    const execution = machine.run(opts.input as never, {
-      overrides: {
-        taskResourceLocalHandlers: handlers as never,
-        waitTimeOverrides: { ReadyWait: 0, SetupRunnersWait: waitMs, RunShardWait: waitMs },
-      },
-      context: { Execution: { Id: 'arn:aws:states:us-east-1:123456789012:execution:rehearsal:local', StartTime: new Date().toISOString() } },
-    });
-    // Per state: how often it ran and its longest run, from the execution's own events.
-    const limit = timeouts(definition.States);
-    const figures = new Map<string, StateFigure>();
-    const open = new Map<string, number[]>();
-    let historyEvents = 2; // ExecutionStarted, and its end
-    const events = (async () => {
-      for await (const e of execution.eventLogs as AsyncIterable<any>) {
-        const name: string | undefined = e.state?.name;
-        const key = `${name}#${e.index ?? ''}`;
-        if (e.type === 'StateEntered') {
-          open.set(key, [...(open.get(key) ?? []), e.timestamp]);
-          // As Step Functions counts: a Task state 5 events (entered, scheduled, started, succeeded, exited), others 2.
-          historyEvents += e.state.type === 'Task' ? 5 : 2;
-        }
-        if (e.type === 'StateRetried') historyEvents += 3;
-        if (process.env.S3AB_REHEARSAL_DEBUG && (e.type === 'StateFailed' || e.type === 'StateCaught' || e.type === 'StateRetried')) process.stderr.write(`${e.type} ${name}: ${JSON.stringify([e.Error, e.Cause, e.error?.message, e.error?.stack]).slice(0, 1500)}\n`);
-        if (e.type === 'MapIterationStarted' || e.type === 'MapIterationSucceeded' || e.type === 'MapIterationFailed') historyEvents += 1;
-        if ((e.type === 'StateExited' || e.type === 'StateFailed' || e.type === 'StateCaught') && name) {
-          const t0 = open.get(key)?.pop();
-          if (t0 === undefined) continue;
-          const f = figures.get(name) ?? { name, count: 0, longestMs: 0, totalMs: 0, timeoutS: limit[name] ?? null };
-          f.count++;
-          f.longestMs = Math.max(f.longestMs, e.timestamp - t0);
-          f.totalMs += e.timestamp - t0;
-          figures.set(name, f);
-        }
-      }
-    })();
-    let output: any = null;
-    let error: RehearsalReport['error'] = null;
-    try {
-      output = await execution.result;
-    } catch (err) {
-      const cause = (err as { cause?: { name: string; message: string; stack?: string } }).cause;
-      error = { name: cause?.name ?? (err as Error).name, message: cause?.message ?? (err as Error).message };
-      if (process.env.S3AB_REHEARSAL_DEBUG) process.stderr.write(`${String(cause?.stack ?? (err as Error).stack)}\n`);
-    }
-    await events.catch(() => {});
-    log(`execution ${error ? 'FAILED' : 'SUCCEEDED'}${error ? `: ${error.name}: ${error.message}` : ''}`);
-
-    const runId: string | null = output?.run?.value?.runId ?? runIdOf(c);
-    // What the run left behind, then the sandboxes themselves (a runner's folder is its disk).
-    const running = c.runningCommands();
-    let versions = 0;
-    if (runId) {
-      for (const prefix of [runDataPrefix(runId), runVolumePrefix(runId), `${DOCS_PREFIX}${runId}/`]) {
-        const page = await s3.send(new ListObjectVersionsCommand({ Bucket: dataBucket, Prefix: prefix }));
-        versions += (page.Versions?.length ?? 0) + (page.DeleteMarkers?.length ?? 0);
-      }
-    }
-    // Per step, measured (one runner only: the runners share this server's log).
-    const runSteps = [...c.commands.values()].filter((cmd) => cmd.document === 'run-step').flatMap((cmd) => [...cmd.invocations.values()]);
-    let measured: RehearsalReport['measured'] = null;
-    if (runId && runSteps.length === 1 && runSteps[0].endedAt) {
-      const records = await resultRecords(s3, RESULTS_BUCKET, runId);
-      measured = stepFigures(records, readFileSync(server.accessLog, 'utf8'), { runner: runSteps[0].instanceId, startedAt: runSteps[0].startedAt, endedAt: runSteps[0].endedAt }, dataBucket, (ua) => methodOfUserAgent(ua)?.name ?? null);
-    }
-    c.terminate([...c.sandboxes.keys()]);
-    const { mountsDetached } = c.removeSandboxes();
-    const teardownOut = output?.teardown?.value;
-    return {
-      status: error ? 'FAILED' : 'SUCCEEDED', error, runId, reportLocation: output?.report?.value?.reportLocation ?? null, wallMs: Date.now() - started,
-      states: [...figures.values()], polls: c.polls, historyEvents,
-      commands: [...c.commands.values()].flatMap((cmd) => [...cmd.invocations.values()].map((inv) => ({
-        document: cmd.document, runner: inv.instanceId, ms: (inv.endedAt ?? Date.now()) - inv.startedAt, timeoutS: cmd.timeoutSeconds, status: inv.status,
-        steps: cmd.parameters.steps ? cmd.parameters.steps[0].split(',').length : 0,
-      }))),
-      s3: { ...requestsOf(server.accessLog, dataBucket), versionsDeleted: teardownOut?.deletedVersions ?? 0 },
-      leftovers: { runnerProcesses: running, mounts: mountsDetached, versions, sandboxes: 0 },
-      measured,
-    };
+    const r = await startServer(opts, root, stops);
+    const run = await runExecution(r);
+    const inspected = await inspectRun(r, run.runId);
+    const s3Iam = await checkS3Requests(r);
+    return reportOf(r, run, inspected, s3Iam, Date.now() - started);
   } finally {
-    s3.destroy();
-    await server.stop();
+    for (const stop of stops.reverse()) await stop();
     await cleanupAll();
     rmSync(root, { recursive: true, force: true });
   }
+}
+
+/** The embedded server (one account per role of the template), its buckets, the stand-ins; each registers how it stops. */
+async function startServer(opts: RehearsalOptions, root: string, stops: (() => unknown)[]): Promise<Rehearsal> {
+  const template = new RehearsalTemplate(synthesize(), { dataBucket: DATA_BUCKET, resultsBucket: RESULTS_BUCKET, fileSystemId: FILE_SYSTEM_ID });
+  const iam = new IamCheck(template, opts.dropGrant);
+  const unassigned = { accessKeyId: `UNASSIGNED${randomBytes(6).toString('hex').toUpperCase()}`, secretAccessKey: randomBytes(24).toString('base64url') };
+  // A versioned bucket keeps every version until Teardown: a large rehearsal's server goes on disk.
+  const server = await startEmbeddedEndpoint(undefined, { baseDir: opts.serverOnDisk ? tmpdir() : undefined, accounts: [...iam.allCredentials(), unassigned] });
+  stops.push(() => server.stop());
+  if (server.target.bucket !== DATA_BUCKET) throw new Error(`rehearsal: the embedded server's bucket is ${server.target.bucket}, not ${DATA_BUCKET}`);
+  const admin = makeS3Client(server.target, { maxSockets: 16 });
+  stops.push(() => admin.destroy());
+  await admin.send(new PutBucketVersioningCommand({ Bucket: server.target.bucket, VersioningConfiguration: { Status: 'Enabled' } }));
+  await admin.send(new CreateBucketCommand({ Bucket: RESULTS_BUCKET }));
+  const extra: IamRequest[] = [];
+  const clients = new Map<string, S3Client>();
+  const s3As = (roleId: string) => {
+    let c = clients.get(roleId);
+    if (!c) {
+      c = makeS3Client({ ...server.target, credentials: iam.credentialsOf(roleId) }, { maxSockets: 16 });
+      stops.push(() => c!.destroy());
+      recordBodyResources(c, roleId, (req) => extra.push(req));
+      clients.set(roleId, c);
+    }
+    return c;
+  };
+  const sfn = new LocalStepFunctions(iam);
+  stops.push(() => sfn.stop());
+  await sfn.start();
+  const r: Rehearsal = { opts, root, template, iam, server, admin, unassigned, s3As, extra, sfn, cloud: null as never };
+  r.cloud = localCloud(r);
+  // S3 Files' own rule for the bucket, made with its service role when the file system is created.
+  extra.push(...ruleRequests(iam.role('DataS3FilesRole').id, FILE_SYSTEM_ID));
+  return r;
+}
+
+/** EC2, SSM and Athena as stand-ins; runner sandboxes that run the documents as the runner role. */
+function localCloud(r: Rehearsal): LocalCloud {
+  const { template, iam, server } = r;
+  const endpoint = server.target.endpointUrl!;
+  const subnets = template.idsOf('AWS::EC2::Subnet').filter((id) => id.includes('runners')).map((id) => template.ref(id));
+  const [lt] = template.idsOf('AWS::EC2::LaunchTemplate');
+  const ltData = template.resolve(template.resources[lt].Properties!.LaunchTemplateData) as Record<string, any>;
+  const runner = iam.role('RunnersRole');
+  const fileSystemArn = template.getAtt(template.idsOf('AWS::S3Files::FileSystem')[0], 'FileSystemArn');
+  const docs = sandboxDocuments(template, { endpoint, runnerRole: runner.id, fileSystemArn, subnets });
+  const creds = iam.credentialsOf(runner.id);
+  return new LocalCloud({
+    root: join(r.root, 'runners'), iam, s3As: r.s3As, resultsBucket: RESULTS_BUCKET, ...docs, fault: r.opts.fault,
+    launch: { template: template.ref(lt), securityGroup: ltData.SecurityGroupIds[0], roleArn: runner.arn },
+    env: {
+      AWS_ACCESS_KEY_ID: creds.accessKeyId, AWS_SECRET_ACCESS_KEY: creds.secretAccessKey, AWS_REGION: 'us-east-1', AWS_DEFAULT_REGION: 'us-east-1',
+      AWS_EC2_METADATA_DISABLED: 'true', AWS_ENDPOINT_URL_SFN: r.sfn.endpoint, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+    },
+  });
+}
+
+type Handler = (event: any, context: LambdaContext, deps: Record<string, unknown>) => Promise<unknown>;
+
+/** The stack's own function bundles, each a fresh copy (a cold start), loaded with its environment set as the stack sets it. */
+function loadFunctions(r: Rehearsal): Record<string, Handler> {
+  const creds = r.unassigned;
+  // The functions' environment, as the stack sets it, with the local endpoint (lambda/shared/s3.ts).
+  Object.assign(process.env, {
+    AWS_ACCESS_KEY_ID: creds.accessKeyId, AWS_SECRET_ACCESS_KEY: creds.secretAccessKey, AWS_REGION: 'us-east-1', S3AB_S3_ENDPOINT: r.server.target.endpointUrl,
+    RESULTS_BUCKET, DATA_BUCKET: r.server.target.bucket, STACK_NAME: 'S3AccessBench', ACCESS_POINT_PREFIX: 'lambda/', DOCS_PREFIX, DEFAULT_INSTANCE_TYPE: 'c7g.large',
+    // The "after" function's file system: a local folder here (its records say local-fs, not S3 Files).
+    MOUNT_PATH: join(r.root, 's3files'), MOUNT_METHOD: 'local-fs', MOUNT_VERSION: 'local folder (rehearsal)', S3AB_TMP_DIR: join(r.root, 'lambda-tmp'),
+    S3AB_HOME: join(__dirname, '..', '..'), POWERTOOLS_LOG_LEVEL: 'ERROR', POWERTOOLS_METRICS_DISABLED: 'true', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+  });
+  for (const d of ['lambda-tmp', 's3files']) mkdirSync(join(r.root, d), { recursive: true });
+  const bundles = bundleAllFunctions();
+  return Object.fromEntries(['validate-input', 'before', 'after', 'report', 'teardown'].map((entry) => {
+    // A fresh copy per rehearsal, so a fresh load: a cached module would keep an earlier rehearsal's clients.
+    const path = join(r.root, 'functions', entry, 'index.js');
+    mkdirSync(join(path, '..'), { recursive: true });
+    copyFileSync(join(bundles, entry, 'index.js'), path);
+    copyFileSync(join(bundles, entry, 'index.js.map'), `${path}.map`);
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    return [entry, (require(path) as { handler: Handler }).handler];
+  }));
+}
+
+/**
+ * The handler of each Task state: a function called as Lambda calls it (the state machine's role
+ * may invoke it; a context with the function's own timeout; its role's clients third), the SDK
+ * tasks on the stand-ins as the state machine's role, the callback tasks through the local Step
+ * Functions: a fresh token in the command's parameters, the task ended by the runner.
+ */
+function taskHandlers(r: Rehearsal, timeouts: Record<string, number | null>): Record<string, (input: any) => Promise<unknown>> {
+  const fn = loadFunctions(r);
+  const { template, iam, cloud } = r;
+  const sm = template.roleOf(template.idsOf('AWS::StepFunctions::StateMachine')[0]);
+  const functions = template.functions();
+  const definition = template.definition();
+  const workGroup = String(findState(definition.States, 'RunSummaryQuery').Parameters.WorkGroup);
+  const namedIds = Object.fromEntries((definition.States.ListSummaryQueries.Result as { name: string; id: string }[]).map((q) => [q.id, q.name]));
+  let afterMounted = false;
+  const lambda = (entry: string, deps: (role: string) => Record<string, unknown> = (role) => ({ s3: r.s3As(role) })) => async ({ Payload, FunctionName }: { Payload: any; FunctionName: string }) => {
+    await iam.require({ principal: sm, action: 'lambda:InvokeFunction', resource: FunctionName, source: 'Lambda stand-in' }, 'Lambda.AccessDeniedException');
+    const name = String(FunctionName).split(':').pop()!;
+    const f = functions[name];
+    if (!f) throw new Error(`the state machine invokes ${FunctionName}, which is not a function of the template`);
+    const deadline = Date.now() + f.timeoutMs;
+    const context: LambdaContext = {
+      functionName: name, functionVersion: '$LATEST', invokedFunctionArn: FunctionName, memoryLimitInMB: String(f.memoryMb),
+      awsRequestId: randomUUID(), getRemainingTimeInMillis: () => deadline - Date.now(),
+    };
+    if (entry === 'after' && !afterMounted) {
+      afterMounted = true;
+      // The function mounts the S3 Files access point at its cold start.
+      const ap = template.getAtt(template.idsOf('AWS::S3Files::AccessPoint')[0], 'AccessPointArn');
+      r.extra.push(...mountRequests(f.roleId, ap.replace(/\/access-point\/.*$/, ''), { accessPoint: ap }));
+    }
+    try {
+      return { Payload: await fn[entry](Payload, context, deps(f.roleId)) };
+    } catch (err) {
+      if (process.env.S3AB_REHEARSAL_DEBUG) process.stderr.write(`function failed: ${(err as Error).stack}\n`);
+      throw err;
+    }
+  };
+  const callback = (state: string, document: 'setup' | 'run-step') => async (p: any) => {
+    const st = findState(definition.States, state);
+    const heartbeat = r.opts.heartbeat?.timeoutSeconds ?? st.HeartbeatSeconds;
+    // A shard's task timeout is its command's and a heartbeat (the definition's ItemSelector adds them).
+    const timeout = st.TimeoutSeconds ?? Number(p.Parameters.executionTimeout[0]) + st.HeartbeatSeconds;
+    const task = r.sfn.issue(state, heartbeat, timeout);
+    timeouts[state] = Math.max(timeouts[state] ?? 0, timeout);
+    const parameters = { ...p.Parameters, taskToken: [task.token], ...(r.opts.heartbeat ? { heartbeatSeconds: [String(r.opts.heartbeat.intervalSeconds)] } : {}) };
+    await cloud.sendCommand(sm, document, p.DocumentName, p.InstanceIds, parameters);
+    return task.result;
+  };
+  const runInstances = async (p: any) => cloud.runInstances(sm, p);
+  return {
+    ValidateInput: lambda('validate-input'),
+    ...Object.fromEntries(subnetStates(definition).map((s) => [s, runInstances])),
+    CheckRunnersOnline: async (p) => cloud.describeInstanceInformation(sm, p.Filters[0].Values),
+    SetupRunner: callback('SetupRunner', 'setup'),
+    RunShard: callback('RunShard', 'run-step'),
+    InvokeBefore: lambda('before'),
+    InvokeAfter: async (input) => {
+      const out = await lambda('after')(input);
+      // S3 Files exports what the function wrote through the mount, with its service role.
+      r.extra.push(...syncRequests(iam.role('DataS3FilesRole').id, r.server.target.bucket, 'lambda/', filesUnder(join(r.root, 's3files'))));
+      return out;
+    },
+    GetNamedQuery: async (p) => cloud.getNamedQuery(sm, p.NamedQueryId, workGroup, namedIds),
+    RunSummaryQuery: async (p) => cloud.runQuery(sm, p),
+    Report: lambda('report', (role) => ({ s3: r.s3As(role), athena: cloud.athenaClient(role, workGroup) })),
+    Teardown: lambda('teardown', (role) => ({ s3: r.s3As(role), ec2: cloud.ec2Client(role) })),
+  };
+}
+
+/** A state of the definition by name, Map item processors included. */
+function findState(states: Record<string, any>, name: string): any {
+  for (const [n, st] of Object.entries(states)) {
+    if (n === name) return st;
+    const inner = st.ItemProcessor ? findState(st.ItemProcessor.States, name) : null;
+    if (inner) return inner;
+  }
+  return null;
+}
+
+/** The launch states, one per runner subnet. */
+function subnetStates(definition: Record<string, any>): string[] {
+  return Object.keys(definition.States.ProvisionRunners.ItemProcessor.States).filter((s) => s.startsWith('RunInstancesInSubnet'));
+}
+
+/** Every file under a folder, relative to it. */
+function filesUnder(dir: string): string[] {
+  const out: string[] = [];
+  const walk = (d: string) => {
+    for (const e of readdirSync(d)) {
+      const p = join(d, e);
+      if (statSync(p).isDirectory()) walk(p);
+      else out.push(relative(dir, p));
+    }
+  };
+  walk(dir);
+  return out;
+}
+
+/** The Task states with their TimeoutSeconds, Map item processors included. */
+function timeoutsOf(states: Record<string, any>, out: Record<string, number | null> = {}): Record<string, number | null> {
+  for (const [name, st] of Object.entries(states)) {
+    out[name] = st.TimeoutSeconds ?? null;
+    if (st.ItemProcessor) timeoutsOf(st.ItemProcessor.States, out);
+  }
+  return out;
+}
+
+interface ExecutionOutcome { output: any; error: RehearsalReport['error']; runId: string | null; states: StateFigure[]; historyEvents: number; historyBound: number; polls: number }
+
+/** The execution under aws-local-stepfunctions: its outcome, and per state how often it ran and its longest run. */
+async function runExecution(r: Rehearsal): Promise<ExecutionOutcome> {
+  const definition = r.template.definition();
+  const limit = timeoutsOf(definition.States);
+  const handlers = taskHandlers(r, limit);
+  const machine = new StateMachine(withoutTimeoutPaths(definition) as never, { validationOptions: { checkArn: false } });
+  const execution = machine.run(r.opts.input as never, {
+    overrides: { taskResourceLocalHandlers: handlers as never, waitTimeOverrides: { ReadyWait: (r.opts.pollSeconds ?? 0) * 1000 } },
+    // Step Functions gives each callback task its token; the handler asks the local Step Functions for one.
+    context: { Execution: { Id: 'arn:aws:states:us-east-1:123456789012:execution:rehearsal:local', StartTime: new Date().toISOString() }, Task: { Token: 'issued-by-the-local-step-functions' } },
+  });
+  const counted = countEvents(execution.eventLogs as AsyncIterable<any>, definition, limit);
+  let output: any = null;
+  let error: RehearsalReport['error'] = null;
+  try {
+    output = await execution.result;
+  } catch (err) {
+    const cause = (err as { cause?: { name: string; message: string; stack?: string } }).cause;
+    error = { name: cause?.name ?? (err as Error).name, message: cause?.message ?? (err as Error).message };
+    if (process.env.S3AB_REHEARSAL_DEBUG) process.stderr.write(`${String(cause?.stack ?? (err as Error).stack)}\n`);
+  }
+  const { states, historyEvents } = await counted;
+  r.opts.log?.(`execution ${error ? 'FAILED' : 'SUCCEEDED'}${error ? `: ${error.name}: ${error.message}` : ''}`);
+  const runId: string | null = output?.run?.value?.runId ?? runIdOf(r.cloud);
+  const shards = (output?.run?.value?.shards ?? []).length || r.cloud.sandboxes.size;
+  const readyChecks = definition.States['RunnersReady?'].Choices.find((c: any) => c.Variable === '$.ready.attempts').NumericGreaterThanEquals;
+  const historyBound = historyEventBound({
+    runners: shards, subnets: subnetStates(definition).length, readyChecks, lambdaRepetitions: (output?.run?.value?.lambdaRepetitions ?? [1]).length,
+    queries: definition.States.ListSummaryQueries.Result.length, teardownRounds: TEARDOWN_MAX_ROUNDS,
+  });
+  return { output, error, runId, states, historyEvents, historyBound, polls: states.find((s) => s.name === 'CheckRunnersOnline')?.count ?? 0 };
+}
+
+/**
+ * The execution's own events, counted as Step Functions writes history (EVENTS_PER_STATE, the
+ * same figures as the bound), and per state its runs and longest run.
+ */
+async function countEvents(events: AsyncIterable<any>, definition: Record<string, any>, limit: Record<string, number | null>): Promise<{ states: StateFigure[]; historyEvents: number }> {
+  const E = EVENTS_PER_STATE;
+  const figures = new Map<string, StateFigure>();
+  const open = new Map<string, number[]>();
+  let historyEvents = E.execution;
+  for await (const e of events) {
+    const name: string | undefined = e.state?.name;
+    const key = `${name}#${e.index ?? ''}`;
+    const st = name ? findState(definition.States, name) : null;
+    const waits = /\.(sync|waitForTaskToken)$/.test(String(st?.Resource ?? ''));
+    if (e.type === 'StateEntered') {
+      open.set(key, [...(open.get(key) ?? []), e.timestamp]);
+      historyEvents += e.state.type === 'Task' ? (waits ? E.waitingTask : E.task) : e.state.type === 'Map' ? E.map : E.flow;
+    }
+    if (e.type === 'StateRetried') historyEvents += waits ? E.waitingRetry : E.retry;
+    if (process.env.S3AB_REHEARSAL_DEBUG && /StateFailed|StateCaught|StateRetried/.test(e.type)) process.stderr.write(`${e.type} ${name}: ${JSON.stringify([e.Error, e.Cause, e.error?.message, e.error?.stack]).slice(0, 1500)}\n`);
+    // An iteration's start and its end: one event each.
+    if (e.type === 'MapIterationStarted' || e.type === 'MapIterationSucceeded' || e.type === 'MapIterationFailed') historyEvents += E.mapIteration / 2;
+    if ((e.type === 'StateExited' || e.type === 'StateFailed' || e.type === 'StateCaught') && name) {
+      const t0 = open.get(key)?.pop();
+      if (t0 === undefined) continue;
+      const f = figures.get(name) ?? { name, count: 0, longestMs: 0, totalMs: 0, timeoutS: null };
+      f.count++;
+      f.longestMs = Math.max(f.longestMs, e.timestamp - t0);
+      f.totalMs += e.timestamp - t0;
+      figures.set(name, f);
+    }
+  }
+  // Timeouts known only once a state ran (a callback task's comes from its shard) are read at the end.
+  for (const f of figures.values()) f.timeoutS = limit[f.name] ?? null;
+  return { states: [...figures.values()], historyEvents };
+}
+
+interface Inspection { versions: number; runnerProcesses: number; mounts: number; measured: RehearsalReport['measured']; records: StepRecord[] }
+
+/** What the run left behind, each step's figures (one runner), then the sandboxes themselves (a runner's folder is its disk). */
+async function inspectRun(r: Rehearsal, runId: string | null): Promise<Inspection> {
+  const c = r.cloud;
+  const runnerProcesses = c.runningCommands();
+  let versions = 0;
+  if (runId) {
+    for (const prefix of [runDataPrefix(runId), runVolumePrefix(runId), `${DOCS_PREFIX}${runId}/`]) {
+      const page = await r.admin.send(new ListObjectVersionsCommand({ Bucket: r.server.target.bucket, Prefix: prefix }));
+      versions += (page.Versions?.length ?? 0) + (page.DeleteMarkers?.length ?? 0);
+    }
+  }
+  const records = runId ? await resultRecords(r.admin, RESULTS_BUCKET, runId) : [];
+  // Per step, measured (one runner only: the runners share this server's log).
+  const runSteps = [...c.commands.values()].filter((cmd) => cmd.document === 'run-step').flatMap((cmd) => [...cmd.invocations.values()]);
+  let measured: RehearsalReport['measured'] = null;
+  if (runId && runSteps.length === 1 && runSteps[0].endedAt) {
+    measured = stepFigures(records, readFileSync(r.server.accessLog, 'utf8'), { runner: runSteps[0].instanceId, startedAt: runSteps[0].startedAt, endedAt: runSteps[0].endedAt },
+      r.server.target.bucket, (ua) => methodOfUserAgent(ua)?.name ?? null);
+  }
+  c.terminate([...c.sandboxes.keys()]);
+  const { mountsDetached } = c.removeSandboxes();
+  return { versions, runnerProcesses, mounts: mountsDetached, measured, records };
+}
+
+/**
+ * Every S3 request of the rehearsal, from the server's access log, evaluated as its role's (the
+ * key it was signed with); then what only the rehearsal's own clients and stand-ins saw. The
+ * rehearsal's own requests (the server's root key: buckets, leftovers) are not the stack's.
+ */
+async function checkS3Requests(r: Rehearsal): Promise<{ unseen: number }> {
+  const root = r.server.target.credentials!.accessKeyId;
+  const withBodies = new Set(r.extra.filter((x) => x.source.startsWith('S3 request body')).map((x) => x.principal));
+  let unseen = 0;
+  for (const line of readFileSync(r.server.accessLog, 'utf8').split('\n')) {
+    const req = parseLoggedRequest(line);
+    if (!req || req.requester === root) continue;
+    const principal = r.iam.roleOfKey(req.requester);
+    const mapped = iamRequestsOf(req);
+    if (!principal) {
+      r.iam.recordUnknownPrincipal(req.requester, req.operation, `arn:aws:s3:::${req.bucket}/${req.key}`, 'S3 access log');
+      continue;
+    }
+    if (mapped === 'unseen') {
+      if (!withBodies.has(principal)) unseen++;
+      continue;
+    }
+    for (const m of mapped) await r.iam.decide({ ...m, principal, source: 'S3 access log' });
+  }
+  for (const x of r.extra) await r.iam.decide(x);
+  return { unseen };
+}
+
+/** The report: the execution's outcome, and FAILED naming every IAM deny even when the execution itself succeeded. */
+function reportOf(r: Rehearsal, run: ExecutionOutcome, seen: Inspection, s3Iam: { unseen: number }, wallMs: number): RehearsalReport {
+  const denials = r.iam.denials();
+  const iamError = denials.length
+    ? { name: 'AccessDenied', message: `the template's IAM denies ${denials.length} request kind(s): ${denials.map((d) => `${d.principal} may not ${d.action} on ${d.resource} (${d.decision}; ${d.count} request(s), seen in the ${d.source})`).join('; ')}` }
+    : null;
+  const error = run.error && iamError ? { name: run.error.name, message: `${run.error.message} [and ${iamError.message}]` } : run.error ?? iamError;
+  const teardownOut = run.output?.teardown?.value;
+  return {
+    status: error ? 'FAILED' : 'SUCCEEDED', error, runId: run.runId, reportLocation: run.output?.report?.value?.reportLocation ?? null, wallMs,
+    states: run.states, polls: run.polls, historyEvents: run.historyEvents, historyBound: run.historyBound, callbacks: r.sfn.figures,
+    commands: [...r.cloud.commands.values()].flatMap((cmd) => [...cmd.invocations.values()].map((inv) => ({
+      document: cmd.document, runner: inv.instanceId, ms: (inv.endedAt ?? Date.now()) - inv.startedAt, timeoutS: cmd.timeoutSeconds, status: inv.status,
+      steps: cmd.parameters.steps ? cmd.parameters.steps[0].split(',').length : 0,
+    }))),
+    s3: { ...requestsOf(r.server.accessLog, r.server.target.bucket), versionsDeleted: teardownOut?.deletedVersions ?? 0 },
+    iam: { requests: r.iam.requests, evaluations: r.iam.evaluations, unseen: s3Iam.unseen, denials },
+    leftovers: { runnerProcesses: seen.runnerProcesses, mounts: seen.mounts, versions: seen.versions, sandboxes: 0 },
+    measured: seen.measured,
+  };
 }
 
 /** Every result record of the run in the results bucket (the runners' uploads). */

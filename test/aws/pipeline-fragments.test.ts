@@ -3,14 +3,17 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import { BenchFunction } from '../../lib/bench-function';
 import { checkPipelineProps } from '../../lib/pipeline';
-import { PollCommand } from '../../lib/pipeline/poll-command';
 import { TeardownFlow } from '../../lib/pipeline/teardown-flow';
 import { TASK_TIMEOUT_S } from '../../lib/pipeline/tasks';
+import { WaitForRunners } from '../../lib/pipeline/wait-for-runners';
+import { checkRunnerFleetProps } from '../../lib/runner-fleet';
+import { synthesizedDefinition } from '../helpers/definition';
 import { synthesize, resourcesOf } from '../helpers/stack';
 
 /**
  * The pipeline's fragments rendered alone, as the aws-cdk repo tests Step Functions: a fragment in
- * a tiny stack, its states as JSON; and the IAM the pipeline generates for its functions.
+ * a tiny stack, its states as JSON (or, for the fragments that need the whole stack, the
+ * synthesized definition's states); and the IAM the pipeline generates for its functions.
  */
 function render(build: (stack: Stack) => sfn.IChainable): { States: Record<string, any>; StartAt: string } {
   const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
@@ -21,43 +24,100 @@ function render(build: (stack: Stack) => sfn.IChainable): { States: Record<strin
   return JSON.parse(text);
 }
 
-const fn = (stack: Stack, id: string) => new BenchFunction(stack, id, { entry: 'command-status', description: id });
+const fn = (stack: Stack, id: string) => new BenchFunction(stack, id, { entry: 'teardown', description: id });
+const definition = synthesizedDefinition();
+const inner = (map: string) => definition.States[map].ItemProcessor.States;
 
-describe('PollCommand: SendCommand, then checks until done or out of checks', () => {
-  const def = render((stack) => new PollCommand(stack, 'Poll', {
-    prefix: 'Job', documentName: 'doc', parameters: { a: ['1'] }, budget: { waitSeconds: 7, maxPolls: 3 }, commandStatus: fn(stack, 'Status'),
-    onDone: new sfn.Succeed(stack, 'Finished'), onTimeout: new sfn.Fail(stack, 'Late', { error: 'Late' }),
-  }));
-  test('the loop: Job → JobWait → JobCheck → JobCount → JobDone?', () => {
-    expect(def.StartAt).toBe('Job');
-    expect(def.States.Job).toMatchObject({ Type: 'Task', Next: 'JobWait', ResultPath: '$.command', Parameters: { DocumentName: 'doc', 'InstanceIds.$': '$.instanceIds', Parameters: { a: ['1'] } } });
-    // The version the deployment wrote, not whichever is the default (documents update with NewVersion).
-    expect(def.States.Job.Parameters.DocumentVersion).toBe('$LATEST');
-    expect(def.States.JobWait).toEqual({ Type: 'Wait', Seconds: 7, Next: 'JobCheck' });
-    expect(def.States.JobCheck).toMatchObject({ Type: 'Task', Next: 'JobCount', TimeoutSeconds: 15, ResultPath: '$.commandStatus' });
-    expect(def.States.JobCount).toMatchObject({ Type: 'Pass', Next: 'JobDone?', Parameters: { 'attempts.$': 'States.MathAdd($.command.attempts, 1)' } });
+describe('RunBenchmarkShards: per runner, setup then its steps, each SSM command ending its task by callback', () => {
+  const shards = definition.States.RunBenchmarkShards;
+  const { SetupRunner: setup, RunShard: run } = inner('RunBenchmarkShards');
+  test('issue 21 (8): both commands wait for the runner\'s token — no polls — and carry it as the documents\' taskToken', () => {
+    for (const st of [setup, run]) {
+      expect(st.Resource).toBe('arn:aws:states:::aws-sdk:ssm:sendCommand.waitForTaskToken');
+      expect(st.Parameters.Parameters['taskToken.$']).toBe('States.Array($$.Task.Token)');
+      expect(st.Parameters.Parameters.heartbeatSeconds).toEqual(['60']);
+      expect(st.Parameters.DocumentVersion).toBe('$LATEST');
+      // A runner that stops sending heartbeats (it died) fails its task long before the command would time out.
+      expect(st.HeartbeatSeconds).toBe(600);
+    }
+    expect(JSON.stringify(definition)).not.toMatch(/RunShardWait|SetupRunnersWait|CommandStatus/);
+    expect(shards.ItemProcessor.StartAt).toBe('SetupRunner');
+    expect(setup.Next).toBe('RunShard');
   });
-  test('done → onDone, after maxPolls → onTimeout, else wait again', () => {
-    expect(def.States['JobDone?']).toEqual({
-      Type: 'Choice',
-      Choices: [
-        { Variable: '$.commandStatus.value.done', BooleanEquals: true, Next: 'Finished' },
-        { Variable: '$.command.attempts', NumericGreaterThanEquals: 3, Next: 'Late' },
-      ],
-      Default: 'JobWait',
-    });
+  test('issue 21 (2): the shard\'s timeout follows from the plan — its command gets the shard\'s timeoutSeconds, the task that and a heartbeat', () => {
+    expect(run.Parameters.Parameters['executionTimeout.$']).toBe("States.Array(States.Format('{}', $.shard.timeoutSeconds))");
+    expect(run.TimeoutSecondsPath).toBe('$.taskTimeoutSeconds');
+    expect(run.TimeoutSeconds).toBeUndefined();
+    expect(shards.ItemSelector['taskTimeoutSeconds.$']).toBe('States.MathAdd($$.Map.Item.Value.timeoutSeconds, 600)');
+    expect(setup.TimeoutSeconds).toBe(1800 + 600);
+    // The setup installs the shard's own list.
+    expect(setup.Parameters.Parameters['install.$']).toBe('States.Array(States.JsonToString($.shard.install))');
   });
-  test('transient SSM errors are retried; a timed-out call is not', () => {
-    const retry = def.States.Job.Retry[0];
-    expect(retry.ErrorEquals).toEqual(['Ssm.ThrottlingException', 'Ssm.InternalServerErrorException']);
-    expect(retry).toMatchObject({ MaxAttempts: 3, IntervalSeconds: 1, BackoffRate: 2 });
-    expect(JSON.stringify(def.States.Job.Retry)).not.toContain('States.Timeout');
+  test('a silent runner fails as RunnerLost, a late one as ShardTimedOut / SetupTimedOut, naming the runner; other errors (the runner\'s own report) pass through', () => {
+    expect(run.Catch).toEqual([
+      { ErrorEquals: ['States.HeartbeatTimeout'], ResultPath: '$.failure', Next: 'ShardRunnerLost' },
+      { ErrorEquals: ['States.Timeout'], ResultPath: '$.failure', Next: 'ShardTimedOut' },
+    ]);
+    expect(inner('RunBenchmarkShards').ShardRunnerLost.Parameters).toEqual({ Error: 'RunnerLost', 'Cause.$': "States.Format('runner {} sent no heartbeat for 600 s during its steps: it stopped, hangs or lost its network', States.ArrayGetItem($.instanceIds, 0))" });
+    expect(inner('RunBenchmarkShards').ShardRunnerLostFail).toEqual({ Type: 'Fail', ErrorPath: '$.Error', CausePath: '$.Cause' });
+    expect(setup.Catch.map((c: any) => c.Next)).toEqual(['SetupRunnerLost', 'SetupTimedOut']);
+    expect(shards.Catch).toEqual([{ ErrorEquals: ['States.ALL'], ResultPath: '$.error', Next: 'StartTeardown' }]);
   });
-  test('a budget that cannot poll is refused', () => {
-    const stack = new Stack(new App({ context: { 'aws:cdk:bundling-stacks': [] } }), 'Bad');
-    expect(() => new PollCommand(stack, 'P', {
-      prefix: 'X', documentName: 'd', parameters: {}, budget: { waitSeconds: 0, maxPolls: 2 }, commandStatus: fn(stack, 'S'), onDone: new sfn.Succeed(stack, 'D'), onTimeout: new sfn.Succeed(stack, 'T'),
-    })).toThrow(/waitSeconds ≥ 1/);
+});
+
+describe('ProvisionRunners: one launch per shard, its own type, falling back across the runner subnets', () => {
+  const states = inner('ProvisionRunners');
+  test('issue 21 (4): a launch that fails in the first subnet (Unsupported, InsufficientInstanceCapacity, …) is tried in the next; a timed-out one is not', () => {
+    expect(Object.keys(states).filter((s) => s.startsWith('RunInstancesInSubnet'))).toEqual(['RunInstancesInSubnet1', 'RunInstancesInSubnet2']);
+    expect(states.RunInstancesInSubnet1.Catch).toEqual([
+      { ErrorEquals: ['States.Timeout'], ResultPath: '$.launchError', Next: 'LaunchFailed' },
+      { ErrorEquals: ['States.ALL'], ResultPath: '$.launchError', Next: 'RunInstancesInSubnet2' },
+    ]);
+    expect(states.RunInstancesInSubnet2.Catch.map((c: any) => c.Next)).toEqual(['LaunchFailed', 'LaunchFailed']);
+    expect(states.RunInstancesInSubnet1.Parameters.SubnetId).not.toBe(states.RunInstancesInSubnet2.Parameters.SubnetId);
+    // Each subnet its own idempotency token: a retry in one subnet never launches twice.
+    expect(states.RunInstancesInSubnet1.Parameters['ClientToken.$']).toBe("States.Format('{}-{}-1', $.runId, $.index)");
+    expect(states.RunInstancesInSubnet2.Parameters['ClientToken.$']).toBe("States.Format('{}-{}-2', $.runId, $.index)");
+  });
+  test('issue 21 (2): each shard\'s runner launches with the shard\'s instance type and image, one instance per shard', () => {
+    expect(definition.States.ProvisionRunners.ItemsPath).toBe('$.run.value.shards');
+    expect(states.RunInstancesInSubnet1.Parameters).toMatchObject({ 'InstanceType.$': '$.shard.instanceType', 'ImageId.$': '$.shard.imageId', MinCount: 1, MaxCount: 1 });
+  });
+});
+
+describe('WaitUntilReady and the read-only calls', () => {
+  test('issue 21 (3): runners get minutes to register with SSM (waiting costs nothing), bounded', () => {
+    const polls = definition.States['RunnersReady?'].Choices.find((c: any) => c.Variable === '$.ready.attempts').NumericGreaterThanEquals;
+    const budget = polls * definition.States.ReadyWait.Seconds;
+    expect(budget).toBeGreaterThanOrEqual(5 * 60);
+    expect(budget).toBeLessThanOrEqual(15 * 60);
+  });
+  test('issue 21 (6): the online check has room and a timed-out check is retried; so are the Athena calls (issue 21 (5))', () => {
+    expect(definition.States.CheckRunnersOnline.TimeoutSeconds).toBeGreaterThanOrEqual(10);
+    for (const st of [definition.States.CheckRunnersOnline, inner('Aggregate').GetNamedQuery, inner('Aggregate').RunSummaryQuery]) {
+      expect(st.Retry[0].ErrorEquals).toContain('States.Timeout');
+    }
+  });
+  test('the budget is the fragment\'s', () => {
+    const def = render((stack) => new WaitForRunners(stack, 'W', { budget: { waitSeconds: 7, maxPolls: 3 }, onReady: new sfn.Succeed(stack, 'Ok'), teardown: new sfn.Fail(stack, 'T') }));
+    expect(def.States.ReadyWait).toEqual({ Type: 'Wait', Seconds: 7, Next: 'CheckRunnersOnline' });
+    expect(def.States['RunnersReady?'].Choices[1]).toEqual({ Variable: '$.ready.attempts', NumericGreaterThanEquals: 3, Next: 'RunnersNotReady' });
+  });
+});
+
+describe('Aggregate (issue 21 (5)): a timeout that allows queueing, the run\'s day partition', () => {
+  const run = inner('Aggregate').RunSummaryQuery;
+  test('the query reads the run\'s day (dt) only, and has minutes in Athena\'s queue', () => {
+    expect(run.Parameters['QueryString.$']).toMatch(/^States\.Format\('WITH results AS \(SELECT \* FROM s3ab_s3accessbench\.results WHERE dt = \\'\{\}\\'\)/);
+    expect(run.Parameters['QueryString.$']).toMatch(/, \$\.day, \$\.named\.sql, \$\.runId, \$\.query\.orderBy\)$/);
+    expect(definition.States.Aggregate.ItemSelector['day.$']).toBe('$.run.value.day');
+    expect(run.TimeoutSeconds).toBe(TASK_TIMEOUT_S.summaryQuery);
+    expect(run.TimeoutSeconds).toBeGreaterThanOrEqual(120);
+  });
+  test('the queries run at once: fewer than Athena\'s default quota of active DML queries (20); a throttled start is retried', () => {
+    expect(definition.States.Aggregate.MaxConcurrency ?? 0).toBe(0);
+    expect(definition.States.ListSummaryQueries.Result.length).toBeLessThan(20);
+    expect(run.Retry[0].ErrorEquals).toContain('Athena.TooManyRequestsException');
   });
 });
 
@@ -97,20 +157,33 @@ describe('TeardownFlow: the end of every execution', () => {
   });
 });
 
-describe('checkPipelineProps: every conflict at once, before anything is built', () => {
-  test('defaults pass', () => {
-    expect(checkPipelineProps({}).shard).toEqual({ waitSeconds: 30, maxPolls: 250 });
-  });
-  test('two conflicting props are both reported', () => {
-    let message = '';
+describe('checkPipelineProps and checkRunnerFleetProps: every conflict at once, before anything is built', () => {
+  const message = (f: () => unknown) => {
     try {
-      checkPipelineProps({ ready: { waitSeconds: 0, maxPolls: 1 }, shard: { waitSeconds: 30, maxPolls: 10 }, shardTimeout: Duration.hours(1) });
+      f();
     } catch (err) {
-      message = (err as Error).message;
+      return (err as Error).message;
     }
-    expect(message).toMatch(/^Pipeline: 2 problems with its props:/);
-    expect(message).toContain('the ready poll budget must have waitSeconds ≥ 1');
-    expect(message).toContain('the shard poll budget (300 s) is shorter than shardTimeout (3600 s)');
+    return '';
+  };
+  test('defaults pass', () => {
+    expect(checkPipelineProps({}).ready).toEqual({ waitSeconds: 30, maxPolls: 20 });
+    expect(checkRunnerFleetProps({}).rootVolumeGiB).toBe(30);
+  });
+  test('the pipeline\'s conflicting props are all reported', () => {
+    const m = message(() => checkPipelineProps({ ready: { waitSeconds: 10, maxPolls: 2 }, heartbeat: { interval: Duration.seconds(5), timeout: Duration.seconds(10) }, executionTimeout: Duration.hours(1) }));
+    expect(m).toMatch(/^Pipeline: 4 problems with its props:/);
+    expect(m).toContain('the ready poll budget (20 s) is shorter than 3 minutes');
+    expect(m).toContain('the heartbeat interval (5 s) is shorter than 10 s');
+    expect(m).toContain('the heartbeat timeout (10 s) must allow at least 3 missed heartbeats');
+    expect(m).toMatch(/the execution timeout \(3600 s\) leaves -?\d+ s for a shard/);
+  });
+  test('the fleet\'s conflicting props are all reported (issue 25)', () => {
+    const m = message(() => checkRunnerFleetProps({ instanceType: 'big', maxLifetime: Duration.minutes(5), rootVolumeGiB: 4, s3fsVersion: '1.95', rcloneVersion: 'latest' }, false));
+    expect(m).toMatch(/^RunnerFleet: 6 problems with its props:/);
+    for (const part of ['"big" is not an EC2 instance type', 'maxLifetime must be 30 minutes to 24 hours', 'rootVolumeGiB must be a whole number 8–1000', 's3fsVersion must be a release tag', 'rcloneVersion must be a release tag', 'dist/s3ab.js is missing']) {
+      expect(m).toContain(part);
+    }
   });
 });
 
@@ -137,6 +210,29 @@ describe('the IAM the pipeline generates', () => {
     expect(JSON.stringify(deletes.Resource)).toMatch(/\/s3ab\/\*.*\/s3ab-\*.*\/docs\//);
     Template.fromStack(s.stack).hasResourceProperties('AWS::Lambda::Function', {
       Description: Match.stringLikeRegexp('terminate a run'), Environment: { Variables: Match.objectLike({ DATA_BUCKET: Match.anyValue(), STACK_NAME: 'S3AccessBench' }) },
+    });
+  });
+  test('issue 21 (1): the runner may list the results bucket (s3ab step lists it before any step) and read only executions/, write only results/', () => {
+    const [, props] = resourcesOf(s, 'AWS::IAM::Policy').find(([id]) => id.startsWith('RunnersPermissions'))!;
+    const bySid = Object.fromEntries((props.PolicyDocument.Statement as any[]).map((st) => [st.Sid, st]));
+    const results = resourcesOf(s, 'AWS::S3::Bucket').find(([id]) => id.startsWith('ResultsBucket'))![0];
+    expect(bySid.ListResultsBucket).toEqual({ Sid: 'ListResultsBucket', Effect: 'Allow', Action: 's3:ListBucket', Resource: { 'Fn::GetAtt': [results, 'Arn'] } });
+    expect(JSON.stringify(bySid.ReadExecutionInput.Resource)).toContain('/executions/*');
+  });
+  test('issue 21 (8): the runner ends its tasks by callback — states:SendTask* on "*" (the actions take no resource type), nothing else of Step Functions', () => {
+    const [, props] = resourcesOf(s, 'AWS::IAM::Policy').find(([id]) => id.startsWith('RunnersPermissions'))!;
+    const states = (props.PolicyDocument.Statement as any[]).filter((st) => JSON.stringify(st.Action).includes('states:'));
+    expect(states).toEqual([{ Sid: 'TaskCallbacks', Effect: 'Allow', Action: ['states:SendTaskHeartbeat', 'states:SendTaskSuccess', 'states:SendTaskFailure'], Resource: '*' }]);
+  });
+  test('issue 21 (7): the state machine logs to /aws/vendedlogs/states/…', () => {
+    Template.fromStack(s.stack).hasResourceProperties('AWS::Logs::LogGroup', { LogGroupName: '/aws/vendedlogs/states/S3AccessBench-Pipeline' });
+    const [, sm] = resourcesOf(s, 'AWS::StepFunctions::StateMachine')[0];
+    const group = resourcesOf(s, 'AWS::Logs::LogGroup').find(([, g]) => g.LogGroupName === '/aws/vendedlogs/states/S3AccessBench-Pipeline')![0];
+    expect(JSON.stringify(sm.LoggingConfiguration)).toContain(group);
+  });
+  test('ValidateInput knows the longest shard timeout the execution leaves room for', () => {
+    Template.fromStack(s.stack).hasResourceProperties('AWS::Lambda::Function', {
+      Description: Match.stringLikeRegexp('validate an execution'), Environment: { Variables: Match.objectLike({ MAX_SHARD_SECONDS: String(checkPipelineProps({}).maxShardSeconds) }) },
     });
   });
 });

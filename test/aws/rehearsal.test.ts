@@ -7,44 +7,74 @@ import { ROOT } from '../helpers/cli';
 
 /** A small matrix: two workloads, so layout "shard" gives each of two runners its own. */
 const MATRIX = { name: 'rehearsal', repetitions: 1, methods: ['s3-api', 'aws-cli'], workloads: { 'small-reads': { files: 4, size: '64KiB' }, 'dir-walk': { objects: 20, size: '1KiB' } } };
+/** Smaller still, one runner: for the rehearsals that prove a failure is caught. */
+const ONE = { name: 'rehearsal-one', repetitions: 1, methods: ['s3-api'], workloads: { 'dir-walk': { objects: 10, size: '1KiB' } } };
+const NOTHING_LEFT = { runnerProcesses: 0, mounts: 0, versions: 0, sandboxes: 0 };
 
 /** `npm run rehearse` as a user runs it (its own process), its figures read from --json. */
-function rehearse(args: string[]): { code: number | null; out: string; report: RehearsalReport } {
+function rehearse(args: string[], matrix: object = MATRIX, runners = 'c7g.large:2'): { code: number | null; out: string; report: RehearsalReport } {
   const dir = mkdtempSync(join(tmpdir(), 's3ab-rehearse-test-'));
   try {
-    writeFileSync(join(dir, 'matrix.json'), JSON.stringify(MATRIX));
-    const r = spawnSync(join(ROOT, 'node_modules', '.bin', 'tsx'), [join(ROOT, 'scripts', 'rehearse.ts'), '--matrix', join(dir, 'matrix.json'), '--runners', 'c7g.large:2', '--documents', '3', '--json', join(dir, 'r.json'), ...args],
-      { cwd: ROOT, encoding: 'utf8', timeout: 200_000, env: { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' } });
+    writeFileSync(join(dir, 'matrix.json'), JSON.stringify(matrix));
+    const r = spawnSync(join(ROOT, 'node_modules', '.bin', 'tsx'), [join(ROOT, 'scripts', 'rehearse.ts'), '--matrix', join(dir, 'matrix.json'), '--runners', runners, '--documents', '3', '--json', join(dir, 'r.json'), ...args],
+      { cwd: ROOT, encoding: 'utf8', timeout: 280_000, env: { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' } });
     return { code: r.status, out: `${r.stdout}${r.stderr}`, report: JSON.parse(readFileSync(join(dir, 'r.json'), 'utf8')) };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
-describe('a rehearsal of a whole execution: the synthesized state machine, the real functions, runner sandboxes running the documents\' own lines', () => {
-  test('two runners, one workload each: success, a report, every step\'s records, and nothing of the run left behind', () => {
+describe('a rehearsal of a whole execution: the synthesized state machine, the real functions, runner sandboxes running the documents\' own lines, the template\'s IAM on every request', () => {
+  test('two runners, one workload each: success, a report, every step\'s records, every request allowed, and nothing of the run left behind', () => {
     const { code, out, report: r } = rehearse([]);
     expect({ code, status: r.status, error: r.error }).toEqual({ code: 0, status: 'SUCCEEDED', error: null });
     expect(r.reportLocation).toMatch(/^s3:\/\/s3ab-rehearsal-results\/reports\/\d{8}T\d{6}Z-[0-9a-f]{6}\/report\.html$/);
-    // One setup and one run-step command per runner; each runner ran its own two steps.
+    // One setup and one run-step command per runner, each ended by its runner's callback; each runner ran its own two steps.
     expect(r.commands.filter((c) => c.document === 'run-step').map((c) => [c.status, c.steps])).toEqual([['Success', 2], ['Success', 2]]);
-    expect(r.commands.filter((c) => c.document === 'setup').every((c) => c.status === 'Success')).toBe(true);
-    // Every state within a third of its timeout.
+    expect(r.commands.filter((c) => c.document === 'setup').map((c) => c.status)).toEqual(['Success', 'Success']);
+    expect(r.callbacks).toMatchObject({ tasks: 4, successes: 4, failures: 0, heartbeatTimeouts: 0 });
+    // Every state within a third of its timeout; the history within this shape's bound.
     for (const s of r.states) if (s.timeoutS) expect(s.longestMs / 1000).toBeLessThanOrEqual(s.timeoutS / 3);
+    expect(r.historyEvents).toBeGreaterThan(100);
+    expect(r.historyEvents).toBeLessThanOrEqual(r.historyBound);
+    // The template's IAM judged every request (S3 from the server's log, the rest at the stand-ins).
+    expect(r.iam.requests).toBeGreaterThan(r.s3.requests / 2);
+    expect(r.iam.denials).toEqual([]);
     expect(r.s3.versionsCreated).toBeGreaterThan(0);
     expect(r.s3.versionsDeleted).toBeGreaterThanOrEqual(r.s3.versionsCreated);
-    expect(r.leftovers).toEqual({ runnerProcesses: 0, mounts: 0, versions: 0, sandboxes: 0 });
+    expect(r.leftovers).toEqual(NOTHING_LEFT);
     // The printed figures.
-    expect(out).toMatch(/history events \(as Step Functions counts them\): \d+ of the 25,000/);
+    expect(out).toMatch(/history events \(as Step Functions counts them\): \d+; this shape's bound \d+; an execution may have 25,000/);
+    expect(out).toMatch(/callbacks: 4 tasks ended by their runners — 4 successes, 0 failures, \d+ heartbeats/);
+    expect(out).toMatch(/IAM: \d+ requests evaluated against the template \(\d+ distinct evaluations by iam-simulate\), 0 denied/);
     expect(out).toMatch(/status: SUCCEEDED; report: s3:\/\//);
-  }, 240_000);
+  }, 300_000);
 
-  test('a runner\'s command that fails mid-steps: the execution fails naming it, exit 1, and still nothing is left behind', () => {
+  test('a runner\'s command that fails mid-steps: its exit trap reports the failure, the execution fails naming it, exit 1, and still nothing is left behind', () => {
     const { code, report: r } = rehearse(['--fail', 'run-step']);
     expect(code).toBe(1);
     expect(r.status).toBe('FAILED');
-    expect(r.error).toEqual({ name: 'CommandFailed', message: expect.stringMatching(/injected failure in run-step/) });
+    expect(r.error).toEqual({ name: 'CommandFailed', message: expect.stringMatching(/^run-step exited 42 on .* before it reported: (.|\n)*injected failure in run-step/) });
     expect(r.reportLocation).toBeNull();
-    expect(r.leftovers).toEqual({ runnerProcesses: 0, mounts: 0, versions: 0, sandboxes: 0 });
-  }, 240_000);
+    expect(r.leftovers).toEqual(NOTHING_LEFT);
+  }, 300_000);
+
+  test('issue 21 (8): a runner that dies mid-steps (no exit trap, no report) fails at its heartbeat timeout as RunnerLost and goes to Teardown', () => {
+    const { code, report: r } = rehearse(['--fail', 'runner-dies', '--heartbeat', '1/15'], ONE, 'c7g.large:1');
+    expect(code).toBe(1);
+    expect(r.error).toEqual({ name: 'RunnerLost', message: expect.stringMatching(/^runner i-\w+ sent no heartbeat for 600 s during its steps: it stopped, hangs or lost its network$/) });
+    expect(r.callbacks.heartbeatTimeouts).toBe(1);
+    expect(r.states.find((s) => s.name === 'Teardown')!.count).toBeGreaterThanOrEqual(1);
+    expect(r.leftovers).toEqual(NOTHING_LEFT);
+  }, 300_000);
+
+  test('issue 21 deliverable 2: with defect 1 put back (the runner\'s ListBucket on the results bucket taken out), the rehearsal fails naming s3:ListBucket and the results bucket', () => {
+    const { code, out, report: r } = rehearse(['--drop-grant', 'RunnersRole:s3:ListBucket@s3ab-rehearsal-results'], ONE, 'c7g.large:1');
+    expect(code).toBe(1);
+    expect(r.status).toBe('FAILED');
+    expect(r.iam.denials).toEqual([{ principal: 'RunnersRole', action: 's3:ListBucket', resource: 'arn:aws:s3:::s3ab-rehearsal-results', decision: 'ImplicitlyDenied', source: 'S3 access log', count: expect.any(Number) }]);
+    expect(r.error).toEqual({ name: 'AccessDenied', message: expect.stringContaining('RunnersRole may not s3:ListBucket on arn:aws:s3:::s3ab-rehearsal-results (ImplicitlyDenied') });
+    expect(out).toContain('DENIED RunnersRole s3:ListBucket on arn:aws:s3:::s3ab-rehearsal-results');
+    expect(r.leftovers).toEqual(NOTHING_LEFT);
+  }, 300_000);
 });

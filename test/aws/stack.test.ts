@@ -12,7 +12,8 @@ import { DEFAULT_RUNNER_INSTANCE_TYPE } from '../../lib/instance-types';
 import { accessLogQueries, namedQueries } from '../../runner/report/results-db';
 import { ROOT } from '../helpers/cli';
 import { resourcesOf, synthesize, type Synthesized } from '../helpers/stack';
-import { RUNNER_METHODS } from '../../lib/runner-fleet';
+import { INSTALL_LIST_PATTERN, runnerRecipes, TASK_TOKEN_PATTERN } from '../../lib/runner-fleet';
+import install from '../../assets/install.json';
 import { METHOD_DESCRIPTORS as METHODS } from '../../runner/methods/catalog';
 
 const s = synthesize();
@@ -28,10 +29,11 @@ describe('IAM: least privilege', () => {
     'xray:PutTraceSegments': 'X-Ray has no resource-level permissions (tracing: ACTIVE on every function)',
     'xray:GetSamplingRules': 'X-Ray tracing of the state machine; no resource-level permissions',
     'xray:GetSamplingTargets': 'X-Ray tracing of the state machine; no resource-level permissions',
-    'ssm:ListCommandInvocations': 'takes no resource ARN (command-status function)',
-    'ssm:DescribeInstanceInformation': 'takes no resource ARN (command-status function: a runner whose agent lost contact)',
     'ssm:describeInstanceInformation': 'takes no resource ARN (WaitUntilReady)',
-    'ec2:DescribeInstances': 'takes no resource ARN (command-status, teardown, janitor)',
+    'ec2:DescribeInstances': 'takes no resource ARN (teardown, janitor)',
+    'states:SendTaskHeartbeat': 'takes no resource type (Service Authorization Reference): the runner\'s callback names its task by token',
+    'states:SendTaskSuccess': 'takes no resource type: the runner\'s callback',
+    'states:SendTaskFailure': 'takes no resource type: the runner\'s callback',
     'ec2:RunInstances': 'RunInstances touches instance, volume, network interface, image (arm64 and x86_64 AL2023), subnet and security group resources named at run time (ProvisionRunners); only from this stack\'s launch template (ArnLike ec2:LaunchTemplate, checked below)',
     'ec2:CreateTags': 'tags at launch, limited by the ec2:CreateAction = RunInstances condition',
     'logs:CreateLogDelivery': 'Step Functions log delivery (logging level ALL) takes no resource ARN',
@@ -258,26 +260,52 @@ describe('runner fleet', () => {
     expect(() => synthesize({ runnerInstanceType: 'large' })).toThrow(/not an EC2 instance type/);
   });
 
-  test('the setup document installs every client and checks the S3 Files mount', () => {
+  test('the setup document installs what its shard needs ({{ install }}), in one dnf transaction and parallel jobs, and checks the S3 Files mount', () => {
     const [, doc] = resourcesOf(s, 'AWS::SSM::Document').find(([id]) => id.includes('Setup'))!;
     const script = JSON.stringify(doc.Content.mainSteps[0].inputs.runCommand);
-    for (const needle of ['fio', 'nodejs22', 'amazon-efs-utils', 'mount-s3.rpm', 's3fs-fuse', 'fuse3', 'downloads.rclone.org/v1.68.2/', 'mount -t s3files', 'unzip']) expect(script).toContain(needle);
-    // Setup ends by asking the runner itself whether every method works on the host.
-    expect(script).toContain(`s3ab.js list --require ${RUNNER_METHODS.join(',')}`);
+    for (const needle of ['fio', 'nodejs22', 'amazon-efs-utils', 'mount-s3.rpm', 's3fs-fuse', 'fuse3', 'downloads.rclone.org/v1.68.2/', 'mount -t s3files', 'unzip', 'dnf install -y -q $PKGS']) expect(script).toContain(needle);
+    expect(doc.Content.parameters.install).toMatchObject({ type: 'String', default: '[]', allowedPattern: INSTALL_LIST_PATTERN.source });
+    expect(INSTALL_LIST_PATTERN.test('["awscli","s3fs"]')).toBe(true);
+    expect(INSTALL_LIST_PATTERN.test('["x";reboot]')).toBe(false);
+    // A component is installed only when the shard asks for it; clients build and download side by side.
+    expect(script).toContain('if wants s3fs; then job s3fs install_s3fs; fi');
+    expect(script).toContain('wait \\"${JOBS[$name]}\\"');
   });
 
-  test('the runner hosts every method of the runner except efs (no EFS file system in the stack)', () => {
-    expect([...RUNNER_METHODS, 'efs'].sort()).toEqual(METHODS.map((m) => m.name).sort());
+  test('every component a method or workload needs has a runner recipe (the setup refuses one without)', () => {
+    const recipes = runnerRecipes({ s3fsVersion: 'v1.95', rcloneVersion: 'v1.68.2' });
+    const needed = [...Object.values(install.methods).flat(), ...Object.values(install.workloads).flat()];
+    expect(needed.length).toBeGreaterThan(3);
+    for (const c of needed) expect(Object.keys(recipes)).toContain(c);
+    expect(METHODS.map((m) => m.name).sort()).toEqual(Object.keys(install.methods).sort());
   });
 
-  test('the run-step document runs the runner bundle for this runner\'s steps and uploads to the results bucket', () => {
+  test('issue 21 (8): both documents end their task by callback — the token a parameter, heartbeats, and an exit trap that reports a command that died before its runner did', () => {
+    for (const kind of ['Setup', 'RunStep']) {
+      const [, doc] = resourcesOf(s, 'AWS::SSM::Document').find(([id]) => id.includes(kind))!;
+      expect(doc.Content.parameters.taskToken).toMatchObject({ type: 'String', allowedPattern: TASK_TOKEN_PATTERN.source });
+      expect(doc.Content.parameters.heartbeatSeconds).toMatchObject({ type: 'String', default: '60' });
+      const lines = doc.Content.mainSteps[0].inputs.runCommand as unknown[];
+      const text = lines.map((l) => JSON.stringify(l)).join('\n');
+      expect(text).toContain("TASK_TOKEN='{{ taskToken }}'");
+      expect(text).toContain('trap finish EXIT');
+      expect(text).toContain('aws stepfunctions send-task-failure --task-token \\"$TASK_TOKEN\\"');
+    }
+    expect(TASK_TOKEN_PATTERN.test("AAAA+/=_-x")).toBe(true);
+    expect(TASK_TOKEN_PATTERN.test("a'; reboot; '")).toBe(false);
+  });
+
+  test('the run-step document runs the runner bundle for this runner\'s steps, uploads to the results bucket and ends its task itself', () => {
     const [, doc] = resourcesOf(s, 'AWS::SSM::Document').find(([id]) => id.includes('RunStep'))!;
-    expect(Object.keys(doc.Content.parameters).sort()).toEqual(['executionTimeout', 'runId', 'steps']);
+    expect(Object.keys(doc.Content.parameters).sort()).toEqual(['executionTimeout', 'heartbeatSeconds', 'runId', 'steps', 'taskToken']);
     // The same step-list rule as `s3ab step --steps` (runner/core/shards.ts).
     expect(doc.Content.parameters.steps.allowedPattern).toBe(STEP_LIST_PATTERN.source);
-    expect(JSON.stringify(doc.Content.mainSteps[0].inputs.runCommand)).toMatch(/s3ab\.js step --matrix .* --steps \{\{ steps \}\} --run-id \{\{ runId \}\}/);
+    const text = JSON.stringify(doc.Content.mainSteps[0].inputs.runCommand);
+    expect(text).toMatch(/s3ab\.js step --matrix .* --steps \{\{ steps \}\} --run-id \{\{ runId \}\}.* --task-token \\"\$TASK_TOKEN\\" --heartbeat-seconds \{\{ heartbeatSeconds \}\} --reported-file \/opt\/s3ab\/reported-\{\{ runId \}\}/);
+    // The exit trap reports only what the runner did not.
+    expect(text).toContain('[ -e \\"/opt/s3ab/reported-{{ runId }}\\" ] || ');
     // Scratch and client disk caches on the EBS volume, not on AL2023's RAM-disk /tmp.
-    expect(JSON.stringify(doc.Content.mainSteps[0].inputs.runCommand)).toContain('export TMPDIR=/var/tmp/s3ab');
+    expect(text).toContain('export TMPDIR=/var/tmp/s3ab');
   });
 
   test('the run-step document gives the s3files method the stack\'s file system id (S3AB_S3FILES_FS_ID, read by runner/methods/s3files.ts)', () => {

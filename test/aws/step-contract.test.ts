@@ -1,6 +1,6 @@
 import { CreateBucketCommand, GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cleanupAll } from '../../runner/core/cleanup';
@@ -9,6 +9,7 @@ import { makeS3Client } from '../../runner/endpoint/s3-client';
 import { recordErrors, type ResultRecord } from '../../runner/results/record';
 import { namedQueries, openResults, query } from '../../runner/report/results-db';
 import { S3AB, s3ab } from '../helpers/cli';
+import { LocalStepFunctions } from '../../scripts/rehearsal/step-functions';
 import { resourcesOf, synthesize } from '../helpers/stack';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
@@ -52,17 +53,18 @@ describe('step-runner contract: the runner invoked as the SSM run-step document 
     rmSync(dir, { recursive: true, force: true });
   });
 
-  /** Runs the document's line with {{ parameters }} filled in; local paths and the endpoint are the only changes. */
+  /** Runs the document's line with {{ parameters }} filled in; local paths and the endpoints are the only changes (no TASK_TOKEN: no callback). */
   function invoke(steps: string, runnerId: string, env: NodeJS.ProcessEnv = {}): Promise<{ status: number | null; stdout: string; stderr: string }> {
     const cmd = line
-      .replaceAll('{{ runId }}', RUN).replaceAll('{{ steps }}', steps)
+      .replaceAll('{{ runId }}', RUN).replaceAll('{{ steps }}', steps).replaceAll('{{ heartbeatSeconds }}', '1')
+      .replace(`/opt/s3ab/reported-${RUN}`, join(dir, `reported-${runnerId}`))
       .replace('"$(cat /opt/s3ab/node)"', JSON.stringify(process.execPath))
       .replace('/opt/s3ab/dist/s3ab.js', S3AB)
       .replace(`/opt/s3ab/matrix-${RUN}.json`, join(dir, `matrix-${RUN}.json`))
       + ` --endpoint ${server.target.endpointUrl}`;
     const child = spawn('bash', ['-c', cmd], {
       env: {
-        ...process.env, S3AB_RUNNER_ID: runnerId, S3AB_REGION: 'us-east-1', S3AB_INSTANCE_TYPE: 'c7g.large', S3AB_AZ: 'us-east-1a',
+        ...process.env, TASK_TOKEN: '', S3AB_RUNNER_ID: runnerId, S3AB_REGION: 'us-east-1', S3AB_INSTANCE_TYPE: 'c7g.large', S3AB_AZ: 'us-east-1a',
         AWS_ACCESS_KEY_ID: server.target.credentials!.accessKeyId, AWS_SECRET_ACCESS_KEY: server.target.credentials!.secretAccessKey, AWS_REGION: 'us-east-1',
         ...env,
       },
@@ -77,7 +79,7 @@ describe('step-runner contract: the runner invoked as the SSM run-step document 
   const keys = async (prefix: string) => ((await client.send(new ListObjectsV2Command({ Bucket: RESULTS, Prefix: prefix }))).Contents ?? []).map((o) => o.Key!);
 
   test('the synthesized line runs `s3ab step` with the execution\'s run id, steps, runner and buckets', () => {
-    expect(line).toMatch(/s3ab\.js step --matrix \/opt\/s3ab\/matrix-\{\{ runId \}\}\.json --steps \{\{ steps \}\} --run-id \{\{ runId \}\} --runner-id "\$S3AB_RUNNER_ID" --bucket s3ab-bench --region "\$S3AB_REGION" --results s3:\/\/s3ab-results\/results$/);
+    expect(line).toMatch(/s3ab\.js step --matrix \/opt\/s3ab\/matrix-\{\{ runId \}\}\.json --steps \{\{ steps \}\} --run-id \{\{ runId \}\} --runner-id "\$S3AB_RUNNER_ID" --bucket s3ab-bench --region "\$S3AB_REGION" --results s3:\/\/s3ab-results\/results --task-token "\$TASK_TOKEN" --heartbeat-seconds \{\{ heartbeatSeconds \}\} --reported-file \/opt\/s3ab\/reported-\{\{ runId \}\}$/);
   });
 
   test('two runners run step 2 at once: each uploads its own records to results/dt=DAY/ and reports completion', async () => {
@@ -101,6 +103,7 @@ describe('step-runner contract: the runner invoked as the SSM run-step document 
     // Benchmark objects are gone from the data bucket; only step 2's workload wrote a fixture.
     expect(((await client.send(new ListObjectsV2Command({ Bucket: server.target.bucket, Prefix: 's3ab/' }))).KeyCount ?? 0)).toBe(0);
   });
+
 
   test('scale-out: two runners (two instance types) run step 1 at once; the summary queries add them up on DuckDB', async () => {
     const [a, b] = await Promise.all([invoke('1', 'i-0aaa'), invoke('1', 'i-0bbb', { S3AB_INSTANCE_TYPE: 'm7i.large' })]);
@@ -192,5 +195,27 @@ describe('step-runner contract: the runner invoked as the SSM run-step document 
     } finally {
       line = saved;
     }
+  });
+
+
+  describe('issue 21 (8): with the task token, the runner ends its Step Functions task itself (a local Step Functions endpoint, AWS_ENDPOINT_URL_SFN)', () => {
+    const sfn = new LocalStepFunctions();
+    beforeAll(() => sfn.start());
+    afterAll(() => sfn.stop());
+    test('heartbeats while it runs, then SendTaskSuccess with its figures, then the reported file the exit trap checks', async () => {
+      const task = sfn.issue('RunShard', 30, 300);
+      const r = await invoke('1', 'i-0fff', { TASK_TOKEN: task.token, AWS_ENDPOINT_URL_SFN: sfn.endpoint });
+      expect({ code: r.status, err: r.stderr.slice(-500) }).toEqual({ code: 0, err: expect.any(String) });
+      expect(await task.result).toEqual({ runner: 'i-0fff', status: 'complete', stepsDone: 1, stepsTotal: 1, records: expect.any(Number), heartbeats: expect.any(Number) });
+      expect(sfn.figures.heartbeats).toBeGreaterThan(0);
+      expect(existsSync(join(dir, 'reported-i-0fff'))).toBe(true);
+    });
+    test('a shard that cannot run: SendTaskFailure naming the problem and its fix (RunnerError), the command still exits 2', async () => {
+      const task = sfn.issue('RunShard', 30, 300);
+      const r = await invoke('9', 'i-0ggg', { TASK_TOKEN: task.token, AWS_ENDPOINT_URL_SFN: sfn.endpoint });
+      expect(r.status).toBe(2);
+      await expect(task.result).rejects.toMatchObject({ name: 'RunnerError', message: expect.stringMatching(/^runner i-0ggg, steps 9: step 9 is not in the matrix \(it has 2 steps\)/) });
+      expect(existsSync(join(dir, 'reported-i-0ggg'))).toBe(true);
+    });
   });
 });

@@ -40,6 +40,8 @@ describe('ValidateInput: the runner\'s matrix validator before anything exists; 
     const run = await validate.handler({ input: { matrix: MATRIX } });
     expect(run.runId).toMatch(/^\d{8}T\d{6}Z-[0-9a-f]{6}$/);
     expect(run.matrixKey).toBe(`executions/${run.runId}/matrix.json`);
+    // The day of the run's records: the summary queries read that partition only.
+    expect(run.day).toBe(`${run.runId.slice(0, 4)}-${run.runId.slice(4, 6)}-${run.runId.slice(6, 8)}`);
     expect(run.matrixName).toBe('two-methods');
     expect(run.steps).toEqual([
       { step: '1', label: 's3-api small-reads rep 1' }, { step: '2', label: 'aws-cli small-reads rep 1' },
@@ -51,7 +53,9 @@ describe('ValidateInput: the runner\'s matrix validator before anything exists; 
     expect(run).toMatchObject({ runners: [{ instanceType: 'm7g.large', count: 1, architecture: 'arm64', imageId: RUNNER_IMAGE.arm64 }], runnerCount: 1, documents: 20, lambdaRepetitions: [1, 2, 3] });
     // One runner: every step in one command.
     expect(run.layout).toBe('shard');
-    expect(run.shards).toEqual([{ runner: 0, steps: '1,2,3,4,5,6,7,8', count: 8, workloads: ['small-reads', 'dir-walk'] }]);
+    // The shard contract (issue 21): its runner's type and image, its command timeout, what its setup installs (aws-cli's AWS CLI).
+    const runner = { modelledSeconds: null, timeoutSeconds: 7200, instanceType: 'm7g.large', imageId: RUNNER_IMAGE.arm64, install: ['awscli'] };
+    expect(run.shards).toEqual([{ runner: 0, steps: '1,2,3,4,5,6,7,8', count: 8, workloads: ['small-reads', 'dir-walk'], ...runner }]);
     expect(run).not.toHaveProperty('matrix');
     const body = await (await s3.send(new GetObjectCommand({ Bucket: RESULTS, Key: run.matrixKey }))).Body!.transformToString();
     expect(JSON.parse(body)).toEqual(MATRIX);
@@ -59,9 +63,10 @@ describe('ValidateInput: the runner\'s matrix validator before anything exists; 
 
   test('layout "shard": each workload on one runner with all its methods, the runners balanced; more runners than workloads is refused', async () => {
     const run = await validate.handler({ input: { matrix: MATRIX, runners: [{ instanceType: 'c7g.large', count: 2 }] } });
+    const runner = { modelledSeconds: null, timeoutSeconds: 7200, instanceType: 'c7g.large', imageId: RUNNER_IMAGE.arm64, install: ['awscli'] };
     expect(run.shards).toEqual([
-      { runner: 0, steps: '1,2,3,4', count: 4, workloads: ['small-reads'] },
-      { runner: 1, steps: '5,6,7,8', count: 4, workloads: ['dir-walk'] },
+      { runner: 0, steps: '1,2,3,4', count: 4, workloads: ['small-reads'], ...runner },
+      { runner: 1, steps: '5,6,7,8', count: 4, workloads: ['dir-walk'], ...runner },
     ]);
     await expect(validate.handler({ input: { matrix: MATRIX, runners: [{ instanceType: 'c7g.large', count: 3 }] } }))
       .rejects.toThrow(/3 runners but the matrix has 2 workload\(s\): 1 runner\(s\) would measure nothing under layout "shard" — launch at most one runner per workload, or use "layout": "replicate"/);
@@ -80,6 +85,12 @@ describe('ValidateInput: the runner\'s matrix validator before anything exists; 
       { instanceType: 'c7g.large', count: 2, architecture: 'arm64', imageId: RUNNER_IMAGE.arm64 },
       { instanceType: 'm7i.xlarge', count: 3, architecture: 'x86_64', imageId: RUNNER_IMAGE.x86_64 },
     ]);
+    // Each shard's runner: the specs expanded in order, each with its image; the quick profile's methods' components.
+    expect(run.shards.map((x) => [x.instanceType, x.imageId])).toEqual([
+      ['c7g.large', RUNNER_IMAGE.arm64], ['c7g.large', RUNNER_IMAGE.arm64], ['m7i.xlarge', RUNNER_IMAGE.x86_64], ['m7i.xlarge', RUNNER_IMAGE.x86_64], ['m7i.xlarge', RUNNER_IMAGE.x86_64],
+    ]);
+    expect(run.shards[0].install).toEqual(validate.installFor(expandSteps(resolveMatrix(loadProfile('quick'), 'quick', CATALOG))));
+    expect(run.shards[0].install.length).toBeGreaterThan(0);
     const body = await (await s3.send(new GetObjectCommand({ Bucket: RESULTS, Key: run.matrixKey }))).Body!.transformToString();
     expect(JSON.parse(body)).toEqual(loadProfile('quick'));
   });
@@ -120,6 +131,18 @@ describe('ValidateInput: the runner\'s matrix validator before anything exists; 
         expect({ name: err.name, message: err.message }).toEqual({ name: error, message: expect.stringMatching(message) });
         expect(await stored()).toEqual(before);
       });
+    }
+  });
+
+  test('a shard whose command timeout the execution cannot hold is refused, naming the fix (MAX_SHARD_SECONDS: what the stack\'s execution leaves)', async () => {
+    process.env.MAX_SHARD_SECONDS = '3600';
+    try {
+      const before = await stored();
+      const err = await validate.handler({ input: { matrix: MATRIX } }).catch((e) => e);
+      expect({ name: err.name, message: err.message }).toEqual({ name: 'InvalidInput', message: "runner 1's command timeout (7200 s) is longer than the execution leaves for a shard (3600 s) — add runners so each shard is shorter, or deploy with a longer -c runnerMaxLifetimeHours" });
+      expect(await stored()).toEqual(before);
+    } finally {
+      delete process.env.MAX_SHARD_SECONDS;
     }
   });
 });
