@@ -33,4 +33,6 @@ export const gitCloneDescriptor = {
   describe: (p) => ({ files: String(p.files), commits: String(p.commits) }),
   requires: ['file-system'],
   operations: ['clone'],
+  // The clone writes the head commit's files and the history's objects.
+  work: { counts: ['files', 'commits'], of: (p) => ({ ops: p.files + p.commits, bytes: 0 }) },
 } as const satisfies WorkloadDescriptor<GitCloneParams>;

@@ -62,4 +62,5 @@ export const tarExtractDescriptor = {
   operations: ['extract', 'permissions', 'timestamps', 'ownership'],
   // The archive (cached locally) and the tree extracted from it into objects.
   stepBytes: (p) => 2 * sizeOf(p.totalSize),
+  work: { counts: ['files', 'dirs', 'totalSize'], of: (p) => ({ ops: p.files + p.dirs, bytes: sizeOf(p.totalSize) }) },
 } as const satisfies WorkloadDescriptor<TarExtractParams>;
