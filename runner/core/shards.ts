@@ -57,8 +57,9 @@ export function shardUnits(steps: Pick<Step, 'index' | 'workload' | 'repetition'
  * The shards of an execution, one per runner. `shard`: longest processing time first — units
  * are taken longest first (their longest time on any runner) and each goes to the runner, among
  * those it fits, where it would finish first — so the runners finish close together; then once
- * more, each unit going to a runner that already has its workload where it still ends within the
- * longest shard of the first pass, or within `room` seconds if that is longer. A runner left
+ * more, keeping each workload's units on one runner where they all end within the longest shard of
+ * the first pass, or within `room` seconds if that is longer (each runner that runs a workload
+ * writes its fixture once: fewer runners per workload, fewer fixtures written). A runner left
  * without a unit gets an empty share, which the caller reports (it would cost money and measure
  * nothing).
  */
@@ -79,7 +80,8 @@ export function planShards(steps: Pick<Step, 'index' | 'workload' | 'repetition'
   // time to spare): fewer fixtures written, and no shard longer than that.
   const bound = Math.max(room, ...plain.map((s) => s.load)) * (1 + 1e-9);
   const grouped = place(units.map((u) => u.unit), ids, cost, bound);
-  const shards = Math.max(...grouped.map((s) => s.load)) <= bound ? grouped : plain;
+  const idle = (xs: Shard[]) => xs.filter((s) => !s.steps.length).length;
+  const shards = Math.max(...grouped.map((s) => s.load)) <= bound && idle(grouped) <= idle(plain) ? grouped : plain;
   for (const s of shards) {
     s.steps.sort((a, b) => a - b);
     s.workloads.sort((a, b) => names.indexOf(a) - names.indexOf(b));
@@ -87,16 +89,27 @@ export function planShards(steps: Pick<Step, 'index' | 'workload' | 'repetition'
   return shards;
 }
 
-/** Places units in order, each where it ends first among the runners it fits; with `bound`, a runner that already has its workload first if it ends there within it. */
+/**
+ * Places units in order, each where it ends first among the runners it fits. With `bound`, a
+ * workload stays together where it can: its first unit goes where all its units end within the
+ * bound (the earliest such runner), and each later one to a runner that already has it if it ends
+ * there within the bound.
+ */
 function place(units: ShardUnit[], ids: number[], cost: UnitCost, bound: number | null): Shard[] {
   const shards: Shard[] = ids.map((runner) => ({ runner, steps: [], workloads: [], load: 0 }));
-  for (const unit of units) {
+  for (const [i, unit] of units.entries()) {
     const fitting = ids.filter((r) => cost.fits?.(unit, r) ?? true);
     const candidates = fitting.length ? fitting : ids;
     const finish = (r: number) => shards[r].load + cost.seconds(unit, r, shards[r].workloads);
     const earliest = (rs: number[]) => rs.reduce((best, r) => (finish(r) < finish(best) ? r : best));
-    const holding = bound === null ? [] : candidates.filter((r) => shards[r].workloads.includes(unit.workload) && finish(r) <= bound);
-    const target = shards[earliest(holding.length ? holding : candidates)];
+    let preferred: number[] = [];
+    if (bound !== null) {
+      const held = candidates.filter((r) => shards[r].workloads.includes(unit.workload));
+      const rest = units.slice(i + 1).filter((u) => u.workload === unit.workload);
+      const whole = (r: number) => finish(r) + rest.reduce((a, u) => a + cost.seconds(u, r, [unit.workload]), 0);
+      preferred = held.length ? held.filter((r) => finish(r) <= bound) : candidates.filter((r) => whole(r) <= bound);
+    }
+    const target = shards[earliest(preferred.length ? preferred : candidates)];
     target.load = finish(target.runner);
     target.steps.push(...unit.steps);
     if (!target.workloads.includes(unit.workload)) target.workloads.push(unit.workload);

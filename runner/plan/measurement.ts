@@ -100,7 +100,11 @@ export function measurementFor(matrix: ResolvedMatrix, measurements: Readonly<Re
   return ranked[0].m;
 }
 
-/** The sample of a profile: one repetition, every count parameter (each workload's `work.counts`) divided by `divisor` (at least 1). */
+/**
+ * The sample of a profile: one repetition, every count parameter (each workload's `work.counts`)
+ * divided by `divisor` (at least 1), and no step budget — the sample measures each step to its
+ * end; the model caps it at the profile's budget.
+ */
 export function sampleOf(profile: Record<string, any>, divisor: number): Record<string, any> {
   const workloads: Record<string, any> = {};
   for (const [name, params] of Object.entries<Record<string, any>>(profile.workloads)) {
@@ -112,6 +116,6 @@ export function sampleOf(profile: Record<string, any>, divisor: number): Record<
       workloads[name][k] = typeof params[k] === 'number' ? Math.max(1, Math.round(params[k] / divisor)) : `${Number.parseFloat(params[k]) / divisor}${String(params[k]).replace(/^[\d.]+/, '')}`;
     }
   }
-  const { $schema: _schema, ...rest } = profile;
+  const { $schema: _schema, budget_s: _budget, ...rest } = profile;
   return { ...rest, name: `${profile.name}-sample`, description: `${profile.name} with its counts divided by ${divisor}, one repetition: what the cost model measures`, repetitions: 1, workloads };
 }

@@ -73,6 +73,11 @@ describe('planShards: longest processing time first over units', () => {
     expect(shards[1]).toMatchObject({ workloads: ['small'], load: 20 });
   });
 
+  test('keeping a workload together never leaves a runner asked for without work', () => {
+    const cost = byWorkload({ a: 10 }, { a: 50 });
+    expect(planShards(steps({ a: 2 }), 2, 'shard', cost, 1000).map((s) => s.steps.length)).toEqual([2, 2]);
+  });
+
   test('a runner without a unit gets an empty share (the caller refuses it)', () => {
     expect(planShards(steps({ a: 1 }), 2, 'shard').map((s) => s.steps)).toEqual([[1, 2], []]);
   });
