@@ -206,7 +206,7 @@ function planWith(model: Model, specs: RunnerSpec[], room = 0): ExecutionEstimat
   const planned: PlannedShard[] = shards.map((sh) => {
     const type = types[sh.runner];
     const mine = sh.steps.map((i) => model.steps(type)[i - 1]);
-    const install = installFor([...new Set(mine.map((s) => s.method))], sh.workloads);
+    const install = installFor(mine);
     return {
       runner: sh.runner, steps: sh.steps, workloads: sh.workloads, instanceType: type, modelledSeconds: sh.load, timeoutSeconds: shardTimeoutSeconds(sh.load),
       install, setup: setupSeconds(install, baselineMiBps(type)), didNotFinish: mine.filter((s) => s.didNotFinish).length,
@@ -332,7 +332,7 @@ function poolOptions(model: Model, type: string, workloads: Set<string>, room: n
   const out: PoolOption[] = [];
   for (let n = 1; n <= Math.min(units.length, MAX_RUNNERS); n++) {
     const shards = planShards(steps, n, 'shard', { seconds: (u, _r, placed) => model.unitSeconds(u, type, placed) }, room);
-    const setups = shards.map((sh) => setupSeconds(installFor([...new Set(sh.steps.map((i) => model.steps(type)[i - 1].method))], sh.workloads), baselineMiBps(type)).seconds);
+    const setups = shards.map((sh) => setupSeconds(installFor(sh.steps.map((i) => model.steps(type)[i - 1])), baselineMiBps(type)).seconds);
     const prep = shards.flatMap((sh) => sh.workloads.map((w) => model.prep(type, w).requests));
     const t = tally(...prep);
     out.push({ type, n, busy: Math.max(...shards.map((sh, i) => setups[i] + sh.load)), prepDollars: (t.tier1 / 1000) * price.tier1 + (t.tier2 / 1000) * price.tier2, versions: prep.reduce((a, r) => a + (r.put ?? 0) + (r.mpu_complete ?? 0), 0) });

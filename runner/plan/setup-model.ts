@@ -1,17 +1,25 @@
 import runnerSetup from '../../assets/measured/runner-setup.json';
+import { missingRequirement } from '../core/capabilities';
 import { INSTALL } from '../core/install';
+import { findMethodDescriptor } from '../methods/catalog';
+import { findWorkloadDescriptor } from '../workloads/catalog';
 import { AWS_FACTS } from './aws-facts';
 
 /**
- * What a runner's setup installs for its shard: the assets/install.json components its methods and
- * workloads need, nothing else (the contract with the setup document: ValidateInput passes this
- * list as each shard's `install`). The AWS CLI ships with Amazon Linux 2023, and S3 Files' and
- * EFS's client (amazon-efs-utils) is part of every runner's base packages.
+ * What a runner's setup installs for its shard: the assets/install.json components of the methods
+ * and workloads of its steps that apply (a step that does not apply records so at once, without
+ * its client: `s3ab step` probes only the others), nothing else — the contract with the setup
+ * document: ValidateInput passes this list as each shard's `install`. The AWS CLI ships with
+ * Amazon Linux 2023, and S3 Files' and EFS's client (amazon-efs-utils) is every runner's.
  */
-export function installFor(methods: readonly string[], workloads: readonly string[]): string[] {
+export function installFor(steps: readonly { method: string; workload: string }[]): string[] {
   const needs = new Set<string>();
-  for (const m of methods) for (const c of INSTALL.methods[m] ?? []) needs.add(c);
-  for (const w of workloads) for (const c of INSTALL.workloads[w] ?? []) needs.add(c);
+  for (const s of steps) {
+    const method = findMethodDescriptor(s.method);
+    const workload = findWorkloadDescriptor(s.workload);
+    if (!method || !workload || missingRequirement(method, workload)) continue;
+    for (const c of [...(INSTALL.methods[s.method] ?? []), ...(INSTALL.workloads[s.workload] ?? [])]) needs.add(c);
+  }
   return Object.keys(INSTALL.components).filter((c) => needs.has(c));
 }
 

@@ -167,17 +167,19 @@ describe('the measured model of an AWS execution (runner/plan/)', () => {
         expect(s.timeoutSeconds).toBe(shardTimeoutSeconds(s.modelledSeconds));
         expect(s.timeoutSeconds).toBeGreaterThanOrEqual(2 * s.modelledSeconds + 600);
         expect(s.instanceType).toBe('c8gn.large');
-        const methods = [...new Set(s.steps.map((i) => e.steps[i - 1].method))];
-        expect(s.install).toEqual(installFor(methods, s.workloads));
+        expect(s.install).toEqual(installFor(s.steps.map((i) => e.steps[i - 1])));
       }
     });
 
     test('setup installs only what a shard needs: the s3fs build makes a mount shard\'s setup longer than an S3 API shard\'s', () => {
-      expect(installFor(['s3-api'], ['objects'])).toEqual([]);
-      expect(installFor(['s3-crt', 'aws-cli'], ['fio-seq'])).toEqual(['awscli', 'fio', 'awscrt']);
+      const of = (methods: string[], workload: string) => methods.map((method) => ({ method, workload }));
+      expect(installFor(of(['s3-api'], 'objects'))).toEqual([]);
+      expect(installFor(of(['s3-crt', 'aws-cli'], 'objects'))).toEqual(['awscli', 'awscrt']);
+      // fio-seq needs a file system: its S3 API steps record not-applicable, and need neither their clients nor fio.
+      expect(installFor(of(['s3-crt', 'aws-cli', 's3fs'], 'fio-seq'))).toEqual(['s3fs', 'fio']);
       const link = baselineMiBps('c7g.large');
       const api = setupSeconds([], link);
-      const mounts = setupSeconds(installFor(['s3fs', 'mountpoint', 'rclone', 'juicefs'], ['fio-seq']), link);
+      const mounts = setupSeconds(installFor(of(['s3fs', 'mountpoint', 'rclone', 'juicefs'], 'fio-seq')), link);
       expect(mounts.seconds).toBeGreaterThan(api.seconds);
       expect(mounts.longest).toMatch(/^s3fs .* build$/);
       // The package phase starts with the sourced dnf metadata refresh.
