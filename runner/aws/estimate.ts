@@ -34,6 +34,7 @@ export function printEstimate(e: ExecutionEstimate, out: Out): void {
   out(`modelled wall: ${minutes(e.wallSeconds)} — runners online ${minutes(p.before)}, then the last runner's setup ${minutes(p.setup)} and shard ${minutes(p.runners)}, the states after it ${minutes(p.after)}, teardown ${minutes(p.teardown)}`);
   out(`the execution's own cost: ${dollars(e.executionDollars)}`);
   for (const [item, v] of Object.entries(e.items)) out(`  ${item.padEnd(58)} ${dollars(v)}`);
+  if (AWS_FACTS.runnersEndWithTheirShard) out(`  (each runner ends with its shard; if every runner lived until Teardown, the runners would cost ${dollars(e.runnersUntilTeardownDollars)})`);
   out(`the measured clients' own requests: ${dollars(e.methodsDollars)} (what the benchmark measures; not the execution's own cost)`);
   const t = new Table({ head: ['method', 'requests', 'tier 1', 'tier 2', 'cost'], ...plain });
   for (const r of e.methodsRequests) t.push([r.method, count(r.requests.total), count(r.requests.tier1), count(r.requests.tier2), dollars(r.dollars)]);

@@ -72,6 +72,8 @@ export interface ExecutionEstimate {
   unpriced: string[];
   /** Runner-seconds, from launch to termination, over all runners. */
   runnerSeconds: number;
+  /** What the runners would cost if each lived until Teardown (the pipeline without its runners ending with their shard). */
+  runnersUntilTeardownDollars: number;
 }
 
 /**
@@ -134,15 +136,17 @@ class Model {
 
   /**
    * The type each workload runs on — every repetition of a workload on one type, so that its
-   * repetitions are comparable: among `types`, those whose link carries it, the one with the
-   * most runners (the first listed on a tie); if none carries it, the widest link.
+   * repetitions are comparable: among `types`, the cheapest whose link carries it (the one with
+   * more runners on a tie); if none carries it, the widest link.
    */
   typesFor(types: string[]): Map<string, string> {
     const distinct = [...new Set(types)];
     const runners = (t: string) => types.filter((x) => x === t).length;
+    const price = (t: string) => instanceHourly(t) ?? Infinity;
+    const better = (a: string, b: string) => (price(b) < price(a) || (price(b) === price(a) && runners(b) > runners(a)) ? b : a);
     return new Map(this.input.matrix.workloads.map((w) => {
       const carrying = distinct.filter((t) => this.carries(t, w.name));
-      const pick = carrying.length ? carrying.reduce((a, b) => (runners(b) > runners(a) ? b : a)) : distinct.reduce((a, b) => (baselineMiBps(b) > baselineMiBps(a) ? b : a));
+      const pick = carrying.length ? carrying.reduce(better) : distinct.reduce((a, b) => (baselineMiBps(b) > baselineMiBps(a) ? b : a));
       return [w.name, pick];
     }));
   }
@@ -245,8 +249,10 @@ function costOf(model: Model, specs: RunnerSpec[], layout: Layout, shards: Plann
   const phases = { before, setup, runners, after, teardown };
   // Runners live from launch until Teardown terminates them (lib/pipeline/teardown-flow.ts): a runner done early waits for the others.
   const runnerLife = before + setup + runners + after;
-  const lives = shards.map((s) => (process.env.SELF_END ? before + s.setup.seconds + s.modelledSeconds : runnerLife));
-  const runnerDollars = shards.reduce((a, s, i) => a + (lives[i] / 3600) * (runnerHourly(s.instanceType) ?? 0), 0);
+  const ownLives = shards.map((s) => before + s.setup.seconds + s.modelledSeconds);
+  const lives = AWS_FACTS.runnersEndWithTheirShard ? ownLives : shards.map(() => runnerLife);
+  const dollarsFor = (xs: number[]) => shards.reduce((a, s, i) => a + (xs[i] / 3600) * (runnerHourly(s.instanceType) ?? 0), 0);
+  const runnerDollars = dollarsFor(lives);
   const unpriced = [...new Set(shards.map((s) => s.instanceType).filter((t) => runnerHourly(t) === null))];
   const price = PRICES.s3StandardRequestsPer1000;
   const dollars = (r: RequestTally) => (r.tier1 / 1000) * price.tier1 + (r.tier2 / 1000) * price.tier2;
@@ -267,6 +273,7 @@ function costOf(model: Model, specs: RunnerSpec[], layout: Layout, shards: Plann
     wallSeconds: before + setup + runners + after + teardown, steps, items,
     executionDollars: Object.values(items).reduce((a, b) => a + b, 0), methodsDollars: methodsRequests.reduce((a, x) => a + x.dollars, 0),
     methodsRequests, budgetHits: budgetHits(steps), versionsWritten, transitions, historyEvents, unpriced, runnerSeconds: lives.reduce((a, b) => a + b, 0),
+    runnersUntilTeardownDollars: dollarsFor(shards.map(() => runnerLife)),
   };
 }
 
@@ -322,7 +329,7 @@ function specsOf(types: string[]): RunnerSpec[] {
 }
 
 /** One runner type's share of the default plan with n runners of it: how long its busiest runner works, and what its fixtures cost. */
-interface PoolOption { type: string; n: number; busy: number; prepDollars: number; versions: number }
+interface PoolOption { type: string; n: number; busy: number; work: number; prepDollars: number; versions: number }
 
 /** The units of one type, planned alone on 1…N runners of it (the other type's units never share its runners). */
 function poolOptions(model: Model, type: string, workloads: Set<string>, room: number): PoolOption[] {
@@ -335,7 +342,7 @@ function poolOptions(model: Model, type: string, workloads: Set<string>, room: n
     const setups = shards.map((sh) => setupSeconds(installFor(sh.steps.map((i) => model.steps(type)[i - 1])), baselineMiBps(type)).seconds);
     const prep = shards.flatMap((sh) => sh.workloads.map((w) => model.prep(type, w).requests));
     const t = tally(...prep);
-    out.push({ type, n, busy: Math.max(...shards.map((sh, i) => setups[i] + sh.load)), prepDollars: (t.tier1 / 1000) * price.tier1 + (t.tier2 / 1000) * price.tier2, versions: prep.reduce((a, r) => a + (r.put ?? 0) + (r.mpu_complete ?? 0), 0) });
+    out.push({ type, n, busy: Math.max(...shards.map((sh, i) => setups[i] + sh.load)), work: shards.reduce((a, sh, i) => a + setups[i] + sh.load, 0), prepDollars: (t.tier1 / 1000) * price.tier1 + (t.tier2 / 1000) * price.tier2, versions: prep.reduce((a, r) => a + (r.put ?? 0) + (r.mpu_complete ?? 0), 0) });
   }
   return out;
 }
@@ -359,14 +366,19 @@ export function defaultPlan(input: PlanInput): ExecutionEstimate {
   const fixed = probe.phases.before + probe.phases.after + probe.phases.teardown;
   const room = WALL_TARGET_SECONDS - fixed;
   const pools = [onFast.size ? poolOptions(model, input.defaultType, onFast, room) : [null], onCheap.size ? poolOptions(model, cheap, onCheap, room) : [null]];
+  // Besides: everything on the stack's type (a small matrix may not be worth a second setup and boot).
+  const merged = cheap === input.defaultType ? [] : poolOptions(model, input.defaultType, new Set([...onFast, ...onCheap]), room).map((x) => [x, null] as const);
   const stepVersions = probe.versionsWritten - probe.shards.flatMap((sh) => sh.workloads.map((w) => model.prep(sh.instanceType, w).requests)).reduce((a, r) => a + (r.put ?? 0) + (r.mpu_complete ?? 0), 0);
   const priced = (t: string) => runnerHourly(t) !== null;
-  const combos = pools[0].flatMap((f) => pools[1].map((c) => [f, c] as const)).filter(([f, c]) => (f?.n ?? 0) + (c?.n ?? 0) <= MAX_RUNNERS).map(([f, c]) => {
+  const pairs = [...pools[0].flatMap((f) => pools[1].map((c) => [f, c] as const)), ...merged];
+  const combos = pairs.filter(([f, c]) => (f?.n ?? 0) + (c?.n ?? 0) <= MAX_RUNNERS).map(([f, c]) => {
     const parts = [f, c].filter((x): x is PoolOption => x !== null);
     const life = probe.phases.before + Math.max(...parts.map((x) => x.busy)) + probe.phases.after;
     const teardown = (2 * (stepVersions + parts.reduce((a, x) => a + x.versions, 0))) / AWS_FACTS.deletesPerSecond;
-    const runnerSeconds = parts.reduce((a, x) => a + x.n * life, 0);
-    const dollars = parts.reduce((a, x) => a + x.n * (life / 3600) * (runnerHourly(x.type) ?? 0) + x.prepDollars, 0);
+    // A runner lives until its own shard ends, or until Teardown (AWS_FACTS.runnersEndWithTheirShard).
+    const lived = (x: PoolOption) => (AWS_FACTS.runnersEndWithTheirShard ? x.n * probe.phases.before + x.work : x.n * life);
+    const runnerSeconds = parts.reduce((a, x) => a + lived(x), 0);
+    const dollars = parts.reduce((a, x) => a + (lived(x) / 3600) * (runnerHourly(x.type) ?? 0) + x.prepDollars, 0);
     return { parts, wall: life + teardown, cost: parts.every((x) => priced(x.type)) ? dollars : runnerSeconds };
   });
   const within = combos.filter((o) => o.wall <= WALL_TARGET_SECONDS).sort((a, b) => a.cost - b.cost);

@@ -64,6 +64,8 @@ export interface Measurement {
   states: Record<string, StateFigure>;
   /** The document functions' benchmark it ran (the execution input's `lambdas`). */
   lambdas: { documents: number; repetitions: number };
+  /** How a field this file's rehearsal did not measure was filled in (a measurement made before the field existed), if any. */
+  notes?: string[];
 }
 
 /** Profiles measured by a rehearsal here, and the divisor of their sample (seed runs a tenth of its counts). */
