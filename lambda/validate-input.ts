@@ -44,6 +44,8 @@ export interface ShardItem {
   timeoutSeconds: number;
   /** The runner's EC2 instance type. */
   instanceType: string;
+  /** The runner's image: Amazon Linux 2023 of the type's architecture (lib/instance-types.ts). */
+  imageId: string;
   /** The assets/install.json components its setup installs. */
   install: string[];
 }
@@ -102,11 +104,12 @@ export function validateInput(input: unknown, defaultInstanceType: string, maxSh
   }
   checkPlan(plan, maxShardSeconds, bad);
   const steps = expandSteps(resolved).map((s) => ({ step: String(s.index), label: stepLabel(s) }));
+  const runners = checkRunners(plan.runners, bad);
+  const imageOf = new Map(runners.map((r) => [r.instanceType, r.imageId]));
   const shards = plan.shards.map((s): ShardItem => ({
     runner: s.runner, steps: stepList(s.steps), count: s.steps.length, workloads: s.workloads,
-    modelledSeconds: Math.round(s.modelledSeconds), timeoutSeconds: s.timeoutSeconds, instanceType: s.instanceType, install: s.install,
+    modelledSeconds: Math.round(s.modelledSeconds), timeoutSeconds: s.timeoutSeconds, instanceType: s.instanceType, imageId: imageOf.get(s.instanceType)!, install: s.install,
   }));
-  const runners = checkRunners(plan.runners, bad);
   return { matrix: raw, matrixName: resolved.name, steps, layout, shards, runners, runnerCount: shards.length, documents, lambdaRepetitions: Array.from({ length: repetitions }, (_, i) => i + 1) };
 }
 

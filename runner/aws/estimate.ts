@@ -31,7 +31,7 @@ export function printEstimate(e: ExecutionEstimate, out: Out): void {
   const m = MEASUREMENTS[e.measuredProfile];
   out(`${e.matrix}: ${e.steps.length} steps on ${runnersLine(e)} (layout ${e.layout}), modelled from assets/measured/${e.measuredProfile}.json${m.sampleDivisor > 1 ? ` (its sample: counts ÷ ${m.sampleDivisor}, scaled back)` : ''}`);
   const p = e.phases;
-  out(`modelled wall: ${minutes(e.wallSeconds)} — runners online ${minutes(p.before)}, then the last runner's setup ${minutes(p.setup)} and shard ${minutes(p.runners)}, the states after it ${minutes(p.after)}, teardown ${minutes(p.teardown)}`);
+  out(`modelled wall: ${minutes(e.wallSeconds)} — runners online ${minutes(p.before)}, then the last runner's setup ${minutes(p.setup)} and shard ${minutes(p.runners)}, the states after it ${minutes(p.after)}, teardown ${minutes(p.teardown)} (${Math.max(1, Math.ceil(p.teardown / 30))} rounds of 30 s of deletes)`);
   out(`the execution's own cost: ${dollars(e.executionDollars)}`);
   for (const [item, v] of Object.entries(e.items)) out(`  ${item.padEnd(58)} ${dollars(v)}`);
   if (AWS_FACTS.runnersEndWithTheirShard) out(`  (each runner ends with its shard; if every runner lived until Teardown, the runners would cost ${dollars(e.runnersUntilTeardownDollars)})`);

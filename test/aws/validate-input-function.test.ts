@@ -55,7 +55,7 @@ describe('ValidateInput: the runner\'s matrix validator before anything exists; 
     expect(run.layout).toBe('shard');
     expect(run.shards).toEqual([{
       runner: 0, steps: '1,2,3,4,5,6,7,8', count: 8, workloads: ['small-reads', 'dir-walk'],
-      modelledSeconds: expect.any(Number), timeoutSeconds: shardTimeoutSeconds(run.shards[0].modelledSeconds), instanceType: 'm7g.large', install: ['awscli'],
+      modelledSeconds: expect.any(Number), timeoutSeconds: shardTimeoutSeconds(run.shards[0].modelledSeconds), instanceType: 'm7g.large', imageId: RUNNER_IMAGE.arm64, install: ['awscli'],
     }]);
     expect(run.shards[0].modelledSeconds).toBeGreaterThan(0);
     expect(run).not.toHaveProperty('matrix');
