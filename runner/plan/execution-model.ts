@@ -124,9 +124,16 @@ class Model {
     return this.prepByType.get(type)!.get(workload) ?? { seconds: 0, requests: {} };
   }
 
+  private readonly unitSteps = new Map<string, number>();
+
+  /** A unit's time on a runner of this type: its steps, and its workload's fixture unless the runner already wrote it. */
   unitSeconds(unit: ShardUnit, type: string, placed: readonly string[]): number {
-    const steps = this.steps(type);
-    return unit.steps.reduce((a, i) => a + steps[i - 1].seconds, 0) + (placed.includes(unit.workload) ? 0 : this.prep(type, unit.workload).seconds);
+    const key = `${type} ${unit.steps[0]}`;
+    if (!this.unitSteps.has(key)) {
+      const steps = this.steps(type);
+      this.unitSteps.set(key, unit.steps.reduce((a, i) => a + steps[i - 1].seconds, 0));
+    }
+    return this.unitSteps.get(key)! + (placed.includes(unit.workload) ? 0 : this.prep(type, unit.workload).seconds);
   }
 
   /** Whether a workload's measured rates stay below the possibly-network-capped mark of this type's link, in every step. */
