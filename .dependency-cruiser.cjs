@@ -45,6 +45,16 @@ module.exports = {
       to: { path: `${IMPLEMENTATION}|^runner/endpoint/`, reachable: true },
     },
     {
+      name: 'plan-on-descriptors', severity: 'error',
+      comment: 'runner/plan (the measured model of an AWS execution) is read by ValidateInput, the CLI and the scripts: it builds on core, descriptors and the shared instance facts, never on implementations, endpoints, runs, reports or the CLI',
+      from: { path: '^runner/plan/' }, to: { path: `${IMPLEMENTATION}|^runner/(endpoint|run|report|cli|aws|results)/|^lib/(?!instance-types\\.ts$)` },
+    },
+    {
+      name: 'plan-loads-no-implementation', severity: 'error',
+      comment: 'whatever imports runner/plan (ValidateInput) must not reach a client or workload implementation through it',
+      from: { path: '^runner/plan/' }, to: { path: `${IMPLEMENTATION}|^runner/endpoint/`, reachable: true },
+    },
+    {
       name: 'results-below-run', severity: 'error',
       comment: 'runner/results (records, writer, manifests) is read by run and report, and imports neither',
       from: { path: '^runner/results/' }, to: { path: '^runner/(run|report|cli|aws|methods|workloads|endpoint)/' },

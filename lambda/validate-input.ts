@@ -1,14 +1,14 @@
 import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { UserError } from '../runner/core/errors';
-import { INSTALL } from '../runner/core/install';
-import { expandSteps, loadProfile, resolveMatrix, type Step } from '../runner/core/matrix';
-import { LAYOUTS, planShards, stepList, type Layout, type Shard } from '../runner/core/shards';
+import { expandSteps, loadProfile, resolveMatrix } from '../runner/core/matrix';
+import { LAYOUTS, stepList, type Layout } from '../runner/core/shards';
 import { newRunId, runDay, stepLabel } from '../runner/core/vocabulary';
 import { architectureOf, DEFAULT_RUNNER_INSTANCE_TYPE, INSTANCE_TYPE_FORM, MAX_RUNNERS, RUNNER_IMAGE, type Architecture } from '../lib/instance-types';
 import { RESULTS_LAYOUT } from '../lib/results-layout';
 import { logger, NamedError } from './shared/powertools';
 import { env, s3Client } from './shared/s3';
 import { CATALOG } from '../runner/catalog';
+import { budgetOf, estimateExecution, shardLimitSeconds, type ExecutionEstimate } from '../runner/plan/execution-model';
 
 const client = s3Client();
 
@@ -28,9 +28,9 @@ export interface ExecutionInput {
 
 /**
  * One runner's share as the state machine uses it (the contract between ValidateInput's planner
- * and the pipeline, issue 21): its steps for the run-step document, the command timeout that
- * follows from the plan, the runner's instance type and image, and the assets/install.json
- * components its setup installs.
+ * and the pipeline, issue 21), planned by the measured model (runner/plan/): its steps for the
+ * run-step document, its modelled time and the command timeout that follows from it, its
+ * runner's instance type, and the assets/install.json components its setup installs.
  */
 export interface ShardItem {
   runner: number;
@@ -38,15 +38,15 @@ export interface ShardItem {
   steps: string;
   count: number;
   workloads: string[];
-  /** The shard's modelled duration, in seconds (null: not modelled). */
-  modelledSeconds: number | null;
-  /** The run-step command's own timeout, in seconds. */
+  /** The shard's modelled command time, in seconds: its fixtures and its steps. */
+  modelledSeconds: number;
+  /** The run-step command's own timeout, in seconds (runner/plan/execution-model.ts SHARD_TIMEOUT). */
   timeoutSeconds: number;
   /** The runner's EC2 instance type. */
   instanceType: string;
   /** The runner's image: Amazon Linux 2023 of the type's architecture (lib/instance-types.ts). */
   imageId: string;
-  /** The assets/install.json components its setup must install. */
+  /** The assets/install.json components its setup installs. */
   install: string[];
 }
 
@@ -66,7 +66,12 @@ export interface ValidatedRun {
   lambdaRepetitions: number[];
 }
 
-/** Validates an execution's input; every problem is an `InvalidInput` error naming the field and the valid values. */
+/**
+ * Validates an execution's input and plans it with the measured model; every problem is an
+ * `InvalidInput` error naming the field and the valid values. Without `runners`, the model picks
+ * them (its plan: the cheapest within 45 min, else the fastest). A shard whose command timeout
+ * exceeds what the execution leaves for it (`maxShardSeconds`) is refused, naming the fix.
+ */
 export function validateInput(input: unknown, defaultInstanceType: string, maxShardSeconds = Infinity): Omit<ValidatedRun, 'runId' | 'matrixKey' | 'day'> & { matrix: unknown } {
   const ev = (input ?? {}) as ExecutionInput;
   const bad = (problem: string, fix: string) => new NamedError('InvalidInput', `${problem} — ${fix}`);
@@ -85,9 +90,37 @@ export function validateInput(input: unknown, defaultInstanceType: string, maxSh
     if (err instanceof UserError) throw new NamedError('InvalidMatrix', `${err.problem} — ${err.fix}`);
     throw err;
   }
-  const runners = ev.runners ?? [{ instanceType: defaultInstanceType, count: 1 }];
-  if (!Array.isArray(runners) || runners.length === 0) throw bad('input.runners must be a non-empty list', 'e.g. [{"instanceType":"c7g.large","count":1}]');
-  const specs = runners.map((r, i): ValidatedRunnerSpec => {
+  const asked = ev.runners === undefined ? undefined : checkRunners(ev.runners, bad);
+  const documents = ev.lambdas?.documents ?? 20;
+  const repetitions = ev.lambdas?.repetitions ?? 3;
+  if (!Number.isInteger(documents) || documents < 1 || documents > 1000) throw bad(`input.lambdas.documents must be 1–1000, got ${JSON.stringify(documents)}`, 'seed 001 used 20');
+  if (!Number.isInteger(repetitions) || repetitions < 1 || repetitions > 20) throw bad(`input.lambdas.repetitions must be 1–20, got ${JSON.stringify(repetitions)}`, 'seed 001 used 3');
+  const layout = (ev.layout ?? 'shard') as Layout;
+  if (!LAYOUTS.includes(layout)) throw bad(`input.layout "${ev.layout}" is not a layout`, `use one of ${LAYOUTS.join(', ')} (shard: each runner runs all methods of its workloads; replicate: every runner runs every step)`);
+  let plan: ExecutionEstimate;
+  try {
+    plan = estimateExecution({ matrix: resolved, budgetSeconds: budgetOf(raw), runners: asked, defaultType: defaultInstanceType, layout, lambdas: { documents, repetitions } });
+  } catch (err) {
+    if (err instanceof UserError) throw bad(err.problem, err.fix);
+    throw bad(`the execution cannot be modelled: ${(err as Error).message}`, 'name runner types listed in assets/instance-network.json and assets/prices.json, or leave "runners" out for the model\'s own plan');
+  }
+  checkPlan(plan, maxShardSeconds, bad);
+  const steps = expandSteps(resolved).map((s) => ({ step: String(s.index), label: stepLabel(s) }));
+  const runners = checkRunners(plan.runners, bad);
+  const imageOf = new Map(runners.map((r) => [r.instanceType, r.imageId]));
+  const shards = plan.shards.map((s): ShardItem => ({
+    runner: s.runner, steps: stepList(s.steps), count: s.steps.length, workloads: s.workloads,
+    modelledSeconds: Math.round(s.modelledSeconds), timeoutSeconds: s.timeoutSeconds, instanceType: s.instanceType, imageId: imageOf.get(s.instanceType)!, install: s.install,
+  }));
+  return { matrix: raw, matrixName: resolved.name, steps, layout, shards, runners, runnerCount: shards.length, documents, lambdaRepetitions: Array.from({ length: repetitions }, (_, i) => i + 1) };
+}
+
+type Bad = (problem: string, fix: string) => NamedError;
+
+/** Runner specs as the state machine launches them: each type runs Amazon Linux 2023, its architecture decides the image. */
+function checkRunners(runners: unknown, bad: Bad): ValidatedRunnerSpec[] {
+  if (!Array.isArray(runners) || runners.length === 0) throw bad('input.runners must be a non-empty list', 'e.g. [{"instanceType":"c7g.large","count":1}], or leave it out for the model\'s own plan');
+  const specs = (runners as RunnerSpec[]).map((r, i): ValidatedRunnerSpec => {
     const architecture = typeof r?.instanceType === 'string' ? architectureOf(r.instanceType) : null;
     if (!architecture) throw bad(`input.runners[${i}].instanceType "${r?.instanceType}" is not an EC2 instance type that runs Amazon Linux 2023`, `use ${INSTANCE_TYPE_FORM}`);
     if (!Number.isInteger(r.count) || r.count < 1 || r.count > MAX_RUNNERS) {
@@ -96,56 +129,25 @@ export function validateInput(input: unknown, defaultInstanceType: string, maxSh
     // Graviton and x86 types can be mixed: each spec launches the image of its own architecture.
     return { instanceType: r.instanceType, count: r.count, architecture, imageId: RUNNER_IMAGE[architecture] };
   });
-  const runnerCount = runners.reduce((n, r) => n + r.count, 0);
+  const runnerCount = specs.reduce((n, r) => n + r.count, 0);
   if (runnerCount > MAX_RUNNERS) throw bad(`${runnerCount} runners in total`, `at most ${MAX_RUNNERS} per execution`);
-  const documents = ev.lambdas?.documents ?? 20;
-  const repetitions = ev.lambdas?.repetitions ?? 3;
-  if (!Number.isInteger(documents) || documents < 1 || documents > 1000) throw bad(`input.lambdas.documents must be 1–1000, got ${JSON.stringify(documents)}`, 'seed 001 used 20');
-  if (!Number.isInteger(repetitions) || repetitions < 1 || repetitions > 20) throw bad(`input.lambdas.repetitions must be 1–20, got ${JSON.stringify(repetitions)}`, 'seed 001 used 3');
-  const layout = (ev.layout ?? 'shard') as Layout;
-  if (!LAYOUTS.includes(layout)) throw bad(`input.layout "${ev.layout}" is not a layout`, `use one of ${LAYOUTS.join(', ')} (shard: each runner runs all methods of its workloads; replicate: every runner runs every step)`);
-  const expanded = expandSteps(resolved);
-  const shards = planShards(expanded, runnerCount, layout);
-  const idle = shards.filter((s) => !s.steps.length).length;
+  return specs;
+}
+
+/** A plan the execution can carry out: every runner has work, and every shard's command timeout fits what the execution leaves for it. */
+function checkPlan(plan: ExecutionEstimate, maxShardSeconds: number, bad: Bad): void {
+  const idle = plan.shards.filter((s) => !s.steps.length).length;
   if (idle) {
-    throw bad(`${runnerCount} runners but the matrix has ${new Set(expanded.map((s) => s.workload.name)).size} workload(s): ${idle} runner(s) would measure nothing under layout "shard"`,
-      'launch at most one runner per workload, or use "layout": "replicate" to run every step on every runner');
+    throw bad(`${plan.shards.length} runners but the matrix has ${new Set(plan.steps.map((s) => s.workload)).size} workload(s) × ${new Set(plan.steps.map((s) => s.repetition)).size} repetition(s) for them: ${idle} runner(s) would measure nothing under layout "shard"`,
+      'launch at most one runner per (workload, repetition), leave "runners" out for the model\'s own plan, or use "layout": "replicate" to run every step on every runner');
   }
-  const steps = expanded.map((s) => ({ step: String(s.index), label: stepLabel(s) }));
-  const items = interimShardFields(shards, expanded, specs);
-  const late = items.find((i) => i.timeoutSeconds > maxShardSeconds);
-  if (late) throw bad(`runner ${late.runner + 1}'s command timeout (${late.timeoutSeconds} s) is longer than the execution leaves for a shard (${maxShardSeconds} s)`, 'add runners so each shard is shorter, or deploy with a longer -c runnerMaxLifetimeHours');
-  return { matrix: raw, matrixName: resolved.name, steps, layout, shards: items, runners: specs, runnerCount, documents, lambdaRepetitions: Array.from({ length: repetitions }, (_, i) => i + 1) };
-}
-
-/** Today's fixed command timeout of a shard, until the measured model gives each its own. */
-const INTERIM_SHARD_TIMEOUT_S = 7200;
-
-/**
- * The fields of the shard contract the planner does not fill yet (issue 21: the measured model
- * will — runner/core/shards.ts planShards and this file): every shard gets today's fixed 2-hour
- * command timeout and no modelled time; its runner's instance type is that of the i-th runner
- * when the specs are expanded in order (the launch order before per-shard types); `install` is
- * what its methods and workloads need (assets/install.json).
- */
-function interimShardFields(shards: Shard[], steps: Step[], specs: ValidatedRunnerSpec[]): ShardItem[] {
-  const types = specs.flatMap((r) => Array<string>(r.count).fill(r.instanceType));
-  return shards.map((s) => {
-    const mine = steps.filter((x) => s.steps.includes(x.index));
-    const instanceType = types[s.runner];
-    return {
-      runner: s.runner, steps: stepList(s.steps), count: s.steps.length, workloads: s.workloads,
-      modelledSeconds: null, timeoutSeconds: INTERIM_SHARD_TIMEOUT_S, instanceType, imageId: RUNNER_IMAGE[architectureOf(instanceType)!],
-      install: installFor(mine),
-    };
-  });
-}
-
-/** The assets/install.json components the methods and workloads of these steps need, sorted. */
-export function installFor(steps: Pick<Step, 'method' | 'workload'>[]): string[] {
-  const needs = new Set<string>();
-  for (const s of steps) for (const c of [...(INSTALL.methods[s.method.name] ?? []), ...(INSTALL.workloads[s.workload.name] ?? [])]) needs.add(c);
-  return [...needs].sort();
+  const limit = Math.min(maxShardSeconds, shardLimitSeconds(plan));
+  const late = plan.shards.find((s) => s.timeoutSeconds > limit);
+  if (late) {
+    const minutes = (x: number) => `${Math.round(x / 60)} min`;
+    throw bad(`runner ${late.runner + 1}'s shard (${late.workloads.join(', ')}) is modelled at ${minutes(late.modelledSeconds)}, so its command timeout is ${minutes(late.timeoutSeconds)} — longer than the ${minutes(limit)} the execution leaves for a shard`,
+      'add runners (or leave "runners" out for the model\'s own plan; `s3ab aws estimate` prints it), give the matrix a step budget ("budget_s"), or run a part of it (fewer workloads or methods)');
+  }
 }
 
 /**
@@ -154,6 +156,7 @@ export function installFor(steps: Pick<Step, 'method' | 'workload'>[]): string[]
  * `s3ab step` reads it (executions/RUNID/matrix.json).
  */
 export async function handler(event: { input?: unknown }, _context?: unknown, deps: { s3?: S3Client } = {}): Promise<ValidatedRun> {
+  // What the execution leaves a shard's command (the stack sets it: its timeout less the states around the runners).
   const maxShardSeconds = Number(process.env.MAX_SHARD_SECONDS ?? Infinity);
   const v = validateInput(event?.input, process.env.DEFAULT_INSTANCE_TYPE ?? DEFAULT_RUNNER_INSTANCE_TYPE, maxShardSeconds);
   const runId = newRunId();

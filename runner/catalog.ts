@@ -22,10 +22,13 @@ export interface MatrixSource {
   stepBudgetS?: number;
 }
 
+/** The matrix the options name (profile or file), overrides applied, not yet validated. Throws UserError. */
+export function rawMatrixFor(opts: MatrixSource): unknown {
+  if (opts.profile && opts.matrixFile) throw new UserError('--profile and --matrix were both given', 'use one of them');
+  return applyOverrides(opts.matrixFile ? loadMatrixFile(opts.matrixFile) : loadProfile(opts.profile ?? 'quick'), opts);
+}
+
 /** Loads and validates the matrix the options name (profile or file, then overrides). Throws UserError. */
 export function matrixFor(opts: MatrixSource): ResolvedMatrix {
-  if (opts.profile && opts.matrixFile) throw new UserError('--profile and --matrix were both given', 'use one of them');
-  const source = opts.matrixFile ?? `profile ${opts.profile ?? 'quick'}`;
-  const raw = opts.matrixFile ? loadMatrixFile(opts.matrixFile) : loadProfile(opts.profile ?? 'quick');
-  return resolveMatrix(applyOverrides(raw, opts), source, CATALOG);
+  return resolveMatrix(rawMatrixFor(opts), opts.matrixFile ?? `profile ${opts.profile ?? 'quick'}`, CATALOG);
 }

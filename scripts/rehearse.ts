@@ -14,8 +14,10 @@ import { rehearse, type Fault, type RehearsalReport } from './rehearsal/rehearse
 import { DEFAULT_RUNNER_INSTANCE_TYPE } from '../lib/instance-types';
 import { TASK_TIMEOUT_S } from '../lib/pipeline/tasks';
 import { TEARDOWN_MAX_ROUNDS } from '../lib/pipeline/teardown-flow';
-import { loadMeasurement, plannedModel } from './cost-model';
-import { AWS_ASSUMPTIONS } from './cost/measured-model';
+import { AWS_FACTS } from '../runner/plan/aws-facts';
+import { estimateExecution } from '../runner/plan/execution-model';
+import { loadProfile, resolveMatrix } from '../runner/core/matrix';
+import { CATALOG } from '../runner/catalog';
 
 const { values } = parseArgs({
   options: {
@@ -93,15 +95,14 @@ function print(r: RehearsalReport): void {
 }
 
 /**
- * What a rehearsal here cannot reach, extrapolated to a `seed` execution: Teardown of the versions
- * the cost model's seed measurement writes (at the rate measured here and at S3's), against its
- * rounds and the function's timeout; the runner setup the cost model assumes, against the setup
- * command's own timeout (the part of setup that runs here is in the commands table above).
+ * What a rehearsal here cannot reach, at a `seed` execution's scale (the measured model of it,
+ * runner/plan/): Teardown of the versions it writes (at the rate measured here and at S3's),
+ * against its rounds and the function's timeout; the runner setup the model takes, against the
+ * setup command's own timeout (the part of setup that runs here is in the commands table above).
  */
 function atSeedScale(r: RehearsalReport): void {
-  const seed = loadMeasurement('seed');
-  if (!seed) { console.log('seed scale: no measurement (npm run cost:aws -- --measure seed)'); return; }
-  const model = plannedModel(seed);
+  const raw = loadProfile('seed') as { budget_s?: number };
+  const model = estimateExecution({ matrix: resolveMatrix(raw, 'seed', CATALOG), budgetSeconds: raw.budget_s ?? null, defaultType: DEFAULT_RUNNER_INSTANCE_TYPE });
   const versions = 2 * model.versionsWritten; // every version and about as many delete markers
   const teardown = r.states.find((s) => s.name === 'Teardown');
   const roundWork = TASK_TIMEOUT_S.teardown / 3; // the function starts requests for a third of its timeout
@@ -110,11 +111,12 @@ function atSeedScale(r: RehearsalReport): void {
     const rounds = Math.max(1, Math.ceil(seconds / roundWork));
     return `${label} ${Math.round(perSecond).toLocaleString('en-US')} versions/s: ${Math.round(seconds)} s in ${rounds} round(s) of ≤ ${roundWork} s (⅓ of its ${TASK_TIMEOUT_S.teardown} s timeout), ${rounds <= TEARDOWN_MAX_ROUNDS ? 'within' : 'BEYOND'} the ${TEARDOWN_MAX_ROUNDS}-round bound`;
   };
-  console.log(`seed scale (the cost model's seed measurement, ${model.runners} runners): Teardown of ~${versions.toLocaleString('en-US')} versions and delete markers —`);
+  console.log(`seed scale (\`s3ab aws estimate seed\`: ${model.shards.length} runners): Teardown of ~${versions.toLocaleString('en-US')} versions and delete markers —`);
   if (teardown && r.s3.versionsDeleted > 0 && teardown.totalMs > 0) console.log(`  ${line('at the rate measured here (versitygw):', r.s3.versionsDeleted / (teardown.totalMs / 1000))}`);
-  console.log(`  ${line("at S3's per-prefix write rate,", AWS_ASSUMPTIONS.deletesPerSecond)}`);
+  console.log(`  ${line("at S3's per-prefix write rate,", AWS_FACTS.deletesPerSecond)}`);
   const setup = r.commands.find((c) => c.document === 'setup');
-  if (setup) console.log(`  runner setup: ${AWS_ASSUMPTIONS.runnerSetupMinutes} min assumed on AWS (boot, packages, the s3fs build, Mountpoint, rclone, JuiceFS, awscrt), ${((AWS_ASSUMPTIONS.runnerSetupMinutes * 60 / setup.timeoutS) * 100).toFixed(0)}% of the setup command's ${setup.timeoutS} s timeout; its host-neutral part took ${seconds(setup.ms)} here`);
+  const longest = Math.max(...model.shards.map((s) => s.setup.seconds));
+  if (setup) console.log(`  runner setup: ${seconds(longest * 1000)} modelled on AWS for the longest shard's install list (runner/plan/setup-model.ts), ${((longest / setup.timeoutS) * 100).toFixed(0)}% of the setup command's ${setup.timeoutS} s timeout; its host-neutral part took ${seconds(setup.ms)} here`);
 }
 
 const serverOnDisk = values['server-on-disk'] ?? (!values.matrix && ['seed', 'full'].includes(values.profile!));

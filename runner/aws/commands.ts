@@ -3,11 +3,12 @@ import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-clo
 import { DescribeExecutionCommand, GetExecutionHistoryCommand, ListExecutionsCommand, SFNClient, StartExecutionCommand, type HistoryEvent } from '@aws-sdk/client-sfn';
 import Table from 'cli-table3';
 import { UserError, errorSummary } from '../core/errors';
-import { expandSteps, loadMatrixFile, loadProfile, resolveMatrix } from '../core/matrix';
+import { expandSteps } from '../core/matrix';
 import { formatDuration } from '../core/units';
 import { isRunId, RUN_ID_EXAMPLE } from '../core/vocabulary';
 import { queryForRun } from '../report/run-query';
-import { CATALOG } from '../catalog';
+import { matrixFor, rawMatrixFor } from '../catalog';
+import { estimateFor, runnersLine } from './estimate';
 
 export interface AwsClients { cfn: CloudFormationClient; sfn: SFNClient; athena: AthenaClient }
 export type Out = (line: string) => void;
@@ -85,18 +86,19 @@ const PAGE_ONLY_QUERIES = new Set(['report_cells', 'run_facts', 'workload_facts'
 export interface RunArgs { stack: string; profile?: string; matrix?: string; runners?: { instanceType: string; count: number }[]; pollMs?: number }
 
 /**
- * `s3ab aws run`: validates the matrix here (same validator as the state machine), starts an
- * execution, follows it (state changes), and prints the Athena summary when it succeeds; a failed
- * execution prints its error and cause and exits 1.
+ * `s3ab aws run`: validates the matrix here (same validator as the state machine), plans its
+ * runners with the measured model (the runners asked for, or the model's own plan, as `s3ab aws
+ * estimate` prints it), starts an execution, follows it (state changes), and prints the Athena
+ * summary when it succeeds; a failed execution prints its error and cause and exits 1.
  */
 export async function awsRun(c: AwsClients, a: RunArgs, out: Out, sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms))): Promise<number> {
-  if (a.profile && a.matrix) throw new UserError('--profile and --matrix were both given', 'use one of them');
-  const raw = a.matrix ? loadMatrixFile(a.matrix) : loadProfile(a.profile ?? 'quick');
-  const resolved = resolveMatrix(raw, a.matrix ?? `profile ${a.profile ?? 'quick'}`, CATALOG);
+  const source = { profile: a.profile, matrixFile: a.matrix };
+  const resolved = matrixFor(source);
+  const plan = estimateFor({ ...source, runners: a.runners });
   const outputs = await stackOutputs(c, a.stack);
-  const input = { matrix: raw, ...(a.runners ? { runners: a.runners } : {}) };
+  const input = { matrix: rawMatrixFor(source), runners: plan.runners };
   const started = await c.sfn.send(new StartExecutionCommand({ stateMachineArn: outputs.StateMachineArn, input: JSON.stringify(input) }));
-  out(`started ${started.executionArn} (matrix ${resolved.name}, ${expandSteps(resolved).length} steps)`);
+  out(`started ${started.executionArn} (matrix ${resolved.name}, ${expandSteps(resolved).length} steps on ${runnersLine(plan)}: about ${Math.round(plan.wallSeconds / 60)} min and $${plan.executionDollars.toFixed(2)} of its own, modelled)`);
   const progress = new ExecutionProgress(c, started.executionArn!);
   const t0 = Date.now();
   for (;;) {

@@ -30,5 +30,13 @@ export const duration = (v: string) => {
   return s;
 };
 
+/** Runner specs, `TYPE:COUNT,...` (COUNT defaults to 1): `c7g.large:2,m7i.large`. */
+export const runnerSpecs = (v: string) => list(v).map((x) => {
+  const [instanceType, n, ...rest] = x.split(':');
+  const count = n === undefined ? 1 : Number(n);
+  if (!instanceType || rest.length || !Number.isInteger(count) || count < 1) throw new InvalidArgumentError(`"${x}" is not TYPE:COUNT (e.g. c7g.large:2)`);
+  return { instanceType, count };
+});
+
 /** Writes one line to stdout. */
 export const out = (line: string) => process.stdout.write(`${line}\n`);

@@ -1,4 +1,5 @@
 import { Option, type Command } from 'commander';
+import { runnerSpecs } from './args';
 
 /** `s3ab aws run|query|status`: the deployed stack (loaded lazily: the AWS SDK clients are only needed here). */
 export function registerAws(program: Command): void {
@@ -8,14 +9,18 @@ export function registerAws(program: Command): void {
   const print = (l: string) => process.stdout.write(`${l}\n`);
   aws.command('run').description('start a state machine execution for a matrix, follow it, print the Athena summary')
     .option('-p, --profile <name>', 'named matrix (default quick)').option('-m, --matrix <file>', 'matrix JSON file')
-    .option('--runners <type:count,...>', 'runner specs, e.g. c7g.large:2,m7i.large:1 (default: the stack\'s type, 1 runner)', (v: string) => v.split(',').map((x) => {
-      const [instanceType, count] = x.split(':');
-      return { instanceType, count: Number(count ?? 1) };
-    }))
+    .option('--runners <type:count,...>', 'runner specs, e.g. c7g.large:2,m7i.large:1 (default: the measured model\'s plan, as `aws estimate` prints it)', runnerSpecs)
     .addOption(stackOpt()).addOption(regionOpt())
     .action(async (o) => {
       const { awsRun, defaultClients } = await import('../aws/commands');
       process.exitCode = await awsRun(defaultClients(o.region), { stack: o.stack, profile: o.profile, matrix: o.matrix, runners: o.runners }, print);
+    });
+  aws.command('estimate [profile]').description('the modelled execution of a profile or matrix on AWS, from measured figures (runner/plan/): runners and shards, wall time, the execution\'s own cost, the measured clients\' own requests per method, the steps expected to hit their budget')
+    .option('-m, --matrix <file>', 'matrix JSON file instead of a profile')
+    .option('--runners <type:count,...>', 'runner specs, e.g. c8gn.large:4,c7g.large:12 (default: the model\'s plan: the cheapest within 45 min, else the fastest)', runnerSpecs)
+    .action(async (profile: string | undefined, o) => {
+      const { estimateFor, printEstimate } = await import('../aws/estimate');
+      printEstimate(estimateFor({ profile: o.matrix ? undefined : profile ?? 'quick', matrixFile: o.matrix, runners: o.runners }), print);
     });
   aws.command('query <name>').description('run a named Athena query (assets/queries/NAME.sql) and print the table; `requests` prints each step\'s S3 requests from the data bucket\'s server access logs')
     .option('--run <id>', 'with `requests`: one run only').addOption(stackOpt()).addOption(regionOpt())

@@ -4,6 +4,13 @@ import type { ResultRecord } from './record.generated';
 
 export type HostFacts = ResultRecord['host'];
 
+/**
+ * A figure at or above this share of the baseline (sustained) bandwidth may have been set by the
+ * network rather than the method: at the baseline once burst credits are spent, or above it only
+ * while they last (AWS: typically 5 to 60 minutes).
+ */
+export const NEAR_BASELINE = 0.9;
+
 function osName(): string {
   try {
     const text = readFileSync('/etc/os-release', 'utf8');

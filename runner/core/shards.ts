@@ -2,12 +2,20 @@ import type { Step } from './matrix';
 
 /**
  * How an execution's steps are spread over its runners:
- * - `shard`: each workload goes to one runner, which runs every method of it, so methods are
- *   always compared on one host while the runners work in parallel;
+ * - `shard`: units of (workload, repetition) are placed on the runners, each unit whole, so every
+ *   method of a unit is compared on one host while the runners work in parallel;
  * - `replicate`: every runner runs every step (scale-out and instance-type comparisons).
  */
 export const LAYOUTS = ['shard', 'replicate'] as const;
 export type Layout = (typeof LAYOUTS)[number];
+
+/** What a shard plan places whole on one runner: one repetition of one workload, every method of it. */
+export interface ShardUnit {
+  workload: string;
+  repetition: number;
+  /** Its step numbers, in run order. */
+  steps: number[];
+}
 
 /** One runner's share: the step numbers it runs in one command, in run order. */
 export interface Shard {
@@ -15,29 +23,97 @@ export interface Shard {
   runner: number;
   steps: number[];
   workloads: string[];
+  /** Its units' time together, as `UnitCost` gave it (step counts without a model). */
+  load: number;
 }
 
 /**
- * The shards of an execution, one per runner. `shard`: workloads are dealt out largest first (by
- * step count) to the runner with the fewest steps so far, so the runners finish close together;
- * a runner left without a workload is an error the caller reports (it would cost money and
- * measure nothing).
+ * How long a unit takes on a runner (the measured model, runner/plan/, in seconds), given the
+ * workloads the runner already has — a runner prepares each workload's fixture once, so the
+ * first unit of a workload on a runner costs more than the next. `fits` says whether the runner
+ * suits the unit at all (a link-bound unit needs a runner whose link carries it).
  */
-export function planShards(steps: Pick<Step, 'index' | 'workload'>[], runners: number, layout: Layout): Shard[] {
+export interface UnitCost {
+  seconds(unit: ShardUnit, runner: number, placed: readonly string[]): number;
+  fits?(unit: ShardUnit, runner: number): boolean;
+}
+
+/** Without a model, a unit costs its step count. */
+const BY_STEP_COUNT: UnitCost = { seconds: (u) => u.steps.length };
+
+/** The units of a step list: one per (workload, repetition), in run order. */
+export function shardUnits(steps: Pick<Step, 'index' | 'workload' | 'repetition'>[]): ShardUnit[] {
+  const units = new Map<string, ShardUnit>();
+  for (const s of steps) {
+    const key = `${s.workload.name}\u0000${s.repetition}`;
+    const unit = units.get(key) ?? { workload: s.workload.name, repetition: s.repetition, steps: [] };
+    unit.steps.push(s.index);
+    units.set(key, unit);
+  }
+  return [...units.values()];
+}
+
+/**
+ * The shards of an execution, one per runner. `shard`: longest processing time first — units
+ * are taken longest first (their longest time on any runner) and each goes to the runner, among
+ * those it fits, where it would finish first — so the runners finish close together; then once
+ * more, keeping each workload's units on one runner where they all end within the longest shard of
+ * the first pass, or within `room` seconds if that is longer (each runner that runs a workload
+ * writes its fixture once: fewer runners per workload, fewer fixtures written). A runner left
+ * without a unit gets an empty share, which the caller reports (it would cost money and measure
+ * nothing).
+ */
+export function planShards(steps: Pick<Step, 'index' | 'workload' | 'repetition'>[], runners: number, layout: Layout, cost: UnitCost = BY_STEP_COUNT, room = 0): Shard[] {
   if (!Number.isInteger(runners) || runners < 1) throw new Error(`runners must be a whole number ≥ 1, got ${runners}`);
   const all = steps.map((s) => s.index);
   const names = [...new Set(steps.map((s) => s.workload.name))];
-  if (layout === 'replicate') return Array.from({ length: runners }, (_, runner) => ({ runner, steps: all, workloads: names }));
-  const byWorkload = new Map<string, number[]>();
-  for (const s of steps) byWorkload.set(s.workload.name, [...(byWorkload.get(s.workload.name) ?? []), s.index]);
-  const shards: Shard[] = Array.from({ length: runners }, (_, runner) => ({ runner, steps: [], workloads: [] }));
-  const largestFirst = [...byWorkload.entries()].sort((a, b) => b[1].length - a[1].length || names.indexOf(a[0]) - names.indexOf(b[0]));
-  for (const [name, indexes] of largestFirst) {
-    const target = shards.reduce((best, s) => (s.steps.length < best.steps.length ? s : best));
-    target.steps.push(...indexes);
-    target.workloads.push(name);
+  const ids = Array.from({ length: runners }, (_, runner) => runner);
+  if (layout === 'replicate') {
+    const units = shardUnits(steps);
+    return ids.map((runner) => ({ runner, steps: all, workloads: names, load: units.reduce((a, u) => a + cost.seconds(u, runner, names), 0) }));
   }
-  for (const s of shards) s.steps.sort((a, b) => a - b);
+  const units = shardUnits(steps).map((unit, order) => ({ unit, order, longest: Math.max(...ids.map((r) => cost.seconds(unit, r, []))) }));
+  units.sort((a, b) => b.longest - a.longest || a.order - b.order);
+  const plain = place(units.map((u) => u.unit), ids, cost, null);
+  // Again, a unit preferring a runner that already has its workload (its fixture is written) as
+  // long as it ends there within the first plan's longest shard (or `room`, when the caller has
+  // time to spare): fewer fixtures written, and no shard longer than that.
+  const bound = Math.max(room, ...plain.map((s) => s.load)) * (1 + 1e-9);
+  const grouped = place(units.map((u) => u.unit), ids, cost, bound);
+  const idle = (xs: Shard[]) => xs.filter((s) => !s.steps.length).length;
+  const shards = Math.max(...grouped.map((s) => s.load)) <= bound && idle(grouped) <= idle(plain) ? grouped : plain;
+  for (const s of shards) {
+    s.steps.sort((a, b) => a - b);
+    s.workloads.sort((a, b) => names.indexOf(a) - names.indexOf(b));
+  }
+  return shards;
+}
+
+/**
+ * Places units in order, each where it ends first among the runners it fits. With `bound`, a
+ * workload stays together where it can: its first unit goes where all its units end within the
+ * bound (the earliest such runner), and each later one to a runner that already has it if it ends
+ * there within the bound.
+ */
+function place(units: ShardUnit[], ids: number[], cost: UnitCost, bound: number | null): Shard[] {
+  const shards: Shard[] = ids.map((runner) => ({ runner, steps: [], workloads: [], load: 0 }));
+  for (const [i, unit] of units.entries()) {
+    const fitting = ids.filter((r) => cost.fits?.(unit, r) ?? true);
+    const candidates = fitting.length ? fitting : ids;
+    const finish = (r: number) => shards[r].load + cost.seconds(unit, r, shards[r].workloads);
+    const earliest = (rs: number[]) => rs.reduce((best, r) => (finish(r) < finish(best) ? r : best));
+    let preferred: number[] = [];
+    if (bound !== null) {
+      const held = candidates.filter((r) => shards[r].workloads.includes(unit.workload));
+      const rest = units.slice(i + 1).filter((u) => u.workload === unit.workload);
+      const whole = (r: number) => finish(r) + rest.reduce((a, u) => a + cost.seconds(u, r, [unit.workload]), 0);
+      preferred = held.length ? held.filter((r) => finish(r) <= bound) : candidates.filter((r) => whole(r) <= bound);
+    }
+    const target = shards[earliest(preferred.length ? preferred : candidates)];
+    target.load = finish(target.runner);
+    target.steps.push(...unit.steps);
+    if (!target.workloads.includes(unit.workload)) target.workloads.push(unit.workload);
+  }
   return shards;
 }
 

@@ -134,6 +134,11 @@ export interface WorkloadDescriptor<P = Record<string, unknown>> {
   /** The objects to write before measuring, if any. */
   fixture?(params: P): FixtureSpec;
   /**
+   * How much work a step does, for the measured model of an AWS execution (runner/plan/): a
+   * measurement made with some parameters is scaled to others by the ratio of their work.
+   */
+  readonly work: WorkFacts<P>;
+  /**
    * The most bytes one step generates at once beyond the fixtures: local files (generated inputs,
    * downloads, a mount's write cache) and the objects they become. The run checks it against the
    * temp folders' free space before anything is created. @default 0 (nothing large)
@@ -147,6 +152,20 @@ export interface WorkloadDescriptor<P = Record<string, unknown>> {
   stepLimitS?(params: P): number;
 }
 
+/** What the measured model needs of a workload (runner/plan/step-model.ts). */
+export interface WorkFacts<P> {
+  /**
+   * The parameters that count its work (files, objects, ops, reads): a measured sample divides
+   * them (`npm run cost:aws -- --measure`), and dividing them divides `of(params)` alike. Empty:
+   * the workload's size is fixed by parameters that are not counts (sizes, reader counts).
+   */
+  readonly counts: readonly (keyof P & string)[];
+  /** Its operations (requests scale with them) and payload bytes (transfer scales with them) for these parameters. */
+  of(params: P): { ops: number; bytes: number };
+  /** Requests its clients have in flight at once, so their latencies overlap. @default 1 */
+  parallelism?(params: P): number;
+}
+
 /** The data seed of a fixture's object i: the same bytes whether written through S3 or through a mount. */
 export function fixtureSeed(spec: Pick<FixtureSpec, 'id'>, i: number): string {
   return `fixture/${spec.id}/${i}`;
@@ -158,6 +177,28 @@ export function fixtureBytes(spec: FixtureSpec): number {
   let total = 0;
   for (let i = 0; i < spec.count; i++) total += spec.sizeOf(i);
   return total;
+}
+
+/**
+ * How the runner writes a fixture (runner/endpoint/reference.ts `writeFixture`): objects up to
+ * `singlePutLimit` as one PUT each, `parallel` at a time; larger ones one after another, each a
+ * multipart upload of `partSize` parts with `partsInFlight` in flight.
+ */
+export const FIXTURE_WRITES = { singlePutLimit: 16 * 1024 * 1024, parallel: 16, partSize: 8 * 1024 * 1024, partsInFlight: 4 } as const;
+
+/** What writing a fixture takes: single PUTs, multipart uploads and their parts, bytes. */
+export function fixtureWrites(spec: FixtureSpec): { puts: number; multipart: number; parts: number; bytes: number } {
+  const out = { puts: 0, multipart: 0, parts: 0, bytes: 0 };
+  for (let i = 0; i < spec.count; i++) {
+    const size = spec.sizeOf?.(i) ?? spec.size;
+    out.bytes += size;
+    if (size <= FIXTURE_WRITES.singlePutLimit) out.puts++;
+    else {
+      out.multipart++;
+      out.parts += Math.ceil(size / FIXTURE_WRITES.partSize);
+    }
+  }
+  return out;
 }
 
 /** How a workload measures (runner/workloads/NAME.impl.ts), written once against StorageSession. */

@@ -1,12 +1,7 @@
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
-import resultSchema from '../../assets/schema/result.schema.json';
-import type { ResultRecord } from '../core/record.generated';
+import { REQUEST_TYPES, type RequestCounts, type RequestType } from '../core/request-types';
 
-export type RequestCounts = NonNullable<ResultRecord['requests']>;
-export type RequestType = Exclude<keyof RequestCounts, 'get_bytes'>;
-
-/** The request types, in the schema's order (assets/schema/result.schema.json, the single source). */
-export const REQUEST_TYPES = Object.keys(resultSchema.properties.requests.properties).filter((k) => k !== 'get_bytes') as RequestType[];
+export { REQUEST_TYPES, type RequestCounts, type RequestType };
 
 /**
  * The User-Agent suffix of the runner's own S3 client (fixtures, checks, cleanup): its requests

@@ -1,9 +1,9 @@
 import { DeleteObjectsCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { HashingStream, patternStream } from '../core/data';
-import { fixtureSeed, type Fixture, type FixtureSpec } from '../core/workload';
+import { FIXTURE_WRITES, fixtureSeed, type Fixture, type FixtureSpec } from '../core/workload';
 
-const SINGLE_PUT_LIMIT = 16 * 1024 * 1024;
+const SINGLE_PUT_LIMIT = FIXTURE_WRITES.singlePutLimit;
 
 /**
  * The runner's own S3 client, independent of the method under test: it writes fixtures, checks
@@ -92,7 +92,7 @@ export class ReferenceStore {
       if (size <= SINGLE_PUT_LIMIT) {
         await this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key: key, Body: body, ContentLength: size }), this.options);
       } else {
-        const upload = new Upload({ client: this.client, params: { Bucket: this.bucket, Key: key, Body: body }, partSize: 8 * 1024 * 1024, queueSize: 4 });
+        const upload = new Upload({ client: this.client, params: { Bucket: this.bucket, Key: key, Body: body }, partSize: FIXTURE_WRITES.partSize, queueSize: FIXTURE_WRITES.partsInFlight });
         const abortUpload = () => void upload.abort().catch(() => {});
         this.signal?.addEventListener('abort', abortUpload, { once: true });
         try {

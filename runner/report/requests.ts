@@ -1,6 +1,7 @@
 import Table from 'cli-table3';
 import prices from '../../assets/prices.json';
 import { formatSize } from '../core/units';
+import { REQUEST_TIER } from '../core/request-types';
 import { cacheRank, methodCacheLabel } from '../core/vocabulary';
 import { methodRank } from '../methods/catalog';
 import { num } from './format';
@@ -9,14 +10,14 @@ import { DIRECT_READ_CUTOFF_BYTES, METER_CATEGORIES, METER_LABELS, meterS3Files,
 type Row = Record<string, unknown>;
 
 /** The request types' columns of the request_counts query, with their labels and price tier (assets/prices.json). */
-export const REQUEST_COLUMNS = [
-  { column: 'get', label: 'GET', tier: 'tier2' }, { column: 'get_ranged', label: 'ranged GET', tier: 'tier2' },
-  { column: 'put', label: 'PUT', tier: 'tier1' }, { column: 'mpu_create', label: 'MPU create', tier: 'tier1' },
-  { column: 'mpu_part', label: 'MPU part', tier: 'tier1' }, { column: 'mpu_complete', label: 'MPU complete', tier: 'tier1' },
-  { column: 'mpu_abort', label: 'MPU abort', tier: 'free' }, { column: 'head', label: 'HEAD', tier: 'tier2' },
-  { column: 'list', label: 'LIST', tier: 'tier1' }, { column: 'delete_requests', label: 'DELETE', tier: 'free' },
-  { column: 'copy', label: 'COPY', tier: 'tier1' }, { column: 'other', label: 'other', tier: 'tier2' },
-] as const;
+export const REQUEST_COLUMNS = ([
+  { column: 'get', label: 'GET' }, { column: 'get_ranged', label: 'ranged GET' },
+  { column: 'put', label: 'PUT' }, { column: 'mpu_create', label: 'MPU create' },
+  { column: 'mpu_part', label: 'MPU part' }, { column: 'mpu_complete', label: 'MPU complete' },
+  { column: 'mpu_abort', label: 'MPU abort' }, { column: 'head', label: 'HEAD' },
+  { column: 'list', label: 'LIST' }, { column: 'delete_requests', label: 'DELETE' },
+  { column: 'copy', label: 'COPY' }, { column: 'other', label: 'other' },
+] as const).map((c) => ({ ...c, tier: REQUEST_TIER[c.column === 'delete_requests' ? 'delete' : c.column] }));
 const TYPES = REQUEST_COLUMNS;
 
 /** The request prices (assets/prices.json): region, date, source and the price of each tier. */

@@ -3,6 +3,7 @@ import addFormats from 'ajv-formats';
 import resultSchema from '../../assets/schema/result.schema.json';
 import type { Measurement } from '../core/batch';
 import { bucketUpperNs } from '../core/stats';
+import { NEAR_BASELINE } from '../core/host';
 import type { ResultRecord } from '../core/record.generated';
 
 export type { ResultRecord };
@@ -45,12 +46,7 @@ export type StepFacts = Pick<ResultRecord,
 
 const MIB = 1024 * 1024;
 
-/**
- * A figure at or above this share of the baseline (sustained) bandwidth may have been set by the
- * network rather than the method: at the baseline once burst credits are spent, or above it only
- * while they last (AWS: typically 5 to 60 minutes).
- */
-export const NEAR_BASELINE = 0.9;
+export { NEAR_BASELINE };
 
 /**
  * The plausibility flag of a throughput against the host's link: above the most it can carry

@@ -8,7 +8,7 @@ import type { FileSystemAccess } from '../core/method';
 import type { Progress } from '../core/progress';
 import { formatDuration } from '../core/units';
 import { fixtureDataPrefix } from '../core/vocabulary';
-import { fixtureSeed, type Fixture } from '../core/workload';
+import { FIXTURE_WRITES, fixtureSeed, type Fixture } from '../core/workload';
 import type { ReferenceStore } from '../endpoint/reference';
 import { findWorkload } from '../workloads';
 
@@ -21,7 +21,7 @@ export async function writeFixtures(matrix: Pick<ResolvedMatrix, 'workloads'>, r
     if (signal.aborted) break;
     const started = Date.now();
     progress.log(`writing fixture ${spec.id} (${spec.count} objects)`);
-    const fixture = await reference.writeFixture(spec, fixtureDataPrefix(runPrefix, spec.id), 16, (done) => progress.note(`fixture ${done}/${spec.count}`));
+    const fixture = await reference.writeFixture(spec, fixtureDataPrefix(runPrefix, spec.id), FIXTURE_WRITES.parallel, (done) => progress.note(`fixture ${done}/${spec.count}`));
     progress.log(`fixture ${spec.id} written in ${formatDuration(Date.now() - started)}`);
     fixtures.set(spec.id, fixture);
   }

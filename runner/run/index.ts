@@ -23,7 +23,7 @@ import { markAbandoned } from '../results/manifests';
 import { ResultsWriter, type RunManifest } from '../results/writer';
 import { writeFixtures } from './fixtures';
 import type { RunOptions, RunOutcome } from './options';
-import { checkEnvironment, checkRunOptions, chooseSteps, finalStatus, planAvailability, spaceProblem, stepFailed, type SpaceNeed } from './policy';
+import { checkEnvironment, checkRunOptions, chooseSteps, finalStatus, methodsToProbe, notApplicableReason, planAvailability, spaceProblem, stepFailed, type SpaceNeed } from './policy';
 import { runStep, type StepEnv } from './step';
 import { openStore, type OpenStore } from './store';
 
@@ -115,8 +115,10 @@ async function planRun(opts: RunOptions): Promise<RunPlan> {
   checkEnvironment(process.env, (p) => existsSync(p) && statSync(p).isDirectory());
   checkResultsFolder(resolve(opts.resultsDir));
   const availability = new Map<MethodChoice, Availability>();
-  for (const choice of matrix.methods) availability.set(choice, await findMethod(choice.name)!.probe());
-  const { skipped, steps } = planAvailability(matrix.methods, availability, chosen, !!opts.onlySteps, installCommand);
+  const applies = (s: Step) => !notApplicableReason(findMethod(s.method.name)!, findWorkloadDescriptor(s.workload.name)!);
+  const probed = methodsToProbe(matrix.methods, chosen, !!opts.onlySteps, applies);
+  for (const choice of probed) availability.set(choice, await findMethod(choice.name)!.probe());
+  const { skipped, steps } = planAvailability(probed, availability, chosen, !!opts.onlySteps, installCommand);
   checkTempSpace(matrix, steps, !(opts.endpoint || opts.awsTarget));
   const runId = opts.runId ?? newRunId();
   return { matrix, chosen, steps, skipped, runId, prefix: runDataPrefix(runId, opts.runnerId) };

@@ -49,6 +49,18 @@ export interface AvailabilityPlan {
 }
 
 /**
+ * The methods a run must find on its host: every method of the matrix; with only some steps asked
+ * for (a runner's shard of an AWS execution, whose setup installs only what its steps need), the
+ * methods of those steps that apply — a step that does not apply records so at once, without its
+ * client.
+ */
+export function methodsToProbe(methods: readonly MethodChoice[], chosen: readonly Step[], onlySomeSteps: boolean, applies: (step: Step) => boolean): MethodChoice[] {
+  if (!onlySomeSteps) return [...methods];
+  const used = new Set(chosen.filter(applies).map((s) => s.method));
+  return methods.filter((m) => used.has(m));
+}
+
+/**
  * A method missing on this host fails the run before anything is created, unless the matrix marks
  * it optional: then its steps are skipped (they keep their numbers) and the run says so. A matrix
  * whose every method is skipped is rejected (unless only some steps were asked for: a runner of

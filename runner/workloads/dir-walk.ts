@@ -33,4 +33,5 @@ export const dirWalkDescriptor = {
   }),
   requires: [],
   operations: ['walk'],
+  work: { counts: ['objects'], of: (p) => ({ ops: p.objects, bytes: 0 }) },
 } as const satisfies WorkloadDescriptor<DirWalkParams>;

@@ -41,4 +41,6 @@ export const fioSeqDescriptor = {
   payloadReads: ['read'],
   // The largest size's files, written through the mount (a write-back cache may hold them all) into objects.
   stepBytes: (p) => p.files * Math.max(...p.sizes.map(sizeOf)),
+  // Each file is written, then read, in each I/O mode.
+  work: { counts: ['files'], of: (p) => ({ ops: p.sizes.length * p.files * p.io.length, bytes: 2 * p.files * p.io.length * p.sizes.reduce((a: number, s) => a + sizeOf(s), 0) }) },
 } as const satisfies WorkloadDescriptor<FioSeqParams>;

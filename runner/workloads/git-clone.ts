@@ -35,4 +35,6 @@ export const gitCloneDescriptor = {
   operations: ['clone'],
   // Unbudgeted, a big history on a slow client takes hours, as a big tar does: half a second a file.
   stepLimitS: (p) => Math.max(3600, 1800 + p.files / 2),
+  // The clone writes the head commit's files and the history's objects.
+  work: { counts: ['files', 'commits'], of: (p) => ({ ops: p.files + p.commits, bytes: 0 }) },
 } as const satisfies WorkloadDescriptor<GitCloneParams>;

@@ -35,4 +35,5 @@ export const largeReadDescriptor = {
   payloadReads: ['read'],
   // An S3 client downloads one object at a time into a local file.
   stepBytes: (p) => sizeOf(p.size),
+  work: { counts: ['files'], of: (p) => ({ ops: p.files, bytes: p.files * sizeOf(p.size) }) },
 } as const satisfies WorkloadDescriptor<LargeReadParams>;

@@ -55,4 +55,5 @@ export const metadataDescriptor = {
   describe: describeMetadataParams,
   requires: ['file-system'],
   operations: METADATA_TESTS,
+  work: { counts: ['ops'], of: (p) => ({ ops: p.ops * p.tests.length, bytes: p.ops * p.tests.length * sizeOf(p.size) }) },
 } as const satisfies WorkloadDescriptor<MetadataParams>;

@@ -29,4 +29,6 @@ export const objectsDescriptor = {
   payloadReads: ['download'],
   // The largest size's files, generated locally and uploaded, and one download of them.
   stepBytes: (p) => (p.files + 1) * Math.max(...p.sizes.map(sizeOf)),
+  // Each object goes up, is listed, headed, read and deleted: operations per object, bytes up and down.
+  work: { counts: ['files'], of: (p) => ({ ops: p.sizes.length * p.files, bytes: 2 * p.files * p.sizes.reduce((a: number, s) => a + sizeOf(s), 0) }) },
 } as const satisfies WorkloadDescriptor<ObjectsParams>;

@@ -69,4 +69,6 @@ export const readScalingDescriptor = {
   requires: ['file-system'],
   operations: ['single-stream', 'concurrent-1', 'concurrent-4', 'concurrent-16'],
   payloadReads: ['single-stream', 'concurrent-1', 'concurrent-4', 'concurrent-16'],
+  // Sizes and reader counts, not counts, set its size: a sample runs it whole.
+  work: { counts: [], of: (p) => ({ ops: readScalingFiles(p).length, bytes: readScalingFiles(p).reduce((a, f) => a + f.size, 0) }) },
 } as const satisfies WorkloadDescriptor<ReadScalingParams>;

@@ -32,4 +32,6 @@ export const semanticsDescriptor = {
   describe: (p) => ({ propagation_timeout_s: String(p.propagation_timeout_s) }),
   requires: ['file-system'],
   operations: PROBES,
+  // A fixed set of probes: its time is theirs and their propagation waits, not a count.
+  work: { counts: [], of: () => ({ ops: PROBES.length, bytes: 0 }) },
 } as const satisfies WorkloadDescriptor<SemanticsParams>;

@@ -32,4 +32,5 @@ export const smallReadsDescriptor = {
   requires: [],
   operations: ['read'],
   payloadReads: ['read'],
+  work: { counts: ['files'], of: (p) => ({ ops: p.files, bytes: p.files * sizeOf(p.size) }), parallelism: (p) => p.concurrency },
 } as const satisfies WorkloadDescriptor<SmallReadsParams>;

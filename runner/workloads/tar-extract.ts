@@ -64,4 +64,5 @@ export const tarExtractDescriptor = {
   stepBytes: (p) => 2 * sizeOf(p.totalSize),
   // Unbudgeted, a big tree on a slow client takes hours (seed 002 extrapolated two): half a second a file.
   stepLimitS: (p) => Math.max(3600, 1800 + p.files / 2),
+  work: { counts: ['files', 'dirs', 'totalSize'], of: (p) => ({ ops: p.files + p.dirs, bytes: sizeOf(p.totalSize) }) },
 } as const satisfies WorkloadDescriptor<TarExtractParams>;

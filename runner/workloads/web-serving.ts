@@ -86,4 +86,6 @@ export const webServingDescriptor = {
   requires: ['file-system'],
   operations: ['read'],
   payloadReads: ['read'],
+  // The readers share the reads: their requests overlap.
+  work: { counts: ['files', 'reads'], of: (p) => ({ ops: p.reads, bytes: p.reads * sizeOf(p.meanSize) }), parallelism: (p) => p.readers },
 } as const satisfies WorkloadDescriptor<WebServingParams>;

@@ -1,36 +1,8 @@
 import { RUNNER_USER_AGENT, parseAccessLogLine, requestType, type AccessLogEntry } from '../../runner/endpoint/access-log';
 import type { RequestType } from '../../runner/endpoint/access-log';
+import type { PreparationFigure, StepFigure } from '../../runner/plan/measurement';
 
-/**
- * What each step of a rehearsed execution cost, measured: its wall time on its runner and every S3
- * request the runner made while it ran (the measured client's and the runner's own: mounts, fixture
- * checks, cleanup), from the server's access log. scripts/cost-model.ts scales these to AWS.
- */
-export interface StepFigure {
-  index: number;
-  runner: string;
-  method: string;
-  variant: string;
-  workload: string;
-  seconds: number;
-  /** The part of `seconds` inside its measurements (their durations added up): what grows with the workload's counts; the rest is the step's own setup (mounting, fixture checks, cleanup). */
-  measuredSeconds: number;
-  requests: Partial<Record<RequestType, number>>;
-  /** Of `requests`, those the runner's own client made (mounting checks, fixture checks, cleanup), by type. */
-  runnerRequests: Partial<Record<RequestType, number>>;
-  /** Bytes the server sent (GET) and received (PUT, parts). */
-  bytesOut: number;
-  bytesIn: number;
-}
-
-/** A runner's preparation before its first step: preflight, link measurement, fixtures. */
-export interface PreparationFigure {
-  runner: string;
-  seconds: number;
-  requests: Partial<Record<RequestType, number>>;
-  bytesOut: number;
-  bytesIn: number;
-}
+export type { PreparationFigure, StepFigure };
 
 /** The fields of a result record this needs. */
 export interface StepRecord {
@@ -42,6 +14,15 @@ export interface StepRecord {
   recorded_at: string;
   duration_ms: number | null;
   host: { runner_id: string | null };
+  cache: string;
+  throughput_mib_s: number | null;
+  flags: string[];
+}
+
+/** The highest throughput of a step's cold or cache-less measurements, served-from-cache figures left out: what it asks of a link. */
+export function peakMiBps(records: readonly Pick<StepRecord, 'cache' | 'throughput_mib_s' | 'flags'>[]): number {
+  const link = records.filter((r) => !r.cache.startsWith('warm') && !r.flags.includes('served-from-cache'));
+  return Math.max(0, ...link.map((r) => r.throughput_mib_s ?? 0));
 }
 
 /** A run-step command on one runner: when it started and ended (epoch ms). */
@@ -75,7 +56,7 @@ export function stepFigures(
   const byStep = new Map<number, StepRecord[]>();
   for (const r of records) if (r.host.runner_id === command.runner) byStep.set(r.step, [...(byStep.get(r.step) ?? []), r]);
   const ordered = [...byStep.entries()].map(([index, rs]) => ({
-    index, first: rs[0], measured: rs.reduce((a, r) => a + (r.duration_ms ?? 0), 0) / 1000,
+    index, first: rs[0], measured: rs.reduce((a, r) => a + (r.duration_ms ?? 0), 0) / 1000, peak: peakMiBps(rs),
     start: Math.min(...rs.map((r) => Date.parse(r.started_at))),
     end: Math.max(...rs.map((r) => Date.parse(r.recorded_at))),
   })).sort((a, b) => a.end - b.end);
@@ -84,7 +65,7 @@ export function stepFigures(
   const preparation = { runner: command.runner, seconds: ((windows[0]?.from ?? command.endedAt) - command.startedAt) / 1000, ...empty() };
   const steps: StepFigure[] = windows.map((w) => ({
     index: w.index, runner: command.runner, method: w.first.method, variant: w.first.method_variant, workload: w.first.workload, seconds: (w.end - w.from) / 1000,
-    measuredSeconds: Math.min(w.measured, (w.end - w.from) / 1000), runnerRequests: {}, ...empty(),
+    measuredSeconds: Math.min(w.measured, (w.end - w.from) / 1000), peakMiBps: w.peak, runnerRequests: {}, ...empty(),
   }));
   const add = (into: { requests: Partial<Record<RequestType, number>>; bytesOut: number; bytesIn: number }, e: AccessLogEntry, type: RequestType) => {
     into.requests[type] = (into.requests[type] ?? 0) + 1;

@@ -3,7 +3,9 @@ import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-clo
 import { DescribeExecutionCommand, GetExecutionHistoryCommand, ListExecutionsCommand, SFNClient, StartExecutionCommand, type HistoryEvent } from '@aws-sdk/client-sfn';
 import { mockClient } from 'aws-sdk-client-mock';
 import { awsQuery, awsRun, awsStatus, ExecutionProgress, type AwsClients } from '../../runner/aws/commands';
+import { estimateFor } from '../../runner/aws/estimate';
 import { UserError } from '../../runner/core/errors';
+import { loadProfile } from '../../runner/core/matrix';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 const cfn = mockClient(CloudFormationClient);
@@ -44,7 +46,7 @@ test('run: starts an execution with the validated matrix, follows it and prints 
   expect(input.matrix.name).toBe('quick');
   expect(input.runners).toEqual([{ instanceType: 'c7g.large', count: 2 }]);
   const text = lines.join('\n');
-  expect(text).toMatch(/started arn:exec:1 \(matrix quick, \d+ steps\)/);
+  expect(text).toMatch(/started arn:exec:1 \(matrix quick, \d+ steps on 2 × c7g\.large: about \d+ min and \$\d+\.\d\d of its own, modelled\)/);
   // Progress: each state once, then how many runners finished inside the benchmark steps; the poll loop's inner states are not repeated.
   const progress = lines.filter((l) => /^\[/.test(l)).map((l) => l.replace(/^\[[^\]]*\] /, ''));
   expect(progress).toEqual([
@@ -59,6 +61,16 @@ test('run: starts an execution with the validated matrix, follows it and prints 
   // The report's own cell rows stay in the page: only the summary tables are printed.
   expect(athena.commandCalls(GetQueryResultsCommand).map((c) => c.args[0].input.QueryExecutionId)).toEqual(['q1']);
   expect(text).not.toMatch(/report_cells/);
+});
+
+test('run: without --runners, the measured model\'s plan is the execution\'s runners (as `aws estimate` prints it)', async () => {
+  cfn.on(DescribeStacksCommand).resolves({ Stacks: [{ StackName: 'S', CreationTime: new Date(), StackStatus: 'CREATE_COMPLETE', Outputs: OUTPUTS }] });
+  sfn.on(StartExecutionCommand).resolves({ executionArn: 'arn:exec:3', startDate: new Date() });
+  sfn.on(DescribeExecutionCommand).resolves({ status: 'FAILED', executionArn: 'arn:exec:3', stateMachineArn: 'sm', startDate: new Date(), error: 'E', cause: 'c' });
+  await awsRun(clients(), { stack: 'S', profile: 'seed' }, () => {}, noSleep);
+  const input = JSON.parse(sfn.commandCalls(StartExecutionCommand)[0].args[0].input.input!);
+  expect(input.runners).toEqual(estimateFor({ profile: 'seed' }).runners);
+  expect(input.matrix).toEqual(loadProfile('seed'));
 });
 
 test('run: a failed execution shows its error and cause and returns 1', async () => {

@@ -6,6 +6,8 @@ import { cleanupAll } from '../../runner/core/cleanup';
 import { startEmbeddedEndpoint, type EmbeddedEndpoint } from '../../runner/endpoint/embedded';
 import { makeS3Client } from '../../runner/endpoint/s3-client';
 import { RUNNER_IMAGE } from '../../lib/instance-types';
+import { shardTimeoutSeconds } from '../../runner/plan/execution-model';
+import { installFor } from '../../runner/plan/setup-model';
 import { CATALOG } from '../../runner/catalog';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
@@ -49,27 +51,34 @@ describe('ValidateInput: the runner\'s matrix validator before anything exists; 
       { step: '5', label: 's3-api dir-walk rep 1' }, { step: '6', label: 'aws-cli dir-walk rep 1' },
       { step: '7', label: 's3-api dir-walk rep 2' }, { step: '8', label: 'aws-cli dir-walk rep 2' },
     ]);
-    // The stack's default instance type, one runner; seed 001's Lambda benchmark size.
+    // No runners asked for: the measured model's plan — a small matrix on one runner of the stack's
+    // type (m7g.large has no cheaper type priced beside it); seed 001's Lambda benchmark size.
     expect(run).toMatchObject({ runners: [{ instanceType: 'm7g.large', count: 1, architecture: 'arm64', imageId: RUNNER_IMAGE.arm64 }], runnerCount: 1, documents: 20, lambdaRepetitions: [1, 2, 3] });
-    // One runner: every step in one command.
+    // One runner: every step in one command, its modelled time, the timeout that follows from it, what its setup installs.
     expect(run.layout).toBe('shard');
-    // The shard contract (issue 21): its runner's type and image, its command timeout, what its setup installs (aws-cli's AWS CLI).
-    const runner = { modelledSeconds: null, timeoutSeconds: 7200, instanceType: 'm7g.large', imageId: RUNNER_IMAGE.arm64, install: ['awscli'] };
-    expect(run.shards).toEqual([{ runner: 0, steps: '1,2,3,4,5,6,7,8', count: 8, workloads: ['small-reads', 'dir-walk'], ...runner }]);
+    expect(run.shards).toEqual([{
+      runner: 0, steps: '1,2,3,4,5,6,7,8', count: 8, workloads: ['small-reads', 'dir-walk'],
+      modelledSeconds: expect.any(Number), timeoutSeconds: shardTimeoutSeconds(run.shards[0].modelledSeconds), instanceType: 'm7g.large', imageId: RUNNER_IMAGE.arm64, install: ['awscli'],
+    }]);
+    expect(run.shards[0].modelledSeconds).toBeGreaterThan(0);
     expect(run).not.toHaveProperty('matrix');
     const body = await (await s3.send(new GetObjectCommand({ Bucket: RESULTS, Key: run.matrixKey }))).Body!.transformToString();
     expect(JSON.parse(body)).toEqual(MATRIX);
   });
 
-  test('layout "shard": each workload on one runner with all its methods, the runners balanced; more runners than workloads is refused', async () => {
+  test('layout "shard": each (workload, repetition) on one runner with all its methods, placed by modelled time; more runners than units is refused', async () => {
     const run = await validate.handler({ input: { matrix: MATRIX, runners: [{ instanceType: 'c7g.large', count: 2 }] } });
-    const runner = { modelledSeconds: null, timeoutSeconds: 7200, instanceType: 'c7g.large', imageId: RUNNER_IMAGE.arm64, install: ['awscli'] };
-    expect(run.shards).toEqual([
-      { runner: 0, steps: '1,2,3,4', count: 4, workloads: ['small-reads'], ...runner },
-      { runner: 1, steps: '5,6,7,8', count: 4, workloads: ['dir-walk'], ...runner },
-    ]);
-    await expect(validate.handler({ input: { matrix: MATRIX, runners: [{ instanceType: 'c7g.large', count: 3 }] } }))
-      .rejects.toThrow(/3 runners but the matrix has 2 workload\(s\): 1 runner\(s\) would measure nothing under layout "shard" — launch at most one runner per workload, or use "layout": "replicate"/);
+    expect(run.shards.map((x) => x.instanceType)).toEqual(['c7g.large', 'c7g.large']);
+    const units = [[1, 2], [3, 4], [5, 6], [7, 8]];
+    for (const shard of run.shards) {
+      const steps = shard.steps.split(',').map(Number);
+      // Whole units only: the two methods of a repetition of a workload always share a runner.
+      for (const unit of units) expect([0, 2]).toContain(unit.filter((i) => steps.includes(i)).length);
+      expect(shard.timeoutSeconds).toBe(shardTimeoutSeconds(shard.modelledSeconds));
+    }
+    expect(run.shards.flatMap((x) => x.steps.split(',')).map(Number).sort()).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+    await expect(validate.handler({ input: { matrix: MATRIX, runners: [{ instanceType: 'c7g.large', count: 5 }] } }))
+      .rejects.toThrow(/5 runners but the matrix has 2 workload\(s\) × 2 repetition\(s\) for them: 1 runner\(s\) would measure nothing under layout "shard" — launch at most one runner per \(workload, repetition\)/);
     await expect(validate.handler({ input: { matrix: MATRIX, layout: 'spread' } })).rejects.toThrow(/input.layout "spread" is not a layout — use one of shard, replicate/);
   });
 
@@ -89,10 +98,25 @@ describe('ValidateInput: the runner\'s matrix validator before anything exists; 
     expect(run.shards.map((x) => [x.instanceType, x.imageId])).toEqual([
       ['c7g.large', RUNNER_IMAGE.arm64], ['c7g.large', RUNNER_IMAGE.arm64], ['m7i.xlarge', RUNNER_IMAGE.x86_64], ['m7i.xlarge', RUNNER_IMAGE.x86_64], ['m7i.xlarge', RUNNER_IMAGE.x86_64],
     ]);
-    expect(run.shards[0].install).toEqual(validate.installFor(expandSteps(resolveMatrix(loadProfile('quick'), 'quick', CATALOG))));
+    expect(run.shards[0].install).toEqual(installFor(expandSteps(resolveMatrix(loadProfile('quick'), 'quick', CATALOG)).map((s) => ({ method: s.method.name, workload: s.workload.name }))));
     expect(run.shards[0].install.length).toBeGreaterThan(0);
     const body = await (await s3.send(new GetObjectCommand({ Bucket: RESULTS, Key: run.matrixKey }))).Body!.transformToString();
     expect(JSON.parse(body)).toEqual(loadProfile('quick'));
+  });
+
+  test('a plan whose shard would outlast what the execution leaves it is refused, naming the fix', async () => {
+    // full without its step budget, on one runner: days of steps.
+    const { budget_s: _b, ...unbounded } = loadProfile('full') as Record<string, unknown>;
+    const err = await validate.handler({ input: { matrix: unbounded, runners: [{ instanceType: 'c8gn.large', count: 1 }] } }).catch((e) => e);
+    expect(err.name).toBe('InvalidInput');
+    expect(err.message).toMatch(/^runner 1's shard \(objects, .*\) is modelled at \d+ min, so its command timeout is \d+ min — longer than the \d+ min the execution leaves for a shard — add runners .*give the matrix a step budget \("budget_s"\), or run a part of it/);
+    // The stack's own limit (MAX_SHARD_SECONDS) is held too.
+    process.env.MAX_SHARD_SECONDS = '600';
+    try {
+      await expect(validate.handler({ input: { profile: 'mounts' } })).rejects.toThrow(/longer than the 10 min the execution leaves for a shard/);
+    } finally {
+      delete process.env.MAX_SHARD_SECONDS;
+    }
   });
 
   describe('a bad input fails with the field at fault and what to write instead, and stores nothing', () => {
@@ -112,7 +136,8 @@ describe('ValidateInput: the runner\'s matrix validator before anything exists; 
       ['unknown matrix field', { matrix: { ...MATRIX, threads: 4 } }, 'InvalidMatrix', new RegExp(`matrix has an unknown field "threads" — a matrix has the fields ${Object.keys(matrixSchema.properties).join(', ').replace('$', '\\$')}`)],
       ['both matrix and profile', { matrix: MATRIX, profile: 'quick' }, 'InvalidInput', /^the input has both "matrix" and "profile" — give one of them$/],
       ['unknown profile', { profile: 'huge' }, 'InvalidInput', new RegExp(`^unknown profile "huge" — use one of: ${profileNames().join(', ')}`)],
-      ['runners not a list', { matrix: MATRIX, runners: { instanceType: 'c7g.large' } }, 'InvalidInput', /^input\.runners must be a non-empty list — e\.g\. \[\{"instanceType":"c7g\.large","count":1\}\]$/],
+      ['runners not a list', { matrix: MATRIX, runners: { instanceType: 'c7g.large' } }, 'InvalidInput', /^input\.runners must be a non-empty list — e\.g\. \[\{"instanceType":"c7g\.large","count":1\}\], or leave it out for the model's own plan$/],
+      ['a type the model has no link for', runner({ instanceType: 'c7g.metal', count: 1 }), 'InvalidInput', /^the execution cannot be modelled: no network figures for c7g\.metal in assets\/instance-network\.json/],
       ['bad instance type', runner({ instanceType: 'big', count: 1 }), 'InvalidInput', /^input\.runners\[0\]\.instanceType "big" is not an EC2 instance type that runs Amazon Linux 2023 — use <family><generation>\[<attributes>\]\.<size>, e\.g\. c7g\.large \(Graviton, arm64\) or m7i\.large \(x86_64\)$/],
       ['instance type without a size', runner({ instanceType: 'c7g', count: 1 }), 'InvalidInput', /^input\.runners\[0\]\.instanceType "c7g" is not an EC2 instance type .* — use <family>/],
       ['unknown instance family', runner({ instanceType: 'q9.large', count: 1 }), 'InvalidInput', /^input\.runners\[0\]\.instanceType "q9\.large" is not an EC2 instance type/],

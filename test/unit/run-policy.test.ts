@@ -1,7 +1,7 @@
 import { UserError } from '../../runner/core/errors';
 import { lockDecision } from '../../runner/core/host-lock';
 import type { MethodChoice, Step } from '../../runner/core/matrix';
-import { checkRunOptions, chooseSteps, exitCodeFor, finalStatus, notApplicableReason, passesFor, planAvailability, spaceProblem, stepFailed, withFailureCause } from '../../runner/run/policy';
+import { checkRunOptions, chooseSteps, exitCodeFor, finalStatus, methodsToProbe, notApplicableReason, passesFor, planAvailability, spaceProblem, stepFailed, withFailureCause } from '../../runner/run/policy';
 import { fixtureBytes } from '../../runner/core/workload';
 
 const choice = (name: string, optional = false): MethodChoice => ({ name, variant: 'default', options: {}, optional });
@@ -60,6 +60,21 @@ describe('planAvailability: methods missing on this host', () => {
   test('a matrix whose every method is skipped is rejected, unless only some steps were asked for', () => {
     expect(() => planAvailability([files], availability, stepsOf([files]), false)).toThrow(/nothing to measure here/);
     expect(planAvailability([files], availability, stepsOf([files]).slice(0, 1), true).steps).toEqual([]);
+  });
+});
+
+describe('methodsToProbe: what a runner\'s shard needs on its host', () => {
+  const api = choice('s3-api');
+  const fuse = choice('s3fs');
+  const crt = choice('s3-crt');
+  const steps = stepsOf([api, fuse, crt]);
+  test('a whole run probes every method of the matrix', () => {
+    expect(methodsToProbe([api, fuse, crt], steps, false, () => true)).toEqual([api, fuse, crt]);
+  });
+  test('some steps (a shard): only the methods of its steps that apply — a step that does not apply needs no client', () => {
+    const shard = steps.filter((s) => s.method !== crt);
+    expect(methodsToProbe([api, fuse, crt], shard, true, () => true)).toEqual([api, fuse]);
+    expect(methodsToProbe([api, fuse, crt], steps, true, (s) => s.method === fuse)).toEqual([fuse]);
   });
 });
 

@@ -1,26 +1,93 @@
-import { parseStepList, planShards, stepList, STEP_LIST_PATTERN } from '../../runner/core/shards';
+import { parseStepList, planShards, shardUnits, stepList, STEP_LIST_PATTERN, type ShardUnit, type UnitCost } from '../../runner/core/shards';
 
-const steps = (spec: Record<string, number>) => {
-  const out: { index: number; workload: { name: string; params: Record<string, unknown> } }[] = [];
-  for (const [name, n] of Object.entries(spec)) for (let i = 0; i < n; i++) out.push({ index: out.length + 1, workload: { name, params: {} } });
+/** Steps of a matrix in run order: per workload, per repetition, `methods` steps. */
+const steps = (spec: Record<string, number>, methods = 2) => {
+  const out: { index: number; repetition: number; workload: { name: string; params: Record<string, unknown> } }[] = [];
+  for (const [name, reps] of Object.entries(spec)) {
+    for (let repetition = 1; repetition <= reps; repetition++) for (let m = 0; m < methods; m++) out.push({ index: out.length + 1, repetition, workload: { name, params: {} } });
+  }
   return out;
 };
+/** A cost from each workload's seconds per unit. */
+const byWorkload = (seconds: Record<string, number>, prep: Record<string, number> = {}): UnitCost => ({
+  seconds: (u: ShardUnit, _r: number, placed: readonly string[]) => seconds[u.workload] + (placed.includes(u.workload) ? 0 : prep[u.workload] ?? 0),
+});
+const every = (shards: { steps: number[] }[]) => shards.flatMap((s) => s.steps).sort((x, y) => x - y);
 
-describe('planShards', () => {
-  test('shard: whole workloads, largest first, to the runner with the fewest steps; steps stay in run order', () => {
-    const shards = planShards(steps({ a: 6, b: 3, c: 3, d: 2 }), 2, 'shard');
-    expect(shards.map((s) => s.workloads)).toEqual([['a', 'd'], ['b', 'c']]);
-    expect(shards.map((s) => s.steps.length)).toEqual([8, 6]);
+describe('shard units', () => {
+  test('one per (workload, repetition), with every method of it, in run order', () => {
+    expect(shardUnits(steps({ a: 2, b: 1 }))).toEqual([
+      { workload: 'a', repetition: 1, steps: [1, 2] }, { workload: 'a', repetition: 2, steps: [3, 4] }, { workload: 'b', repetition: 1, steps: [5, 6] },
+    ]);
+  });
+});
+
+describe('planShards: longest processing time first over units', () => {
+  test('without a model a unit costs its step count; every step once, in run order on its runner', () => {
+    const shards = planShards(steps({ a: 3, b: 1 }), 2, 'shard');
+    expect(shards.map((s) => s.load)).toEqual([4, 4]);
+    expect(every(shards)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
     for (const s of shards) expect(s.steps).toEqual([...s.steps].sort((x, y) => x - y));
-    // Every step exactly once.
-    expect(shards.flatMap((s) => s.steps).sort((x, y) => x - y)).toEqual(Array.from({ length: 14 }, (_, i) => i + 1));
   });
-  test('shard: a runner without a workload gets an empty share (the caller refuses it)', () => {
-    expect(planShards(steps({ a: 2 }), 2, 'shard').map((s) => s.steps)).toEqual([[1, 2], []]);
+
+  test('by modelled time: the long units first, each where it ends first, so the runners end close together', () => {
+    // a: 3 units of 40 s, b: 2 of 30 s, c: 4 of 10 s — 220 s over 3 runners: at best 80 s (a + a).
+    const shards = planShards(steps({ a: 3, b: 2, c: 4 }), 3, 'shard', byWorkload({ a: 40, b: 30, c: 10 }));
+    expect(Math.max(...shards.map((s) => s.load))).toBe(80);
+    expect(shards.reduce((t, s) => t + s.load, 0)).toBe(220);
+    // Within that bound the second pass keeps repetitions together: a on 2 runners, b and c on one each.
+    expect(['a', 'b', 'c'].map((w) => shards.filter((s) => s.workloads.includes(w)).length)).toEqual([2, 1, 1]);
+    // A workload's repetitions may go to several runners; each unit's methods stay on one.
+    for (const s of shards) for (const u of shardUnits(steps({ a: 3, b: 2, c: 4 }))) {
+      const held = u.steps.filter((i) => s.steps.includes(i)).length;
+      expect([0, u.steps.length]).toContain(held);
+    }
   });
-  test('replicate: every runner runs every step', () => {
-    expect(planShards(steps({ a: 2, b: 1 }), 3, 'replicate').map((s) => s.steps)).toEqual([[1, 2, 3], [1, 2, 3], [1, 2, 3]]);
+
+  test('the second pass keeps a workload\'s units where its fixture is written, never past the first pass\'s longest shard', () => {
+    // Each runner that runs b writes its fixture first (20 s).
+    const cost = byWorkload({ a: 60, b: 10 }, { b: 20 });
+    const shards = planShards(steps({ a: 2, b: 3 }), 3, 'shard', cost);
+    const holding = shards.filter((s) => s.workloads.includes('b'));
+    expect(holding).toHaveLength(1);
+    expect(holding[0].load).toBe(50);
+    expect(Math.max(...shards.map((s) => s.load))).toBe(60);
   });
+
+  test('room: a caller with time to spare lets a runner take more of a workload it already has', () => {
+    // a and c: a unit of 20 s each; b: 2 of 15 s, and 5 s for its fixture on each runner that runs it.
+    const cost = byWorkload({ a: 20, b: 15, c: 20 }, { b: 5 });
+    const tight = planShards(steps({ a: 1, c: 1, b: 2 }), 2, 'shard', cost);
+    expect(tight.filter((s) => s.workloads.includes('b'))).toHaveLength(2);
+    expect(Math.max(...tight.map((s) => s.load))).toBe(40);
+    const roomy = planShards(steps({ a: 1, c: 1, b: 2 }), 2, 'shard', cost, 60);
+    expect(roomy.filter((s) => s.workloads.includes('b'))).toHaveLength(1);
+    expect(roomy.map((s) => s.load).sort()).toEqual([20, 55]);
+  });
+
+  test('a unit goes only to runners it fits (a link-bound unit to a fast link) while one fits', () => {
+    const cost: UnitCost = { ...byWorkload({ big: 50, small: 10 }), fits: (u, r) => (u.workload === 'big' ? r === 0 : true) };
+    const shards = planShards(steps({ big: 2, small: 2 }), 2, 'shard', cost);
+    expect(shards[0].workloads).toEqual(['big']);
+    expect(shards[0].load).toBe(100);
+    expect(shards[1]).toMatchObject({ workloads: ['small'], load: 20 });
+  });
+
+  test('keeping a workload together never leaves a runner asked for without work', () => {
+    const cost = byWorkload({ a: 10 }, { a: 50 });
+    expect(planShards(steps({ a: 2 }), 2, 'shard', cost, 1000).map((s) => s.steps.length)).toEqual([2, 2]);
+  });
+
+  test('a runner without a unit gets an empty share (the caller refuses it)', () => {
+    expect(planShards(steps({ a: 1 }), 2, 'shard').map((s) => s.steps)).toEqual([[1, 2], []]);
+  });
+
+  test('replicate: every runner runs every step, and its load is all of them', () => {
+    const shards = planShards(steps({ a: 2, b: 1 }, 1), 3, 'replicate', byWorkload({ a: 5, b: 7 }));
+    expect(shards.map((s) => s.steps)).toEqual([[1, 2, 3], [1, 2, 3], [1, 2, 3]]);
+    expect(shards.map((s) => s.load)).toEqual([17, 17, 17]);
+  });
+
   test('a runner count below one is an error', () => {
     expect(() => planShards(steps({ a: 1 }), 0, 'shard')).toThrow(/runners must be a whole number/);
   });

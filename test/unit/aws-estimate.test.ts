@@ -1,0 +1,208 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { README_MARKERS, README_PROFILES, estimateTable, withTable } from '../../scripts/cost-model';
+import { expandSteps, loadProfile, resolveMatrix, type ResolvedMatrix } from '../../runner/core/matrix';
+import { fixtureWrites, type WorkFacts } from '../../runner/core/workload';
+import { CATALOG } from '../../runner/catalog';
+import { findMethodDescriptor } from '../../runner/methods/catalog';
+import { notApplicableReason } from '../../runner/run/policy';
+import { findWorkloadDescriptor, WORKLOAD_DESCRIPTORS } from '../../runner/workloads/catalog';
+import { estimateFor } from '../../runner/aws/estimate';
+import { AWS_FACTS, baselineMiBps } from '../../runner/plan/aws-facts';
+import {
+  budgetOf, cheaperType, EXECUTION_TIMEOUT_SECONDS, estimateExecution, shardTimeoutSeconds, stateMachineCounts, WALL_TARGET_SECONDS, type PlanInput,
+} from '../../runner/plan/execution-model';
+import { MEASURED_PROFILES, MEASUREMENTS, measurementFor, sampleOf, type Measurement } from '../../runner/plan/measurement';
+import { installFor, setupSeconds } from '../../runner/plan/setup-model';
+import { modelSteps, sampleMatrix, total } from '../../runner/plan/step-model';
+import { ROOT } from '../helpers/cli';
+
+const profileJson = (name: string) => {
+  const { $schema: _schema, ...json } = JSON.parse(readFileSync(join(ROOT, 'assets', 'profiles', `${name}.json`), 'utf8'));
+  return json;
+};
+const profile = (name: string): ResolvedMatrix => resolveMatrix(loadProfile(name), name, CATALOG);
+const input = (name: string, extra: Partial<PlanInput> = {}): PlanInput => ({ matrix: profile(name), budgetSeconds: budgetOf(loadProfile(name)), defaultType: 'c8gn.large', ...extra });
+const seed = MEASUREMENTS.seed;
+
+describe('the measured model of an AWS execution (runner/plan/)', () => {
+  test('the README\'s AWS table is the model\'s (regenerate with `npm run cost:aws -- --readme`)', () => {
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    expect(readme).toContain(README_MARKERS[0]);
+    expect(withTable(readme, estimateTable())).toBe(readme);
+  });
+
+  test('the target: a seed execution in ≤ 45 min and ≤ $1.10 of its own cost, as `s3ab aws estimate seed` prints it', () => {
+    const e = estimateFor({ profile: 'seed' });
+    expect(e.wallSeconds).toBeLessThanOrEqual(45 * 60);
+    expect(e.executionDollars).toBeLessThanOrEqual(1.1);
+    // Every profile of the README fits the history limit of one execution by construction (callbacks).
+    for (const p of README_PROFILES) expect(estimateFor({ profile: p }).historyEvents).toBeLessThan(25_000);
+  });
+
+  test.each(Object.keys(MEASURED_PROFILES))('the measurement of %s is of the profile as it is now, every step measured but those of methods that cannot run here', (name) => {
+    const m = MEASUREMENTS[name];
+    const divisor = MEASURED_PROFILES[name];
+    // A changed profile needs a new measurement: `npm run cost:aws -- --measure NAME`.
+    expect(m.matrix).toEqual(divisor > 1 ? sampleOf(profileJson(name), divisor) : profileJson(name));
+    const matrix = resolveMatrix(m.matrix, name, CATALOG);
+    const optional = new Set(matrix.methods.filter((x) => x.optional).map((x) => x.name));
+    const expected = new Set(expandSteps(matrix).filter((s) => !optional.has(s.method.name)).map((s) => `${s.method.name}/${s.method.variant}/${s.workload.name}`));
+    expect(new Set(m.steps.map((s) => `${s.method}/${s.variant}/${s.workload}`))).toEqual(expected);
+    // Each method's steps of a workload it can run made requests (summed over repetitions: a boundary
+    // second's requests may go to a neighbour); the runner's own are a part of them; the measurements a part of the time.
+    const byLabel = new Map<string, number>();
+    for (const s of m.steps) {
+      if (notApplicableReason(findMethodDescriptor(s.method)!, findWorkloadDescriptor(s.workload)!)) continue;
+      const label = `${s.method}/${s.variant}/${s.workload}`;
+      byLabel.set(label, (byLabel.get(label) ?? 0) + total(s.requests));
+    }
+    for (const [label, n] of byLabel) expect({ label, requests: n > 0 }).toEqual({ label, requests: true });
+    for (const s of m.steps) {
+      for (const [t, n] of Object.entries(s.runnerRequests)) expect(n).toBeLessThanOrEqual(s.requests[t as keyof typeof s.requests] ?? 0);
+      expect(s.measuredSeconds).toBeLessThanOrEqual(s.seconds);
+      expect(s.peakMiBps).toBeGreaterThanOrEqual(0);
+    }
+    // The states around the runners the model times: measured here.
+    for (const state of ['ValidateInput', 'InvokeBefore', 'InvokeAfter', 'Report']) expect(m.states[state]?.count).toBeGreaterThan(0);
+  });
+
+  test('the fixtures\' requests the model charges a runner are the ones the rehearsal counted (the preflight\'s few aside)', () => {
+    const sample = sampleMatrix(seed);
+    const writes = sample.workloads.map((w) => findWorkloadDescriptor(w.name)!.fixture?.(w.params as never)).filter((x) => x !== undefined).map((spec) => fixtureWrites(spec!));
+    const sum = (pick: (w: ReturnType<typeof fixtureWrites>) => number) => writes.reduce((a, w) => a + pick(w), 0);
+    const measured = seed.preparation.requests;
+    expect(Math.abs((measured.put ?? 0) - sum((w) => w.puts))).toBeLessThanOrEqual(5);
+    expect(Math.abs((measured.mpu_create ?? 0) - sum((w) => w.multipart))).toBeLessThanOrEqual(2);
+    expect(Math.abs((measured.mpu_part ?? 0) - sum((w) => w.parts))).toBeLessThanOrEqual(16);
+  });
+
+  describe('steps', () => {
+    const stepsOf = (m: Measurement, budget: number | null, matrix = profile('seed')) => modelSteps(matrix, m, { linkMiBps: baselineMiBps('c8gn.large'), budgetSeconds: budget });
+
+    test('a step longer than its budget stops at it (did-not-finish) with its cleanup for the share done; the others are as modelled', () => {
+      const free = stepsOf(seed, null);
+      const capped = stepsOf(seed, 300);
+      const over = capped.filter((s) => s.didNotFinish);
+      expect(over.length).toBeGreaterThan(0);
+      for (const s of capped) {
+        const f = free[s.index - 1];
+        if (s.didNotFinish) {
+          expect(s.seconds).toBeLessThan(f.seconds);
+          expect(s.seconds).toBeGreaterThanOrEqual(300);
+          expect(total(s.requests)).toBeLessThan(total(f.requests));
+        } else {
+          expect(s.seconds).toBe(f.seconds);
+        }
+      }
+    });
+
+    test('requests scale with the workload\'s work over the sample\'s: twice the measured requests, twice the modelled', () => {
+      const twice: Measurement = { ...seed, steps: seed.steps.map((s) => ({ ...s, requests: Object.fromEntries(Object.entries(s.requests).map(([t, n]) => [t, 2 * (n ?? 0)])) })) };
+      const [one, two] = [seed, twice].map((m) => stepsOf(m, null).reduce((a, s) => a + total(s.requests), 0));
+      expect(two).toBeCloseTo(2 * one, 6);
+      // Three repetitions of ten times the sample's counts: many times what the sample made.
+      expect(one).toBeGreaterThan(20 * seed.steps.reduce((a, s) => a + total(s.requests), 0));
+    });
+
+    test('a step\'s own setup is not scaled, its measurements are', () => {
+      const slowSetup: Measurement = { ...seed, steps: seed.steps.map((s) => ({ ...s, seconds: s.seconds + 10 })) };
+      const slowMeasuring: Measurement = { ...seed, steps: seed.steps.map((s) => ({ ...s, seconds: s.seconds + 10, measuredSeconds: s.measuredSeconds + 10 })) };
+      const [base, setup, measuring] = [seed, slowSetup, slowMeasuring].map((m) => stepsOf(m, null));
+      for (const s of base) expect(setup[s.index - 1].full.here - s.full.here).toBeCloseTo(10, 6);
+      expect(measuring.some((s) => measuring[s.index - 1].full.here - setup[s.index - 1].full.here > 10)).toBe(true);
+    });
+
+    test('a method that cannot run here is modelled from its workload\'s other mounts, and says so', () => {
+      const s3files = stepsOf(seed, null).filter((s) => s.method === 's3files');
+      expect(s3files.length).toBeGreaterThan(0);
+      for (const s of s3files) expect(s.figure).toBe('from the other mount methods');
+      expect(stepsOf(seed, null).filter((s) => s.method === 's3-api').every((s) => s.figure === 'measured')).toBe(true);
+    });
+  });
+
+  describe('workload descriptors own the facts the model needs (issue 25)', () => {
+    test.each(WORKLOAD_DESCRIPTORS.map((w) => [w.name, w] as const))('%s: its count parameters are its parameters, and dividing them divides its work', (_name, w) => {
+      const props = Object.keys((w.paramsSchema as { properties: object }).properties);
+      for (const c of w.work.counts) expect(props).toContain(c);
+      for (const p of ['seed', 'full']) {
+        const params = profile(p).workloads.find((x) => x.name === w.name)?.params;
+        if (!params) continue;
+        const whole = w.work.of(params as never);
+        expect(Number.isFinite(whole.ops) && whole.ops > 0 && Number.isFinite(whole.bytes) && whole.bytes >= 0).toBe(true);
+        expect((w.work as WorkFacts<never>).parallelism?.(params as never) ?? 1).toBeGreaterThanOrEqual(1);
+        if (!w.work.counts.length) continue;
+        const sample = resolveMatrix(sampleOf({ name: p, methods: ['s3-api'], workloads: { [w.name]: params } }, 10), 'sample', CATALOG).workloads[0].params;
+        const part = w.work.of(sample as never);
+        // A tenth, each count rounded to a whole number ≥ 1 (large-read's 5 files: 1).
+        expect(whole.ops / part.ops).toBeGreaterThanOrEqual(5);
+        expect(whole.ops / part.ops).toBeLessThanOrEqual(20);
+      }
+    });
+
+    test('every workload of every profile can be modelled from a measurement', () => {
+      for (const p of README_PROFILES) expect(() => measurementFor(profile(p))).not.toThrow();
+    });
+  });
+
+  describe('the plan', () => {
+    test('without runners asked for: the cheapest plan within the wall target, each workload\'s repetitions on one runner type', () => {
+      const e = estimateExecution(input('seed'));
+      expect(e.wallSeconds).toBeLessThanOrEqual(WALL_TARGET_SECONDS);
+      // Some other runner count of the same types: dearer, or over the target.
+      for (const delta of [-2, -1, 1, 2]) {
+        const specs = e.runners.map((r, i) => ({ ...r, count: i === e.runners.length - 1 ? Math.max(1, r.count + delta) : r.count }));
+        const other = estimateExecution(input('seed', { runners: specs }));
+        expect(other.executionDollars >= e.executionDollars - 1e-9 || other.wallSeconds > WALL_TARGET_SECONDS).toBe(true);
+      }
+      for (const w of profile('seed').workloads) expect(new Set(e.shards.filter((s) => s.workloads.includes(w.name)).map((s) => s.instanceType)).size).toBe(1);
+    });
+
+    test('a workload whose measured rate would reach the cheaper type\'s link runs on the stack\'s type; the rest may run on the cheaper one', () => {
+      const cheap = cheaperType('c8gn.large');
+      expect(cheap).toBe('c7g.large');
+      const e = estimateExecution(input('seed'));
+      const stepsOn = (type: string) => e.shards.filter((s) => s.instanceType === type).flatMap((s) => s.steps.map((i) => e.steps[i - 1]));
+      for (const s of stepsOn(cheap!)) expect(s.peakMiBps).toBeLessThan(0.9 * baselineMiBps(cheap!));
+    });
+
+    test('each shard: its steps, the model\'s time with its fixtures, a timeout twice that and 10 min, its type and what its setup installs', () => {
+      const e = estimateExecution(input('mounts', { runners: [{ instanceType: 'c8gn.large', count: 2 }] }));
+      expect(e.shards.flatMap((s) => s.steps).sort((a, b) => a - b)).toEqual(e.steps.map((s) => s.index));
+      for (const s of e.shards) {
+        expect(s.modelledSeconds).toBeGreaterThanOrEqual(s.steps.reduce((a, i) => a + e.steps[i - 1].seconds, 0) - 1e-9);
+        expect(s.timeoutSeconds).toBe(shardTimeoutSeconds(s.modelledSeconds));
+        expect(s.timeoutSeconds).toBeGreaterThanOrEqual(2 * s.modelledSeconds + 600);
+        expect(s.instanceType).toBe('c8gn.large');
+        expect(s.install).toEqual(installFor(s.steps.map((i) => e.steps[i - 1])));
+      }
+    });
+
+    test('setup installs only what a shard needs: the s3fs build makes a mount shard\'s setup longer than an S3 API shard\'s', () => {
+      const of = (methods: string[], workload: string) => methods.map((method) => ({ method, workload }));
+      expect(installFor(of(['s3-api'], 'objects'))).toEqual([]);
+      expect(installFor(of(['s3-crt', 'aws-cli'], 'objects'))).toEqual(['awscli', 'awscrt']);
+      // fio-seq needs a file system: its S3 API steps record not-applicable, and need neither their clients nor fio.
+      expect(installFor(of(['s3-crt', 'aws-cli', 's3fs'], 'fio-seq'))).toEqual(['s3fs', 'fio']);
+      const link = baselineMiBps('c7g.large');
+      const api = setupSeconds([], link);
+      const mounts = setupSeconds(installFor(of(['s3fs', 'mountpoint', 'rclone', 'juicefs'], 'fio-seq')), link);
+      expect(mounts.seconds).toBeGreaterThan(api.seconds);
+      expect(mounts.longest).toMatch(/^s3fs .* build$/);
+      // The package phase starts with the sourced dnf metadata refresh.
+      expect(api.packages).toBeGreaterThanOrEqual(AWS_FACTS.dnfMetadataSeconds);
+    });
+
+    test('history and transitions grow with the runners, not with how long they run (callbacks, not polls)', () => {
+      const short = stateMachineCounts(4, 2, 3, 60, 90);
+      expect(stateMachineCounts(4, 2, 3, 60, 90)).toEqual(short);
+      expect(stateMachineCounts(8, 2, 3, 60, 90).historyEvents).toBeGreaterThan(short.historyEvents);
+      expect(stateMachineCounts(20, 2, 3, 600, 90).historyEvents).toBeLessThan(2_000);
+    });
+
+    test('an execution\'s limits are the pipeline\'s', async () => {
+      const { checkPipelineProps } = await import('../../lib/pipeline/index');
+      expect(checkPipelineProps({}).executionTimeout.toSeconds()).toBe(EXECUTION_TIMEOUT_SECONDS);
+    });
+  });
+});
