@@ -16,6 +16,6 @@ SELECT
   count_if(contains(flags, 'served-from-cache')) AS served_from_cache,
   min(error_sample) AS first_error
 FROM results
-WHERE workload = 'read-scaling' AND operation <> 'step' AND status <> 'not-applicable'
+WHERE workload = 'read-scaling' AND operation <> 'step' AND operation NOT LIKE '(%' AND status <> 'not-applicable'
 GROUP BY run_id, operation, object_size_bytes, method, method_variant, cache
 ORDER BY run_id, readers, object_size_bytes, method, method_variant, cache

@@ -3,7 +3,7 @@ import { rmSync } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Batch, notApplicable, type Measurement } from '../core/batch';
+import { Batch, notApplicable, requestsOnly, type Measurement } from '../core/batch';
 import { Interrupted, onCleanup, onEmergencyExit } from '../core/cleanup';
 import { errorSummary } from '../core/errors';
 import { waitForFixtureOnMount } from '../core/fixture-visibility';
@@ -11,9 +11,9 @@ import type { ResolvedMatrix, Step } from '../core/matrix';
 import type { MethodDefinition, OpenContext, StorageSession } from '../core/method';
 import type { Progress } from '../core/progress';
 import type { StoreTarget } from '../core/target';
-import { stepDataPrefix, stepVolumeName, type PassCache } from '../core/vocabulary';
-import type { Fixture, WorkloadContext, WorkloadDefinition } from '../core/workload';
-import type { AccessLog } from '../endpoint/access-log';
+import { isRequestsOnly, OUTSIDE_MEASUREMENTS, stepDataPrefix, stepVolumeName, type PassCache } from '../core/vocabulary';
+import type { Fixture, RequestWindow, WorkloadContext, WorkloadDefinition } from '../core/workload';
+import { totalRequests, uncovered, type AccessLog } from '../endpoint/access-log';
 import type { ReferenceStore } from '../endpoint/reference';
 import { findMethod } from '../methods';
 import { stringMap, toRecord, type ResultRecord, type StepFacts } from '../results/record';
@@ -41,8 +41,47 @@ export interface StepEnv {
   accessLog: AccessLog | null;
 }
 
-/** A measurement kept for the records, with the stretch of the server's log it made (null: not counted). */
-interface Kept { m: Measurement; cache: PassCache; endedAtMs: number; log: { from: number; to: number } | null }
+/** A measurement kept for the records, with the stretches of the server's log that are its requests. */
+interface Kept { m: Measurement; cache: PassCache; endedAtMs: number; windows: readonly RequestWindow[] }
+
+/**
+ * A step's reading of the server's access log: each measurement's window runs from the previous
+ * cut to its own; whatever the method's client sent outside every kept window (mounting,
+ * readiness, fixture checks, a priming pass, unmounting) is one row of its own, so the step's
+ * records add up to every request the client made during the step.
+ */
+class RequestLedger {
+  readonly from: number;
+  private mark: number;
+
+  constructor(readonly log: AccessLog | null) {
+    this.from = this.mark = this.offset();
+  }
+
+  offset(): number {
+    return this.log?.offset() ?? 0;
+  }
+
+  /** What the server answered up to now belongs to no measurement (mounting, fixtures). */
+  skip(): void {
+    this.mark = this.offset();
+  }
+
+  /** The window since the previous cut. */
+  cut(): RequestWindow {
+    const w = { from: this.mark, to: this.offset() };
+    this.mark = w.to;
+    return w;
+  }
+
+  /** The row of the requests no kept measurement claimed, from the step's start to now; null when there are none or none are counted. */
+  outside(kept: readonly Kept[], cache: PassCache): Kept | null {
+    if (!this.log) return null;
+    const windows = uncovered({ from: this.from, to: this.offset() }, kept.flatMap((k) => k.windows));
+    if (!totalRequests(this.log.countWindows(windows))) return null;
+    return { m: requestsOnly(OUTSIDE_MEASUREMENTS), cache, endedAtMs: Date.now(), windows };
+  }
+}
 
 /**
  * Runs one step; never throws: a broken step becomes a failed record with the cause. A workload
@@ -54,6 +93,7 @@ export async function runStep(step: Step, env: StepEnv): Promise<ResultRecord[]>
   const method = findMethod(step.method.name)!;
   const workload = findWorkload(step.workload.name)!;
   let facts = stepFacts(step, method, workload, env);
+  const ledger = new RequestLedger(env.accessLog);
   const inapplicable = notApplicableReason(method, workload);
   if (inapplicable) {
     const version = (await method.probe()).version ?? 'unknown';
@@ -67,7 +107,6 @@ export async function runStep(step: Step, env: StepEnv): Promise<ResultRecord[]>
   const stepPrefix = stepDataPrefix(env.prefix, step.index);
   const volumeName = stepVolumeName(env.runId, env.runnerId, step.index);
   const kept: Kept[] = [];
-  const logMark = { at: 0 };
   const passes = passesFor(method.kind, !!workload.coldOnly, env.cache);
   let current: Pass = passes[0];
   let session: StorageSession | null = null;
@@ -95,8 +134,8 @@ export async function runStep(step: Step, env: StepEnv): Promise<ResultRecord[]>
       if (session.fs && method.offers.includes('objects-in-bucket')) await env.reference.putBytes(`${passPrefix}.s3ab-pass`, Buffer.alloc(0));
       else if (session.fs) await mkdir(session.fs.pathOf(passPrefix), { recursive: true });
       // The first measurement of a pass counts from here: mounting and fixtures are not its requests.
-      logMark.at = env.accessLog?.offset() ?? 0;
-      await workload.run(workloadContext(step, env, method, session, fixture, scratchDir, signal, pass, passPrefix, kept, logMark));
+      ledger.skip();
+      await workload.run(workloadContext(step, env, method, session, fixture, scratchDir, signal, pass, passPrefix, kept, ledger));
     }
     if (signal.aborted) failure = signal.reason;
   } catch (err) {
@@ -104,6 +143,9 @@ export async function runStep(step: Step, env: StepEnv): Promise<ResultRecord[]>
   } finally {
     env.signal.removeEventListener('abort', stepAbort.unlink);
     await session?.close().catch((err) => env.progress.log(`closing ${method.name} failed: ${errorSummary(err)}`));
+    // Unmounting is the client's too: the row of requests outside the measurements ends after it.
+    const outside = ledger.outside(kept, passes[0].cache);
+    if (outside) kept.push(outside);
     removeScratch();
     removeScratchNow();
     await rm(scratchDir, { recursive: true, force: true });
@@ -113,8 +155,9 @@ export async function runStep(step: Step, env: StepEnv): Promise<ResultRecord[]>
       await env.reference.deletePrefix(`${volumeName}/`).catch(() => {});
     }
   }
-  const records = kept.map(({ m, cache, endedAtMs, log }) => {
-    const requests = log && env.accessLog ? env.accessLog.countBetween(log.from, log.to) : null;
+  const counted = kept.map((k) => ({ ...k, requests: env.accessLog ? env.accessLog.countWindows(k.windows) : null }));
+  // A row of requests only is kept where there are some: an empty one says nothing.
+  const records = counted.filter((k) => !isRequestsOnly(k.m.operation) || (k.requests && totalRequests(k.requests))).map(({ m, cache, endedAtMs, requests }) => {
     const state = m.cache ?? cache;
     // Reads checked against what the server sent: a cold read it sent less for came from a cache.
     const claim = workload.payloadReads?.includes(m.operation) && m.status === 'ok' ? cacheClaimFlag(state, m.bytes, requests?.get_bytes ?? null) : null;
@@ -149,17 +192,18 @@ function linkedAbort(runSignal: AbortSignal): AbortController & { unlink: () => 
 }
 
 function workloadContext(step: Step, env: StepEnv, method: MethodDefinition, session: StorageSession, fixture: Fixture | null,
-  scratchDir: string, signal: AbortSignal, pass: Pass, prefix: string, kept: Kept[], logMark: { at: number }): WorkloadContext<Record<string, unknown>> {
+  scratchDir: string, signal: AbortSignal, pass: Pass, prefix: string, kept: Kept[], ledger: RequestLedger): WorkloadContext<Record<string, unknown>> {
   const ref = env.reference;
+  const keep = (m: Measurement, windows: readonly RequestWindow[]) => {
+    if (pass.keep) kept.push({ m, cache: pass.cache, endedAtMs: Date.now(), windows });
+  };
   return {
     params: step.workload.params, session, fs: session.fs ?? null, cache: pass.cache, prefix, fixture, scratchDir,
     dataSeed: `${env.runId}/${step.index}/${pass.cache}`, signal, offers: method.offers,
-    // A measurement's requests: those the server answered since the previous measurement ended.
-    record: (m) => {
-      const to = env.accessLog?.offset() ?? 0;
-      if (pass.keep) kept.push({ m, cache: pass.cache, endedAtMs: Date.now(), log: env.accessLog ? { from: logMark.at, to } : null });
-      logMark.at = to;
-    },
+    // A measurement's requests: those the server answered since the previous measurement ended, or the windows it names.
+    record: (m, windows) => keep(m, windows ?? [ledger.cut()]),
+    cutRequests: () => ledger.cut(),
+    recordRequests: (operation, windows) => keep(requestsOnly(operation), windows),
     progress: (note) => env.progress.note(method.kind === 'mount' ? `${pass.cache}: ${note}` : note),
     stored: method.offers.includes('objects-in-bucket') ? { list: (p) => ref.list(p) } : { list: (p) => session.list(p) },
     reference: {

@@ -33,4 +33,5 @@ export const gitCloneDescriptor = {
   describe: (p) => ({ files: String(p.files), commits: String(p.commits) }),
   requires: ['file-system'],
   operations: ['clone'],
+  reachesBucket: ['clone'],
 } as const satisfies WorkloadDescriptor<GitCloneParams>;

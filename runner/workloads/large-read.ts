@@ -33,6 +33,7 @@ export const largeReadDescriptor = {
   requires: [],
   operations: ['read', 'write-digest'],
   payloadReads: ['read'],
+  reachesBucket: ['write-digest'],
   // An S3 client downloads one object at a time into a local file.
   stepBytes: (p) => sizeOf(p.size),
 } as const satisfies WorkloadDescriptor<LargeReadParams>;

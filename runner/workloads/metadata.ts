@@ -55,4 +55,7 @@ export const metadataDescriptor = {
   describe: describeMetadataParams,
   requires: ['file-system'],
   operations: METADATA_TESTS,
+  // Not empty-directories (Mountpoint keeps a new directory locally until a file is written in
+  // it), random-reads and traversal (what was just written may come from the client's cache).
+  reachesBucket: ['sequential-writes', 'data-modifications', 'single-file-append', 'empty-files', 'file-moves', 'deletion'],
 } as const satisfies WorkloadDescriptor<MetadataParams>;
