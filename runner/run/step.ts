@@ -155,9 +155,19 @@ export async function runStep(step: Step, env: StepEnv): Promise<ResultRecord[]>
       await env.reference.deletePrefix(`${volumeName}/`).catch(() => {});
     }
   }
-  const counted = kept.map((k) => ({ ...k, requests: env.accessLog ? env.accessLog.countWindows(k.windows) : null }));
-  // A row of requests only is kept where there are some: an empty one says nothing.
-  const records = counted.filter((k) => !isRequestsOnly(k.m.operation) || (k.requests && totalRequests(k.requests))).map(({ m, cache, endedAtMs, requests }) => {
+  const records = keptRecords(kept, facts, workload, env.accessLog, failure);
+  if (failure) records.push(...failureRecords(records, facts, current.cache, failure));
+  return records;
+}
+
+/**
+ * The step's records: each kept measurement with its requests counted in the server's log (rows of
+ * requests only where there are some: an empty one says nothing), cache claims checked against
+ * what the server sent, and the step's failure, if any, as the cause.
+ */
+function keptRecords(kept: readonly Kept[], facts: StepFacts, workload: WorkloadDefinition<unknown>, log: AccessLog | null, failure: unknown): ResultRecord[] {
+  const counted = kept.map((k) => ({ ...k, requests: log ? log.countWindows(k.windows) : null }));
+  return counted.filter((k) => !isRequestsOnly(k.m.operation) || (k.requests && totalRequests(k.requests))).map(({ m, cache, endedAtMs, requests }) => {
     const state = m.cache ?? cache;
     // Reads checked against what the server sent: a cold read it sent less for came from a cache.
     const claim = workload.payloadReads?.includes(m.operation) && m.status === 'ok' ? cacheClaimFlag(state, m.bytes, requests?.get_bytes ?? null) : null;
@@ -167,8 +177,6 @@ export async function runStep(step: Step, env: StepEnv): Promise<ResultRecord[]>
     if (record.flags.includes('served-from-cache')) record.flags = record.flags.filter((f) => f !== 'possibly-network-capped');
     return record;
   });
-  if (failure) records.push(...failureRecords(records, facts, current.cache, failure));
-  return records;
 }
 
 /** The fields every record of the step shares (version and options are the session's once it is open). */
