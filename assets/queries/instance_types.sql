@@ -28,6 +28,6 @@ FROM (
     CASE WHEN workload = 'fio-seq' THEN workload_params['io'] END AS io
   FROM results
 ) AS r
-WHERE operation <> 'step' AND status NOT IN ('not-applicable', 'did-not-finish')
+WHERE operation <> 'step' AND operation NOT LIKE '(%' AND status NOT IN ('not-applicable', 'did-not-finish')
 GROUP BY run_id, workload, operation, object_size_bytes, io, method, method_variant, cache, instance_type
 ORDER BY run_id, workload, operation, object_size_bytes, io, method, method_variant, cache, instance_type

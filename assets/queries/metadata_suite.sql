@@ -23,6 +23,6 @@ SELECT
   count_if(status = 'ok' AND NOT verified) AS unverified_repetitions,
   min(error_sample) AS first_error
 FROM results
-WHERE workload = 'metadata' AND operation <> 'step' AND status NOT IN ('not-applicable', 'did-not-finish')
+WHERE workload = 'metadata' AND operation <> 'step' AND operation NOT LIKE '(%' AND status NOT IN ('not-applicable', 'did-not-finish')
 GROUP BY run_id, operation, method, method_variant, cache
 ORDER BY run_id, test, method, method_variant, cache

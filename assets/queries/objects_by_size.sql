@@ -26,6 +26,6 @@ SELECT
   count_if(contains(flags, 'served-from-cache')) AS served_from_cache,
   count_if(contains(flags, 'possibly-network-capped')) AS network_capped
 FROM (SELECT *, status = 'ok' AND verified AS good FROM results) AS r
-WHERE workload = 'objects' AND operation <> 'step' AND status <> 'did-not-finish'
+WHERE workload = 'objects' AND operation <> 'step' AND operation NOT LIKE '(%' AND status <> 'did-not-finish'
 GROUP BY run_id, operation, object_size_bytes, method, method_variant, cache
 ORDER BY run_id, operation, object_size_bytes, method, method_variant, cache

@@ -16,6 +16,6 @@ SELECT
   count_if(contains(flags, 'served-from-cache')) AS served_from_cache,
   min(error_sample) AS first_error
 FROM results
-WHERE workload = 'read-scaling' AND operation <> 'step' AND status NOT IN ('not-applicable', 'did-not-finish')
+WHERE workload = 'read-scaling' AND operation <> 'step' AND operation NOT LIKE '(%' AND status NOT IN ('not-applicable', 'did-not-finish')
 GROUP BY run_id, operation, object_size_bytes, method, method_variant, cache
 ORDER BY run_id, readers, object_size_bytes, method, method_variant, cache

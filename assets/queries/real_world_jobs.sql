@@ -19,6 +19,6 @@ SELECT
   CASE WHEN sum(ops) > 0 THEN CAST(sum(ok) AS double) / sum(ops) ELSE 0 END AS kept_rate,
   min(error_sample) AS first_error
 FROM results
-WHERE workload IN ('git-clone', 'tar-extract') AND operation <> 'step' AND status NOT IN ('not-applicable', 'did-not-finish')
+WHERE workload IN ('git-clone', 'tar-extract') AND operation <> 'step' AND operation NOT LIKE '(%' AND status NOT IN ('not-applicable', 'did-not-finish')
 GROUP BY run_id, workload, operation, method, method_variant, cache
 ORDER BY run_id, workload, operation, method, method_variant, cache

@@ -14,5 +14,7 @@ SELECT
   count_if(status = 'did-not-finish') AS did_not_finish,
   min(error_sample) AS first_error
 FROM results
+-- Rows of requests only (operation in parentheses) are no measurement.
+WHERE operation NOT LIKE '(%'
 GROUP BY run_id, method, method_variant, workload
 ORDER BY run_id, method, method_variant, workload

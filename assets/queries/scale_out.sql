@@ -40,6 +40,6 @@ FROM (
     to_unixtime(from_iso8601_timestamp(recorded_at)) AS t1
   FROM results
 ) AS r
-WHERE operation <> 'step' AND status NOT IN ('not-applicable', 'did-not-finish') AND throughput_mib_s IS NOT NULL
+WHERE operation <> 'step' AND operation NOT LIKE '(%' AND status NOT IN ('not-applicable', 'did-not-finish') AND throughput_mib_s IS NOT NULL
 GROUP BY run_id, step, method, method_variant, workload, operation, object_size_bytes, io, cache, repetition
 ORDER BY run_id, step, operation, object_size_bytes, io, cache

@@ -23,6 +23,6 @@ SELECT
   count_if(contains(flags, 'served-from-cache')) AS served_from_cache,
   count_if(contains(flags, 'possibly-network-capped')) AS network_capped
 FROM (SELECT *, status = 'ok' AND verified AS good FROM results) AS r
-WHERE workload NOT IN ('objects', 'fio-seq', 'semantics') AND operation <> 'step' AND status NOT IN ('not-applicable', 'did-not-finish')
+WHERE workload NOT IN ('objects', 'fio-seq', 'semantics') AND operation <> 'step' AND operation NOT LIKE '(%' AND status NOT IN ('not-applicable', 'did-not-finish')
 GROUP BY run_id, workload, operation, object_size_bytes, method, method_variant, cache
 ORDER BY run_id, workload, operation, method, method_variant, cache

@@ -65,6 +65,18 @@ export function notApplicable(operation: string, reason: string): Measurement {
 }
 
 /**
+ * A row of S3 requests and no measurement (core/vocabulary.ts isRequestsOnly): `operation` in
+ * parentheses; nothing was timed, so it has no rates, and its requests are the whole figure.
+ */
+export function requestsOnly(operation: string): Measurement {
+  if (!operation.startsWith('(')) throw new Error(`a row of requests only is named in parentheses, not ${operation}`);
+  return {
+    operation, objectSizeBytes: null, status: 'ok', supported: true, verified: true,
+    ops: 0, ok: 0, failed: 0, bytes: 0, durationMs: 0, latency: null, errorSample: null, movesPayload: false,
+  };
+}
+
+/**
  * Times a batch of operations one by one, as seed 000 timed "10 files per size": each operation's
  * latency goes into an HdrHistogram; the batch duration is the sum of operation times in
  * sequential mode (so untimed verification between operations does not count) or the wall time

@@ -30,6 +30,21 @@ export function cacheRank(cache: string | null | undefined): number {
   return i < 0 ? CACHE_ORDER.length : i;
 }
 
+// --- Rows of requests only ------------------------------------------------------------------------
+
+/**
+ * A record that holds S3 requests and no measurement has an operation name in parentheses: the
+ * requests a step's client made outside every measurement (mounting, readiness, fixture checks,
+ * a priming pass, unmounting), or a stretch a workload names itself (semantics: '(after probes)').
+ * Every query but the requests' leaves them out (`operation NOT LIKE '(%'`).
+ */
+export const OUTSIDE_MEASUREMENTS = '(outside measurements)';
+
+/** Whether a record's operation is a row of requests only (no measurement). */
+export function isRequestsOnly(operation: string): boolean {
+  return operation.startsWith('(');
+}
+
 // --- Labels -----------------------------------------------------------------------------------------
 
 /** `method` or `method:variant`: how a method variant is named in every table, chart, record and message. */

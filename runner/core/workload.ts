@@ -64,7 +64,23 @@ export interface WorkloadContext<P> {
   /** Seed for generated data, unique to the step. */
   dataSeed: string;
   signal: AbortSignal;
-  record(m: Measurement): void;
+  /**
+   * Reports a measurement. Its S3 requests are those the server answered since the previous
+   * record or cut, unless `requests` names the stretches of the server's log that are its own
+   * (from cutRequests: a workload that records after later checks, semantics).
+   */
+  record(m: Measurement, requests?: readonly RequestWindow[]): void;
+  /**
+   * Ends the current stretch of the server's log (since the previous record or cut) and returns
+   * it, for a measurement recorded later or for recordRequests.
+   */
+  cutRequests(): RequestWindow;
+  /**
+   * A row of requests and no measurement (`operation` in parentheses, e.g. '(after probes)'): the
+   * requests of `windows`, which no measurement can claim (a probe's setup, uploads that land
+   * later). Written only where the requests are counted and there are some.
+   */
+  recordRequests(operation: string, windows: readonly RequestWindow[]): void;
   /** A short note for the progress display. */
   progress(note: string): void;
   /** Independent check of what is in the bucket, through the reference S3 client (untimed). */
@@ -80,6 +96,15 @@ export interface WorkloadContext<P> {
    * recorded as not-applicable.
    */
   offers: readonly Capability[];
+}
+
+/**
+ * A stretch of the server's access log (byte offsets): the requests answered between two cuts.
+ * Opaque to workloads; `from` = `to` where the runner cannot read the server's log.
+ */
+export interface RequestWindow {
+  readonly from: number;
+  readonly to: number;
 }
 
 /** What workloads may do through the runner's own S3 client: check results, stage changes from the S3 side. */
@@ -113,7 +138,8 @@ export interface WorkloadDescriptor<P = Record<string, unknown>> {
   readonly coldOnly?: boolean;
   /**
    * The operations it records (semantics: its probes; metadata: its tests), in the order tables
-   * and charts show them. Records name no other operation.
+   * and charts show them. Records name no other operation, besides rows of requests only (a name
+   * in parentheses: core/vocabulary.ts isRequestsOnly).
    */
   readonly operations: readonly string[];
   /**
@@ -122,6 +148,15 @@ export interface WorkloadDescriptor<P = Record<string, unknown>> {
    * @default none
    */
   readonly payloadReads?: readonly string[];
+  /**
+   * Operations that, where they succeed on a method whose files are objects in the bucket, must
+   * have reached it: they change the bucket (a write, a delete, a rename, metadata that has to
+   * persist) or read what only the bucket holds. Where requests are counted they never show none
+   * (test/runner/request-windows.test.ts; cold payload reads are held to it by payloadReads).
+   * Operations a mount may serve from its own cache (a stat, a listing, a read) are not in it.
+   * @default none
+   */
+  readonly reachesBucket?: readonly string[];
   /** JSON Schema of the parameters, with defaults; checked before anything is created. */
   readonly paramsSchema: Record<string, unknown>;
   /**

@@ -1,5 +1,6 @@
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { REQUEST_TYPES, type RequestCounts, type RequestType } from '../core/request-types';
+import type { RequestWindow } from '../core/workload';
 
 export { REQUEST_TYPES, type RequestCounts, type RequestType };
 
@@ -97,6 +98,16 @@ export class AccessLog {
     }
   }
 
+  /** The requests logged in the windows, counted together. */
+  countWindows(windows: readonly RequestWindow[]): RequestCounts {
+    const sum = emptyCounts();
+    for (const w of windows) {
+      const c = this.countBetween(w.from, w.to);
+      for (const k of Object.keys(sum) as (keyof RequestCounts)[]) sum[k] += c[k];
+    }
+    return sum;
+  }
+
   /** The requests logged between two offsets, counted. */
   countBetween(from: number, to: number): RequestCounts {
     if (to <= from) return emptyCounts();
@@ -109,4 +120,22 @@ export class AccessLog {
     }
     return countRequests(buf.toString('utf8').split('\n').map(parseAccessLogLine).filter((e): e is AccessLogEntry => !!e));
   }
+}
+
+/** All requests of a count, of every type (GET bytes are not requests). */
+export function totalRequests(c: RequestCounts): number {
+  return REQUEST_TYPES.reduce((n, t) => n + c[t], 0);
+}
+
+/** The stretches of `span` that no window covers, in order (the windows may come in any order). */
+export function uncovered(span: RequestWindow, windows: readonly RequestWindow[]): RequestWindow[] {
+  const out: RequestWindow[] = [];
+  let at = span.from;
+  for (const w of [...windows].filter((x) => x.to > x.from).sort((a, b) => a.from - b.from)) {
+    if (w.from > at) out.push({ from: at, to: Math.min(w.from, span.to) });
+    at = Math.max(at, w.to);
+    if (at >= span.to) break;
+  }
+  if (at < span.to) out.push({ from: at, to: span.to });
+  return out.filter((w) => w.to > w.from);
 }

@@ -97,6 +97,9 @@ export async function startEmbeddedEndpoint(log: (msg: string) => void = () => {
       ['--access', credentials.accessKeyId, '--secret', credentials.secretAccessKey, '--port', `127.0.0.1:${port}`, '--quiet',
         // Every request the server answers, in S3's server-access-log fields: the runner counts each measurement's requests from it.
         '--access-log', join(dir, 'access.log'), ...iam,
+        // S3 keeps connections alive; versitygw closes each one after its response unless told
+        // otherwise, which would make every local figure pay a TCP set-up per request.
+        '--keep-alive',
         'posix', '--versioning-dir', join(dir, 'versions'), join(dir, 'data')],
       { stdio: ['ignore', 'pipe', 'pipe'] },
     );

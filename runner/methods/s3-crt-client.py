@@ -19,12 +19,16 @@ Before any request the process prints {"ready": true, "version": ..., "config": 
 parsing), so process start, this protocol and the JSON do not count.
 Requests run concurrently (one thread each, blocking on the CRT). GET and PUT are the CRT's own
 meta requests: parallel ranged GETs / multipart upload. A PUT reads its file in native code
-(send_filepath). A GET's body is written to its file from the CRT's body callback at each part's
-offset, in pwrite calls of --write-size bytes (64 KiB by default) straight from the CRT's part
-buffer (a memoryview: Python copies no payload byte, pwrite releases the GIL); --write-size 0 lets
-the CRT write the file itself (recv_filepath), which writes each part in one call of the part's
-size. Writes of 8 MiB cost this machine's kernel 3-9 times the system time per GiB of 64 KiB
-writes (README, bench:transfer); s5cmd writes about 28 KiB at a time.
+(send_filepath). The CRT delivers a GET's parts in order, one at a time, on one event-loop thread,
+to the body callback; awscrt's binding hands the callback each part as a bytes object of its own (it
+copies the CRT's buffer: `y#` in aws-crt-python's s3_meta_request.c). With --writers N (the
+runner's default: 2) the callback only queues the part and N writer threads write the parts at
+their offsets, in pwrite calls of --write-size bytes (64 KiB by default; pwrite releases the GIL),
+so the delivery thread goes on receiving while earlier parts are written, as s5cmd's goroutines
+write while others read; with --writers 0 the callback writes each part before the CRT may deliver
+the next. --write-size 0 lets the CRT write the file itself (recv_filepath), one write of the part's
+size per part. Writes of 8 MiB cost this machine's kernel 3-9 times the system time per GiB of
+64 KiB writes (README, bench:transfer); s5cmd writes about 32 KiB at a time.
 The GET's latency includes the writes and closing the file.
 
 Credentials come from the environment (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY,
@@ -34,6 +38,7 @@ AWS_SESSION_TOKEN), never argv; without them the CRT's default chain (profile, I
 import argparse
 import json
 import os
+import queue
 import sys
 import threading
 import time
@@ -60,6 +65,8 @@ def parse_args(argv):
     p.add_argument('--event-loop-threads', type=int, default=0, help='event-loop threads (0: one per CPU)')
     p.add_argument('--write-size', type=int, default=64 * 1024,
                    help="bytes per pwrite of a GET's body (0: the CRT writes the file itself, recv_filepath)")
+    p.add_argument('--writers', type=int, default=0,
+                   help="threads that write a GET's parts into its file (0: the CRT's body callback writes them itself)")
     p.add_argument('--checksum', default='CRC32', choices=['CRC32', 'CRC32C', 'SHA256', 'none'],
                    help='upload checksum (trailer), validated on GET when the object has one')
     return p.parse_args(argv)
@@ -177,7 +184,7 @@ class Client:
             'endpoint': a.endpoint or f'https://{self.host}', 'path_style': self.path_style, 'region': a.region,
             'part_size': a.part_size, 'target_gbps': a.target_gbps, 'max_connections': a.max_connections,
             'memory_limit': a.memory_limit, 'event_loop_threads': a.event_loop_threads or os.cpu_count(),
-            'checksum': a.checksum, 'write_size': a.write_size,
+            'checksum': a.checksum, 'write_size': a.write_size, 'writers': a.writers,
             'large_blocks': large_blocks(),
         }
 
@@ -278,26 +285,23 @@ class Client:
 
     def get_to_file(self, key, path):
         """GET into `path`: each body chunk (a part, delivered by the CRT in order with its offset)
-        written at its offset in pwrite calls of --write-size bytes from the CRT's own buffer."""
+        written at its offset in pwrite calls of --write-size bytes. awscrt hands the callback each
+        part as a bytes object of its own (its binding copies the CRT's buffer), so with --writers N
+        the callback only queues it and N threads write the parts in parallel, as s5cmd's goroutines
+        do; with 0 the callback writes the part itself before the CRT delivers the next one."""
         from awscrt.s3 import S3RequestType
-        piece = self.args.write_size
         t0 = time.perf_counter_ns()
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o644)
+        writer = PartWriter(fd, path, self.args.write_size, self.args.writers)
         try:
-            def write_chunk(chunk, offset):
-                view = memoryview(chunk)
-                pos, end = 0, len(view)
-                while pos < end:
-                    n = os.pwrite(fd, view[pos:min(pos + piece, end)], offset + pos)
-                    if n <= 0:
-                        raise OSError(f'pwrite wrote {n} bytes at offset {offset + pos} of {path}')
-                    pos += n
             # An exception here fails the CRT request with it (awscrt re-raises it from the future).
             self.request('GET', self.url_path(key), 'GetObject', S3RequestType.GET_OBJECT,
-                         on_body=lambda chunk, offset, **_: write_chunk(chunk, offset),
+                         on_body=lambda chunk, offset, **_: writer.write(chunk, offset),
                          checksum_config=self.checksum_config(False))
+            writer.finish()
             size = os.fstat(fd).st_size
         finally:
+            writer.finish(abandon=True)
             os.close(fd)
         return {'latency_ns': time.perf_counter_ns() - t0, 'bytes': size}
 
@@ -318,6 +322,63 @@ class Client:
             if not text.startswith(('Forbidden', 'NotFound')) and '(HTTP ' not in text:
                 text += f' — endpoint {self.config()["endpoint"]}'  # a transport error: say where it tried
             self.reply({'id': rid, 'ok': False, 'latency_ns': 0, 'bytes': 0, 'error': text})
+
+
+def pwrite_all(fd, path, chunk, offset, piece):
+    """Writes `chunk` at `offset` in pwrite calls of `piece` bytes (no copy: a memoryview; pwrite
+    releases the GIL)."""
+    view = memoryview(chunk)
+    pos, end = 0, len(view)
+    while pos < end:
+        n = os.pwrite(fd, view[pos:min(pos + piece, end)], offset + pos)
+        if n <= 0:
+            raise OSError(f'pwrite wrote {n} bytes at offset {offset + pos} of {path}')
+        pos += n
+
+
+class PartWriter:
+    """Writes a GET's parts into its file: inline (threads 0), or from `threads` writer threads fed
+    by a queue of at most two parts per thread, so the CRT waits (as it does inline) rather than
+    the client holding the object in memory."""
+
+    def __init__(self, fd, path, piece, threads):
+        self.fd, self.path, self.piece = fd, path, piece
+        self.error = None
+        self.done = threads == 0
+        self.queue = queue.Queue(maxsize=2 * threads) if threads else None
+        self.threads = [threading.Thread(target=self.loop, daemon=True) for _ in range(threads)]
+        for t in self.threads:
+            t.start()
+
+    def write(self, chunk, offset):
+        if self.error:
+            raise self.error
+        if self.queue is None:
+            pwrite_all(self.fd, self.path, chunk, offset, self.piece)
+        else:
+            self.queue.put((chunk, offset))
+
+    def loop(self):
+        while True:
+            item = self.queue.get()
+            if item is None:
+                return
+            if self.error is None:
+                try:
+                    pwrite_all(self.fd, self.path, item[0], item[1], self.piece)
+                except BaseException as err:  # noqa: BLE001 — reported by finish()
+                    self.error = err
+
+    def finish(self, abandon=False):
+        """Waits for every queued part to be written; raises the first write error (unless abandoning)."""
+        if not self.done:
+            self.done = True
+            for _ in self.threads:
+                self.queue.put(None)
+            for t in self.threads:
+                t.join()
+        if self.error and not abandon:
+            raise self.error
 
 
 def main():

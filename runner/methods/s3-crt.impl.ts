@@ -88,6 +88,16 @@ export function crtEventLoopThreads(value: unknown, cpus: number): number {
   return n;
 }
 
+/**
+ * Threads that write a GET's parts into its file, off the CRT's delivery thread (0: the body
+ * callback writes each part before the CRT delivers the next; native writes have none).
+ */
+export function crtWriters(value: unknown, writeSize: number): number {
+  const n = Number(value ?? s3CrtDescriptor.variants.default.writers);
+  if (!Number.isInteger(n) || n < 0 || n > 64) throw new Error(`s3-crt option writers must be a count from 0 to 64, not ${String(value)}`);
+  return writeSize ? n : 0;
+}
+
 /** `retain` (GLIBC_RETAIN in the client's environment) or `system` (glibc's defaults). */
 export function crtMalloc(value: unknown): 'retain' | 'system' {
   const text = String(value ?? 'retain');
@@ -149,6 +159,7 @@ class CrtSession implements StorageSession {
     if (!(partSize >= 5 * 1024 * 1024)) throw new Error('s3-crt option part_size must be at least 5MiB (the S3 minimum)');
     const memoryLimit = parseSize(String(o.memory_limit ?? '0'));
     const writeSize = crtWriteSize(o.write_size);
+    const writers = crtWriters(o.writers, writeSize);
     const malloc = crtMalloc(o.malloc);
     const eventLoopThreads = crtEventLoopThreads(o.event_loop_threads, availableParallelism());
     const t = ctx.target;
@@ -156,7 +167,7 @@ class CrtSession implements StorageSession {
       crtClientScript(), '--region', t.region, '--bucket', t.bucket, '--part-size', String(partSize),
       '--target-gbps', String(Number(o.target_throughput_gbps ?? 10)), '--max-connections', String(Number(o.max_connections ?? 0)),
       '--memory-limit', String(memoryLimit), '--event-loop-threads', String(eventLoopThreads),
-      '--checksum', String(o.checksum ?? 'CRC32'), '--write-size', String(writeSize),
+      '--checksum', String(o.checksum ?? 'CRC32'), '--write-size', String(writeSize), '--writers', String(writers),
       ...(t.endpointUrl ? ['--endpoint', t.endpointUrl] : []), ...(t.forcePathStyle ? ['--path-style'] : []),
     ];
     // Credentials in the environment only, never on the command line.
@@ -204,8 +215,9 @@ class CrtSession implements StorageSession {
       ...o, part_size: String(o.part_size ?? '8MiB'), multipart_threshold: String(o.part_size ?? '8MiB'),
       event_loop_threads: Number(ready.config.event_loop_threads ?? eventLoopThreads),
       event_loop_threads_setting: String(o.event_loop_threads ?? 0),
-      write_size: writeSize ? String(o.write_size ?? s3CrtDescriptor.variants.default.write_size) : 'native', malloc,
-      file_io: writeSize ? `PUT: send_filepath; GET: body callback, pwrite of ${String(o.write_size ?? s3CrtDescriptor.variants.default.write_size)} at each part's offset` : 'native (recv_filepath / send_filepath)',
+      write_size: writeSize ? String(o.write_size ?? s3CrtDescriptor.variants.default.write_size) : 'native', writers, malloc,
+      file_io: !writeSize ? 'native (recv_filepath / send_filepath)'
+        : `PUT: send_filepath; GET: ${writers ? `${writers} writer threads` : 'the body callback'}, pwrite of ${String(o.write_size ?? s3CrtDescriptor.variants.default.write_size)} at each part's offset`,
       ...(malloc === 'retain' ? { glibc_tunables: GLIBC_RETAIN } : {}), malloc_large_blocks: largeBlocks,
       client_process: 'one per session',
     };

@@ -2,7 +2,7 @@ import Table from 'cli-table3';
 import prices from '../../assets/prices.json';
 import { formatSize } from '../core/units';
 import { REQUEST_TIER } from '../core/request-types';
-import { cacheRank, methodCacheLabel } from '../core/vocabulary';
+import { cacheRank, isRequestsOnly, methodCacheLabel } from '../core/vocabulary';
 import { methodRank } from '../methods/catalog';
 import { num } from './format';
 import { DIRECT_READ_CUTOFF_BYTES, METER_CATEGORIES, METER_LABELS, meterS3Files, S3FILES_PRICES, type S3FilesModel } from './s3files-metering';
@@ -54,6 +54,30 @@ export function requestFigures(row: Row): RequestFigures | null {
   };
 }
 
+/**
+ * The request cells of a row, as both printers show them: operations, requests per operation by
+ * type, GET bytes per byte read, cost per 1,000 operations. A row of requests only (no measurement:
+ * the requests outside a step's measurements, a probe's setup) has no operations: its requests and
+ * their cost are given in all. Null when the row's requests were not counted or it has nothing to show.
+ */
+export function requestCells(row: Row): { ops: string; requests: string; getBytes: string; cost: string } | null {
+  if (!requestsCounted(row)) return null;
+  const types = (per: number) => TYPES.map((t) => ({ label: t.label, value: Number(row[t.column] ?? 0) / per })).filter((t) => t.value > 0);
+  if (isRequestsOnly(String(row.operation))) {
+    const all = types(1);
+    if (!all.length) return null;
+    // Prices are per 1,000 requests.
+    const cost = TYPES.reduce((sum, t) => sum + Number(row[t.column] ?? 0) * PRICE[t.tier], 0) / 1000;
+    return { ops: '–', requests: `in all: ${all.map((t) => `${t.label} ${num(t.value)}`).join(', ')}`, getBytes: '–', cost: `${dollars(cost)} in all` };
+  }
+  const f = requestFigures(row);
+  if (!f) return null;
+  return {
+    ops: num(Number(row.ops)), requests: f.perOp.length ? f.perOp.map((t) => `${t.label} ${num(t.value)}`).join(', ') : 'none',
+    getBytes: f.getBytesPerByteRead === null ? '–' : num(f.getBytesPerByteRead), cost: dollars(f.costPer1000Ops),
+  };
+}
+
 /** A request_counts value as a number; null for SQL NULL (DuckDB's null, Athena's absent value). */
 const numberOrNull = (v: unknown): number | null => (v === null || v === undefined || v === '' ? null : Number(v));
 
@@ -77,6 +101,11 @@ export const requestsCounted = (row: Row): boolean => Number(row.not_counted) < 
 export function requestRowsShown(rows: Row[]): Row[] {
   return rows.filter((r) => requestsCounted(r) || s3filesFigures(r)?.modelled === true);
 }
+
+/** What the rows of requests only are, under the table (text summary and HTML page alike). */
+export const REQUESTS_ONLY_NOTE = 'Operations in parentheses are no measurement: "(outside measurements)" is what the client sent in a step outside every measurement '
+  + '(mounting, readiness, fixture checks, a priming pass, unmounting); "(probe setup)" the files the semantics probes work on, created before each probe; '
+  + '"(after probes)" the remount and checks after the last probe, and uploads that landed late. Their requests and cost are given in all.';
 
 /** The columns the table gains when it has s3files rows: the modelled figure beside the measured one. */
 export const S3FILES_HEAD = ['S3 Files metered per operation (modelled)', 'S3 Files $ per 1,000 ops — modelled (S3 Files metering)'];
@@ -130,15 +159,13 @@ export function printRequests(rows: Row[], out: (line: string) => void): void {
       || cacheRank(String(a.cache)) - cacheRank(String(b.cache)));
     for (const r of ordered) {
       const counted = requestsCounted(r);
-      const f = counted ? requestFigures(r) : null;
-      if (counted && !f) continue;
+      const c = requestCells(r);
+      if (counted && !c) continue;
       const flags = [Number(r.served_from_cache) ? 'served from cache' : '', Number(r.not_warm) ? 'NOT WARM' : ''].filter(Boolean).join(', ');
       const line = [
         String(r.workload), String(r.operation), r.object_size_bytes === null || r.object_size_bytes === undefined ? '–' : formatSize(Number(r.object_size_bytes)),
         methodCacheLabel({ method: String(r.method), method_variant: String(r.method_variant), cache: r.cache }) + (flags ? ` (${flags})` : ''),
-        num(counted ? r.ops : r.all_ops),
-        !f ? 'not counted' : f.perOp.length ? f.perOp.map((t) => `${t.label} ${num(t.value)}`).join(', ') : 'none',
-        f?.getBytesPerByteRead === null || !f ? '–' : `${num(f.getBytesPerByteRead)}`, f ? dollars(f.costPer1000Ops) : 'not counted',
+        c ? c.ops : num(r.all_ops), c ? c.requests : 'not counted', c ? c.getBytes : '–', c ? c.cost : 'not counted',
       ];
       if (withS3Files) {
         const m = s3filesFigures(r);
@@ -148,6 +175,7 @@ export function printRequests(rows: Row[], out: (line: string) => void): void {
     }
     out(table.toString());
     out('"served from cache": a cold read for which the server sent fewer GET bytes than were read; "NOT WARM": a warm read it sent every byte for again.');
+    if (shown.some((r) => isRequestsOnly(String(r.operation)))) out(REQUESTS_ONLY_NOTE);
     if (withS3Files) out(s3filesNote());
   }
   if (uncounted.length) {

@@ -28,7 +28,12 @@ export function orderByOf(sql: string, name = 'query'): string {
   const last = [...code.matchAll(/\bORDER\s+BY\b/gi)].pop();
   if (!last) return '';
   let depth = 0;
-  for (const ch of code.slice(0, last.index)) depth += ch === '(' ? 1 : ch === ')' ? -1 : 0;
+  let quoted = false;
+  // Parentheses inside a string literal ('(%') are not the query's.
+  for (const ch of code.slice(0, last.index)) {
+    if (ch === "'") quoted = !quoted;
+    else if (!quoted) depth += ch === '(' ? 1 : ch === ')' ? -1 : 0;
+  }
   // An ORDER BY inside parentheses (a subquery, a window) is not the query's own.
   if (depth > 0) return '';
   const items = code.slice(last.index + last[0].length).split(',').map((s) => s.trim().replace(/\s+/g, ' '));

@@ -3,7 +3,7 @@ import { rmSync } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Batch, didNotFinish, notApplicable, type Measurement } from '../core/batch';
+import { Batch, didNotFinish, notApplicable, requestsOnly, type Measurement } from '../core/batch';
 import { Interrupted, onCleanup, onEmergencyExit } from '../core/cleanup';
 import { errorSummary } from '../core/errors';
 import { waitForFixtureOnMount } from '../core/fixture-visibility';
@@ -12,9 +12,9 @@ import { BudgetSpent, MeterScope } from '../core/meter';
 import type { MethodDefinition, OpenContext, StorageSession } from '../core/method';
 import type { Progress } from '../core/progress';
 import type { StoreTarget } from '../core/target';
-import { stepDataPrefix, stepVolumeName, type PassCache } from '../core/vocabulary';
-import type { Fixture, WorkloadContext, WorkloadDefinition } from '../core/workload';
-import type { AccessLog } from '../endpoint/access-log';
+import { isRequestsOnly, OUTSIDE_MEASUREMENTS, stepDataPrefix, stepVolumeName, type PassCache } from '../core/vocabulary';
+import type { Fixture, RequestWindow, WorkloadContext, WorkloadDefinition } from '../core/workload';
+import { totalRequests, uncovered, type AccessLog } from '../endpoint/access-log';
 import type { ReferenceStore } from '../endpoint/reference';
 import { findMethod } from '../methods';
 import { stringMap, toRecord, type ResultRecord, type StepFacts } from '../results/record';
@@ -47,8 +47,47 @@ export interface StepEnv {
   accessLog: AccessLog | null;
 }
 
-/** A measurement kept for the records, with the stretch of the server's log it made (null: not counted). */
-interface Kept { m: Measurement; cache: PassCache; endedAtMs: number; log: { from: number; to: number } | null }
+/** A measurement kept for the records, with the stretches of the server's log that are its requests (none: not counted). */
+interface Kept { m: Measurement; cache: PassCache; endedAtMs: number; windows: readonly RequestWindow[] | null }
+
+/**
+ * A step's reading of the server's access log: each measurement's window runs from the previous
+ * cut to its own; whatever the method's client sent outside every kept window (mounting,
+ * readiness, fixture checks, a priming pass, unmounting) is one row of its own, so the step's
+ * records add up to every request the client made during the step.
+ */
+class RequestLedger {
+  readonly from: number;
+  private mark: number;
+
+  constructor(readonly log: AccessLog | null) {
+    this.from = this.mark = this.offset();
+  }
+
+  offset(): number {
+    return this.log?.offset() ?? 0;
+  }
+
+  /** What the server answered up to now belongs to no measurement (mounting, fixtures). */
+  skip(): void {
+    this.mark = this.offset();
+  }
+
+  /** The window since the previous cut. */
+  cut(): RequestWindow {
+    const w = { from: this.mark, to: this.offset() };
+    this.mark = w.to;
+    return w;
+  }
+
+  /** The row of the requests no kept measurement claimed, from the step's start to now; null when there are none or none are counted. */
+  outside(kept: readonly Kept[], cache: PassCache): Kept | null {
+    if (!this.log) return null;
+    const windows = uncovered({ from: this.from, to: this.offset() }, kept.flatMap((k) => k.windows ?? []));
+    if (!totalRequests(this.log.countWindows(windows))) return null;
+    return { m: requestsOnly(OUTSIDE_MEASUREMENTS), cache, endedAtMs: Date.now(), windows };
+  }
+}
 
 /** One step while it runs: what it opened, what it measured, and why it stopped early. */
 interface StepRun {
@@ -63,8 +102,8 @@ interface StepRun {
   scratchDir: string;
   session: StorageSession | null;
   kept: Kept[];
-  /** Where the server's log stood when the previous measurement ended. */
-  logAt: number;
+  /** The step's reading of the server's log: each measurement's requests, and those outside them. */
+  ledger: RequestLedger;
   current: Pass;
   failure: unknown;
   /** The step's records were taken (it ended, or its watchdog fired): nothing more is kept. */
@@ -90,7 +129,7 @@ export async function runStep(step: Step, env: StepEnv): Promise<ResultRecord[]>
   const passes = passesFor(method.kind, !!workload.coldOnly, env.cache);
   const run: StepRun = {
     step, env, method, workload, facts, abort: linkedAbort(env.signal), scope: new MeterScope(env.budgetS), scratchDir: '',
-    session: null, kept: [], logAt: 0, current: passes[0], failure: null, ended: false,
+    session: null, kept: [], ledger: new RequestLedger(env.accessLog), current: passes[0], failure: null, ended: false,
   };
   const limitS = env.watchdog?.limitS ?? workload.stepLimitS?.(step.workload.params);
   const boundS = stepBoundS(env.budgetS, limitS, env.watchdog?.graceS ?? WATCHDOG_GRACE_S);
@@ -152,7 +191,7 @@ async function runPasses(run: StepRun, passes: Pass[]): Promise<void> {
       if (session.fs && method.offers.includes('objects-in-bucket')) await reference.putBytes(`${passPrefix}.s3ab-pass`, Buffer.alloc(0));
       else if (session.fs) await mkdir(session.fs.pathOf(passPrefix), { recursive: true });
       // The first measurement of a pass counts from here: mounting and fixtures are not its requests.
-      run.logAt = env.accessLog?.offset() ?? 0;
+      run.ledger.skip();
       const ctx = workloadContext({ run, session, fixture, pass, prefix: passPrefix, reference });
       await run.scope.run(() => workload.run(ctx));
     }
@@ -162,6 +201,9 @@ async function runPasses(run: StepRun, passes: Pass[]): Promise<void> {
   } finally {
     env.signal.removeEventListener('abort', run.abort.unlink);
     await run.session?.close().catch((err) => env.progress.log(`closing ${method.name} failed: ${errorSummary(err)}`));
+    // Unmounting is the client's too: the row of requests outside the measurements ends after it.
+    const outside = run.ended ? null : run.ledger.outside(run.kept, passes[0].cache);
+    if (outside) run.kept.push(outside);
     removeScratch();
     removeScratchNow();
     await rm(scratchDir, { recursive: true, force: true });
@@ -177,17 +219,28 @@ async function runPasses(run: StepRun, passes: Pass[]): Promise<void> {
 
 /** The step's records: what it measured, its did-not-finish measurements, and its failure if it broke. */
 function stepRecords(run: StepRun): ResultRecord[] {
-  const { env, workload, facts } = run;
+  const { env, facts } = run;
   const failure = run.failure instanceof BudgetSpent ? null : run.failure;
   const kept = [...run.kept];
   // Measurements a spent budget cut short that their workload never recorded (it stopped on the abort).
-  for (const meter of run.scope.unsettledCut()) kept.push({ m: didNotFinish(meter), cache: run.current.cache, endedAtMs: meter.cutAtMs!, log: null });
+  for (const meter of run.scope.unsettledCut()) kept.push({ m: didNotFinish(meter), cache: run.current.cache, endedAtMs: meter.cutAtMs!, windows: null });
   if (run.failure instanceof BudgetSpent && !kept.some((k) => k.m.status === 'did-not-finish')) {
     // Cut outside any counted measurement (mounting, fixtures, a probe): the step itself did not finish.
-    kept.push({ m: nothingDone(run.failure.budgetS, run.scope.expiredAtMs!), cache: run.current.cache, endedAtMs: run.scope.expiredAtMs!, log: null });
+    kept.push({ m: nothingDone(run.failure.budgetS, run.scope.expiredAtMs!), cache: run.current.cache, endedAtMs: run.scope.expiredAtMs!, windows: null });
   }
-  const records = kept.map(({ m, cache, endedAtMs, log }) => {
-    const requests = log && env.accessLog ? env.accessLog.countBetween(log.from, log.to) : null;
+  const records = keptRecords(kept, facts, run.workload, env.accessLog, failure);
+  if (failure) records.push(...failureRecords(records, facts, run.current.cache, failure));
+  return records;
+}
+
+/**
+ * Each kept measurement's record with its requests counted in the server's log (rows of requests
+ * only where there are some: an empty one says nothing), cache claims checked against what the
+ * server sent, and the step's failure, if any, as the cause.
+ */
+function keptRecords(kept: readonly Kept[], facts: StepFacts, workload: WorkloadDefinition<unknown>, log: AccessLog | null, failure: unknown): ResultRecord[] {
+  const counted = kept.map((k) => ({ ...k, requests: log && k.windows ? log.countWindows(k.windows) : null }));
+  return counted.filter((k) => !isRequestsOnly(k.m.operation) || (k.requests && totalRequests(k.requests))).map(({ m, cache, endedAtMs, requests }) => {
     const state = m.cache ?? cache;
     // Reads checked against what the server sent: a cold read it sent less for came from a cache.
     const claim = workload.payloadReads?.includes(m.operation) && m.status === 'ok' ? cacheClaimFlag(state, m.bytes, requests?.get_bytes ?? null) : null;
@@ -197,8 +250,6 @@ function stepRecords(run: StepRun): ResultRecord[] {
     if (record.flags.includes('served-from-cache')) record.flags = record.flags.filter((f) => f !== 'possibly-network-capped');
     return record;
   });
-  if (failure) records.push(...failureRecords(records, facts, run.current.cache, failure));
-  return records;
 }
 
 /** A step whose budget ran out outside any counted measurement: one did-not-finish record for the step. */
@@ -245,17 +296,18 @@ interface PassSetup {
 
 function workloadContext({ run, session, fixture, pass, prefix, reference: ref }: PassSetup): WorkloadContext<Record<string, unknown>> {
   const { step, env, method } = run;
+  const keep = (m: Measurement, windows: readonly RequestWindow[]) => {
+    // Once the budget ran out, only did-not-finish measurements count: the rest ended on the abort.
+    const cutShort = run.scope.expired && m.status !== 'did-not-finish';
+    if (pass.keep && !run.ended && !cutShort) run.kept.push({ m, cache: pass.cache, endedAtMs: Date.now(), windows: env.accessLog ? windows : null });
+  };
   return {
     params: step.workload.params, session, fs: session.fs ?? null, cache: pass.cache, prefix, fixture, scratchDir: run.scratchDir,
     dataSeed: `${env.runId}/${step.index}/${pass.cache}`, signal: run.abort.signal, offers: method.offers,
-    // A measurement's requests: those the server answered since the previous measurement ended.
-    record: (m) => {
-      const to = env.accessLog?.offset() ?? 0;
-      // Once the budget ran out, only did-not-finish measurements count: the rest ended on the abort.
-      const cutShort = run.scope.expired && m.status !== 'did-not-finish';
-      if (pass.keep && !run.ended && !cutShort) run.kept.push({ m, cache: pass.cache, endedAtMs: Date.now(), log: env.accessLog ? { from: run.logAt, to } : null });
-      run.logAt = to;
-    },
+    // A measurement's requests: those the server answered since the previous measurement ended, or the windows it names.
+    record: (m, windows) => keep(m, windows ?? [run.ledger.cut()]),
+    cutRequests: () => run.ledger.cut(),
+    recordRequests: (operation, windows) => keep(requestsOnly(operation), windows),
     progress: (note) => env.progress.note(method.kind === 'mount' ? `${pass.cache}: ${note}` : note),
     stored: method.offers.includes('objects-in-bucket') ? { list: (p) => ref.list(p) } : { list: (p) => session.list(p) },
     reference: {

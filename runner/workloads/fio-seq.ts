@@ -39,6 +39,7 @@ export const fioSeqDescriptor = {
   requires: ['file-system'],
   operations: ['read', 'write'],
   payloadReads: ['read'],
+  reachesBucket: ['write'],
   // The largest size's files, written through the mount (a write-back cache may hold them all) into objects.
   stepBytes: (p) => p.files * Math.max(...p.sizes.map(sizeOf)),
   // Each file is written, then read, in each I/O mode.

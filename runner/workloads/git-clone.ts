@@ -37,4 +37,5 @@ export const gitCloneDescriptor = {
   stepLimitS: (p) => Math.max(3600, 1800 + p.files / 2),
   // The clone writes the head commit's files and the history's objects.
   work: { counts: ['files', 'commits'], of: (p) => ({ ops: p.files + p.commits, bytes: 0 }) },
+  reachesBucket: ['clone'],
 } as const satisfies WorkloadDescriptor<GitCloneParams>;

@@ -33,6 +33,7 @@ export const largeReadDescriptor = {
   requires: [],
   operations: ['read', 'write-digest'],
   payloadReads: ['read'],
+  reachesBucket: ['write-digest'],
   // An S3 client downloads one object at a time into a local file.
   stepBytes: (p) => sizeOf(p.size),
   work: { counts: ['files'], of: (p) => ({ ops: p.files, bytes: p.files * sizeOf(p.size) }) },

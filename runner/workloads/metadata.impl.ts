@@ -7,7 +7,7 @@ import { errorSummary } from '../core/errors';
 import { bucketSyncBoundMs, waitForObjects } from './common';
 import { sizeOf } from './params';
 import { fsMeasurement, fsRunContextOf, isRefusal, notMeasured, type FsRunContext } from './fs-common';
-import { type MetadataJob, type MetadataResult } from './metadata.thread';
+import { isSizedTest, type MetadataJob, type MetadataResult } from './metadata.thread';
 
 
 /**
@@ -26,7 +26,7 @@ export async function runMetadataSuite(fs: FsRunContext, params: MetadataParams,
       kind: 'metadata', test, dir: join(fs.root, `metadata-${test}`), ops: params.ops, size, syncEvery: params.syncEvery, seed: `${fs.dataSeed}/${test}`,
       keep: !!independent,
     };
-    const objectSize = ['sequential-writes', 'data-modifications', 'single-file-append', 'random-reads', 'file-moves', 'deletion'].includes(test) ? size : null;
+    const objectSize = isSizedTest(test) ? size : null;
     let r: MetadataResult;
     try {
       r = await runThread<MetadataResult>(job, {

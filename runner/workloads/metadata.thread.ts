@@ -113,9 +113,234 @@ function countEntries(dir: string): number {
   return n;
 }
 
+/** What one test's timed loop works with: its state, the per-operation paths and the buffers. */
+interface Loop {
+  state: State;
+  job: MetadataJob;
+  /** Per-operation paths `a[i]` (and `b[i]`, a rename's target), or the one path a test works on; built before the loop, so no string work is timed. */
+  paths: { a: string[]; b: string[]; single: string };
+  /** sequential-writes: files stay open until the batch sync, as seed 002's suite does. */
+  openFds: number[];
+  /** create: the file the operation opened, closed untimed after it. */
+  createdFds: number[];
+  readBuffer: Buffer;
+}
+
+/**
+ * One test of the suite, as data (fio's ioengine_ops are the model): its per-operation paths, its
+ * untimed setup, the operation the loop times (returning the payload bytes it moved), the untimed
+ * check of one operation's result, and the untimed check of what the successful operations made.
+ */
+interface TestSpec {
+  /** The test works on objects of the write size (the record's object size). @default false */
+  sized?: boolean;
+  /** Per-operation paths under the test's directory. @default a[i] = file_NNNNNN.dat */
+  paths?(job: MetadataJob): Partial<Loop['paths']>;
+  /** Setup before the timed loop (untimed). @default nothing */
+  prepare?(state: State, ctx: ThreadContext): void;
+  op(l: Loop, i: number): number;
+  /** Untimed, after the operation: wrong data is a failed operation (an error), else null. @default null */
+  check?(l: Loop, i: number, result: number): Error | null;
+  /** The operation's result counts as payload bytes. @default true */
+  countsBytes?: boolean;
+  /** Untimed: null when the file system now holds what the successful operations made, else the problem. */
+  verify(state: State, succeeded: boolean[], ok: number): string | null;
+}
+
+const each = (job: MetadataJob, f: (i: number) => string) => Array.from({ length: job.ops }, (_, i) => f(i));
+const pad = (i: number) => String(i).padStart(6, '0');
+
+/** Writes `ops` files of the payload into the test's directory (untimed setup of deletion and stat). */
+function writeFiles(state: State, ctx: ThreadContext, dir = state.job.dir): void {
+  for (let i = 0; i < state.job.ops; i++) {
+    if (ctx.aborted()) break;
+    writeWhole(join(dir, fileName(i)), state.payload);
+    if (i % 100 === 99) ctx.progress(`${state.job.test}: setup ${i + 1}/${state.job.ops}`);
+  }
+}
+
+/** A file of `times` × the write size, and the random offsets the operations work at (as seed 002's suite). */
+function dataFile(state: State, times: number): void {
+  const { job } = state;
+  const rng = new Prng(`${job.seed}/offsets`);
+  state.expected = patternBuffer(`${job.seed}/data`, job.size * times);
+  writeWhole(join(job.dir, 'data.dat'), state.expected);
+  for (let i = 0; i < job.ops; i++) state.offsets.push(rng.below(job.size * (times - 1) + 1));
+}
+
+/** Opens, writes (at `position`, or appending) and closes one file; fdatasync every syncEvery operations and after the last. */
+function writeAndClose(l: Loop, i: number, flags: number, position: number | null): number {
+  const fd = openSync(l.paths.single, flags);
+  try {
+    writeAll(fd, l.state.payload, position);
+    if ((i + 1) % l.job.syncEvery === 0 || i === l.job.ops - 1) fdatasyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  return l.job.size;
+}
+
+/** Every test: seed 002's nine, then the performance script's two calibration operations. */
+const TESTS: Record<MetadataTest | CalibrationTest, TestSpec> = {
+  'sequential-writes': {
+    sized: true,
+    op: (l, i) => {
+      const fd = openSync(l.paths.a[i], C.O_CREAT | C.O_WRONLY | C.O_TRUNC, 0o644);
+      try {
+        writeAll(fd, l.state.payload, null);
+      } catch (err) {
+        closeSync(fd);
+        throw err;
+      }
+      l.openFds.push(fd);
+      if (l.openFds.length >= l.job.syncEvery || i === l.job.ops - 1) {
+        for (const open of l.openFds) fsyncSync(open);
+        for (const open of l.openFds.splice(0)) closeSync(open);
+      }
+      return l.job.size;
+    },
+    verify: ({ job, payload }, succeeded) => {
+      for (let i = 0; i < job.ops; i++) {
+        if (!succeeded[i]) continue;
+        const data = readFileSync(join(job.dir, fileName(i)));
+        if (!data.equals(payload)) return `${fileName(i)} holds ${data.length} bytes that differ from the ${job.size} written`;
+      }
+      return null;
+    },
+  },
+  'data-modifications': {
+    sized: true,
+    paths: (job) => ({ single: join(job.dir, 'data.dat') }),
+    // A file ten times the write size, modified at random offsets (as seed 002's suite).
+    prepare: (state) => dataFile(state, 10),
+    op: (l, i) => {
+      const bytes = writeAndClose(l, i, C.O_WRONLY, l.state.offsets[i]);
+      l.state.payload.copy(l.state.expected!, l.state.offsets[i]);
+      return bytes;
+    },
+    verify: ({ job, expected }, _s, ok) => {
+      const data = readFileSync(join(job.dir, 'data.dat'));
+      return data.equals(expected!) ? null : `data.dat (${data.length} bytes) does not hold the ${ok} modifications made`;
+    },
+  },
+  'single-file-append': {
+    sized: true,
+    paths: (job) => ({ single: join(job.dir, 'append.dat') }),
+    prepare: ({ job }) => closeSync(openSync(join(job.dir, 'append.dat'), 'w')),
+    op: (l, i) => writeAndClose(l, i, C.O_WRONLY | C.O_APPEND, null),
+    verify: ({ job, payload }, _s, ok) => {
+      const data = readFileSync(join(job.dir, 'append.dat'));
+      if (data.length !== ok * job.size) return `append.dat holds ${data.length} bytes after ${ok} appends of ${job.size}`;
+      for (let off = 0; off < data.length; off += job.size) {
+        if (!data.subarray(off, off + job.size).equals(payload)) return `append.dat differs at byte ${off}`;
+      }
+      return null;
+    },
+  },
+  'empty-files': {
+    paths: (job) => ({ a: each(job, (i) => join(job.dir, `empty_${pad(i)}.txt`)) }),
+    op: (l, i) => { closeSync(openSync(l.paths.a[i], C.O_CREAT | C.O_WRONLY | C.O_TRUNC, 0o644)); return 0; },
+    verify: ({ job }, _s, ok) => {
+      const names = readdirSync(job.dir);
+      if (names.length !== ok) return `the directory lists ${names.length} files after ${ok} were created`;
+      const nonEmpty = names.filter((n) => statSync(join(job.dir, n)).size !== 0);
+      return nonEmpty.length ? `${nonEmpty.length} "empty" files are not empty` : null;
+    },
+  },
+  'empty-directories': {
+    paths: (job) => ({ a: each(job, (i) => join(job.dir, `dir_${pad(i)}`)) }),
+    op: (l, i) => { mkdirSync(l.paths.a[i]); return 0; },
+    verify: ({ job }, _s, ok) => {
+      const dirs = readdirSync(job.dir, { withFileTypes: true }).filter((e) => e.isDirectory());
+      return dirs.length === ok ? null : `the directory lists ${dirs.length} subdirectories after ${ok} were created`;
+    },
+  },
+  'file-moves': {
+    sized: true,
+    paths: (job) => ({ a: each(job, (i) => join(job.dir, 'src', fileName(i))), b: each(job, (i) => join(job.dir, 'dst', fileName(i))) }),
+    prepare: (state, ctx) => {
+      mkdirSync(join(state.job.dir, 'src'));
+      mkdirSync(join(state.job.dir, 'dst'));
+      // A file in the target directory makes it a real one on every client: Mountpoint forgets an
+      // empty directory it made locally, and the rename would then fail for want of a target.
+      writeWhole(join(state.job.dir, 'dst', KEEP), Buffer.alloc(0));
+      writeFiles(state, ctx, join(state.job.dir, 'src'));
+    },
+    op: (l, i) => { renameSync(l.paths.a[i], l.paths.b[i]); return 0; },
+    verify: ({ job, payload }, _s, ok) => {
+      const moved = readdirSync(join(job.dir, 'dst')).filter((n) => n !== KEEP);
+      const left = readdirSync(join(job.dir, 'src'));
+      if (moved.length !== ok || left.length !== job.ops - ok) return `after ${ok} moves dst/ lists ${moved.length} files and src/ ${left.length}`;
+      for (const name of moved) {
+        if (!readFileSync(join(job.dir, 'dst', name)).equals(payload)) return `moved file ${name} lost its content`;
+      }
+      return null;
+    },
+  },
+  'random-reads': {
+    sized: true,
+    paths: (job) => ({ single: join(job.dir, 'data.dat') }),
+    // A file a hundred times the read size, read at random offsets (as seed 002's suite).
+    prepare: (state) => dataFile(state, 100),
+    op: (l, i) => {
+      const { size } = l.job;
+      const fd = openSync(l.paths.single, C.O_RDONLY);
+      let got = 0;
+      try {
+        while (got < size) {
+          const n = readSync(fd, l.readBuffer, got, size - got, l.state.offsets[i] + got);
+          if (n === 0) break;
+          got += n;
+        }
+      } finally {
+        closeSync(fd);
+      }
+      if (got < size) throw Object.assign(new Error(`short read: ${got} of ${size} bytes at offset ${l.state.offsets[i]}`), { code: 'ESHORT' });
+      return got;
+    },
+    check: (l, i) => {
+      const off = l.state.offsets[i];
+      const ok = l.readBuffer.equals(l.state.expected!.subarray(off, off + l.job.size));
+      // A fresh buffer for the next read, untimed: a read that returns nothing cannot pass on old bytes.
+      l.readBuffer = Buffer.alloc(l.job.size);
+      return ok ? null : wrongResult(`read at offset ${off} returned wrong data`);
+    },
+    verify: () => null,
+  },
+  deletion: {
+    sized: true,
+    prepare: (state, ctx) => writeFiles(state, ctx),
+    op: (l, i) => { unlinkSync(l.paths.a[i]); return 0; },
+    verify: ({ job }, _s, ok) => {
+      const left = readdirSync(job.dir).length;
+      return left === job.ops - ok ? null : `${left} files left after ${ok} of ${job.ops} were deleted`;
+    },
+  },
+  traversal: {
+    paths: (job) => ({ single: job.dir }),
+    prepare: (state) => { state.expectedEntries = buildTree(state.job.dir, TRAVERSAL_TREE.depth); },
+    op: (l) => countEntries(l.paths.single),
+    check: (l, _i, entries) => (entries === l.state.expectedEntries ? null : wrongResult(`traversal saw ${entries} entries, expected ${l.state.expectedEntries}`)),
+    countsBytes: false,
+    verify: () => null,
+  },
+  stat: {
+    prepare: (state, ctx) => writeFiles(state, ctx),
+    op: (l, i) => statSync(l.paths.a[i]).size,
+    verify: () => null,
+  },
+  create: {
+    op: (l, i) => { l.createdFds.push(openSync(l.paths.a[i], C.O_CREAT | C.O_RDWR, 0o600)); return 0; },
+    // checked operation by operation
+    verify: ({ job }, _s, ok) => (readdirSync(job.dir).length === ok ? null : `the directory does not list the ${ok} files created`),
+  },
+};
+
+/** Whether a test works on objects of the write size (its records carry the size). */
+export const isSizedTest = (test: MetadataTest): boolean => !!TESTS[test].sized;
+
 function prepare(job: MetadataJob, ctx: ThreadContext): State {
   const state: State = { job, setupError: null, payload: patternBuffer(`${job.seed}/payload`, job.size), expected: null, offsets: [], expectedEntries: 0 };
-  const rng = new Prng(`${job.seed}/offsets`);
   try {
     rmSync(job.dir, { recursive: true, force: true });
     // The step's directory again: on Mountpoint a directory lasts only while objects are under it,
@@ -123,196 +348,48 @@ function prepare(job: MetadataJob, ctx: ThreadContext): State {
     mkdirSync(dirname(job.dir), { recursive: true });
     // Not recursive: Node's recursive mkdir reports ENOENT where the file system refused (EROFS).
     mkdirSync(job.dir);
-    switch (job.test) {
-      case 'data-modifications': {
-        // A file ten times the write size, modified at random offsets (as seed 002's suite).
-        state.expected = patternBuffer(`${job.seed}/data`, job.size * 10);
-        writeWhole(join(job.dir, 'data.dat'), state.expected);
-        for (let i = 0; i < job.ops; i++) state.offsets.push(rng.below(job.size * 9 + 1));
-        break;
-      }
-      case 'single-file-append':
-        closeSync(openSync(join(job.dir, 'append.dat'), 'w'));
-        break;
-      case 'file-moves':
-        mkdirSync(join(job.dir, 'src'));
-        mkdirSync(join(job.dir, 'dst'));
-        // A file in the target directory makes it a real one on every client: Mountpoint forgets an
-        // empty directory it made locally, and the rename would then fail for want of a target.
-        writeWhole(join(job.dir, 'dst', KEEP), Buffer.alloc(0));
-        for (let i = 0; i < job.ops; i++) {
-          if (ctx.aborted()) break;
-          writeWhole(join(job.dir, 'src', fileName(i)), state.payload);
-          if (i % 100 === 99) ctx.progress(`file-moves: setup ${i + 1}/${job.ops}`);
-        }
-        break;
-      case 'deletion':
-      case 'stat':
-        for (let i = 0; i < job.ops; i++) {
-          if (ctx.aborted()) break;
-          writeWhole(join(job.dir, fileName(i)), state.payload);
-          if (i % 100 === 99) ctx.progress(`${job.test}: setup ${i + 1}/${job.ops}`);
-        }
-        break;
-      case 'random-reads': {
-        // A file a hundred times the read size, read at random offsets (as seed 002's suite).
-        state.expected = patternBuffer(`${job.seed}/data`, job.size * 100);
-        writeWhole(join(job.dir, 'data.dat'), state.expected);
-        for (let i = 0; i < job.ops; i++) state.offsets.push(rng.below(job.size * 99 + 1));
-        break;
-      }
-      case 'traversal':
-        state.expectedEntries = buildTree(job.dir, TRAVERSAL_TREE.depth);
-        break;
-      default:
-        break;
-    }
+    TESTS[job.test].prepare?.(state, ctx);
   } catch (err) {
     state.setupError = describeFailure(err, job.dir);
   }
   return state;
 }
 
-/** Per-operation paths: `a[i]` (and `b[i]`, the rename target), or the one file a test works on. */
-function operationPaths(job: MetadataJob): { a: string[]; b: string[]; single: string } {
-  const dir = job.dir;
-  const each = (f: (i: number) => string) => Array.from({ length: job.ops }, (_, i) => f(i));
-  switch (job.test) {
-    case 'empty-files': return { a: each((i) => join(dir, `empty_${String(i).padStart(6, '0')}.txt`)), b: [], single: '' };
-    case 'empty-directories': return { a: each((i) => join(dir, `dir_${String(i).padStart(6, '0')}`)), b: [], single: '' };
-    case 'file-moves': return { a: each((i) => join(dir, 'src', fileName(i))), b: each((i) => join(dir, 'dst', fileName(i))), single: '' };
-    case 'data-modifications':
-    case 'random-reads': return { a: [], b: [], single: join(dir, 'data.dat') };
-    case 'single-file-append': return { a: [], b: [], single: join(dir, 'append.dat') };
-    case 'traversal': return { a: [], b: [], single: dir };
-    default: return { a: each((i) => join(dir, fileName(i))), b: [], single: '' };
-  }
-}
-
 function run(state: State, ctx: ThreadContext): { result: MetadataResult; transfer: ArrayBuffer[] } {
   const { job } = state;
+  const spec = TESTS[job.test];
   const latencies = new Float64Array(job.ops);
   const result: MetadataResult = {
     test: job.test, ops: 0, ok: 0, failed: 0, latenciesNs: latencies, activeNs: 0, bytes: 0, errors: {}, firstError: null,
     setupError: state.setupError, verified: false, verifyProblem: null, cleanupProblem: null,
   };
   if (state.setupError) return finish(result, state);
-
-  const payload = state.payload;
-  const size = job.size;
-  let readBuffer = Buffer.alloc(size);
-  // sequential-writes: files stay open until the batch sync, as seed 002's suite does.
-  const openFds: number[] = [];
-  const createdFds: number[] = [];
-  // Paths are built before the loop so that no string work lands inside a timed operation.
-  const paths = operationPaths(job);
+  const l: Loop = {
+    state, job, openFds: [], createdFds: [], readBuffer: Buffer.alloc(job.size),
+    paths: { a: each(job, (i) => join(job.dir, fileName(i))), b: [], single: '', ...spec.paths?.(job) },
+  };
   const succeeded: boolean[] = new Array(job.ops).fill(false);
-  const syncOpen = () => {
-    for (const fd of openFds) fsyncSync(fd);
-    for (const fd of openFds.splice(0)) closeSync(fd);
-  };
-
-  // One operation each; `bytes` is the payload it moved.
-  const operation = (i: number): number => {
-    switch (job.test) {
-      case 'sequential-writes': {
-        const fd = openSync(paths.a[i], C.O_CREAT | C.O_WRONLY | C.O_TRUNC, 0o644);
-        try {
-          writeAll(fd, payload, null);
-        } catch (err) {
-          closeSync(fd);
-          throw err;
-        }
-        openFds.push(fd);
-        if (openFds.length >= job.syncEvery || i === job.ops - 1) syncOpen();
-        return size;
-      }
-      case 'data-modifications': {
-        const fd = openSync(paths.single, C.O_WRONLY);
-        try {
-          writeAll(fd, payload, state.offsets[i]);
-          if ((i + 1) % job.syncEvery === 0 || i === job.ops - 1) fdatasyncSync(fd);
-        } finally {
-          closeSync(fd);
-        }
-        return size;
-      }
-      case 'single-file-append': {
-        const fd = openSync(paths.single, C.O_WRONLY | C.O_APPEND);
-        try {
-          writeAll(fd, payload, null);
-          if ((i + 1) % job.syncEvery === 0 || i === job.ops - 1) fdatasyncSync(fd);
-        } finally {
-          closeSync(fd);
-        }
-        return size;
-      }
-      case 'empty-files':
-        closeSync(openSync(paths.a[i], C.O_CREAT | C.O_WRONLY | C.O_TRUNC, 0o644));
-        return 0;
-      case 'empty-directories':
-        mkdirSync(paths.a[i]);
-        return 0;
-      case 'file-moves':
-        renameSync(paths.a[i], paths.b[i]);
-        return 0;
-      case 'random-reads': {
-        const fd = openSync(paths.single, C.O_RDONLY);
-        let got = 0;
-        try {
-          while (got < size) {
-            const n = readSync(fd, readBuffer, got, size - got, state.offsets[i] + got);
-            if (n === 0) break;
-            got += n;
-          }
-        } finally {
-          closeSync(fd);
-        }
-        if (got < size) throw Object.assign(new Error(`short read: ${got} of ${size} bytes at offset ${state.offsets[i]}`), { code: 'ESHORT' });
-        return got;
-      }
-      case 'deletion':
-        unlinkSync(paths.a[i]);
-        return 0;
-      case 'traversal':
-        return countEntries(paths.single);
-      case 'stat':
-        return statSync(paths.a[i]).size;
-      case 'create':
-        createdFds.push(openSync(paths.a[i], C.O_CREAT | C.O_RDWR, 0o600));
-        return 0;
-    }
-  };
-
   let lastNote = nowNs();
   for (let i = 0; i < job.ops; i++) {
     if (ctx.aborted()) break;
-    if (job.test === 'random-reads') readBuffer = Buffer.alloc(size);
     const t0 = nowNs();
-    let bytes = 0;
+    let value = 0;
     let failure: unknown = null;
     try {
-      bytes = operation(i);
+      value = spec.op(l, i);
     } catch (err) {
       failure = err;
     }
     const dt = nowNs() - t0;
-    if (createdFds.length) closeSync(createdFds.pop()!);
-    // Untimed check of what a reading operation returned: wrong data is a failed operation.
-    if (failure === null && job.test === 'random-reads') {
-      const off = state.offsets[i];
-      if (!readBuffer.equals(state.expected!.subarray(off, off + size))) failure = wrongResult(`read at offset ${off} returned wrong data`);
-    } else if (failure === null && job.test === 'traversal' && bytes !== state.expectedEntries) {
-      failure = wrongResult(`traversal saw ${bytes} entries, expected ${state.expectedEntries}`);
-    }
+    if (l.createdFds.length) closeSync(l.createdFds.pop()!);
+    if (failure === null) failure = spec.check?.(l, i, value) ?? null;
     result.ops++;
     result.activeNs += dt;
     ctx.done();
     if (failure === null) {
       latencies[result.ok++] = dt;
       succeeded[i] = true;
-      if (job.test !== 'traversal') result.bytes += bytes;
-      if (job.test === 'data-modifications') payload.copy(state.expected!, state.offsets[i]);
+      if (spec.countsBytes !== false) result.bytes += value;
     } else {
       const f = describeFailure(failure, job.dir);
       result.failed++;
@@ -325,10 +402,10 @@ function run(state: State, ctx: ThreadContext): { result: MetadataResult; transf
     }
   }
   // Files of a failed batch sync stay open: close them, untimed.
-  for (const fd of openFds.splice(0)) {
+  for (const fd of l.openFds.splice(0)) {
     try { closeSync(fd); } catch { /* already reported */ }
   }
-  const problem = verify(state, succeeded, result.ok);
+  const problem = verifyState(state, succeeded, result.ok);
   result.verified = problem === null && result.ok > 0;
   result.verifyProblem = problem;
   return finish(result, state);
@@ -348,63 +425,11 @@ function finish(result: MetadataResult, state: State): { result: MetadataResult;
 }
 
 /** Checks, untimed, that the file system now holds what the successful operations made. Null when it does. */
-function verify(state: State, succeeded: boolean[], ok: number): string | null {
-  const { job } = state;
-  const dir = job.dir;
+function verifyState(state: State, succeeded: boolean[], ok: number): string | null {
   try {
-    switch (job.test) {
-      case 'sequential-writes': {
-        for (let i = 0; i < job.ops; i++) {
-          if (!succeeded[i]) continue;
-          const data = readFileSync(join(dir, fileName(i)));
-          if (!data.equals(state.payload)) return `${fileName(i)} holds ${data.length} bytes that differ from the ${job.size} written`;
-        }
-        return null;
-      }
-      case 'data-modifications': {
-        const data = readFileSync(join(dir, 'data.dat'));
-        return data.equals(state.expected!) ? null : `data.dat (${data.length} bytes) does not hold the ${ok} modifications made`;
-      }
-      case 'single-file-append': {
-        const data = readFileSync(join(dir, 'append.dat'));
-        if (data.length !== ok * job.size) return `append.dat holds ${data.length} bytes after ${ok} appends of ${job.size}`;
-        for (let off = 0; off < data.length; off += job.size) {
-          if (!data.subarray(off, off + job.size).equals(state.payload)) return `append.dat differs at byte ${off}`;
-        }
-        return null;
-      }
-      case 'empty-files': {
-        const names = readdirSync(dir);
-        if (names.length !== ok) return `the directory lists ${names.length} files after ${ok} were created`;
-        const nonEmpty = names.filter((n) => statSync(join(dir, n)).size !== 0);
-        return nonEmpty.length ? `${nonEmpty.length} "empty" files are not empty` : null;
-      }
-      case 'empty-directories': {
-        const dirs = readdirSync(dir, { withFileTypes: true }).filter((e) => e.isDirectory());
-        return dirs.length === ok ? null : `the directory lists ${dirs.length} subdirectories after ${ok} were created`;
-      }
-      case 'file-moves': {
-        const moved = readdirSync(join(dir, 'dst')).filter((n) => n !== KEEP);
-        const left = readdirSync(join(dir, 'src'));
-        if (moved.length !== ok || left.length !== job.ops - ok) return `after ${ok} moves dst/ lists ${moved.length} files and src/ ${left.length}`;
-        for (const name of moved) {
-          if (!readFileSync(join(dir, 'dst', name)).equals(state.payload)) return `moved file ${name} lost its content`;
-        }
-        return null;
-      }
-      case 'deletion': {
-        const left = readdirSync(dir).length;
-        return left === job.ops - ok ? null : `${left} files left after ${ok} of ${job.ops} were deleted`;
-      }
-      case 'random-reads':
-      case 'traversal':
-      case 'stat':
-        return null;
-      case 'create':
-        return readdirSync(dir).length === ok ? null : `the directory does not list the ${ok} files created`; // checked operation by operation
-    }
+    return TESTS[state.job.test].verify(state, succeeded, ok);
   } catch (err) {
-    return `could not check the result: ${describeFailure(err, job.dir).message}`;
+    return `could not check the result: ${describeFailure(err, state.job.dir).message}`;
   }
 }
 

@@ -56,4 +56,7 @@ export const metadataDescriptor = {
   requires: ['file-system'],
   operations: METADATA_TESTS,
   work: { counts: ['ops'], of: (p) => ({ ops: p.ops * p.tests.length, bytes: p.ops * p.tests.length * sizeOf(p.size) }) },
+  // Not empty-directories (Mountpoint keeps a new directory locally until a file is written in
+  // it), random-reads and traversal (what was just written may come from the client's cache).
+  reachesBucket: ['sequential-writes', 'data-modifications', 'single-file-append', 'empty-files', 'file-moves', 'deletion'],
 } as const satisfies WorkloadDescriptor<MetadataParams>;

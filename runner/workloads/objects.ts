@@ -27,6 +27,7 @@ export const objectsDescriptor = {
   requires: [],
   operations: ['upload', 'list', 'head', 'download', 'delete'],
   payloadReads: ['download'],
+  reachesBucket: ['upload', 'delete'],
   // The largest size's files, generated locally and uploaded, and one download of them.
   stepBytes: (p) => (p.files + 1) * Math.max(...p.sizes.map(sizeOf)),
   // Each object goes up, is listed, headed, read and deleted: operations per object, bytes up and down.

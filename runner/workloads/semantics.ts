@@ -13,6 +13,14 @@ export const PROBES = [
 ] as const;
 
 /**
+ * Rows of requests only (core/vocabulary.ts): the files the probes work on, created before each
+ * probe as setup; and what the server answered after the last probe — the remount and checks of
+ * what persisted, uploads that land late.
+ */
+export const PROBE_SETUP = '(probe setup)';
+export const AFTER_PROBES = '(after probes)';
+
+/**
  * POSIX semantics and propagation delays, per method: every operation that succeeds is checked by
  * reading the data back on the mount and in the bucket (and metadata after a fresh mount); one that
  * returns success but leaves wrong data is recorded as unsupported, with the reason.
@@ -34,4 +42,7 @@ export const semanticsDescriptor = {
   operations: PROBES,
   // A fixed set of probes: its time is theirs and their propagation waits, not a count.
   work: { counts: [], of: () => ({ ops: PROBES.length, bytes: 0 }) },
+  // Every probe but the locks: each changes the bucket, reads what only it holds, or (metadata)
+  // must persist across a fresh mount, which on a method whose files are objects means in the bucket.
+  reachesBucket: PROBES.filter((p) => p !== 'flock' && p !== 'fcntl-lock'),
 } as const satisfies WorkloadDescriptor<SemanticsParams>;

@@ -60,6 +60,7 @@ export const tarExtractDescriptor = {
   describe: (p) => ({ files: String(p.files), dirs: String(p.dirs), totalSize: formatSize(sizeOf(p.totalSize)), maxSize: formatSize(sizeOf(p.maxSize)) }),
   requires: ['file-system'],
   operations: ['extract', 'permissions', 'timestamps', 'ownership'],
+  reachesBucket: ['extract'],
   // The archive (cached locally) and the tree extracted from it into objects.
   stepBytes: (p) => 2 * sizeOf(p.totalSize),
   // Unbudgeted, a big tree on a slow client takes hours (seed 002 extrapolated two): half a second a file.

@@ -3,6 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { writeReportFixture } from '../../scripts/fixtures/report-fixture';
+import { METADATA_TESTS } from '../../runner/workloads/metadata';
+import { PROBES } from '../../runner/workloads/semantics';
 import { s3ab } from '../helpers/cli';
 
 /**
@@ -16,11 +18,12 @@ import { s3ab } from '../helpers/cli';
 const UPDATE = process.env.S3AB_UPDATE_GOLDEN === '1';
 const GOLDEN = join(__dirname, 'golden');
 const RUN_ID = '20260115T101500Z-901d3e';
-/** The probes and tests the golden files were drawn with (the fixture's lists before the rework). */
-const GOLDEN_PROBES = ['create', 'overwrite', 'append', 'random-write', 'truncate', 'rename-file', 'rename-dir', 'delete', 'mkdir-rmdir',
-  'symlink', 'hardlink', 'chmod', 'chown', 'utimes', 'flock', 'fcntl-lock', 'read-after-write', 's3-to-mount-delay', 'mount-to-s3-delay'];
-const GOLDEN_METADATA_TESTS = ['sequential-writes', 'data-modifications', 'single-file-append', 'empty-files', 'empty-directories', 'file-moves',
-  'random-reads', 'deletion', 'traversal'];
+/**
+ * Every probe and metadata test the workloads declare, not a frozen copy: a new probe changes the
+ * output, and this test fails until the golden files are regenerated with it and reviewed.
+ */
+const GOLDEN_PROBES = [...PROBES];
+const GOLDEN_METADATA_TESTS = [...METADATA_TESTS];
 
 /** The first line that differs, with its neighbours, so a failure shows what changed. */
 function firstDifference(actual: string, expected: string): string | null {
@@ -39,6 +42,15 @@ describe('report output is unchanged on the rendering fixture', () => {
     await writeReportFixture(join(dir, 'results'), { repetitions: 2, runId: RUN_ID, probes: GOLDEN_PROBES, metadataTests: GOLDEN_METADATA_TESTS });
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  test('the golden files hold every declared probe and metadata test', () => {
+    const summary = readFileSync(join(GOLDEN, 'fixture-summary.txt'), 'utf8');
+    for (const probe of GOLDEN_PROBES) expect({ probe, shown: new RegExp(`│ ${probe}\\s+│`).test(summary) }).toEqual({ probe, shown: true });
+    for (const test of GOLDEN_METADATA_TESTS) {
+      const label = test.split('-').map((w) => w.charAt(0).toUpperCase() + w.slice(1)).join(' ');
+      expect({ test, shown: summary.includes(label) }).toEqual({ test, shown: true });
+    }
+  });
 
   test('text summary', async () => {
     const r = await s3ab(['report', '--results', join(dir, 'results')]);

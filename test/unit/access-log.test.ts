@@ -1,5 +1,5 @@
-import { countRequests, parseAccessLogLine, REQUEST_TYPES, requestType, RUNNER_USER_AGENT } from '../../runner/endpoint/access-log';
-import { dollars, requestFigures } from '../../runner/report/requests';
+import { countRequests, parseAccessLogLine, REQUEST_TYPES, requestType, RUNNER_USER_AGENT, uncovered } from '../../runner/endpoint/access-log';
+import { dollars, requestCells, requestFigures } from '../../runner/report/requests';
 import { cacheClaimFlag } from '../../runner/run/policy';
 
 /** Lines as versitygw writes them (S3's server-access-log fields, unquoted). */
@@ -53,6 +53,26 @@ describe('request figures', () => {
     expect(f.costPer1000Ops).toBeCloseTo(0.0012, 10);
     expect(requestFigures({ ops: 2, bytes: 0, put: 2, delete_requests: 2 })!.costPer1000Ops).toBeCloseTo(0.005, 10);
     expect(requestFigures({ ops: 0 })).toBeNull();
+  });
+});
+
+describe('a step\'s stretches of the log that no measurement claimed', () => {
+  test('the gaps between windows in any order, before the first and after the last; nothing where windows cover all', () => {
+    expect(uncovered({ from: 0, to: 100 }, [{ from: 40, to: 60 }, { from: 10, to: 20 }])).toEqual([{ from: 0, to: 10 }, { from: 20, to: 40 }, { from: 60, to: 100 }]);
+    expect(uncovered({ from: 0, to: 100 }, [{ from: 0, to: 50 }, { from: 50, to: 100 }])).toEqual([]);
+    // Empty windows (nothing logged between two cuts) claim nothing.
+    expect(uncovered({ from: 5, to: 9 }, [{ from: 7, to: 7 }])).toEqual([{ from: 5, to: 9 }]);
+    expect(uncovered({ from: 5, to: 5 }, [])).toEqual([]);
+  });
+});
+
+describe('request cells', () => {
+  const counted = { measurements: 1, not_counted: 0 };
+  test('a measurement: per operation; a row of requests only: in all, with its cost in all; not counted: null', () => {
+    expect(requestCells({ ...counted, operation: 'truncate', ops: 1, bytes: 0, put: 1, head: 3 })).toEqual({ ops: '1', requests: 'PUT 1, HEAD 3', getBytes: '–', cost: '$0.0062' });
+    expect(requestCells({ ...counted, operation: '(after probes)', ops: 0, bytes: 0, list: 4, head: 10 })).toEqual({ ops: '–', requests: 'in all: HEAD 10, LIST 4', getBytes: '–', cost: '$0.000024 in all' });
+    expect(requestCells({ ...counted, operation: '(after probes)', ops: 0, bytes: 0 })).toBeNull();
+    expect(requestCells({ measurements: 1, not_counted: 1, operation: 'create', ops: 1 })).toBeNull();
   });
 });
 

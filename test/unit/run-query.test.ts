@@ -25,6 +25,8 @@ test('issue 21: the run filter reads the run\'s day partition only — every fil
 test('ORDER BY: comments and a final semicolon are ignored; ASC/DESC kept; none gives ""; an expression is refused', () => {
   expect(orderByOf('SELECT a, b FROM t\nORDER BY a DESC,\n  b -- then b\n;')).toBe('ORDER BY a DESC, b');
   expect(orderByOf('SELECT a FROM (SELECT a FROM t ORDER BY a) AS x')).toBe('');
+  // A parenthesis inside a string literal is not a subquery's.
+  expect(orderByOf("SELECT a FROM t WHERE a NOT LIKE '(%'\nORDER BY a")).toBe('ORDER BY a');
   expect(() => orderByOf('SELECT a FROM t ORDER BY lower(a)', 'x.sql')).toThrow(/x\.sql: ORDER BY item .* must be an output column name/);
   expect(() => orderByOf('SELECT a FROM t ORDER BY 1', 'x.sql')).toThrow(/must be an output column name/);
 });

@@ -10,10 +10,10 @@ import {
 import { bytesHuman, esc, micros, millis, num, pct, ratio, size, slug, spread } from './format';
 import { STYLE } from './style';
 import { formatSize } from '../../core/units';
-import { methodCacheLabel } from '../../core/vocabulary';
+import { isRequestsOnly, methodCacheLabel } from '../../core/vocabulary';
 import { NEAR_BASELINE } from '../../results/record';
 import {
-  dollars, MEASURED_COST_HEAD, REQUEST_PRICES, requestFigures, requestRowsShown, requestsCounted, S3FILES_HEAD, s3filesCostText, s3filesFigures, s3filesMeteredText, s3filesNote,
+  MEASURED_COST_HEAD, REQUEST_PRICES, requestCells, requestRowsShown, requestsCounted, REQUESTS_ONLY_NOTE, S3FILES_HEAD, s3filesCostText, s3filesFigures, s3filesMeteredText, s3filesNote,
 } from '../requests';
 
 /** A section of the page and whether this run had data for it. */
@@ -398,16 +398,15 @@ function requestsSection(ctx: Ctx): Section {
     };
   }
   const withS3Files = shown.some((r) => s3filesFigures(r) !== null);
-  const body = shown.map((r) => {
-    const counted = requestsCounted(r);
-    const f = counted ? requestFigures(r) : null;
+  // A counted row with nothing to show (no operations, no requests) is left out, as in the text summary.
+  const body = shown.filter((r) => !requestsCounted(r) || requestCells(r)).map((r) => {
+    const c = requestCells(r);
     const flags = [Number(r.served_from_cache) ? 'served from cache' : '', Number(r.not_warm) ? 'not warm' : ''].filter(Boolean).join(', ');
     const method = methodCacheLabel({ method: String(r.method), method_variant: String(r.method_variant), cache: r.cache });
     const cells: TCell[] = [
       String(r.workload), String(r.operation), r.object_size_bytes === null || r.object_size_bytes === undefined ? '–' : formatSize(Number(r.object_size_bytes)),
       flags ? { html: `${esc(method)} <span class="flag-cache">⚠ ${esc(flags)}</span>`, cls: 'cached' } : method,
-      num(Number(counted ? r.ops : r.all_ops)), !counted ? 'not counted' : f && f.perOp.length ? f.perOp.map((t) => `${t.label} ${num(t.value)}`).join(', ') : 'none',
-      f?.getBytesPerByteRead === null || !f ? '–' : num(f.getBytesPerByteRead), f ? dollars(f.costPer1000Ops) : counted ? '–' : 'not counted',
+      c ? c.ops : num(Number(r.all_ops)), c ? c.requests : 'not counted', c ? c.getBytes : '–', c ? c.cost : 'not counted',
     ];
     if (withS3Files) {
       const m = s3filesFigures(r);
@@ -419,6 +418,7 @@ function requestsSection(ctx: Ctx): Section {
   const parts = [table(withS3Files ? [...head, ...S3FILES_HEAD] : head, body, {
     caption: `S3 requests the server answered per operation (summed over repetitions), by type; GET bytes sent per byte the operations read (read amplification); request cost per 1,000 operations at S3 Standard request prices, ${REQUEST_PRICES.region} (${REQUEST_PRICES.date}). "served from cache": a cold read for which the server sent fewer GET bytes than were read.`,
   })];
+  if (shown.some((r) => isRequestsOnly(String(r.operation)))) parts.push(`<p>${esc(REQUESTS_ONLY_NOTE)}</p>`);
   if (withS3Files) parts.push(`<p class="modelled-note">${esc(s3filesNote())}</p>`);
   if (uncounted.length) parts.push(`<p>Not counted: ${esc([...new Set(uncounted.map((r) => String(r.method)))].join(', '))} (the runner reads only the embedded server's access log; on AWS, \`s3ab aws query requests\` counts them from S3 server access logs).</p>`);
   return { ...base, hasData: true, body: parts.join('\n') };

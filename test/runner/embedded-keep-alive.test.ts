@@ -1,0 +1,78 @@
+import { GetObjectCommand, HeadObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
+import { readFileSync } from 'node:fs';
+import { request } from 'node:http';
+import { startEmbeddedEndpoint, type EmbeddedEndpoint } from '../../runner/endpoint/embedded';
+import { makeS3Client } from '../../runner/endpoint/s3-client';
+
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
+
+/**
+ * The TCP connections the server's port has seen and still holds (established, closing or in
+ * TIME-WAIT: the server closes first, so a connection it closed stays listed for a minute), by the
+ * client's port: what `ss -tan '( sport = :PORT )'` lists, read from /proc/net/tcp as ss reads it.
+ */
+function connectionsTo(port: number): Set<number> {
+  const peers = new Set<number>();
+  for (const line of readFileSync('/proc/net/tcp', 'utf8').split('\n').slice(1)) {
+    const f = line.trim().split(/\s+/);
+    if (f.length < 4) continue;
+    const [, localPort] = f[1].split(':');
+    const [, remotePort] = f[2].split(':');
+    // State 0A is LISTEN: the server's own socket, no connection.
+    if (parseInt(localPort, 16) === port && f[3] !== '0A') peers.add(parseInt(remotePort, 16));
+  }
+  return peers;
+}
+
+const accessLogLines = (server: EmbeddedEndpoint) => readFileSync(server.accessLog, 'utf8').split('\n').filter((l) => l.includes(' s3_')).length;
+
+/** Issue 23: S3 keeps connections alive, so the embedded server must too, or every local figure pays a TCP set-up per request. */
+describe('the embedded server keeps connections alive', () => {
+  let server: EmbeddedEndpoint;
+  beforeAll(async () => { server = await startEmbeddedEndpoint(); }, 60_000);
+  afterAll(async () => server?.stop());
+
+  test('N requests of every kind from one client (one socket) reuse one connection', async () => {
+    const t = server.target;
+    const port = Number(new URL(t.endpointUrl!).port);
+    const client = makeS3Client(t, { maxSockets: 1 });
+    const before = connectionsTo(port);
+    const logBefore = accessLogLines(server);
+    const N = 10;
+    try {
+      const body = Buffer.alloc(1024 * 1024, 7);
+      await client.send(new PutObjectCommand({ Bucket: t.bucket, Key: 'ka/object', Body: body }));
+      for (let i = 0; i < N; i++) {
+        await client.send(new HeadObjectCommand({ Bucket: t.bucket, Key: 'ka/object' }));
+        // A ranged GET, then the whole object (served with sendfile), then a PUT and a 404.
+        const ranged = await client.send(new GetObjectCommand({ Bucket: t.bucket, Key: 'ka/object', Range: `bytes=${i * 1000}-${i * 1000 + 65535}` }));
+        expect((await ranged.Body!.transformToByteArray()).length).toBe(65536);
+        const whole = await client.send(new GetObjectCommand({ Bucket: t.bucket, Key: 'ka/object' }));
+        expect((await whole.Body!.transformToByteArray()).length).toBe(body.length);
+        await client.send(new PutObjectCommand({ Bucket: t.bucket, Key: `ka/put-${i}`, Body: body.subarray(0, 100_000) }));
+        await expect(client.send(new HeadObjectCommand({ Bucket: t.bucket, Key: `ka/missing-${i}` }))).rejects.toThrow();
+      }
+      const requests = accessLogLines(server) - logBefore;
+      const used = [...connectionsTo(port)].filter((p) => !before.has(p));
+      // Every request reached the server (the log has a line per request), all over one connection.
+      expect(requests).toBe(1 + 5 * N);
+      expect(used).toHaveLength(1);
+    } finally {
+      client.destroy();
+    }
+  }, 60_000);
+
+  test('responses do not ask the client to close (no "Connection: close"), a ranged GET included', async () => {
+    const url = new URL(server.target.endpointUrl!);
+    // Unsigned: the server answers 403, which is enough to read its connection header.
+    const headers = await new Promise<Record<string, unknown>>((resolve, reject) => {
+      const req = request({ host: url.hostname, port: url.port, path: `/${server.target.bucket}/ka/object`, headers: { Range: 'bytes=0-99' } }, (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.headers));
+      });
+      req.on('error', reject);
+      req.end();
+    });
+    expect(String(headers.connection ?? 'keep-alive').toLowerCase()).not.toBe('close');
+  });
+});
