@@ -1,4 +1,5 @@
 import { errorSummary } from './errors';
+import { countLive, cutSeries, OpLog, seriesSettings, withByteProgress, type IntervalSeries } from './intervals';
 import { withExcludedTime } from './op-timing';
 import { LatencyHistogram, LatencySummary, nowNs } from './stats';
 import type { CacheState } from './vocabulary';
@@ -35,6 +36,8 @@ export interface Measurement {
    * record's start is its end minus durationMs.
    */
   startedAtMs?: number;
+  /** The interval series of a measurement long enough to have one (runner/core/intervals.ts). */
+  series?: IntervalSeries | null;
 }
 
 /** The one record of a workload a method cannot run (a file-system workload on an object method). */
@@ -61,6 +64,8 @@ export class Batch {
   private bytes = 0;
   private firstError: string | null = null;
   private verification: boolean | null = null;
+  /** Completions for the interval series, on the batch's own clock (ns since its start: wall or active time); null when the series is off. */
+  private readonly log = seriesSettings.intervalMs > 0 ? new OpLog() : null;
 
   constructor(
     readonly operation: string,
@@ -82,21 +87,41 @@ export class Batch {
   async op<T>(fn: () => Promise<T>, bytesOf: (r: T) => number = () => 0): Promise<T | undefined> {
     this.start();
     const t0 = nowNs();
+    // Bytes a session reports while the operation runs (parts of a large transfer) go into the series as they land.
+    let early = 0;
+    const onBytes = (n: number) => {
+      early += n;
+      countLive(n, 0);
+      this.log?.progress(this.clockNs(t0), n);
+    };
     try {
       // A client that times its own requests reports the protocol around them (op-timing.ts).
-      const { value: result, excludedNs } = await withExcludedTime(fn);
+      const { value: result, excludedNs } = await withByteProgress(onBytes, () => withExcludedTime(fn));
       const elapsed = nowNs() - t0;
       const dt = elapsed > excludedNs ? elapsed - excludedNs : elapsed;
       this.activeNs += dt;
       this.histogram.recordNs(Number(dt));
       this.ok++;
-      this.bytes += bytesOf(result);
+      const bytes = bytesOf(result);
+      this.bytes += bytes;
+      countLive(Math.max(0, bytes - early), 1);
+      this.log?.ok(this.clockNs(), Number(dt), Math.max(0, bytes - early));
       return result;
     } catch (err) {
       this.activeNs += nowNs() - t0;
+      this.log?.failed(this.clockNs());
       this.fail(err);
       return undefined;
     }
+  }
+
+  /**
+   * Now on the clock the batch's duration is measured with: wall time since start() (concurrent),
+   * or the operations' own time (sequential; `opStart` inside a running operation).
+   */
+  private clockNs(opStart?: bigint): number {
+    if (this.mode === 'concurrent') return Number(nowNs() - (this.wallStart ?? nowNs()));
+    return Number(this.activeNs + (opStart !== undefined ? nowNs() - opStart : 0n));
   }
 
   /** Counts a failure found outside a timed operation (for example a checksum mismatch). */
@@ -113,6 +138,7 @@ export class Batch {
 
   finish(): Measurement {
     const durationNs = this.mode === 'concurrent' && this.wallStart !== null ? nowNs() - this.wallStart : this.activeNs;
+    const series = this.log ? cutSeries(this.log, 0, Number(durationNs), seriesSettings.intervalMs, this.mode === 'concurrent' ? 'wall' : 'active') : null;
     const verified = this.verification === true && this.failed === 0;
     return {
       operation: this.operation,
@@ -129,6 +155,7 @@ export class Batch {
       errorSample: this.firstError,
       movesPayload: this.movesPayload,
       ...(this.wallStartMs !== null ? { startedAtMs: this.wallStartMs } : {}),
+      ...(series ? { series } : {}),
     };
   }
 }

@@ -8,6 +8,8 @@ export interface ThreadContext {
   aborted(): boolean;
   /** A short note for the progress display. */
   progress(note: string): void;
+  /** Counts bytes and completed operations for the progress line's current rate (runner/core/intervals.ts liveTotals). */
+  count(bytes: number, ops: number): void;
 }
 
 /**

@@ -16,6 +16,7 @@ import type { Fixture, WorkloadContext, WorkloadDefinition } from '../core/workl
 import type { AccessLog } from '../endpoint/access-log';
 import type { ReferenceStore } from '../endpoint/reference';
 import { findMethod } from '../methods';
+import { intervalRecords, type IntervalRecord } from '../results/intervals';
 import { stringMap, toRecord, type ResultRecord, type StepFacts } from '../results/record';
 import { findWorkload } from '../workloads';
 import { writeFixtureThroughMount } from './fixtures';
@@ -48,9 +49,10 @@ interface Kept { m: Measurement; cache: PassCache; endedAtMs: number; log: { fro
  * Runs one step; never throws: a broken step becomes a failed record with the cause. A workload
  * that needs what the method does not offer records not-applicable. On a mount method the
  * workload runs once per pass (policy.passesFor) on one fresh mount; a step whose client dies is
- * aborted on its own, the run goes on.
+ * aborted on its own, the run goes on. The interval series of its long measurements go into
+ * `intervals` (runner/results/intervals.ts), beside the records.
  */
-export async function runStep(step: Step, env: StepEnv): Promise<ResultRecord[]> {
+export async function runStep(step: Step, env: StepEnv, intervals: IntervalRecord[] = []): Promise<ResultRecord[]> {
   const method = findMethod(step.method.name)!;
   const workload = findWorkload(step.workload.name)!;
   let facts = stepFacts(step, method, workload, env);
@@ -123,6 +125,9 @@ export async function runStep(step: Step, env: StepEnv): Promise<ResultRecord[]>
     // Served from a cache, the figure says nothing about the network.
     if (record.flags.includes('served-from-cache')) record.flags = record.flags.filter((f) => f !== 'possibly-network-capped');
     return record;
+  });
+  kept.forEach(({ m }, i) => {
+    if (m.series) intervals.push(...intervalRecords(records[i], i, m.series));
   });
   if (failure) records.push(...failureRecords(records, facts, current.cache, failure));
   return records;

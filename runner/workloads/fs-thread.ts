@@ -15,7 +15,7 @@ const HANDLERS: Record<string, ThreadJobHandler<any, any, any>> = {
 };
 
 function main(): void {
-  const { job, control } = workerData as { job: ThreadJob; control: Int32Array };
+  const { job, control, live } = workerData as { job: ThreadJob; control: Int32Array; live: BigInt64Array };
   const handler = HANDLERS[job.kind];
   const post = (msg: unknown) => parentPort!.postMessage(msg);
   try {
@@ -23,6 +23,10 @@ function main(): void {
     const ctx: ThreadContext = {
       aborted: () => Atomics.load(control, CONTROL_ABORT) === 1,
       progress: (note) => post({ type: 'progress', note }),
+      count: (bytes, ops) => {
+        Atomics.add(live, 0, BigInt(bytes));
+        Atomics.add(live, 1, BigInt(ops));
+      },
     };
     const state = handler.prepare(job, ctx);
     const readyNs = nowNs();

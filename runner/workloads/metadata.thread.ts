@@ -5,6 +5,7 @@ import {
 import { dirname, join } from 'node:path';
 import { patternBuffer } from '../core/data';
 import { Prng } from '../core/prng';
+import { OpLog } from '../core/intervals';
 import { describeFailure, nowNs, type ThreadContext, type ThreadJobHandler } from '../core/thread-job';
 import { TRAVERSAL_TREE, type MetadataTest } from './metadata';
 
@@ -33,6 +34,8 @@ export interface MetadataJob {
   seed: string;
   /** Leave the test directory in place (the performance script inspects nothing; tests may). */
   keep?: boolean;
+  /** Log each operation's completion (on the operations' own clock) for the interval series. */
+  opLog?: boolean;
 }
 
 export interface MetadataResult {
@@ -53,6 +56,8 @@ export interface MetadataResult {
   verified: boolean;
   verifyProblem: string | null;
   cleanupProblem: string | null;
+  /** The completions (OpLog.toArrays) when the job asked for them. */
+  log?: ReturnType<OpLog['toArrays']> | null;
 }
 
 interface State {
@@ -197,6 +202,7 @@ function run(state: State, ctx: ThreadContext): { result: MetadataResult; transf
     setupError: state.setupError, verified: false, verifyProblem: null, cleanupProblem: null,
   };
   if (state.setupError) return finish(result, state);
+  const log = job.opLog ? new OpLog() : null;
 
   const payload = state.payload;
   const size = job.size;
@@ -311,9 +317,12 @@ function run(state: State, ctx: ThreadContext): { result: MetadataResult; transf
       latencies[result.ok++] = dt;
       succeeded[i] = true;
       if (job.test !== 'traversal') result.bytes += bytes;
+      log?.ok(result.activeNs, dt, job.test !== 'traversal' ? bytes : 0);
+      ctx.count(job.test !== 'traversal' ? bytes : 0, 1);
       if (job.test === 'data-modifications') payload.copy(state.expected!, state.offsets[i]);
     } else {
       const f = describeFailure(failure, job.dir);
+      log?.failed(result.activeNs);
       result.failed++;
       result.errors[f.code] = (result.errors[f.code] ?? 0) + 1;
       result.firstError ??= f.message;
@@ -330,6 +339,7 @@ function run(state: State, ctx: ThreadContext): { result: MetadataResult; transf
   const problem = verify(state, succeeded, result.ok);
   result.verified = problem === null && result.ok > 0;
   result.verifyProblem = problem;
+  result.log = log?.toArrays() ?? null;
   return finish(result, state);
 }
 
@@ -343,7 +353,8 @@ function finish(result: MetadataResult, state: State): { result: MetadataResult;
   }
   const latencies = result.latenciesNs.slice(0, result.ok);
   result.latenciesNs = latencies;
-  return { result, transfer: [latencies.buffer as ArrayBuffer] };
+  const logBuffers = result.log ? [result.log.at.buffer, result.log.latency.buffer, result.log.bytes.buffer] as ArrayBuffer[] : [];
+  return { result, transfer: [latencies.buffer as ArrayBuffer, ...logBuffers] };
 }
 
 /** Checks, untimed, that the file system now holds what the successful operations made. Null when it does. */
