@@ -1,6 +1,7 @@
 import type { WorkloadDescriptor } from '../core/workload';
 
 
+
 export interface SemanticsParams {
   /** How long the propagation probes (and checks of write-back uploads) wait, in seconds (at least the client's own sync bound, see MountPlan.bucketLag). */
   propagation_timeout_s: number;
@@ -20,7 +21,8 @@ export const PROBES = [
 export const semanticsDescriptor = {
   name: 'semantics',
   summary: 'POSIX semantics probe (create, append, rename, links, locks, ...) and S3↔mount propagation delays, each verified',
-  seed: '001-s3files-lambda-before-after-and-ec2-three-way',
+  seeds: ['001-s3files-lambda-before-after-and-ec2-three-way'],
+  report: { table: 'semantics' },
   coldOnly: true,
   paramsSchema: {
     type: 'object',
@@ -32,4 +34,9 @@ export const semanticsDescriptor = {
   describe: (p) => ({ propagation_timeout_s: String(p.propagation_timeout_s) }),
   requires: ['file-system'],
   operations: PROBES,
+  s3filesMetering: {
+    // Each probe is a short sequence of different operations and checks (and the propagation probes
+    // mostly wait).
+    '*': { notModelled: 'a probe is a sequence of different file operations and checks' },
+  },
 } as const satisfies WorkloadDescriptor<SemanticsParams>;

@@ -1,5 +1,6 @@
 import type { WorkloadDescriptor } from '../core/workload';
-import { formatSize } from '../core/units';
+import { READS_FIXTURE_FILE } from '../core/s3files-meter';
+import { formatGivenSize } from '../core/units';
 import { SIZE_SCHEMA, sizeOf } from './params';
 
 export interface SmallReadsParams {
@@ -12,7 +13,8 @@ export interface SmallReadsParams {
 export const smallReadsDescriptor = {
   name: 'small-reads',
   summary: 'read N small objects, each checked by SHA-256 (seed 001)',
-  seed: '001-s3files-lambda-before-after-and-ec2-three-way',
+  seeds: ['001-s3files-lambda-before-after-and-ec2-three-way'],
+  report: { table: 'measurements' },
   paramsSchema: {
     type: 'object',
     additionalProperties: false,
@@ -22,7 +24,7 @@ export const smallReadsDescriptor = {
       concurrency: { type: 'integer', minimum: 1, maximum: 256, default: 1 },
     },
   },
-  describe: (p) => ({ files: String(p.files), size: formatSize(sizeOf(p.size)), concurrency: String(p.concurrency) }),
+  describe: (p) => ({ files: String(p.files), size: formatGivenSize(p.size), concurrency: String(p.concurrency) }),
   fixture: (p) => ({
     id: `small-reads-${p.files}x${sizeOf(p.size)}`,
     count: p.files,
@@ -32,4 +34,9 @@ export const smallReadsDescriptor = {
   requires: [],
   operations: ['read'],
   payloadReads: ['read'],
+  s3filesMetering: {
+    // Fixture files from the S3 API, 8 KiB by default: imported (smaller than the threshold), so
+    // each read is a data read metered at 32 KiB, plus the open's metadata read.
+    read: READS_FIXTURE_FILE,
+  },
 } as const satisfies WorkloadDescriptor<SmallReadsParams>;
