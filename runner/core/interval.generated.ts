@@ -50,9 +50,9 @@ export interface IntervalRecord {
    */
   clock: 'wall' | 'active';
   /**
-   * Index of the interval (0-based).
+   * Index of the interval in the series (0-based).
    */
-  interval: number;
+  interval_index: number;
   /**
    * The series' interval width.
    */

@@ -49,7 +49,7 @@ export function durationText(ms: unknown): string {
   if (ms === null || ms === undefined || ms === '' || !Number.isFinite(Number(ms))) return '–';
   const x = Number(ms);
   if (x < 120_000) return latencyText(x * 1000);
-  if (x < 2 * 3600_000) return `${Math.round(x / 60_000)} min`;
+  if (x < 90 * 60_000) return `${Math.round(x / 60_000)} min`;
   return `${num(x / 3600_000, 2)} h`;
 }
 

@@ -28,7 +28,7 @@ export function intervalRecords(record: ResultRecord, measurement: number, serie
     method: record.method, method_variant: record.method_variant, workload: record.workload, workload_params: record.workload_params,
     operation: record.operation, object_size_bytes: record.object_size_bytes, cache: record.cache, repetition: record.repetition,
     status: record.status, verified: record.verified, clock: series.clock,
-    interval: i, interval_ms: series.intervalMs, offset_ms: round(iv.offsetMs), duration_ms: round(iv.durationMs),
+    interval_index: i, interval_ms: series.intervalMs, offset_ms: round(iv.offsetMs), duration_ms: round(iv.durationMs),
     bytes: iv.bytes, ops: iv.ops, errors: iv.errors, latency_us: iv.latencyUs,
   }));
 }

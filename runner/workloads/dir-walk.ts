@@ -15,7 +15,7 @@ export interface DirWalkParams {
  */
 export const dirWalkDescriptor = {
   name: 'dir-walk',
-  summary: 'enumerate N small objects under one prefix with their metadata (seed 001)',
+  summary: 'enumerate N small objects under one prefix with their metadata',
   seeds: ['001-s3files-lambda-before-after-and-ec2-three-way'],
   report: { table: 'measurements' },
   paramsSchema: {

@@ -23,7 +23,7 @@ const fioBlock = (c: MeterCase) => (c.perOpBytes > 0 ? c.perOpBytes : Math.min(c
  */
 export const fioSeqDescriptor = {
   name: 'fio-seq',
-  summary: 'fio sequential write then read of N files per size, direct and/or buffered (seed 000)',
+  summary: 'fio sequential write then read of N files per size, direct and/or buffered',
   seeds: ['000-cli-vs-s3fs-vs-s3files-benchmark'],
   report: { table: 'measurements' },
   paramsSchema: {

@@ -25,7 +25,7 @@ export const GIT_CLONE_PARAMS_SCHEMA = {
  */
 export const gitCloneDescriptor = {
   name: 'git-clone',
-  summary: 'seed 002\'s git clone onto the mount from a local repository with history; checkout verified',
+  summary: 'git clone onto the mount from a local repository with history; checkout verified',
   seeds: ['002-zerofs-vs-mountpoint-benchmarks'],
   report: { table: 'measurements' },
   // It writes its own files every time: a warm pass on the same mount would repeat the cold one.

@@ -14,7 +14,7 @@ export interface LargeReadParams {
  */
 export const largeReadDescriptor = {
   name: 'large-read',
-  summary: 'stream-read N large objects into SHA-256, write each digest back (seed 001)',
+  summary: 'stream-read N large objects into SHA-256, write each digest back',
   seeds: ['001-s3files-lambda-before-after-and-ec2-three-way'],
   report: { table: 'measurements' },
   paramsSchema: {

@@ -50,7 +50,7 @@ export function describeMetadataParams(p: MetadataParams): Record<string, string
  */
 export const metadataDescriptor = {
   name: 'metadata',
-  summary: 'seed 002\'s metadata suite: sequential writes, modifications, appends, empty files/dirs, moves, random reads, deletion, traversal',
+  summary: 'metadata suite: sequential writes, modifications, appends, empty files/dirs, moves, random reads, deletion, traversal',
   seeds: ['002-zerofs-vs-mountpoint-benchmarks'],
   report: { table: 'metadata-suite' },
   // It writes its own files every time: a warm pass on the same mount would repeat the cold one.

@@ -14,7 +14,7 @@ export interface ObjectsParams {
  */
 export const objectsDescriptor = {
   name: 'objects',
-  summary: 'upload, list, head, download, delete N objects per size (seed 000)',
+  summary: 'upload, list, head, download, delete N objects per size',
   seeds: ['000-cli-vs-s3fs-vs-s3files-benchmark'],
   report: { table: 'measurements' },
   paramsSchema: {

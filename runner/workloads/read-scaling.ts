@@ -55,7 +55,7 @@ export function describeReadScalingParams(p: ReadScalingParams): Record<string, 
  */
 export const readScalingDescriptor = {
   name: 'read-scaling',
-  summary: 'seed 003\'s single-stream reads from 1 MB to 1 GB and 1/4/16 concurrent readers of ~200 MB files',
+  summary: 'single-stream reads from 1 MB to 1 GB and 1/4/16 concurrent readers of ~200 MB files',
   seeds: ['003-s3fs-tuning-ibm-cos'],
   report: { table: 'measurements' },
   paramsSchema: READ_SCALING_PARAMS_SCHEMA,

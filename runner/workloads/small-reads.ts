@@ -12,7 +12,7 @@ export interface SmallReadsParams {
 /** Seed 001's small-file reads: read N small objects, each verified by SHA-256. */
 export const smallReadsDescriptor = {
   name: 'small-reads',
-  summary: 'read N small objects, each checked by SHA-256 (seed 001)',
+  summary: 'read N small objects, each checked by SHA-256',
   seeds: ['001-s3files-lambda-before-after-and-ec2-three-way'],
   report: { table: 'measurements' },
   paramsSchema: {

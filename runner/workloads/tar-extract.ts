@@ -51,7 +51,7 @@ export function validateTarExtractParams(p: TarExtractParams): { problem: string
  */
 export const tarExtractDescriptor = {
   name: 'tar-extract',
-  summary: 'seeds 002/004\'s tar -xf of a source-tree archive onto the mount; contents, modes, times checked',
+  summary: 'tar -xf of a source-tree archive onto the mount; contents, modes, times checked',
   seeds: ['002-zerofs-vs-mountpoint-benchmarks', '004-efs-vs-objectivefs-small-files'],
   report: { table: 'measurements', checks: ['permissions', 'timestamps', 'ownership'] },
   // It writes its own files every time: a warm pass on the same mount would repeat the cold one.

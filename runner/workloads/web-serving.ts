@@ -72,7 +72,7 @@ export function describeWebServingParams(p: WebServingParams): Record<string, st
  */
 export const webServingDescriptor = {
   name: 'web-serving',
-  summary: 'seed 004\'s 16 parallel readers over 10K small files, 80/20 access: p95 latency and MB/s per cache state',
+  summary: '16 parallel readers over 10K small files, 80/20 access: p95 latency and MB/s per cache state',
   seeds: ['004-efs-vs-objectivefs-small-files'],
   report: { table: 'measurements' },
   paramsSchema: WEB_SERVING_PARAMS_SCHEMA,
