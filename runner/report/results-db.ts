@@ -5,7 +5,7 @@ import intervalSchema from '../../assets/schema/interval.schema.json';
 import resultSchema from '../../assets/schema/result.schema.json';
 import { duckAccessLogView } from './access-log-table';
 import { projectRoot } from '../core/paths';
-import { INTERVALS_FOLDER } from '../results/writer';
+import { INTERVALS_FOLDER } from '../core/vocabulary';
 
 export type JsonSchema = { type?: string | string[]; properties?: Record<string, JsonSchema>; additionalProperties?: boolean | JsonSchema; items?: JsonSchema };
 

@@ -3,9 +3,7 @@ import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { intervalErrors, type IntervalRecord } from './intervals';
 import { recordErrors, type ResultRecord } from './record';
-
-/** The interval series' folder under the results root (its own table: results/intervals/dt=DAY/ in the bucket). */
-export const INTERVALS_FOLDER = 'intervals';
+import { INTERVALS_FOLDER } from '../core/vocabulary';
 
 export interface RunManifest {
   run_id: string;

@@ -3,11 +3,10 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { UserError, errorSummary } from '../core/errors';
-import { runDay } from '../core/vocabulary';
 import { explain } from '../endpoint/preflight';
 import { makeS3Client, PREFLIGHT_BOUNDS_MS } from '../endpoint/s3-client';
 import { targetFor } from '../endpoint/target';
-import { INTERVALS_FOLDER } from '../results/writer';
+import { INTERVALS_FOLDER, runDay } from '../core/vocabulary';
 import { runBenchmark, type RunOutcome } from '.';
 
 export interface ShardOptions {
