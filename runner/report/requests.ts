@@ -128,7 +128,7 @@ export function requestsLines(model: ReportModel, width: number): string[] {
     out.push(...wrapText('"GET B/B": GET bytes the server sent per byte the operations read; "$/1k ops": request cost per 1,000 operations. "served from cache": a cold read for which the server sent fewer GET bytes than were read; "NOT WARM": a warm read it sent every byte for again.', width));
   }
   if (modelled.length) {
-    out.push('', ...wrapText('S3 Files metering, modelled — its own charge for the file operations, besides its S3 requests', width, '  '));
+    out.push('', ...wrapText('S3 Files metering, modelled (not measured) — per operation of the s3files rows', width, '  '));
     const columns: Column[] = [{ head: 'case', wrap: true }, { head: 'method', wrap: true }, { head: 'ops', align: 'right' }, { head: 'metered per operation', wrap: true }, { head: '$/1k ops', align: 'right' }];
     out.push(...textTable(columns, modelled.map((r) => {
       const m = s3filesFigures(r)!;

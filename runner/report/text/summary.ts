@@ -147,7 +147,7 @@ function caseRows(group: Cell[], showCase: string): TextCell[][] {
       best !== null && rate ? `${num(best / rate)}x` : '–',
     ]);
     if (c.did_not_finish) rows.push(['', '', { text: `${c.did_not_finish} of ${c.records} repetitions ${notMeasuredText({ ...c, repetitions: 0 })}; not in the median`, span: 6 }]);
-    if (c.failed_batches) rows.push(['', '', { text: `${c.failed_batches} failed repetition${c.failed_batches === 1 ? '' : 's'} left out: ${c.first_error ?? ''}`, span: 6 }]);
+    if (c.failed_batches) rows.push(['', '', { text: `${c.failed_batches} failed repetition${c.failed_batches === 1 ? '' : 's'} left out${c.first_error ? `: ${c.first_error}` : ''}`, span: 6 }]);
   }
   return rows;
 }

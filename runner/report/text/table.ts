@@ -19,6 +19,8 @@ export type TextCell = string | { text: string; span: number };
 
 /** Space between columns. */
 const GAP = 2;
+/** Spanning notes up to this long get the room to fit on one line. */
+const SPAN_FIT = 56;
 /** The narrowest a wrapping column is made. */
 const MIN_WRAP = 12;
 
@@ -50,7 +52,28 @@ export function fitWidths(columns: Column[], rows: TextCell[][], width: number):
     const widest = candidates.sort((a, b) => widths[b] - widths[a])[0];
     widths[widest]--;
   }
+  widenForSpans(widths, rows, width);
   return widths;
+}
+
+/** Room for spanning cells (a did-not-finish note across the figures): their columns widen evenly, as far as the width allows. */
+function widenForSpans(widths: number[], rows: TextCell[][], width: number): void {
+  const total = () => widths.reduce((a, b) => a + b, 0) + GAP * (widths.length - 1);
+  for (const r of rows) {
+    let col = 0;
+    for (const cell of r) {
+      const span = typeof cell === 'string' ? 1 : cell.span;
+      if (typeof cell !== 'string' && span > 1) {
+        const have = widths.slice(col, col + span).reduce((a, b) => a + b, 0) + GAP * (span - 1);
+        // Notes up to SPAN_FIT characters fit on one line (a did-not-finish text); longer ones wrap.
+        const need = Math.min(widthOf(cell.text), SPAN_FIT) - have;
+        // cli-table3 counts one character between spanned columns, not GAP.
+        let extra = Math.max(0, Math.min(need + (GAP - 1) * (span - 1), width - total()));
+        for (let i = 0; extra > 0; i = (i + 1) % span, extra--) widths[col + i]++;
+      }
+      col += span;
+    }
+  }
 }
 
 /** The table as lines, at most `width` columns wide where its fixed columns allow. */
