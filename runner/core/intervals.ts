@@ -15,6 +15,11 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 export const DEFAULT_INTERVAL_MS = 1000;
 /** Measurements shorter than this keep no series (two intervals at least, else it tells nothing). */
 export const MIN_SERIES_MS = 2000;
+/**
+ * A series needs at least this many completions (or reported parts) per interval on average: a few
+ * large operations that each land in one interval make a comb of peaks and zeros, not a rate over time.
+ */
+export const MIN_EVENTS_PER_INTERVAL = 2;
 
 /** One interval of a series. */
 export interface Interval {
@@ -126,13 +131,15 @@ const us = (ns: number) => Math.round(ns) / 1000;
 
 /**
  * Cuts a log into intervals of `intervalMs` from `startNs` to `endNs` (the measurement's span on
- * the log's clock); null when the span is shorter than MIN_SERIES_MS or the interval is 0 (off).
+ * the log's clock); null when the span is shorter than MIN_SERIES_MS, the interval is 0 (off), or
+ * the log is too coarse for it (fewer than MIN_EVENTS_PER_INTERVAL entries per interval).
  * Intervals in which nothing completed are kept, with zeros: a stall shows as a gap, not as nothing.
  */
 export function cutSeries(log: OpLog, startNs: number, endNs: number, intervalMs: number, clock: IntervalSeries['clock']): IntervalSeries | null {
   const spanMs = (endNs - startNs) / 1e6;
   if (!(intervalMs > 0) || !(spanMs >= MIN_SERIES_MS)) return null;
   const count = Math.ceil(spanMs / intervalMs);
+  if (log.length < MIN_EVENTS_PER_INTERVAL * count) return null;
   const bytes = new Float64Array(count);
   const ops = new Float64Array(count);
   const errors = new Float64Array(count);

@@ -215,7 +215,8 @@ export const operationWithMode = (operation: string, io: string | null | undefin
 
 export function normalizeCells(rows: Row[]): CellRow[] {
   return rows.map((r) => {
-    const c = normalize<CellRow>(r, CELL_TEXT, zeros(CELL_COUNTS));
+    // Counts a row lacks (a query deployed before the column existed) are zero, never undefined.
+    const c = normalize<CellRow>({ ...Object.fromEntries(CELL_COUNTS.map((k) => [k, null])), ...r }, CELL_TEXT, zeros(CELL_COUNTS));
     c.io ??= null;
     // Rows of a query deployed before the column existed.
     c.distinct_repetitions ??= c.repetitions;

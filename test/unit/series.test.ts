@@ -56,20 +56,23 @@ describe('cutting an operation log into intervals', () => {
     expect(cut.intervals[1].latencyUs).toBeNull();
   });
 
-  test('no series for a measurement shorter than 2 s, or with the series off', () => {
+  test('no series for a measurement shorter than 2 s, with the series off, or too coarse (a few large operations)', () => {
     const log = new OpLog();
-    log.ok(1e9, 1e9, 10);
+    for (let i = 0; i < 10; i++) log.ok(i * 0.19e9, 1e6, 10);
     expect(cutSeries(log, 0, 1.9e9, 1000, 'wall')).toBeNull();
     expect(cutSeries(log, 0, 5e9, 0, 'wall')).toBeNull();
+    expect(cutSeries(log, 0, 5e9, 1000, 'wall')).not.toBeNull();
+    // Ten operations over six seconds: fewer than two a second, each a spike in one interval.
+    expect(cutSeries(log, 0, 6e9, 1000, 'wall')).toBeNull();
   });
 
   test('logs of several threads merge on one clock', () => {
     const a = new OpLog();
     const b = new OpLog();
-    a.ok(0.5e9, 1e6, 1);
-    b.ok(1.5e9, 1e6, 2);
+    for (const at of [0.2e9, 0.5e9]) a.ok(at, 1e6, 1);
+    for (const at of [1.2e9, 1.5e9]) b.ok(at, 1e6, 2);
     const merged = OpLog.fromArrays(OpLog.merge([a, OpLog.fromArrays(b.toArrays())]).toArrays());
-    expect(cutSeries(merged, 0, 2e9, 1000, 'wall')!.intervals.map((i) => i.bytes)).toEqual([1, 2]);
+    expect(cutSeries(merged, 0, 2e9, 1000, 'wall')!.intervals.map((i) => i.bytes)).toEqual([2, 4]);
   });
 });
 

@@ -474,10 +474,11 @@ function requestsSection(ctx: Ctx): Section {
 /** A job's status cell: not supported, failed, did not finish (with what it reached), lost repetitions, a support check, or ok. */
 function jobStatus(c: Cell): TCell {
   if (c.unsupported === c.records) return { html: 'not supported', cls: 'unsupported', title: c.first_error ?? '' };
+  // A check's failure is what it found about the method (a finding), not a broken measurement.
+  if (isSupportCheck(c)) return c.failed_batches ? { html: 'not kept', cls: 'failed', title: c.first_error ?? '' } : measured(c) ? { html: 'kept', cls: 'supported', title: 'a support check: untimed' } : 'FAILED';
   const dnf = c.did_not_finish ? dnfText({ budgetS: c.dnf_budget_s, doneShare: c.dnf_done_share, extrapolatedS: c.dnf_extrapolated_s }) : '';
   if (!measured(c) && dnf) return { html: esc(dnf), cls: 'dnf', title: 'the step\'s time budget ran out: an extrapolation, not a measurement; never ranked' };
   if (!measured(c)) return { html: 'FAILED', cls: 'failed', title: c.first_error ?? '' };
-  if (isSupportCheck(c)) return c.failed_batches ? { html: 'not kept', cls: 'failed', title: c.first_error ?? '' } : { html: 'kept', cls: 'supported', title: 'a support check: untimed' };
   if (dnf) return { html: esc(`${c.did_not_finish} ${dnf}`), cls: 'dnf' };
   return c.failed_batches ? { html: `${c.failed_batches} failed`, cls: 'failed', title: c.first_error ?? '' } : 'ok';
 }

@@ -1,6 +1,7 @@
 import { methodCacheLabel, type SizeLabels } from '../labels';
 import { bytesText, num } from '../format';
 import type { ReportModel, Row } from '../model';
+import { markOf } from './marks';
 import { textTable, wrapText, type Column } from './table';
 
 /**
@@ -27,7 +28,7 @@ export function scaleOutLines(model: ReportModel, width: number): string[] {
       `${r.step}/${r.repetition}`, what(r, model.sizes), label(r),
       `${r.runners}${Number(r.instance_types) > 1 ? ` (${r.instance_types} types)` : ` × ${r.instance_type}`}${failed ? ` (+${failed} failed)` : ''}`,
       bytesText(r.total_bytes), `${num(windowMs / 1000)} s`, `${windowMs > 0 ? Math.round((100 * Number(r.overlap_ms)) / windowMs) : 0}%`,
-      `${num(r.aggregate_mib_s)}${Number(r.served_from_cache) ? ' (cache!)' : ''}`, num(r.sum_of_runner_mib_s),
+      `${num(r.aggregate_mib_s)}${markOf(r)}`, num(r.sum_of_runner_mib_s),
     ];
   });
   return [
@@ -51,7 +52,7 @@ export function instanceTypesLines(model: ReportModel, width: number): string[] 
     if (!r) return '–';
     if (Number(r.measurements) === 0) return `FAILED (${r.failed_measurements})`;
     const figure = r.mib_s_median !== null && r.mib_s_median !== undefined ? `${num(r.mib_s_median)} MiB/s` : `${num(r.ops_s_median)} op/s`;
-    return `${figure} (${r.runners})${Number(r.served_from_cache) ? ' (cache!)' : ''}`;
+    return `${figure}${markOf(r)} (${r.runners})`;
   };
   const columns: Column[] = [{ head: 'case', wrap: true }, { head: 'method', wrap: true }, ...types.map((t) => ({ head: t, align: 'right' as const, wrap: true }))];
   return [

@@ -6,6 +6,7 @@ import type { Cell, ReportModel } from '../model';
 import { requestsLines } from '../requests';
 import { verdicts } from '../verdicts';
 import { instanceTypesLines, scaleOutLines } from './fleet';
+import { CACHE_MARK, markOf, NET_MARK } from './marks';
 import { textTable, wrapText, type Column, type TextCell } from './table';
 import { wideLines } from './wide';
 
@@ -65,9 +66,9 @@ function header(model: ReportModel, width: number, out: Out): void {
   if (model.badLineCount) say(`  ${model.badLineCount} unreadable lines left out (\`s3ab report --html FILE\` lists them)`);
   const link = model.link;
   if (link) {
-    say(`  link limit: ${link.limitMibS === null ? 'unknown' : `${num(link.limitMibS)} MiB/s`} (${link.source ?? 'no source'}); figures above it are marked "(cache!)"`);
+    say(`  link limit: ${link.limitMibS === null ? 'unknown' : `${num(link.limitMibS)} MiB/s`} (${link.source ?? 'no source'}); figures above it are marked "${CACHE_MARK}": served from a cache`);
     if (link.baselineMibS !== null) {
-      say(`  sustained (baseline): ${num(link.baselineMibS)} MiB/s; figures from ${num(NEAR_BASELINE * link.baselineMibS)} MiB/s up to the link limit are marked "(net?)": the network, not the method, may have set them`);
+      say(`  sustained (baseline): ${num(link.baselineMibS)} MiB/s; figures from ${num(NEAR_BASELINE * link.baselineMibS)} MiB/s up to the link limit are marked "${NET_MARK}": the network, not the method, may have set them`);
     }
   }
 }
@@ -84,7 +85,6 @@ function verdictLines(model: ReportModel, width: number, out: Out): void {
 /** A cell's rate in the unit of its case: MiB/s where payload moved, else operations per second. */
 const rateOf = (c: Cell): number | null => (movesPayload(c) ? c.mib_s_median : c.ops_s_median);
 const unitOf = (c: Cell) => (movesPayload(c) ? 'MiB/s' : 'op/s');
-const flag = (c: Cell) => (c.served_from_cache ? ' (cache!)' : c.network_capped ? ' (net?)' : '');
 
 /** "±4%": the largest distance from the median to the min or max over repetitions; '' with one repetition. */
 function spread(c: Cell): string {
@@ -142,7 +142,7 @@ function caseRows(group: Cell[], showCase: string): TextCell[][] {
     }
     const rate = rateOf(c);
     rows.push([
-      kase, label(c), durationText(c.duration_ms_median), spread(c), rate !== null ? `${num(rate)} ${unitOf(c)}${flag(c)}` : '–',
+      kase, label(c), durationText(c.duration_ms_median), spread(c), rate !== null ? `${num(rate)} ${unitOf(c)}${markOf(c)}` : '–',
       latencyText(c.p99_us_median), c.series?.sustained !== null && c.series ? `${num(c.series.sustained)} ${c.series.unit === 'MiB/s' ? 'MiB/s' : 'op/s'}` : '',
       best !== null && rate ? `${num(best / rate)}x` : '–',
     ]);
@@ -203,6 +203,7 @@ function semanticsLines(model: ReportModel, workload: string, width: number, out
   const matrix = semanticsMatrix(model.cells, model.methodOrder);
   if (!matrix) return;
   out.push('', ...wrapText(`${workload} (${seedLabel(workload)}) — POSIX semantics: each "yes" verified on the mount and, where files are objects, in the bucket`, width, '  '));
+  out.push(...wrapText(`  probes: ${matrix.probes.join(', ')}`, width, '    '));
   const delays = matrix.probes.filter((p) => p.endsWith('-delay'));
   const rows: TextCell[][] = matrix.methods.map((m) => {
     const of = (kind: ProbeState['kind']) => matrix.probes.filter((p) => !p.endsWith('-delay') && matrix.state(p, m).kind === kind);
@@ -220,11 +221,19 @@ function semanticsLines(model: ReportModel, workload: string, width: number, out
     ...delays.map((p) => ({ head: p.replace(/-delay$/, '').replace(/-to-/, '→'), align: 'right' as const })),
   ];
   out.push(...textTable(columns, rows, width));
-  const reasons = matrix.methods.flatMap((m) => matrix.probes.flatMap((p) => {
-    const s = matrix.state(p, m);
-    return (s.kind === 'failed' || s.kind === 'mixed') && s.reason ? [`  ${m} ${p}: ${s.reason}`] : [];
-  }));
-  for (const r of reasons) out.push(...wrapText(r, width, '    '));
+  // Why, per probe: each reason once, with the methods that gave it ("hardlink: refused with ENOSYS (s3fs, mountpoint)").
+  out.push('  why not "yes":');
+  for (const p of matrix.probes) {
+    const reasons = new Map<string, string[]>();
+    for (const m of matrix.methods) {
+      const s = matrix.state(p, m);
+      if (s.kind === 'supported' || s.kind === 'missing') continue;
+      const reason = (s.reason ?? 'no reason recorded').replace(new RegExp(`^${p}: `), '');
+      const why = `${s.kind === 'unsupported' ? '' : `${PROBE_MARK[s.kind]}: `}${reason}`;
+      reasons.set(why, [...(reasons.get(why) ?? []), m]);
+    }
+    if (reasons.size) out.push(...wrapText(`    ${p}: ${[...reasons].map(([why, ms]) => `${why} (${ms.join(', ')})`).join('; ')}`, width, '      '));
+  }
 }
 
 /** Workloads some methods cannot run, one line per method and reason: "not applicable on s3-api (needs a file system): fio-seq, metadata". */

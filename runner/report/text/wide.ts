@@ -3,6 +3,7 @@ import { dnfText, durationText, num } from '../format';
 import { seedLabel } from '../labels';
 import type { Cell, ReportModel } from '../model';
 import { byOrder } from '../order';
+import { markOf } from './marks';
 import { textTable, type Column } from './table';
 
 /**
@@ -16,7 +17,7 @@ const NO_LIMIT = Number.MAX_SAFE_INTEGER;
 /** A cell's figure in a pivot: its rate (MiB/s, or operations per second), or why it has none. */
 function figure(c: Cell | undefined): string {
   if (!c) return '–';
-  if (measured(c)) return movesPayload(c) ? `${num(c.mib_s_median)}${c.served_from_cache ? ' (cache!)' : ''}` : num(c.ops_s_median ?? (c.duration_ms_median ? 1000 / c.duration_ms_median : null));
+  if (measured(c)) return movesPayload(c) ? `${num(c.mib_s_median)}${markOf(c)}` : num(c.ops_s_median ?? (c.duration_ms_median ? 1000 / c.duration_ms_median : null));
   if (c.did_not_finish) return dnfText({ budgetS: c.dnf_budget_s, doneShare: c.dnf_done_share, extrapolatedS: c.dnf_extrapolated_s });
   return c.unsupported === c.records ? 'not supported' : 'FAILED';
 }
