@@ -367,7 +367,7 @@ export function timeSeriesSpec(opts: { points: TimePoint[]; panels: string[]; co
   const x = { field: 't', type: 'quantitative', title: 'seconds into the measurement' } as const;
   const y = { field: 'rate', type: 'quantitative', title: opts.yTitle, scale: { zero: true } } as const;
   const layer = [
-    { name: 'intervals', transform: [{ filter: "datum.kind === 'interval'" }], mark: { type: 'line', point: { filled: true, size: 18 }, strokeWidth: 1.6 }, encoding: { x, y, color } },
+    { name: 'intervals', transform: [{ filter: "datum.kind === 'interval'" }], mark: { type: 'line', strokeWidth: 1.4 }, encoding: { x, y, color } },
     { name: 'sustained', transform: [{ filter: "datum.kind === 'sustained'" }], mark: { type: 'rule', strokeDash: [5, 3], strokeWidth: 1.2 }, encoding: { y, color } },
     { name: 'peak', transform: [{ filter: "datum.kind === 'peak'" }], mark: { type: 'point', shape: 'triangle-up', filled: true, size: 90 }, encoding: { x, y, color } },
   ];
