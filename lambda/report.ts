@@ -1,9 +1,9 @@
 import { AthenaClient } from '@aws-sdk/client-athena';
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { RESULTS_LAYOUT } from '../lib/results-layout';
-import { athenaRows, REPORT_QUERY_NAMES, reportInputFromAthena, type AthenaRows, type ExecutionFacts } from '../runner/report/athena';
+import { missingModelQueries, modelRowsFromAthena, reportModelFromAthena, type ExecutionFacts } from '../runner/report/athena';
 import { renderHtmlReport } from '../runner/report/html/render';
-import type { ReportQueryName } from '../runner/report/model';
+import { MODEL_QUERIES } from '../runner/report/model';
 import { logger, NamedError } from './shared/powertools';
 import { summaryFiles, type ReportFile } from './shared/report-render';
 import { env, s3Client } from './shared/s3';
@@ -31,9 +31,10 @@ export interface ReportResult {
 
 /**
  * Report: reads the rows of the run's named queries (run by Aggregate, restricted to the run and
- * ordered as each SQL file says), draws the same HTML page as `s3ab report --html` with the same
- * code (runner/report/: normalizers, renderHtmlReport), and writes it with a plain-text and JSON
- * summary of every query into the results bucket under reports/RUNID/. Returns the page's location.
+ * ordered as each SQL file says), builds the report model from them with the same code as
+ * `s3ab report` (runner/report/model.ts), and writes the same HTML page, the same text summary
+ * (summary.txt) and the model's tables (summary.json) into the results bucket under
+ * reports/RUNID/. Returns the page's location.
  */
 export async function handler(event: ReportEvent, _context?: unknown, deps: { athena?: AthenaClient; s3?: S3Client; now?: () => Date } = {}): Promise<ReportResult> {
   // Lambda calls handler(event, context): the clients a test or the rehearsal injects come third.
@@ -42,35 +43,30 @@ export async function handler(event: ReportEvent, _context?: unknown, deps: { at
   if (!event?.runId || !isRunId(event.runId) || !Array.isArray(event.queries)) {
     throw new NamedError('InvalidEvent', `runId (a run id) and queries are required, got ${JSON.stringify(event)?.slice(0, 300)}`);
   }
-  const missing = REPORT_QUERY_NAMES.filter((n) => !event.queries.some((q) => q.name === n));
+  const missing = missingModelQueries(event.queries);
   if (missing.length) {
-    throw new NamedError('InvalidEvent', `the Aggregate output has no ${missing.join(', ')} — the report needs the named queries ${REPORT_QUERY_NAMES.join(', ')} (one per file in assets/queries/); redeploy the stack`);
+    throw new NamedError('InvalidEvent', `the Aggregate output has no ${missing.join(', ')} — the report needs the named queries ${MODEL_QUERIES.join(', ')} (one per file in assets/queries/); redeploy the stack`);
   }
   const generatedAt = now().toISOString();
-  const results: { name: string; result: AthenaRows }[] = await Promise.all(event.queries.map(async (q) => ({ name: q.name, result: await athenaRows(clients.athena, q.queryExecutionId) })));
-  const rowsOf = (name: ReportQueryName) => results.find((r) => r.name === name)!.result.rows;
+  const rowsByQuery = await modelRowsFromAthena(clients.athena, event.queries);
   const bucket = env('RESULTS_BUCKET');
-  const input = reportInputFromAthena({
-    runId: event.runId,
-    rows: { report_cells: rowsOf('report_cells'), run_facts: rowsOf('run_facts'), workload_facts: rowsOf('workload_facts'), run_health: rowsOf('run_health'), request_counts: rowsOf('request_counts') },
+  const model = reportModelFromAthena({
+    runId: event.runId, rows: rowsByQuery,
     source: `s3://${bucket}/${RESULTS_LAYOUT.records} (Athena, the pipeline's Aggregate queries)`,
     execution: event.execution ?? null,
     generatedAt,
   });
   const t0 = performance.now();
-  const page = await renderHtmlReport(input);
+  const page = await renderHtmlReport(model);
   const renderMs = Math.round(performance.now() - t0);
-  const files: ReportFile[] = [
-    { name: 'report.html', contentType: 'text/html; charset=utf-8', body: page.html },
-    ...summaryFiles({ runId: event.runId, generatedAt, queries: results.map((r) => ({ name: r.name, ...r.result })) }),
-  ];
+  const files: ReportFile[] = [{ name: 'report.html', contentType: 'text/html; charset=utf-8', body: page.html }, ...summaryFiles(model)];
   const written: string[] = [];
   for (const f of files) {
     const key = `${RESULTS_LAYOUT.reports}${event.runId}/${f.name}`;
     await clients.s3.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: f.body, ContentType: f.contentType }));
     written.push(`s3://${bucket}/${key}`);
   }
-  const rows = results.reduce((n, r) => n + r.result.rows.length, 0);
+  const rows = Object.values(rowsByQuery).reduce((n, r) => n + r.length, 0);
   const sectionsWithoutData = page.sections.filter((s) => !s.hasData).map((s) => s.title);
   logger.info('report written', { runId: event.runId, files: written, rows, renderMs, charts: page.charts, warnings: page.warnings, sectionsWithoutData });
   return { reportLocation: written[0], files: written, rows, sectionsWithoutData };

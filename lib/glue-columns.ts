@@ -1,6 +1,6 @@
 import resultSchema from '../assets/schema/result.schema.json';
 
-type JsonSchema = { type?: string | string[]; properties?: Record<string, JsonSchema>; additionalProperties?: boolean | JsonSchema; items?: JsonSchema; description?: string };
+export type JsonSchema = { type?: string | string[]; properties?: Record<string, JsonSchema>; additionalProperties?: boolean | JsonSchema; items?: JsonSchema; description?: string };
 
 /** Glue (Hive) type of a JSON Schema node: the same mapping the DuckDB reader uses (runner/report/results-db.ts), in Hive spelling. */
 export function glueType(s: JsonSchema): string {
@@ -18,9 +18,9 @@ export function glueType(s: JsonSchema): string {
   }
 }
 
-/** The Glue table columns of the result records, generated from assets/schema/result.schema.json (in schema order). */
-export function resultColumns(): { name: string; type: string; comment?: string }[] {
-  const props = (resultSchema as JsonSchema).properties!;
+/** The Glue table columns of a schema's records (in schema order): result records (assets/schema/result.schema.json) by default. */
+export function resultColumns(schema: JsonSchema = resultSchema as JsonSchema): { name: string; type: string; comment?: string }[] {
+  const props = schema.properties!;
   return Object.entries(props).map(([name, s]) => ({
     name,
     type: glueType(s),

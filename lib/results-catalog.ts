@@ -4,8 +4,9 @@ import * as glue from 'aws-cdk-lib/aws-glue';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
 import { ACCESS_LOG_COLUMNS, ACCESS_LOG_PARTITION, ACCESS_LOG_REGEX, ACCESS_LOG_TABLE } from '../runner/report/access-log-table';
-import { accessLogQueries, namedQueries } from '../runner/report/results-db';
-import { resultColumns } from './glue-columns';
+import intervalSchema from '../assets/schema/interval.schema.json';
+import { accessLogQueries, INTERVALS_TABLE, namedQueries } from '../runner/report/results-db';
+import { resultColumns, type JsonSchema } from './glue-columns';
 import { RESULTS_LAYOUT } from './results-layout';
 
 export interface ResultsCatalogProps {
@@ -19,7 +20,8 @@ export interface ResultsCatalogProps {
 
 /**
  * Where results are queried: the results bucket, a Glue table over the runner's Hive layout
- * (results/dt=YYYY-MM-DD/*.jsonl) whose columns are generated from the result JSON Schema, with
+ * (results/dt=YYYY-MM-DD/*.jsonl) whose columns are generated from the result JSON Schema and one
+ * over the interval series beside it (results/intervals/dt=…/, from the interval schema), with
  * partition projection on `dt` so a run is queryable the moment its files land (no crawler, no
  * MSCK REPAIR), an Athena workgroup with an enforced, encrypted result location and a
  * bytes-scanned cutoff, and one named query per SQL file — the same files the local report
@@ -29,6 +31,8 @@ export class ResultsCatalog extends Construct {
   readonly bucket: s3.Bucket;
   readonly database: glue.CfnDatabase;
   readonly table: glue.CfnTable;
+  /** The interval series' table (INTERVALS_TABLE), beside the records'. */
+  readonly intervalsTable: glue.CfnTable;
   readonly workGroup: athena.CfnWorkGroup;
   readonly namedQueries: { name: string; query: athena.CfnNamedQuery; sql: string }[];
   readonly databaseName: string;
@@ -63,35 +67,10 @@ export class ResultsCatalog extends Construct {
       catalogId: Aws.ACCOUNT_ID,
       databaseInput: { name: this.databaseName, description: 's3-access-bench results (one JSON line per measurement)' },
     });
-    const location = `s3://${this.bucket.bucketName}/${RESULTS_LAYOUT.records}`;
-    this.table = new glue.CfnTable(this, 'Table', {
-      catalogId: Aws.ACCOUNT_ID,
-      databaseName: this.databaseName,
-      tableInput: {
-        name: this.tableName,
-        description: 'Result records (assets/schema/result.schema.json), partitioned by the day the run started',
-        tableType: 'EXTERNAL_TABLE',
-        parameters: {
-          classification: 'json',
-          'projection.enabled': 'true',
-          'projection.dt.type': 'date',
-          'projection.dt.format': 'yyyy-MM-dd',
-          'projection.dt.range': `${firstDay},NOW`,
-          'projection.dt.interval': '1',
-          'projection.dt.interval.unit': 'DAYS',
-          'storage.location.template': `${location}dt=\${dt}`,
-        },
-        partitionKeys: [{ name: 'dt', type: 'string', comment: 'UTC day the run started (YYYY-MM-DD)' }],
-        storageDescriptor: {
-          location,
-          columns: resultColumns(),
-          inputFormat: 'org.apache.hadoop.mapred.TextInputFormat',
-          outputFormat: 'org.apache.hadoop.hive.ql.io.HiveIgnoreKeyTextOutputFormat',
-          serdeInfo: { serializationLibrary: 'org.openx.data.jsonserde.JsonSerDe', parameters: { 'ignore.malformed.json': 'FALSE' } },
-        },
-      },
-    });
-    this.table.addResourceDependency(this.database);
+    this.table = this.projectedJsonTable('Table', this.tableName, RESULTS_LAYOUT.records, resultColumns(),
+      'Result records (assets/schema/result.schema.json), partitioned by the day the run started');
+    this.intervalsTable = this.projectedJsonTable('IntervalsTable', INTERVALS_TABLE, RESULTS_LAYOUT.intervals, resultColumns(intervalSchema as JsonSchema),
+      'Interval series of the measurements of 2 s or more (assets/schema/interval.schema.json): one line per interval, partitioned by the day the run started');
 
     this.workGroup = new athena.CfnWorkGroup(this, 'WorkGroup', {
       name: `${Stack.of(this).stackName}-results`,
@@ -118,8 +97,46 @@ export class ResultsCatalog extends Construct {
         queryString: f.sql,
       });
       query.addResourceDependency(this.table);
+      query.addResourceDependency(this.intervalsTable);
       return { name: f.name, query, sql: f.sql };
     });
+  }
+
+  /**
+   * A Glue table of JSON lines under `prefix` in the runner's Hive layout (PREFIX/dt=YYYY-MM-DD/),
+   * with partition projection on `dt`: queryable the moment its files land, no crawler, no MSCK REPAIR.
+   */
+  private projectedJsonTable(id: string, name: string, prefix: string, columns: glue.CfnTable.ColumnProperty[], description: string): glue.CfnTable {
+    const location = `s3://${this.bucket.bucketName}/${prefix}`;
+    const table = new glue.CfnTable(this, id, {
+      catalogId: Aws.ACCOUNT_ID,
+      databaseName: this.databaseName,
+      tableInput: {
+        name,
+        description,
+        tableType: 'EXTERNAL_TABLE',
+        parameters: {
+          classification: 'json',
+          'projection.enabled': 'true',
+          'projection.dt.type': 'date',
+          'projection.dt.format': 'yyyy-MM-dd',
+          'projection.dt.range': `${this.firstDay},NOW`,
+          'projection.dt.interval': '1',
+          'projection.dt.interval.unit': 'DAYS',
+          'storage.location.template': `${location}dt=\${dt}`,
+        },
+        partitionKeys: [{ name: 'dt', type: 'string', comment: 'UTC day the run started (YYYY-MM-DD)' }],
+        storageDescriptor: {
+          location,
+          columns,
+          inputFormat: 'org.apache.hadoop.mapred.TextInputFormat',
+          outputFormat: 'org.apache.hadoop.hive.ql.io.HiveIgnoreKeyTextOutputFormat',
+          serdeInfo: { serializationLibrary: 'org.openx.data.jsonserde.JsonSerDe', parameters: { 'ignore.malformed.json': 'FALSE' } },
+        },
+      },
+    });
+    table.addResourceDependency(this.database);
+    return table;
   }
 
   /**
@@ -173,5 +190,10 @@ export class ResultsCatalog extends Construct {
   /** ARN of the Glue table (for grants). */
   get tableArn(): string {
     return Stack.of(this).formatArn({ service: 'glue', resource: 'table', resourceName: `${this.databaseName}/${this.tableName}` });
+  }
+
+  /** ARNs of every table the named queries read (records and interval series), for grants. */
+  get queriedTableArns(): string[] {
+    return [this.tableName, INTERVALS_TABLE].map((t) => Stack.of(this).formatArn({ service: 'glue', resource: 'table', resourceName: `${this.databaseName}/${t}` }));
   }
 }

@@ -1,3 +1,5 @@
+import { INTERVALS_FOLDER } from '../runner/core/vocabulary';
+
 /**
  * Key layout of the results bucket, shared by the stack, the state machine, the Lambdas and the
  * runner's `step` command (one source for each prefix).
@@ -5,6 +7,8 @@
 export const RESULTS_LAYOUT = {
   /** Result records in the runner's Hive layout: results/dt=YYYY-MM-DD/*.jsonl (the Glue table's location); run manifests in results/_runs/. */
   records: 'results/',
+  /** Interval series of long measurements (assets/schema/interval.schema.json): results/intervals/dt=YYYY-MM-DD/*.jsonl, the intervals table's location. */
+  intervals: `results/${INTERVALS_FOLDER}/`,
   /** Inputs of an execution (its matrix), written by ValidateInput: executions/RUNID/matrix.json. */
   executions: 'executions/',
   /** Reports written by the Report function: reports/RUNID/. */

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// Generates the TypeScript types of the result records from assets/schema/result.schema.json,
-// the single source of the record format. `--check` fails when the committed file is stale.
+// Generates the TypeScript types of the result records, the matrix and the interval series from
+// their JSON Schemas (assets/schema/), the single source of each format. `--check` fails when the committed file is stale.
 import { compileFromFile } from 'json-schema-to-typescript';
 import { readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -10,6 +10,7 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const targets = [
   { schema: 'assets/schema/result.schema.json', out: 'runner/core/record.generated.ts' },
   { schema: 'assets/schema/matrix.schema.json', out: 'runner/core/matrix.generated.ts' },
+  { schema: 'assets/schema/interval.schema.json', out: 'runner/core/interval.generated.ts' },
 ];
 const check = process.argv.includes('--check');
 let stale = 0;

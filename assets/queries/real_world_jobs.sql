@@ -1,7 +1,8 @@
 -- Seed 002's real-world operations (git clone, tar -xf) and seed 004's untar table: per job,
 -- method and cache state, the median time of the successful repetitions, files per second and
 -- MB/s (decimal, as the seeds print), how many repetitions succeeded, and for tar whether modes
--- modification times and owners were kept (share of files over all repetitions).
+-- modification times and owners were kept (share of files over all repetitions). Repetitions that
+-- did not finish (time budget) are counted apart: only finished ones have a time.
 SELECT
   run_id,
   workload,
@@ -12,6 +13,7 @@ SELECT
   count(*) AS repetitions,
   count_if(status = 'ok' AND verified) AS succeeded,
   count_if(status = 'unsupported') AS unsupported,
+  count_if(status = 'did-not-finish') AS did_not_finish,
   max(ops) AS files,
   approx_percentile(CASE WHEN status = 'ok' AND verified THEN duration_ms END, 0.5) AS duration_ms_median,
   approx_percentile(CASE WHEN status = 'ok' AND verified THEN ops_per_s END, 0.5) AS files_s_median,

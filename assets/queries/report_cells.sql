@@ -1,7 +1,9 @@
 -- The HTML report's cells: per workload, operation, I/O mode, object size, method, variant and cache
 -- state, the spread over repetitions (min / median / max of successful, verified batches), latency
 -- percentiles, success counts (metadata's success rate = ok / ops), support, propagation delays
--- and how many measurements ran faster than the link (served from a cache). `io` is the I/O mode a
+-- and how many measurements ran faster than the link (served from a cache); did-not-finish records
+-- (a step's time budget ran out) are counted apart with what they reached (medians of their budget,
+-- share done and extrapolated total), never in a median of finished figures. `io` is the I/O mode a
 -- record's parameters name (fio-seq: direct or buffered; from `direct` = 1/0 where `io` is absent),
 -- NULL for workloads without one: direct and buffered results are different cases, never one median.
 -- (map_keys first: Athena fails on a missing map key; CASE evaluates only the branch it takes.)
@@ -21,6 +23,10 @@ SELECT
   count_if(status = 'ok' AND NOT verified) AS unverified,
   count_if(status = 'unsupported') AS unsupported,
   count_if(status = 'not-applicable') AS not_applicable,
+  count_if(status = 'did-not-finish') AS did_not_finish,
+  approx_percentile(CASE WHEN status = 'did-not-finish' THEN progress.budget_s END, 0.5) AS dnf_budget_s,
+  approx_percentile(CASE WHEN status = 'did-not-finish' AND progress.planned > 0 THEN progress.done / progress.planned END, 0.5) AS dnf_done_share,
+  approx_percentile(CASE WHEN status = 'did-not-finish' THEN progress.extrapolated_total_s END, 0.5) AS dnf_extrapolated_s,
   sum(ops) AS ops,
   sum(ok) AS ok,
   sum(failed) AS failed,

@@ -1,6 +1,7 @@
 -- Integrity of each run, per method and workload: records, failed and unverified batches, broken
--- steps and the first error seen. A run is trustworthy when every count but `records` and
--- `did_not_finish` (measurements whose step's time budget ran out: results, not failures) is zero.
+-- steps and the first error seen. A run is trustworthy when every count but `records` is zero;
+-- `did_not_finish` counts measurements whose step ran out of its time budget (complete as far as
+-- they got, never ranked); `first_failure` is the first error of a failed or unverified one.
 SELECT
   run_id,
   method,
@@ -12,7 +13,8 @@ SELECT
   count_if(contains(flags, 'step-failed')) AS in_failed_steps,
   count_if(status = 'unsupported') AS unsupported,
   count_if(status = 'did-not-finish') AS did_not_finish,
-  min(error_sample) AS first_error
+  min(error_sample) AS first_error,
+  min(CASE WHEN status = 'failed' OR (status = 'ok' AND NOT verified) THEN error_sample END) AS first_failure
 FROM results
 -- Rows of requests only (operation in parentheses) are no measurement.
 WHERE operation NOT LIKE '(%'

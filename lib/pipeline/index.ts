@@ -226,10 +226,10 @@ export class Pipeline extends Construct {
     };
     allow(['athena:StartQueryExecution', 'athena:GetQueryExecution', 'athena:StopQueryExecution'], [stack.formatArn({ service: 'athena', resource: 'workgroup', resourceName: results.workGroupName })]);
     allow(['glue:GetDatabase', 'glue:GetTable', 'glue:GetPartitions'],
-      [stack.formatArn({ service: 'glue', resource: 'catalog' }), stack.formatArn({ service: 'glue', resource: 'database', resourceName: results.databaseName }), results.tableArn]);
+      [stack.formatArn({ service: 'glue', resource: 'catalog' }), stack.formatArn({ service: 'glue', resource: 'database', resourceName: results.databaseName }), ...results.queriedTableArns]);
     allow(['s3:GetBucketLocation', 's3:ListBucket'], [results.bucket.bucketArn]);
     allow(['s3:GetObject'], [results.bucket.arnForObjects(`${RESULTS_LAYOUT.records}*`)],
-      { [`Resource::${resultsArn}/${RESULTS_LAYOUT.records}*`]: 'the summary queries read every result file of the table (results/dt=…)' });
+      { [`Resource::${resultsArn}/${RESULTS_LAYOUT.records}*`]: 'the summary queries read every result file of the tables (results/dt=…, results/intervals/dt=…)' });
     allow(['s3:GetObject', 's3:PutObject', 's3:AbortMultipartUpload', 's3:ListMultipartUploadParts'], [results.bucket.arnForObjects(`${RESULTS_LAYOUT.athena}*`)],
       { [`Resource::${resultsArn}/${RESULTS_LAYOUT.athena}*`]: 'Athena .sync writes query results under athena/ with generated names' });
     // Grants the tasks made themselves (RunInstances, SendCommand, LambdaInvoke), acknowledged here where they meet the role.

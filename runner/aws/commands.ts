@@ -1,4 +1,4 @@
-import { AthenaClient, BatchGetNamedQueryCommand, GetQueryExecutionCommand, GetQueryResultsCommand, ListNamedQueriesCommand, StartQueryExecutionCommand } from '@aws-sdk/client-athena';
+import { AthenaClient, BatchGetNamedQueryCommand, GetQueryExecutionCommand, ListNamedQueriesCommand, StartQueryExecutionCommand } from '@aws-sdk/client-athena';
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { DescribeExecutionCommand, GetExecutionHistoryCommand, ListExecutionsCommand, SFNClient, StartExecutionCommand, type HistoryEvent } from '@aws-sdk/client-sfn';
 import Table from 'cli-table3';
@@ -6,9 +6,11 @@ import { UserError, errorSummary } from '../core/errors';
 import { expandSteps } from '../core/matrix';
 import { formatDuration } from '../core/units';
 import { isRunId, RUN_ID_EXAMPLE } from '../core/vocabulary';
+import { athenaRows, missingModelQueries, modelRowsFromAthena, reportModelFromAthena } from '../report/athena';
 import { queryForRun } from '../report/run-query';
 import { matrixFor, rawMatrixFor } from '../catalog';
 import { estimateFor, runnersLine } from './estimate';
+import { summaryLines } from '../report/text/summary';
 
 export interface AwsClients { cfn: CloudFormationClient; sfn: SFNClient; athena: AthenaClient }
 export type Out = (line: string) => void;
@@ -54,21 +56,10 @@ async function waitForQuery(c: AwsClients, id: string, sleep: (ms: number) => Pr
   }
 }
 
-/** Every row of a query's result, page by page (Athena pages hold at most 1,000 rows); the header row dropped. */
+/** Every row of a query's result as text cells ('–' for NULL), with its column names (runner/report/athena.ts reads the pages). */
 async function queryRows(c: AwsClients, id: string): Promise<{ cols: string[]; rows: string[][] }> {
-  let cols: string[] = [];
-  const rows: string[][] = [];
-  let nextToken: string | undefined;
-  let first = true;
-  do {
-    const res = await c.athena.send(new GetQueryResultsCommand({ QueryExecutionId: id, NextToken: nextToken, MaxResults: 1000 }));
-    if (first) cols = (res.ResultSet?.ResultSetMetadata?.ColumnInfo ?? []).map((x) => x.Name!);
-    // Only the first page starts with the column names.
-    rows.push(...(res.ResultSet?.Rows ?? []).slice(first ? 1 : 0).map((r) => (r.Data ?? []).map((d) => d.VarCharValue ?? '–')));
-    first = false;
-    nextToken = res.NextToken;
-  } while (nextToken);
-  return { cols, rows };
+  const { columns, rows } = await athenaRows(c.athena, id);
+  return { cols: columns, rows: rows.map((r) => columns.map((k) => r[k] ?? '–')) };
 }
 
 export async function printQueryResults(c: AwsClients, id: string, title: string, out: Out): Promise<number> {
@@ -79,9 +70,6 @@ export async function printQueryResults(c: AwsClients, id: string, title: string
   out(table.toString());
   return rows.length;
 }
-
-/** Named queries whose rows only the HTML report draws (run_health, the integrity check, is printed too). */
-const PAGE_ONLY_QUERIES = new Set(['report_cells', 'run_facts', 'workload_facts']);
 
 export interface RunArgs { stack: string; profile?: string; matrix?: string; runners?: { instanceType: string; count: number }[]; pollMs?: number }
 
@@ -112,11 +100,34 @@ export async function awsRun(c: AwsClients, a: RunArgs, out: Out, sleep = (ms: n
       return 1;
     }
     const result = JSON.parse(ex.output ?? '{}') as { report?: { value?: { reportLocation?: string } }; aggregate?: { name: string; queryExecutionId: string }[] };
-    // The summary tables; the rows that only feed the HTML page (one per cell, dozens of columns) stay in the page.
-    for (const q of result.aggregate ?? []) if (!PAGE_ONLY_QUERIES.has(q.name)) await printQueryResults(c, q.queryExecutionId, q.name, out);
+    await printRunSummary(c, result.aggregate ?? [], { runId: runIdOf(ex.output), matrix: resolved.name, steps: expandSteps(resolved).length, startedAt: new Date(t0).toISOString() }, out);
     out(`report: ${result.report?.value?.reportLocation ?? '(none)'}`);
     return 0;
   }
+}
+
+/** The run id of an execution's output (`run.value.runId`), or a placeholder where it has none. */
+function runIdOf(output: string | undefined): string {
+  const parsed = JSON.parse(output ?? '{}') as { run?: { value?: { runId?: string } } };
+  return parsed.run?.value?.runId ?? 'unknown';
+}
+
+/**
+ * The closing summary of an execution: the report model built from the Aggregate queries' rows
+ * (the same SQL and builder as the local summary and the report Lambda's summary.txt), printed as
+ * the same text summary.
+ */
+async function printRunSummary(c: AwsClients, aggregate: { name: string; queryExecutionId: string }[], execution: { runId: string; matrix: string; steps: number; startedAt: string }, out: Out): Promise<void> {
+  const missing = missingModelQueries(aggregate);
+  if (missing.length) {
+    out(`(no summary: the execution's Aggregate output lacks ${missing.join(', ')}; redeploy the stack from this version)`);
+    return;
+  }
+  const model = reportModelFromAthena({
+    runId: execution.runId, rows: await modelRowsFromAthena(c.athena, aggregate), source: 'Athena (the execution\'s Aggregate queries)',
+    execution, generatedAt: new Date().toISOString(),
+  });
+  for (const line of summaryLines(model)) out(line);
 }
 
 /** The Map state that runs the matrix's benchmark steps, one iteration per runner's share (lib/pipeline/benchmark.ts). */

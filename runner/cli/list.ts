@@ -1,3 +1,4 @@
+import { seedLabel } from '../report/labels';
 import Table from 'cli-table3';
 import type { Command } from 'commander';
 import { CATALOG } from '../catalog';
@@ -48,7 +49,7 @@ function printWorkloads(): void {
   const workloads = table(['workload', 'what it measures', 'parameters (defaults)'], [null, 50, 50]);
   for (const w of CATALOG.workloads) {
     const props = (w.paramsSchema as { properties: Record<string, { default?: unknown }> }).properties;
-    workloads.push([w.name, w.summary, Object.entries(props).map(([k, v]) => `${k}=${JSON.stringify(v.default)}`).join('\n')]);
+    workloads.push([w.name, `${w.summary} (${seedLabel(w.name)})`, Object.entries(props).map(([k, v]) => `${k}=${JSON.stringify(v.default)}`).join('\n')]);
   }
   out('Workloads');
   out(workloads.toString());

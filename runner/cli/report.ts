@@ -1,4 +1,4 @@
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import { resolve } from 'node:path';
 import { UserError } from '../core/errors';
 import { loadComparison, printComparison, renderCompareHtml } from '../report/compare';
@@ -16,17 +16,21 @@ export function registerReport(program: Command): void {
     .option('--html <file>', 'write the report as one self-contained HTML page (charts as SVG, no remote resources) to FILE')
     .option('--compare <runs...>', 'compare two runs, RUN_A RUN_B: run ids in --results, or results folders (their newest run); prints each metric\'s change in %')
     .option('--threshold <pct>', 'with --compare: list changes of at least this many percent', nonNegativeNumber, 5)
+    .option('--wide', 'the summary with methods side by side (one column per method), for wide terminals; the default long format fits 100 columns')
+    .addOption(new Option('--format <format>', 'text (the summary), or the report model\'s tables for scripts: json (one document) or csv (one block per table)').choices(['text', 'json', 'csv']).default('text'))
     .addHelpText('after', `
 Examples:
   s3ab report                                       print the newest run's tables
   s3ab report --html report.html                    the newest run as an HTML page
   s3ab report --run 20260115T101500Z-0a1b2c --html r.html
+  s3ab report --wide                                methods side by side
+  s3ab report --format csv > run.csv                the model's tables (cases, verdicts, findings, requests, ...)
   s3ab report --compare RUN_A RUN_B                 per-metric change from run A to run B
   s3ab report --compare results-c7g results-m7i --html compare.html   two folders, their newest runs`)
     .action(async (o) => {
       if (o.compare) return compare(o.compare, o.results, o.threshold, o.html);
       if (o.html) return printWrittenReport(await writeHtmlReport(resolve(o.results), o.run, o.html));
-      await printSummary(resolve(o.results), o.run, out);
+      await printSummary(resolve(o.results), o.run, out, { wide: o.wide, format: o.format });
     });
 }
 
@@ -41,9 +45,9 @@ function printWrittenReport(w: WrittenReport): void {
   const empty = w.rendered.sections.filter((s) => !s.hasData).map((s) => s.title);
   const s = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
   const t = w.timings;
-  out(`report: ${w.path} (run ${w.input.runId}, ${w.rendered.charts} charts, ${(w.rendered.html.length / 1024).toFixed(0)} KiB)`);
-  out(`  ${w.input.recordCount.toLocaleString('en-US')} records read in ${s(t.scanMs + t.queryMs + t.renderMs)}: checking lines ${s(t.scanMs)}, DuckDB and SQL ${s(t.queryMs)}, charts and page ${s(t.renderMs)}`);
+  out(`report: ${w.path} (run ${w.model.runId}, ${w.rendered.charts} charts, ${(w.rendered.html.length / 1024).toFixed(0)} KiB)`);
+  out(`  ${w.model.recordCount.toLocaleString('en-US')} records read in ${s(t.scanMs + t.queryMs + t.renderMs)}: checking lines ${s(t.scanMs)}, DuckDB and SQL ${s(t.queryMs)}, charts and page ${s(t.renderMs)}`);
   if (empty.length) out(`  sections without data: ${empty.join(', ')}`);
-  if (w.input.badLineCount) out(`  ${w.input.badLineCount} unreadable lines left out; the page's "Data problems" section lists them`);
+  if (w.model.badLineCount) out(`  ${w.model.badLineCount} unreadable lines left out; the page's "Data problems" section lists them`);
   for (const warning of w.rendered.warnings) out(`  chart warning: ${warning}`);
 }

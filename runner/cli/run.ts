@@ -6,7 +6,7 @@ import { defaultReportPath, writeHtmlReport } from '../report/html-report';
 import { printSummary } from '../report/summary';
 import { runBenchmark } from '../run';
 import { exitCodeFor } from '../run/policy';
-import { duration, nonEmptyList, out, positiveInt } from './args';
+import { duration, nonEmptyList, nonNegativeNumber, out, positiveInt } from './args';
 
 /** `s3ab run`: a matrix against the embedded server or a named endpoint, then the summary and the HTML report. */
 export function registerRun(program: Command): void {
@@ -26,6 +26,7 @@ export function registerRun(program: Command): void {
     .option('--region <region>', 'region for --endpoint (default: AWS_REGION or us-east-1)')
     .option('--html <file>', 'where to write the run\'s HTML report (default: RESULTS/_reports/RUNID.html)')
     .option('--no-html', 'do not write the HTML report')
+    .option('--series-interval <seconds>', 'interval of the time series kept for measurements of 2 s or more (bytes, operations, errors, latency per interval); 0 keeps none', nonNegativeNumber, 1)
     .option('--wait', 'when another run on this host is mounting, wait for it instead of refusing (one mount benchmark per host)')
     .addOption(new Option('--quiet', 'no progress output').hideHelp())
     .addHelpText('after', `
@@ -41,6 +42,7 @@ hung (results marked incomplete), 2 bad input (nothing created), 130 interrupted
       const outcome = await runBenchmark({
         profile: o.profile, matrixFile: o.matrix, methods: o.methods, workloads: o.workloads, repetitions: o.repetitions, cache: o.cache, stepBudgetS: o.stepBudget,
         resultsDir: o.results, endpoint: o.endpoint, bucket: o.bucket, region: o.region, quiet: o.quiet, signal: abort.signal, waitForLock: o.wait,
+        seriesIntervalMs: o.seriesInterval * 1000,
       });
       out('');
       try {

@@ -1,5 +1,6 @@
 import { errorSummary } from './errors';
 import { openMeter, type WorkMeter, type WorkProgress, type WorkUnit } from './meter';
+import { countLive, cutSeries, OpLog, seriesSettings, withByteProgress, type IntervalSeries } from './intervals';
 import { withExcludedTime } from './op-timing';
 import { LatencyHistogram, type LatencyBucket, type LatencySummary, nowNs } from './stats';
 import type { CacheState } from './vocabulary';
@@ -40,6 +41,8 @@ export interface Measurement {
   startedAtMs?: number;
   /** With status did-not-finish: how far it got when the step's budget ran out (core/meter.ts). */
   progress?: WorkProgress;
+  /** The interval series of a measurement long enough to have one (runner/core/intervals.ts). */
+  series?: IntervalSeries | null;
 }
 
 /**
@@ -94,6 +97,8 @@ export class Batch {
   private verification: boolean | null = null;
   private planned: { count: number; unit: WorkUnit } | null = null;
   private meter: WorkMeter | null = null;
+  /** Completions for the interval series, on the batch's own clock (ns since its start: wall or active time); null when the series is off. */
+  private readonly log = seriesSettings.intervalMs > 0 ? new OpLog() : null;
 
   constructor(
     readonly operation: string,
@@ -134,23 +139,43 @@ export class Batch {
     this.start();
     if (this.cut) return undefined;
     const t0 = nowNs();
+    // Bytes a session reports while the operation runs (parts of a large transfer) go into the series as they land.
+    let early = 0;
+    const onBytes = (n: number) => {
+      early += n;
+      countLive(n, 0);
+      this.log?.progress(this.clockNs(t0), n);
+    };
     try {
       // A client that times its own requests reports the protocol around them (op-timing.ts).
-      const { value: result, excludedNs } = await withExcludedTime(fn);
+      const { value: result, excludedNs } = await withByteProgress(onBytes, () => withExcludedTime(fn));
       const elapsed = nowNs() - t0;
       const dt = elapsed > excludedNs ? elapsed - excludedNs : elapsed;
       this.activeNs += dt;
       this.histogram.recordNs(Number(dt));
       this.ok++;
-      this.bytes += bytesOf(result);
+      const bytes = bytesOf(result);
+      this.bytes += bytes;
+      countLive(Math.max(0, bytes - early), 1);
+      this.log?.ok(this.clockNs(), Number(dt), Math.max(0, bytes - early));
       return result;
     } catch (err) {
       // Ended by the budget running out: not a failure of the method, and not done.
       if (this.cut) return undefined;
       this.activeNs += nowNs() - t0;
+      this.log?.failed(this.clockNs());
       this.fail(err);
       return undefined;
     }
+  }
+
+  /**
+   * Now on the clock the batch's duration is measured with: wall time since start() (concurrent),
+   * or the operations' own time (sequential; `opStart` inside a running operation).
+   */
+  private clockNs(opStart?: bigint): number {
+    if (this.mode === 'concurrent') return Number(nowNs() - (this.wallStart ?? nowNs()));
+    return Number(this.activeNs + (opStart !== undefined ? nowNs() - opStart : 0n));
   }
 
   /** Counts a failure found outside a timed operation (for example a checksum mismatch). */
@@ -173,6 +198,7 @@ export class Batch {
       });
     }
     const durationNs = this.mode === 'concurrent' && this.wallStart !== null ? nowNs() - this.wallStart : this.activeNs;
+    const series = this.log ? cutSeries(this.log, 0, Number(durationNs), seriesSettings.intervalMs, this.mode === 'concurrent' ? 'wall' : 'active') : null;
     const verified = this.verification === true && this.failed === 0;
     return {
       operation: this.operation,
@@ -189,6 +215,7 @@ export class Batch {
       errorSample: this.firstError,
       movesPayload: this.movesPayload,
       ...(this.wallStartMs !== null ? { startedAtMs: this.wallStartMs } : {}),
+      ...(series ? { series } : {}),
     };
   }
 }

@@ -10,6 +10,8 @@ export interface ThreadContext {
   progress(note: string): void;
   /** `n` units of the measured work are done (the step's budget meter counts them; core/meter.ts). */
   done(n?: number): void;
+  /** Counts bytes and completed operations for the progress line's current rate (runner/core/intervals.ts liveTotals). */
+  count(bytes: number, ops: number): void;
 }
 
 /**

@@ -6,6 +6,7 @@ import { Worker } from 'node:worker_threads';
 import { errorSummary } from './errors';
 import { openMeter, type WorkUnit } from './meter';
 import type { CacheState } from './vocabulary';
+import { sharedLiveCounter } from './intervals';
 import { CONTROL_ABORT, CONTROL_GO } from './thread-job';
 
 /**
@@ -98,12 +99,14 @@ export async function runThreads<R>(jobs: ThreadJob[], opts: ThreadRunOptions): 
   // Work done per thread, counted by the threads, read by the step's meter.
   const counters = new Int32Array(new SharedArrayBuffer(4 * jobs.length));
   const meter = opts.meter && openMeter(opts.meter.operation, opts.meter.objectSizeBytes, opts.meter.planned, opts.meter.unit, () => counters.reduce((a, b) => a + b, 0), opts.meter.cache);
+  // What the threads have moved so far, for the progress line's rate.
+  const live = sharedLiveCounter();
   const script = threadScript();
   // `execArgv: []`: the script is a self-contained bundle, so the threads do not inherit the
   // parent's loaders (tsx in scripts and tests): 16 threads each loading a TypeScript loader left
   // work on V8's shared background threads that ran during the measurement (16 readers on tmpfs:
   // 4.8 GB/s with the loader, 6.3 GB/s without).
-  const workers = jobs.map((job, index) => new Worker(script, { execArgv: [], workerData: { job, control, counters, index } }));
+  const workers = jobs.map((job, index) => new Worker(script, { execArgv: [], workerData: { job, control, counters, index, live: live.counter } }));
   const results: R[] = new Array(jobs.length);
   const spans: ThreadSpan[] = new Array(jobs.length);
   let ready = 0;
@@ -165,6 +168,7 @@ export async function runThreads<R>(jobs: ThreadJob[], opts: ThreadRunOptions): 
     opts.signal.removeEventListener('abort', onAbort);
     opts.signal.removeEventListener('abort', onAbortWait);
     onAbort();
+    live.release();
     // Terminating a thread waits for its current system call; do not wait long for a blocked one.
     const terminated = Promise.all(workers.map((w) => w.terminate().catch(() => 0)));
     await Promise.race([terminated, new Promise((r) => setTimeout(r, 2000).unref())]);

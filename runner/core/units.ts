@@ -19,18 +19,37 @@ export function parseSize(value: string | number): number {
   return Math.round(Number(m[1]) * UNITS[unit]);
 }
 
-/** Short human label: 1 KiB, 100 KiB, 1 MiB, 1.5 GiB, or decimal units when the size is a round decimal one. */
+/**
+ * Short human label: 1 KiB, 100 KiB, 1 MiB, 1.5 GiB — or in decimal units where the size is a
+ * whole number of them with fewer digits (16 MB, not 15625 KiB; 2 MB).
+ */
 export function formatSize(bytes: number): string {
   if (bytes < 1000) return `${bytes} B`;
   const binary: [number, string][] = [[1024 ** 4, 'TiB'], [1024 ** 3, 'GiB'], [1024 ** 2, 'MiB'], [1024, 'KiB']];
-  const decimal: [number, string][] = [[1e9, 'GB'], [1e6, 'MB'], [1e3, 'KB']];
-  for (const table of [binary, decimal]) {
-    for (const [unit, name] of table) {
-      if (bytes >= unit && bytes % unit === 0) return `${bytes / unit} ${name}`;
-    }
-  }
+  const decimal: [number, string][] = [[1e12, 'TB'], [1e9, 'GB'], [1e6, 'MB'], [1e3, 'KB']];
+  const whole = (table: [number, string][]) => table.find(([unit]) => bytes >= unit && bytes % unit === 0);
+  const b = whole(binary);
+  const d = whole(decimal);
+  const digits = (u: [number, string] | undefined) => (u ? String(bytes / u[0]).length : Infinity);
+  const best = digits(d) < digits(b) ? d : b;
+  if (best) return `${bytes / best[0]} ${best[1]}`;
   for (const [unit, name] of binary) if (bytes >= unit) return `${(bytes / unit).toFixed(1)} ${name}`;
   return `${bytes} B`;
+}
+
+/**
+ * A size as the matrix gave it: "16MB" stays "16 MB", "1MiB" stays "1 MiB" (decimal or binary, as
+ * written); a plain byte count is labelled by formatSize. What descriptors put in workload_params,
+ * so the report prints sizes in the units they were given.
+ */
+export function formatGivenSize(value: string | number): string {
+  const bytes = parseSize(value);
+  if (typeof value === 'number') return formatSize(bytes);
+  const m = /^\s*(\d+(?:\.\d+)?)\s*([a-zA-Z]*)\s*$/.exec(value)!;
+  const unit = m[2].toUpperCase();
+  if (!unit || unit === 'B') return formatSize(bytes);
+  const spelled: Record<string, string> = { K: 'KiB', M: 'MiB', G: 'GiB', T: 'TiB', KIB: 'KiB', MIB: 'MiB', GIB: 'GiB', TIB: 'TiB' };
+  return `${Number(m[1])} ${spelled[unit] ?? unit}`;
 }
 
 /** An amount such as free space, to one decimal in the largest binary unit: 74.1 GiB. */

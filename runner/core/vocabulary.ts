@@ -109,6 +109,14 @@ export function runIdOfFile(name: string): string | null {
   return new RegExp(`^(${RUN_ID_SOURCE})(?:--|\\.json$|-)`).exec(name)?.[1] ?? null;
 }
 
+// --- Where results live -------------------------------------------------------------------------------
+
+/**
+ * The interval series' folder beside the records (DIR/intervals/dt=DAY/ locally, RESULTS/intervals/
+ * in the results bucket): their own table (`intervals`), outside the records' dt= partitions.
+ */
+export const INTERVALS_FOLDER = 'intervals';
+
 // --- Where a run's data lives in the bucket ----------------------------------------------------------
 
 /** Every benchmark object is under this prefix (runners may write nothing else; teardown deletes under it). */

@@ -1,5 +1,6 @@
 import type { Measurement } from './batch';
 import type { Capability } from './capabilities';
+import type { S3FilesRule } from './s3files-meter';
 import type { PassCache } from './vocabulary';
 import type { FileSystemAccess, StorageSession } from './method';
 
@@ -127,8 +128,16 @@ export interface ReferenceView {
 export interface WorkloadDescriptor<P = Record<string, unknown>> {
   readonly name: string;
   readonly summary: string;
-  /** The published benchmark it reproduces. */
-  readonly seed: string;
+  /** The published benchmarks it reproduces (reference/seeds/NAME.txt): a list, as tar-extract serves seeds 002 and 004. */
+  readonly seeds: readonly SeedId[];
+  /** How the report shows its results. */
+  readonly report: ReportFacts;
+  /**
+   * How Amazon S3 Files meters each of its operations (runner/core/s3files-meter.ts builds the
+   * rules; runner/report/s3files-metering.ts prices them): one entry per declared operation, or
+   * '*' for all of them.
+   */
+  readonly s3filesMetering: Readonly<Record<string, S3FilesRule>>;
   /**
    * Capabilities a method must offer (runner/core/capabilities.ts). Where one is missing, the
    * step records one `not-applicable` measurement with the reason instead of running.
@@ -199,6 +208,35 @@ export interface WorkFacts<P> {
   of(params: P): { ops: number; bytes: number };
   /** Requests its clients have in flight at once, so their latencies overlap. @default 1 */
   parallelism?(params: P): number;
+}
+
+/** The published benchmarks the project reproduces (/work/shared/reference/seeds/NAME.txt), by file name. */
+export const SEEDS = [
+  '000-cli-vs-s3fs-vs-s3files-benchmark',
+  '001-s3files-lambda-before-after-and-ec2-three-way',
+  '002-zerofs-vs-mountpoint-benchmarks',
+  '003-s3fs-tuning-ibm-cos',
+  '004-efs-vs-objectivefs-small-files',
+] as const;
+export type SeedId = (typeof SEEDS)[number];
+
+/**
+ * The summary table a workload's results go in (runner/report/text/tables.ts):
+ * - `measurements`: per case and method the time, throughput, operations per second, latency
+ *   percentiles, the sustained rate where a series exists, and "vs best";
+ * - `metadata-suite`: seed 002's synthetic table: operations per second, latency percentiles and
+ *   the success rate of each test;
+ * - `semantics`: the probe matrix (supported, refused, failed; propagation delays).
+ */
+export type ReportTable = 'measurements' | 'metadata-suite' | 'semantics';
+
+export interface ReportFacts {
+  readonly table: ReportTable;
+  /**
+   * Operations that check what the method kept (untimed: tar-extract's permissions): a failure is
+   * a finding about the method, shown in its verdict, not a broken measurement. @default none
+   */
+  readonly checks?: readonly string[];
 }
 
 /** The data seed of a fixture's object i: the same bytes whether written through S3 or through a mount. */

@@ -1,3 +1,4 @@
+import { reportBytes } from '../core/intervals';
 import {
   AbortMultipartUploadCommand, CompleteMultipartUploadCommand, CompletedPart, CreateMultipartUploadCommand,
   GetObjectCommand, S3Client, UploadPartCommand,
@@ -126,6 +127,8 @@ export async function rangedDownload(s: TransferSettings, key: string, path: str
       // would only add latency to small downloads.
       const body = res.Body as Readable;
       const position = total > s.partSize ? await writeOnThread((writer ??= s.writer()), file.fd, body, start) : await writeHere(file.fd, body, start);
+      // Each part as it lands: the measurement's interval series shows a large download as it goes.
+      reportBytes(position - start);
       return { res, bytes: position - start };
     };
     let first;

@@ -1,6 +1,6 @@
 import { GetQueryResultsCommand, type AthenaClient } from '@aws-sdk/client-athena';
 import type { RunManifest } from '../results/writer';
-import { REPORT_QUERIES, reportRows, type ReportInput, type ReportQueryName } from './model';
+import { buildReportModel, MODEL_QUERIES, type ModelQueryName, type ModelRows, type ReportModel } from './model';
 
 /** The rows of one finished Athena query: column names, and each row as column → text (null for SQL NULL). */
 export interface AthenaRows {
@@ -9,8 +9,10 @@ export interface AthenaRows {
 }
 
 /**
- * Every row of a finished query, page by page. Athena returns every value as text (VarCharValue;
- * absent for NULL) and, for a SELECT, the column names as the first row of the first page.
+ * Every row of a finished query, page by page (at most 1,000 rows a page): the one reader of
+ * Athena results, for the report Lambda and the `s3ab aws` commands. Athena returns every value as
+ * text (VarCharValue; absent for NULL) and, for a SELECT, the column names as the first row of the
+ * first page.
  */
 export async function athenaRows(client: AthenaClient, queryExecutionId: string): Promise<AthenaRows> {
   let columns: string[] = [];
@@ -18,7 +20,7 @@ export async function athenaRows(client: AthenaClient, queryExecutionId: string)
   let token: string | undefined;
   let first = true;
   do {
-    const page = await client.send(new GetQueryResultsCommand({ QueryExecutionId: queryExecutionId, NextToken: token }));
+    const page = await client.send(new GetQueryResultsCommand({ QueryExecutionId: queryExecutionId, NextToken: token, MaxResults: 1000 }));
     if (first) columns = (page.ResultSet?.ResultSetMetadata?.ColumnInfo ?? []).map((c) => c.Name!);
     const data = page.ResultSet?.Rows ?? [];
     for (const row of first ? data.slice(1) : data) rows.push(Object.fromEntries(columns.map((c, i) => [c, row.Data?.[i]?.VarCharValue ?? null])));
@@ -38,33 +40,45 @@ export interface ExecutionFacts {
   startedAt: string;
 }
 
+/** The query names the model needs that an Aggregate output lacks (empty when it has them all). */
+export function missingModelQueries(queries: { name: string }[]): ModelQueryName[] {
+  return MODEL_QUERIES.filter((n) => !queries.some((q) => q.name === n));
+}
+
 /**
- * The report of a run from the rows of the pipeline's Aggregate queries — the same SQL files,
- * normalized by the same functions (model.ts) as the local DuckDB path, for the same renderer.
- * The Report state runs only after every step succeeded, so the execution's facts make a complete
- * manifest; without them the page says the run's status is unknown. Athena reads only well-formed
+ * Reads the model's query results of an execution (the Aggregate state's output: each named
+ * query's name and execution id), all at once.
+ */
+export async function modelRowsFromAthena(client: AthenaClient, queries: { name: string; queryExecutionId: string }[]): Promise<ModelRows> {
+  const wanted = queries.filter((q) => (MODEL_QUERIES as readonly string[]).includes(q.name));
+  const results = await Promise.all(wanted.map(async (q) => [q.name, (await athenaRows(client, q.queryExecutionId)).rows] as const));
+  return Object.fromEntries(results) as unknown as ModelRows;
+}
+
+/**
+ * The report model of a run from the rows of the pipeline's Aggregate queries — the same SQL files,
+ * normalized and built by the same functions (rows.ts, model.ts) as the local DuckDB path. The
+ * Report state runs only after every step succeeded, so the execution's facts make a complete
+ * manifest; without them the model says the run's status is unknown. Athena reads only well-formed
  * lines (a malformed line fails the query, and every writer checks records against the schema
  * first), so there are no bad lines to list; other runs in the bucket are not listed.
  */
-export function reportInputFromAthena(opts: {
+export function reportModelFromAthena(opts: {
   runId: string;
-  rows: Record<ReportQueryName, Record<string, string | null>[]>;
+  rows: ModelRows;
   source: string;
   execution: ExecutionFacts | null;
   generatedAt: string;
-}): ReportInput {
-  const rows = reportRows(opts.rows);
-  const records = rows.methods.reduce((n, m) => n + m.records, 0);
+}): ReportModel {
   const e = opts.execution;
   const manifest: RunManifest | null = e ? {
     run_id: opts.runId, status: 'complete', started_at: e.startedAt, ended_at: opts.generatedAt, matrix: e.matrix,
     steps_total: e.steps, steps_done: e.steps, steps_failed: 0, problem: null, endpoint: null, peak_rss_bytes: null,
   } : null;
-  return {
-    runId: opts.runId, manifest, source: opts.source, otherRuns: null, ...rows,
-    badLines: [], badLineCount: 0, recordCount: records, generatedAt: opts.generatedAt,
-  };
+  const model = buildReportModel(opts.rows, {
+    runId: opts.runId, manifests: manifest ? [manifest] : [], source: opts.source, otherRuns: null,
+    badLines: [], badLineCount: 0, badManifests: [], recordCount: 0, generatedAt: opts.generatedAt,
+  });
+  model.recordCount = model.methods.reduce((n, m) => n + m.records, 0);
+  return model;
 }
-
-/** The query names the report needs, for messages. */
-export const REPORT_QUERY_NAMES = Object.keys(REPORT_QUERIES) as ReportQueryName[];

@@ -1,19 +1,23 @@
-import Table from 'cli-table3';
 import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { formatSize } from '../core/units';
 import { UserError } from '../core/errors';
-import { ScannedResults } from './load';
-import { methodLabel, type Cell, type ReportInput } from './model';
+import { isRunId, RUN_ID_EXAMPLE } from '../core/vocabulary';
+import { measured } from './analysis';
+import { dnfText } from './format';
 import { ChartRenderer, changeSpec } from './html/charts';
 import { esc, num } from './html/format';
 import { STYLE } from './html/style';
-import { isRunId, RUN_ID_EXAMPLE } from '../core/vocabulary';
+import { caseLabel, methodLabel } from './labels';
+import { ScannedResults } from './load';
+import { cellKey, type Cell, type ReportModel } from './model';
+import { textTable, wrapText } from './text/table';
 
 /**
  * Two runs side by side (`s3ab report --compare RUN_A RUN_B`): for every cell both runs measured,
  * the change of each metric from A to B in percent, and which facts differ between the runs
  * (instance type, kernel, client versions and options), so a change can be traced to its cause.
+ * Both runs are report models (model.ts). A measurement that did not finish (its step's time
+ * budget ran out) is never compared as a figure: it is listed with what it reached.
  */
 
 interface MetricDef {
@@ -53,27 +57,37 @@ export interface FactChange {
 }
 
 export interface Comparison {
-  a: ReportInput;
-  b: ReportInput;
+  a: ReportModel;
+  b: ReportModel;
   changes: MetricChange[];
+  /** Cells that did not finish in either run (never compared as figures), with what they reached there. */
+  didNotFinish: { case: string; a: string; b: string }[];
   /** Cells measured in one run only. */
   onlyA: string[];
   onlyB: string[];
   facts: FactChange[];
 }
 
-const cellKey = (c: Cell) => `${c.workload}\u0000${c.operation}\u0000${c.object_size_bytes}\u0000${c.cache}\u0000${methodLabel(c)}`;
-const caseOf = (c: Cell) => `${c.operation}${c.object_size_bytes !== null ? ` ${formatSize(c.object_size_bytes)}` : ''}${c.cache !== 'none' ? ` (${c.cache})` : ''}`;
-const describe = (c: Cell) => `${c.workload} ${caseOf(c)} ${methodLabel(c)}`;
+/** What a cell reached: its DNF text, or 'finished' with its median time. */
+const reached = (c: Cell | undefined) => (!c ? 'not measured' : c.did_not_finish && !measured(c)
+  ? dnfText({ budgetS: c.dnf_budget_s, doneShare: c.dnf_done_share, extrapolatedS: c.dnf_extrapolated_s }) : measured(c) ? 'finished' : 'failed');
 
 /** The change of every metric both runs have, and the facts that differ. */
-export function compareRuns(a: ReportInput, b: ReportInput): Comparison {
+export function compareRuns(a: ReportModel, b: ReportModel): Comparison {
+  const caseOf = (c: Cell) => caseLabel(c, a.sizes);
+  const describe = (c: Cell) => `${c.workload} ${caseOf(c)} ${methodLabel(c)}`;
   const inA = new Map(a.cells.map((c) => [cellKey(c), c]));
   const inB = new Map(b.cells.map((c) => [cellKey(c), c]));
   const changes: MetricChange[] = [];
+  const didNotFinish: Comparison['didNotFinish'] = [];
   for (const [key, ca] of inA) {
     const cb = inB.get(key);
     if (!cb) continue;
+    // A measurement that did not finish has no figure to compare: say what each run reached.
+    if ((ca.did_not_finish && !measured(ca)) || (cb.did_not_finish && !measured(cb))) {
+      didNotFinish.push({ case: describe(ca), a: reached(ca), b: reached(cb) });
+      continue;
+    }
     for (const m of METRICS) {
       const va = m.pick(ca);
       const vb = m.pick(cb);
@@ -104,8 +118,9 @@ export function compareRuns(a: ReportInput, b: ReportInput): Comparison {
     }
   }
   const measuredKeys = (cells: Map<string, Cell>) => [...cells].filter(([, c]) => c.repetitions > 0).map(([k]) => k);
+  for (const [key, cb] of inB) if (!inA.has(key) && cb.did_not_finish && !measured(cb)) didNotFinish.push({ case: describe(cb), a: 'not measured', b: reached(cb) });
   return {
-    a, b, changes, facts,
+    a, b, changes, facts, didNotFinish,
     onlyA: measuredKeys(inA).filter((k) => !inB.has(k)).map((k) => describe(inA.get(k)!)),
     onlyB: measuredKeys(inB).filter((k) => !inA.has(k)).map((k) => describe(inB.get(k)!)),
   };
@@ -116,27 +131,29 @@ const changeText = (c: MetricChange) => (c.changePct === null ? 'n/a' : `${c.cha
 const verdict = (c: MetricChange, threshold: number) =>
   c.changePct === null || Math.abs(c.changePct) < threshold ? 'same' : c.better ? 'better' : 'worse';
 
-/** Prints the comparison: differing facts, counts, and every change at or beyond the threshold. */
-export function printComparison(cmp: Comparison, out: (line: string) => void, thresholdPct = 5): void {
-  out(`Comparing run A ${cmp.a.runId} (${cmp.a.source}) with run B ${cmp.b.runId} (${cmp.b.source})`);
-  if (cmp.facts.length) {
-    const t = new Table({ head: ['what differs', 'run A', 'run B'], style: { head: [], border: [] } });
-    for (const f of cmp.facts) t.push([f.fact, f.a, f.b]);
-    out(t.toString());
-  } else {
-    out('  same host facts, client versions and options');
-  }
+/** Prints the comparison in `width` columns: differing facts, counts, every change at or beyond the threshold, what did not finish. */
+export function printComparison(cmp: Comparison, out: (line: string) => void, thresholdPct = 5, width = 100): void {
+  const say = (text: string) => wrapText(text, width, '    ').forEach(out);
+  say(`Comparing run A ${cmp.a.runId} (${cmp.a.source}) with run B ${cmp.b.runId} (${cmp.b.source})`);
+  if (cmp.facts.length) textTable([{ head: 'what differs', wrap: true }, { head: 'run A', wrap: true }, { head: 'run B', wrap: true }], cmp.facts.map((f) => [f.fact, f.a, f.b]), width).forEach(out);
+  else out('  same host facts, client versions and options');
   const counted = (v: string) => cmp.changes.filter((c) => verdict(c, thresholdPct) === v).length;
-  out(`${cmp.changes.length} metrics in both runs: ${counted('better')} better, ${counted('worse')} worse, ${counted('same')} within ±${thresholdPct}%`);
+  say(`${cmp.changes.length} metrics in both runs: ${counted('better')} better, ${counted('worse')} worse, ${counted('same')} within ±${thresholdPct}%`);
   const shown = cmp.changes.filter((c) => verdict(c, thresholdPct) !== 'same');
   if (shown.length) {
-    const t = new Table({ head: ['workload', 'case', 'method', 'metric', 'run A', 'run B', 'change', ''], style: { head: [], border: [], compact: true } });
-    for (const c of shown) t.push([c.workload, c.case, c.method, metricName(c), num(c.a), num(c.b), changeText(c), verdict(c, thresholdPct)]);
-    out(t.toString());
+    const columns = [
+      { head: 'case', wrap: true }, { head: 'method', wrap: true }, { head: 'metric', wrap: true }, { head: 'run A', align: 'right' as const },
+      { head: 'run B', align: 'right' as const }, { head: 'change', align: 'right' as const }, { head: '' },
+    ];
+    textTable(columns, shown.map((c) => [`${c.workload} ${c.case}`, c.method, metricName(c), num(c.a), num(c.b), changeText(c), verdict(c, thresholdPct)]), width).forEach(out);
   }
-  if (cmp.changes.length > shown.length) out(`(${cmp.changes.length - shown.length} changes within ±${thresholdPct}% not listed; --threshold 0 lists every metric)`);
-  if (cmp.onlyA.length) out(`measured in run A only: ${cmp.onlyA.length} (${cmp.onlyA.slice(0, 5).join('; ')}${cmp.onlyA.length > 5 ? '; …' : ''})`);
-  if (cmp.onlyB.length) out(`measured in run B only: ${cmp.onlyB.length} (${cmp.onlyB.slice(0, 5).join('; ')}${cmp.onlyB.length > 5 ? '; …' : ''})`);
+  if (cmp.changes.length > shown.length) say(`(${cmp.changes.length - shown.length} changes within ±${thresholdPct}% not listed; --threshold 0 lists every metric)`);
+  if (cmp.didNotFinish.length) {
+    out('did not finish in a run (its step\'s time budget ran out): not compared as figures');
+    textTable([{ head: 'case', wrap: true }, { head: 'run A', wrap: true }, { head: 'run B', wrap: true }], cmp.didNotFinish.map((d) => [d.case, d.a, d.b]), width).forEach(out);
+  }
+  if (cmp.onlyA.length) say(`measured in run A only: ${cmp.onlyA.length} (${cmp.onlyA.slice(0, 5).join('; ')}${cmp.onlyA.length > 5 ? '; …' : ''})`);
+  if (cmp.onlyB.length) say(`measured in run B only: ${cmp.onlyB.length} (${cmp.onlyB.slice(0, 5).join('; ')}${cmp.onlyB.length > 5 ? '; …' : ''})`);
 }
 
 /** The comparison as one self-contained page: facts, a chart of the largest changes, every metric. */
@@ -162,7 +179,7 @@ export async function renderCompareHtml(cmp: Comparison, thresholdPct = 5): Prom
 <main><section id="facts"><h2>What differs between the runs</h2>${facts}</section>
 <section id="changes"><h2>Changes</h2>${svg ? `<figure class="chart">${svg}</figure>` : '<p class="nodata">No metric was measured in both runs.</p>'}
 <div class="table-wrap"><table><thead><tr><th>workload</th><th>case</th><th>method</th><th>metric</th><th>run A</th><th>run B</th><th>change</th></tr></thead><tbody>${rows}</tbody></table></div>
-${cmp.onlyA.length ? `<p>Measured in run A only: ${esc(cmp.onlyA.join('; '))}</p>` : ''}${cmp.onlyB.length ? `<p>Measured in run B only: ${esc(cmp.onlyB.join('; '))}</p>` : ''}</section></main></body></html>
+${cmp.didNotFinish.length ? `<p>Did not finish (never compared as figures): ${esc(cmp.didNotFinish.map((d) => `${d.case}: A ${d.a}, B ${d.b}`).join('; '))}</p>` : ''}${cmp.onlyA.length ? `<p>Measured in run A only: ${esc(cmp.onlyA.join('; '))}</p>` : ''}${cmp.onlyB.length ? `<p>Measured in run B only: ${esc(cmp.onlyB.join('; '))}</p>` : ''}</section></main></body></html>
 `;
   return { html, warnings: charts.warnings };
 }
@@ -184,8 +201,8 @@ export async function loadComparison(specA: string, specB: string, resultsDir: s
       if (!scans.has(dir)) scans.set(dir, ScannedResults.open(dir));
       return scans.get(dir)!;
     };
-    const inputA = await scanOf(a.dir).reportInput(scanOf(a.dir).pickRun(a.runId));
-    const inputB = await scanOf(b.dir).reportInput(scanOf(b.dir).pickRun(b.runId));
+    const inputA = await scanOf(a.dir).reportModel(scanOf(a.dir).pickRun(a.runId));
+    const inputB = await scanOf(b.dir).reportModel(scanOf(b.dir).pickRun(b.runId));
     if (inputA.runId === inputB.runId && a.dir === b.dir) throw new UserError(`run A and run B are the same run (${inputA.runId})`, 'name two different runs or folders');
     return compareRuns(inputA, inputB);
   } finally {

@@ -2,12 +2,12 @@ import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { UserError } from '../core/errors';
 import { dirname, join, resolve } from 'node:path';
 import { ScannedResults } from './load';
-import type { ReportInput } from './model';
+import type { ReportModel } from './model';
 import { renderHtmlReport, type RenderedReport } from './html/render';
 
 export interface WrittenReport {
   path: string;
-  input: ReportInput;
+  model: ReportModel;
   rendered: RenderedReport;
   /** Milliseconds spent reading and checking lines, in DuckDB (loading the run, the SQL), rendering. */
   timings: { scanMs: number; queryMs: number; renderMs: number };
@@ -53,12 +53,12 @@ export async function writeHtmlReport(resultsDir: string, runId: string | undefi
     const run = scan.pickRun(runId);
     scan.readRun(run);
     const t1 = performance.now();
-    const input = await scan.reportInput(run);
+    const model = await scan.reportModel(run);
     const t2 = performance.now();
-    const rendered = await renderHtmlReport(input);
+    const rendered = await renderHtmlReport(model);
     const t3 = performance.now();
-    const path = writePage(file ?? defaultReportPath(resultsDir, input.runId), rendered.html);
-    return { path, input, rendered, timings: { scanMs: t1 - t0, queryMs: t2 - t1, renderMs: t3 - t2 } };
+    const path = writePage(file ?? defaultReportPath(resultsDir, model.runId), rendered.html);
+    return { path, model, rendered, timings: { scanMs: t1 - t0, queryMs: t2 - t1, renderMs: t3 - t2 } };
   } finally {
     scan.dispose();
   }

@@ -1,13 +1,14 @@
-import { appendFileSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { UserError } from '../core/errors';
 import { memoryBackedTmp } from '../core/tmp';
 import { runIdOfFile } from '../core/vocabulary';
+import { intervalErrors } from '../results/intervals';
 import { readRunManifests, unreadableManifestError, type BadManifest } from '../results/manifests';
 import { SCHEMA_VERSION, recordErrors } from '../results/record';
 import type { RunManifest } from '../results/writer';
-import { REPORT_QUERIES, reportRows, type BadLine, type ReportInput, type ReportQueryName } from './model';
-import { namedQueries, openRecords, query, type OpenedResults } from './results-db';
+import { buildReportModel, MODEL_QUERIES, type BadLine, type ModelRows, type ReportModel } from './model';
+import { attachIntervals, intervalFiles, namedQueries, openRecords, query, type OpenedResults } from './results-db';
 
 /** Bad lines listed one by one in the report; the rest are counted. */
 const MAX_LISTED_BAD_LINES = 200;
@@ -25,13 +26,15 @@ interface RunCopy {
  * plus any file not named after a run) is checked against the result schema; the valid lines go
  * into one private copy per run (in RAM where /dev/shm exists), which DuckDB reads as the table
  * `results` — one file instead of thousands of step files, never a bad line; the bad ones are
- * listed with file, line and reason. Runs not asked for are not read.
+ * listed with file, line and reason. The run's interval series (DIR/intervals/) are checked the
+ * same way and read as the table `intervals`. Runs not asked for are not read.
  */
 export class ScannedResults {
   readonly badLines: BadLine[] = [];
   badLineCount = 0;
   recordCount = 0;
-  readonly manifests = new Map<string, RunManifest>();
+  /** Each run's manifests: one, or one per runner of an AWS execution. */
+  readonly manifests = new Map<string, RunManifest[]>();
   /** Files under _runs/ that are not readable manifests (their runs' status is unknown). */
   readonly badManifests: BadManifest[] = [];
   /** Step files by the run their name gives; '' for files named otherwise. */
@@ -93,31 +96,65 @@ export class ScannedResults {
     if (!copy) return null;
     // One DuckDB thread: on this shared 2-core machine a second thread made reading the copy 2–3x
     // slower whenever other work ran (1.5 s vs 4 s for 100,000 records), and barely helped otherwise.
-    return openRecords([copy.path], { materialize: true, threads: 1 });
+    const opened = await openRecords([copy.path], { materialize: true, threads: 1 });
+    await attachIntervals(opened.connection, this.intervalsOf(runId));
+    return opened;
   }
 
-  /** Runs the report's SQL files over one run's records and assembles the renderer's input. */
-  async reportInput(runId: string): Promise<ReportInput> {
+  /** The run's interval-series lines that match their schema, in one private file (none: no series). */
+  private intervalsOf(runId: string): string[] {
+    const good: string[] = [];
+    for (const path of intervalFiles(this.dir, runId)) {
+      readFileSync(path, 'utf8').split('\n').forEach((line, i) => {
+        if (!line.trim()) return;
+        let row: unknown;
+        try {
+          row = JSON.parse(line);
+        } catch (err) {
+          this.bad(path, i + 1, `not JSON: ${(err as Error).message}`);
+          return;
+        }
+        const errors = intervalErrors(row);
+        if (errors.length) this.bad(path, i + 1, `not an interval of a series: ${errors.slice(0, 3).join('; ')}`);
+        else good.push(line);
+      });
+    }
+    if (!good.length) return [];
+    const path = join(this.tmpDir(), `${runId}.intervals.jsonl`);
+    writeFileSync(path, good.join('\n') + '\n');
+    return [path];
+  }
+
+  /** The private folder of the copies (in RAM where /dev/shm exists), removed on dispose or exit. */
+  private tmpDir(): string {
+    if (!this.tmp) {
+      this.tmp = mkdtempSync(join(memoryBackedTmp(), 's3ab-report-'));
+      process.once('exit', this.removeOnExit);
+    }
+    return this.tmp;
+  }
+
+  /** Runs the model's SQL files over one run's records and builds the report model. */
+  async reportModel(runId: string): Promise<ReportModel> {
     const db = await this.openRun(runId);
-    const base: ReportInput = {
+    const rows = {} as ModelRows;
+    try {
+      if (db) {
+        const sql = Object.fromEntries(namedQueries().map((q) => [q.name, q.sql]));
+        for (const name of MODEL_QUERIES) rows[name] = await query(db.connection, sql[name]);
+      }
+    } finally {
+      db?.close();
+    }
+    return buildReportModel(rows, {
       runId,
-      manifest: this.manifests.get(runId) ?? null,
+      manifests: this.manifests.get(runId) ?? [],
       source: this.dir,
       otherRuns: this.runIds().filter((r) => r !== runId),
-      cells: [], methods: [], workloads: [], health: [], requests: [],
       badLines: [...this.badLines].sort((a, b) => a.file.localeCompare(b.file) || a.line - b.line),
-      badLineCount: this.badLineCount, recordCount: this.recordCount,
+      badLineCount: this.badLineCount, badManifests: [...this.badManifests], recordCount: this.recordCount,
       generatedAt: new Date().toISOString(),
-    };
-    if (!db) return base;
-    try {
-      const sql = Object.fromEntries(namedQueries().map((q) => [q.name, q.sql]));
-      const rows = {} as Record<ReportQueryName, Record<string, unknown>[]>;
-      for (const name of Object.keys(REPORT_QUERIES) as ReportQueryName[]) rows[name] = await query(db.connection, sql[name]);
-      return { ...base, ...reportRows(rows) };
-    } finally {
-      db.close();
-    }
+    });
   }
 
   /** Removes the private copies. */
@@ -134,7 +171,7 @@ export class ScannedResults {
 
   private readManifests(): void {
     const { manifests, bad } = readRunManifests(this.dir);
-    for (const m of manifests) this.manifests.set(m.run_id, m);
+    for (const m of manifests) this.manifests.set(m.run_id, [...(this.manifests.get(m.run_id) ?? []), m]);
     this.badManifests.push(...bad);
     for (const b of bad) this.bad(b.path, 1, b.reason);
   }
@@ -187,13 +224,7 @@ export class ScannedResults {
       this.recordCount++;
       const runId = record.run_id as string;
       let copy = this.copies.get(runId);
-      if (!copy) {
-        if (!this.tmp) {
-          this.tmp = mkdtempSync(join(memoryBackedTmp(), 's3ab-report-'));
-          process.once('exit', this.removeOnExit);
-        }
-        this.copies.set(runId, (copy = { path: join(this.tmp, `${runId}.jsonl`), pending: [], count: 0 }));
-      }
+      if (!copy) this.copies.set(runId, (copy = { path: join(this.tmpDir(), `${runId}.jsonl`), pending: [], count: 0 }));
       copy.pending.push(line);
       copy.count++;
       if (copy.pending.length >= FLUSH_LINES) this.flush(copy);

@@ -1,35 +1,78 @@
-import { CACHE_ORDER, methodLabel, type CacheState } from '../core/vocabulary';
 import type { RunManifest } from '../results/writer';
+import { findWorkloadDescriptor } from '../workloads/catalog';
+import { SizeLabels, methodLabel } from './labels';
+import { compareCases, compareMethods, workloadRank } from './order';
+import {
+  normalizeCells, normalizeHealth, normalizeIntervals, normalizeMethodFacts, normalizeWorkloadFacts, plainRows,
+  type CellRow, type HealthRow, type MethodFacts, type Row, type WorkloadFacts,
+} from './rows';
+import { cellSeries, type CellSeries } from './series';
+
+export type { CellRow, HealthRow, MethodFacts, Row, WorkloadFacts };
 
 /**
- * What the HTML report is made of: the rows of the SQL files in assets/queries/ for one run, plus
- * the run manifest and the lines that could not be read. Locally DuckDB runs the SQL over a results
- * folder (load.ts); in the pipeline Athena runs the same named queries. Either way the rows go
- * through the normalizers below, then into the pure renderer (html/render.ts).
+ * The one report model (issue 24): what every printer reads — the text summary, the HTML page,
+ * compare, the report Lambda's summary.txt and `s3ab aws run`'s closing summary. It is built from
+ * the rows of the SQL files below, run by DuckDB over a results folder (load.ts) or by Athena in
+ * the pipeline (athena.ts): the same SQL, the same normalizers (rows.ts), the same builder. Its
+ * lists are in the report's one order (order.ts); labels and number formats come from labels.ts
+ * and format.ts.
  */
-export interface ReportInput {
-  /** The run shown. */
+
+/** The SQL files (assets/queries/NAME.sql) the model is built from. */
+export const MODEL_QUERIES = ['report_cells', 'run_facts', 'workload_facts', 'run_health', 'request_counts', 'scale_out', 'instance_types', 'interval_series'] as const;
+export type ModelQueryName = (typeof MODEL_QUERIES)[number];
+export type ModelRows = Record<ModelQueryName, Row[]>;
+
+/** A case of the report for one method: report_cells.sql's row, with its interval series where it has one. */
+export interface Cell extends CellRow {
+  series: CellSeries | null;
+}
+
+/** A method's measurement that its own check found wrong (a tar extraction that lost modes): a finding about the method, not a broken measurement. */
+export interface Finding {
+  method: string;
+  workload: string;
+  operation: string;
+  /** Repetitions in which the check failed, and what it found. */
+  repetitions: number;
+  what: string;
+}
+
+/** Measurements of a method and workload that cannot be trusted: failed, unverified, or in a step that broke. */
+export interface Broken {
+  method: string;
+  workload: string;
+  records: number;
+  failed: number;
+  unverified: number;
+  inFailedSteps: number;
+  firstError: string | null;
+}
+
+export interface Integrity {
+  broken: Broken[];
+  findings: Finding[];
+  /** Cells with measurements that ran out of their step's time budget. */
+  didNotFinish: Cell[];
+  /** Measurements in the run (every record). */
+  records: number;
+}
+
+/** What a run is, besides its rows: its manifests and where its records were read. */
+export interface RunContext {
   runId: string;
-  /** Its manifest (_runs/RUNID.json), or null where none was found. */
-  manifest: RunManifest | null;
-  /** Where the records came from (a folder or an S3 URI), for the page's facts. */
+  /** Every manifest of the run (one per runner on AWS); empty where none was found. */
+  manifests: RunManifest[];
+  /** Where the records came from (a folder or an S3 URI), for the facts. */
   source: string;
-  /** Other runs found at the same source, newest last; null where the source was not listed (the pipeline's report). */
+  /** Other runs found at the same source, oldest first; null where the source was not listed (the pipeline's report). */
   otherRuns: string[] | null;
-  /** Rows of report_cells.sql. */
-  cells: Cell[];
-  /** Rows of run_facts.sql. */
-  methods: MethodFacts[];
-  /** Rows of workload_facts.sql. */
-  workloads: WorkloadFacts[];
-  /** Rows of run_health.sql. */
-  health: HealthRow[];
-  /** Rows of request_counts.sql: the S3 requests the server answered, by measurement kind and method. */
-  requests: Record<string, unknown>[];
-  /** Lines at the source that are not valid records (not JSON, or not the schema), left out. */
+  /** Lines at the source that are not valid records (not JSON, or not the schema), left out; the first ones. */
   badLines: BadLine[];
-  /** How many bad lines there were in all (badLines may be truncated). */
   badLineCount: number;
+  /** Files under _runs/ that are not readable manifests: data problems, named in every printer. */
+  badManifests: { path: string; runId: string | null; reason: string }[];
   /** Valid records read at the source (the run's files, and files not named after a run). */
   recordCount: number;
   /** ISO time the report was generated. */
@@ -42,233 +85,105 @@ export interface BadLine {
   reason: string;
 }
 
-/** A record's cache state (runner/core/vocabulary.ts owns the states and their order). */
-export type Cache = CacheState;
-export { CACHE_ORDER, methodLabel };
-
-/** One row of report_cells.sql. Numbers are null where the SQL gave NULL (no successful batch). */
-export interface Cell {
-  workload: string;
-  /**
-   * The operation, with the I/O mode appended where the records name one: "read (direct)",
-   * "read (buffered)". Every part of the report keys cases on it, so modes never share a median.
-   */
-  operation: string;
-  /** The I/O mode of the records (fio-seq: direct or buffered), null for workloads without one. */
-  io: string | null;
-  object_size_bytes: number | null;
-  method: string;
-  method_variant: string;
-  cache: Cache;
-  records: number;
-  /** Successful, verified records (batches); more than the repetitions where one repetition recorded the cell twice. */
-  repetitions: number;
-  /** Distinct repetitions with a successful, verified record: what "median over N repetitions" counts. */
-  distinct_repetitions: number;
-  failed_batches: number;
-  unverified: number;
-  unsupported: number;
-  not_applicable: number;
-  ops: number;
-  ok: number;
-  failed: number;
-  mib_s_min: number | null;
-  mib_s_median: number | null;
-  mib_s_max: number | null;
-  ops_s_min: number | null;
-  ops_s_median: number | null;
-  ops_s_max: number | null;
-  ops_s_partial_median: number | null;
-  mean_us_min: number | null;
-  mean_us_median: number | null;
-  mean_us_max: number | null;
-  p50_us_median: number | null;
-  p95_us_median: number | null;
-  p99_us_median: number | null;
-  max_us: number | null;
-  duration_ms_min: number | null;
-  duration_ms_median: number | null;
-  duration_ms_max: number | null;
-  delay_ms_min: number | null;
-  delay_ms_median: number | null;
-  delay_ms_max: number | null;
-  served_from_cache: number;
-  /** Records flagged possibly-network-capped: at or above 90% of the host's baseline bandwidth. */
-  network_capped: number;
-  step_failed: number;
-  first_error: string | null;
+export interface ReportModel extends RunContext {
+  /** The run's manifests as one (runners' counts summed, the worst status), or null where none was found. */
+  manifest: RunManifest | null;
+  /** Optional methods the run skipped (unavailable on the host), once each. */
+  skipped: NonNullable<RunManifest['skipped']>;
+  /** The link to the store: the most it carries, what it sustains, how that was found. */
+  link: { limitMibS: number | null; baselineMibS: number | null; source: string | null } | null;
+  /** Methods (variants) in the report's order. */
+  methods: MethodFacts[];
+  /** Their labels, in that order: every printer's column and row order. */
+  methodOrder: string[];
+  /** Workloads in the catalog's order. */
+  workloads: WorkloadFacts[];
+  /** Every case and method, in the report's order (workload, operation, size, cache state, method). */
+  cells: Cell[];
+  health: HealthRow[];
+  /** request_counts.sql rows, in the report's order. */
+  requests: Row[];
+  /** scale_out.sql and instance_types.sql rows (runs on several runners or instance types). */
+  scaleOut: Row[];
+  instanceTypes: Row[];
+  /** Sizes as the matrix gave them. */
+  sizes: SizeLabels;
+  integrity: Integrity;
 }
 
-/** One row of run_facts.sql. */
-export interface MethodFacts {
-  method: string;
-  method_variant: string;
-  method_version: string;
-  method_versions: number;
-  method_options: Record<string, string>;
-  hosts: number;
-  hostname: string;
-  instance_type: string;
-  vcpus: number | null;
-  memory_bytes: number | null;
-  kernel: string;
-  os: string;
-  region: string | null;
-  availability_zone: string | null;
-  link_limit_mib_s: number | null;
-  link_baseline_mib_s: number | null;
-  link_limit_source: string | null;
-  endpoint_kind: string;
-  endpoint_url: string | null;
-  endpoint_server: string | null;
-  records: number;
-  first_recorded_at: string;
-  last_recorded_at: string;
-}
+/** The cell a row of report_cells.sql or interval_series.sql belongs to. */
+export const cellKey = (c: { workload: string; operation: string; object_size_bytes: number | null; cache: string; method: string; method_variant: string }) =>
+  `${c.workload}\u0000${c.operation}\u0000${c.object_size_bytes}\u0000${c.cache}\u0000${methodLabel(c)}`;
 
-/** One row of workload_facts.sql. */
-export interface WorkloadFacts {
-  workload: string;
-  workload_params: Record<string, string>;
-  methods: number;
-  repetitions: number;
-  records: number;
-}
+/** Operations of a workload that check what the method kept (its descriptor's `report.checks`). */
+export const checksOf = (workload: string): readonly string[] => findWorkloadDescriptor(workload)?.report.checks ?? [];
 
-/** One row of run_health.sql. */
-export interface HealthRow {
-  method: string;
-  method_variant: string;
-  workload: string;
-  records: number;
-  failed: number;
-  unverified: number;
-  in_failed_steps: number;
-  unsupported: number;
-  /** Measurements whose step's budget ran out (did-not-finish): results, not failures. */
-  did_not_finish: number;
-  first_error: string | null;
-}
+const STATUS_WEIGHT: Record<RunManifest['status'], number> = { complete: 0, running: 1, abandoned: 2, interrupted: 3, failed: 4 };
 
-type Row = Record<string, unknown>;
-
-// Column kinds of each query's rows. DuckDB gives numbers and BigInts, Athena strings: both pass.
-const CELL_TEXT = ['run_id', 'workload', 'operation', 'io', 'method', 'method_variant', 'cache', 'first_error'] as const;
-const FACT_TEXT = ['run_id', 'method', 'method_variant', 'method_version', 'hostname', 'instance_type', 'kernel', 'os', 'region', 'availability_zone',
-  'link_limit_source', 'endpoint_kind', 'endpoint_url', 'endpoint_server', 'first_recorded_at', 'last_recorded_at'] as const;
-const HEALTH_TEXT = ['run_id', 'method', 'method_variant', 'workload', 'first_error'] as const;
-
-function num(v: unknown): number | null {
-  if (v === null || v === undefined || v === '') return null;
-  const x = typeof v === 'bigint' ? Number(v) : Number(v);
-  return Number.isFinite(x) ? x : null;
-}
-
-function text(v: unknown): string | null {
-  if (v === null || v === undefined) return null;
-  return v instanceof Date ? v.toISOString() : String(v);
-}
-
-/**
- * A string map as DuckDB returns it ([{key, value}]), as a plain object, as JSON text or as
- * Athena's `{k=v, ...}` text — with its keys sorted, since neither engine keeps an order.
- */
-export function stringMapOf(v: unknown): Record<string, string> {
-  if (v === null || v === undefined) return {};
-  const sorted = (entries: [string, string][]) => Object.fromEntries(entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
-  if (Array.isArray(v)) return sorted(v.map((e: { key: unknown; value: unknown }) => [String(e.key), String(e.value)]));
-  if (typeof v === 'object') return sorted(Object.entries(v).map(([k, x]) => [k, String(x)]));
-  const s = String(v).trim();
-  if (s.startsWith('{') && s.includes('"')) {
-    try {
-      return stringMapOf(JSON.parse(s));
-    } catch {
-      // fall through to Athena's form
-    }
-  }
-  const inner = s.replace(/^\{|\}$/g, '');
-  if (!inner) return {};
-  return sorted(inner.split(', ').map((kv) => {
-    const i = kv.indexOf('=');
-    return i < 0 ? [kv, ''] : [kv.slice(0, i), kv.slice(i + 1)];
-  }));
-}
-
-function normalize<T>(row: Row, textKeys: readonly string[], special: Record<string, (v: unknown) => unknown> = {}): T {
-  const out: Row = {};
-  for (const [k, v] of Object.entries(row)) {
-    if (k in special) out[k] = special[k](v);
-    else if (textKeys.includes(k)) out[k] = text(v);
-    else out[k] = num(v);
-  }
-  return out as T;
-}
-
-const zeroIfNull = (v: unknown) => num(v) ?? 0;
-const COUNTS = ['records', 'repetitions', 'distinct_repetitions', 'failed_batches', 'unverified', 'unsupported', 'not_applicable', 'ops', 'ok', 'failed', 'served_from_cache', 'network_capped', 'step_failed'];
-
-/** "read" in mode "direct" → "read (direct)"; operations without a mode stay as they are. */
-export const operationWithMode = (operation: string, io: string | null | undefined) => (io ? `${operation} (${io})` : operation);
-
-export function normalizeCells(rows: Row[]): Cell[] {
-  const special = Object.fromEntries(COUNTS.map((k) => [k, zeroIfNull]));
-  return rows.map((r) => {
-    const c = normalize<Cell>(r, CELL_TEXT, special);
-    c.io ??= null;
-    // Rows of a query deployed before the column existed.
-    c.distinct_repetitions ??= c.repetitions;
-    c.operation = operationWithMode(c.operation, c.io);
-    return c;
-  });
-}
-
-export function normalizeMethodFacts(rows: Row[]): MethodFacts[] {
-  return rows.map((r) => normalize<MethodFacts>(r, FACT_TEXT, { method_options: stringMapOf }));
-}
-
-/**
- * One entry per workload: workload_facts.sql gives a row per parameter set, merged here key by
- * key — a key with several values shows them all, sorted (`io=buffered | direct`), so the page
- * does not depend on the order the engine returns the sets in.
- */
-export function normalizeWorkloadFacts(rows: Row[]): WorkloadFacts[] {
-  const merged = new Map<string, { facts: WorkloadFacts; values: Map<string, Set<string>> }>();
-  for (const r of rows) {
-    const facts = normalize<WorkloadFacts>(r, ['run_id', 'workload'], { workload_params: stringMapOf });
-    const key = `${String(r.run_id ?? '')}\u0000${facts.workload}`;
-    let entry = merged.get(key);
-    if (!entry) merged.set(key, (entry = { facts, values: new Map() }));
-    for (const [k, v] of Object.entries(facts.workload_params)) {
-      if (!entry.values.has(k)) entry.values.set(k, new Set());
-      entry.values.get(k)!.add(v);
-    }
-  }
-  return [...merged.values()].map(({ facts, values }) => ({
-    ...facts,
-    workload_params: Object.fromEntries([...values.keys()].sort().map((k) => [k, [...values.get(k)!].sort().join(' | ')])),
-  }));
-}
-
-export function normalizeHealth(rows: Row[]): HealthRow[] {
-  return rows.map((r) => normalize<HealthRow>(r, HEALTH_TEXT));
-}
-
-/** The SQL files (assets/queries/NAME.sql) the report is drawn from, and the ReportInput field each fills. */
-export const REPORT_QUERIES = { report_cells: 'cells', run_facts: 'methods', workload_facts: 'workloads', run_health: 'health', request_counts: 'requests' } as const;
-export type ReportQueryName = keyof typeof REPORT_QUERIES;
-
-/**
- * The report's rows from the rows of its four queries, however they were run: DuckDB's values
- * (numbers, BigInts, structs) or Athena's strings both come out as the same typed rows.
- */
-export function reportRows(rows: Record<ReportQueryName, Row[]>): Pick<ReportInput, 'cells' | 'methods' | 'workloads' | 'health' | 'requests'> {
+/** Several runners' manifests of one run as one: counts summed, the worst status, the earliest start and latest end. */
+export function mergeManifests(manifests: RunManifest[]): RunManifest | null {
+  if (manifests.length <= 1) return manifests[0] ?? null;
+  const worst = [...manifests].sort((a, b) => STATUS_WEIGHT[b.status] - STATUS_WEIGHT[a.status])[0];
+  const ends = manifests.map((m) => m.ended_at);
+  const sum = (f: (m: RunManifest) => number) => manifests.reduce((n, m) => n + f(m), 0);
+  const problems = [...new Set(manifests.map((m) => m.problem).filter((p): p is string => !!p))];
   return {
-    cells: normalizeCells(rows.report_cells),
-    methods: normalizeMethodFacts(rows.run_facts),
-    workloads: normalizeWorkloadFacts(rows.workload_facts),
-    health: normalizeHealth(rows.run_health),
-    // Counts arrive as numbers (DuckDB, BigInt) or strings (Athena): the printers read them with Number().
-    requests: (rows.request_counts ?? []).map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, typeof v === 'bigint' ? Number(v) : v]))),
+    ...manifests[0], status: worst.status, problem: problems.length ? problems.join('; ') : null,
+    started_at: manifests.map((m) => m.started_at).sort()[0], ended_at: ends.includes(null) ? null : (ends as string[]).sort().pop()!,
+    steps_total: sum((m) => m.steps_total), steps_done: sum((m) => m.steps_done), steps_failed: sum((m) => m.steps_failed),
+    peak_rss_bytes: Math.max(0, ...manifests.map((m) => m.peak_rss_bytes ?? 0)) || null,
   };
 }
 
+function skippedOf(manifests: RunManifest[]): ReportModel['skipped'] {
+  const seen = new Map<string, NonNullable<RunManifest['skipped']>[number]>();
+  for (const m of manifests) for (const s of m.skipped ?? []) seen.set(`${s.method}:${s.variant}`, s);
+  return [...seen.values()];
+}
+
+/** Findings (a check of what the method kept found it wrong) and measurements that cannot be trusted. */
+function integrityOf(cells: Cell[], health: HealthRow[]): Integrity {
+  const findings: Finding[] = cells
+    .filter((c) => checksOf(c.workload).includes(c.operation) && c.failed_batches > 0)
+    .map((c) => ({ method: methodLabel(c), workload: c.workload, operation: c.operation, repetitions: c.failed_batches, what: c.first_error ?? 'the check failed' }));
+  const broken: Broken[] = [];
+  for (const h of health) {
+    // A failed check is the method's finding, not a failed measurement.
+    const found = findings.filter((f) => f.method === methodLabel(h) && f.workload === h.workload).reduce((n, f) => n + f.repetitions, 0);
+    const failed = Math.max(0, h.failed - found);
+    if (failed || h.unverified || h.in_failed_steps) {
+      broken.push({ method: methodLabel(h), workload: h.workload, records: h.records, failed, unverified: h.unverified, inFailedSteps: h.in_failed_steps, firstError: h.first_failure ?? h.first_error });
+    }
+  }
+  return { broken, findings, didNotFinish: cells.filter((c) => c.did_not_finish > 0), records: health.reduce((n, h) => n + h.records, 0) };
+}
+
+/**
+ * The model of one run from the rows of MODEL_QUERIES (either engine's) and what is known of the
+ * run besides: the one builder every printer's input comes from.
+ */
+export function buildReportModel(rows: Partial<ModelRows>, run: RunContext): ReportModel {
+  const cellRows = normalizeCells(rows.report_cells ?? []);
+  const series = cellSeries(normalizeIntervals(rows.interval_series ?? []), cellKey);
+  const cells: Cell[] = cellRows.map((c) => ({ ...c, series: series.get(cellKey(c)) ?? null })).sort(compareCases);
+  const methods = normalizeMethodFacts(rows.run_facts ?? []).sort(compareMethods);
+  const workloads = normalizeWorkloadFacts(rows.workload_facts ?? []).sort((a, b) => workloadRank(a.workload) - workloadRank(b.workload));
+  const health = normalizeHealth(rows.run_health ?? []).sort((a, b) => compareMethods(a, b) || workloadRank(a.workload) - workloadRank(b.workload));
+  const toKeyed = (r: Row) => ({
+    workload: String(r.workload), operation: String(r.operation), object_size_bytes: r.object_size_bytes === null || r.object_size_bytes === undefined ? null : Number(r.object_size_bytes),
+    cache: String(r.cache ?? 'none'), method: String(r.method), method_variant: String(r.method_variant),
+  });
+  const requests = plainRows(rows.request_counts).sort((a, b) => compareCases(toKeyed(a), toKeyed(b)));
+  const methodOrder = [...new Set([...methods.map(methodLabel), ...[...cells].sort(compareMethods).map(methodLabel)])];
+  const facts = methods.find((m) => m.link_limit_mib_s !== null || m.link_baseline_mib_s !== null) ?? methods[0];
+  return {
+    ...run,
+    manifest: mergeManifests(run.manifests),
+    skipped: skippedOf(run.manifests),
+    link: facts ? { limitMibS: facts.link_limit_mib_s, baselineMibS: facts.link_baseline_mib_s ?? null, source: facts.link_limit_source } : null,
+    methods, methodOrder, workloads, cells, health, requests,
+    scaleOut: plainRows(rows.scale_out), instanceTypes: plainRows(rows.instance_types),
+    sizes: new SizeLabels(workloads),
+    integrity: integrityOf(cells, health),
+  };
+}

@@ -1,10 +1,10 @@
-import Table from 'cli-table3';
 import prices from '../../assets/prices.json';
-import { formatSize } from '../core/units';
 import { REQUEST_TIER } from '../core/request-types';
-import { cacheRank, isRequestsOnly, methodCacheLabel } from '../core/vocabulary';
-import { methodRank } from '../methods/catalog';
-import { num } from './format';
+import { isRequestsOnly } from '../core/vocabulary';
+import { bytesText, dollars, num } from './format';
+import { methodCacheLabel, type SizeLabels } from './labels';
+import type { ReportModel } from './model';
+import { textTable, wrapText, type Column } from './text/table';
 import { DIRECT_READ_CUTOFF_BYTES, METER_CATEGORIES, METER_LABELS, meterS3Files, S3FILES_PRICES, type S3FilesModel } from './s3files-metering';
 
 type Row = Record<string, unknown>;
@@ -32,12 +32,6 @@ export interface RequestFigures {
   getBytesPerByteRead: number | null;
   /** At S3 Standard request prices of prices.region, in USD. */
   costPer1000Ops: number;
-}
-
-/** Dollars for the table: four decimals, or two significant digits below a tenth of a cent (never "$0.0000" for a cost that is not zero). */
-export function dollars(x: number): string {
-  if (x === 0) return '$0';
-  return x < 0.001 ? `$${x.toPrecision(2)}` : `$${x.toFixed(4)}`;
 }
 
 export function requestFigures(row: Row): RequestFigures | null {
@@ -112,16 +106,10 @@ export const S3FILES_HEAD = ['S3 Files metered per operation (modelled)', 'S3 Fi
 /** The measured cost's header when the modelled one stands beside it. */
 export const MEASURED_COST_HEAD = '$ per 1,000 ops (S3 requests, measured)';
 
-/** Bytes for the metering cell: three significant digits in the largest binary unit. */
-function meteredSize(bytes: number): string {
-  for (const [unit, name] of [[1024 ** 3, 'GiB'], [1024 ** 2, 'MiB'], [1024, 'KiB']] as const) if (bytes >= unit) return `${num(bytes / unit)} ${name}`;
-  return `${num(bytes)} B`;
-}
-
 /** "data read 1 (32 KiB), metadata read 1 (4 KiB)": metered operations and bytes per operation, and the reads streamed from the bucket. */
 export function s3filesMeteredText(m: S3FilesModel): string {
   if (!m.modelled) return `not modelled: ${m.reason}`;
-  const parts = METER_CATEGORIES.filter((k) => m.perOp[k].ops > 0).map((k) => `${METER_LABELS[k]} ${num(m.perOp[k].ops)} (${meteredSize(m.perOp[k].bytes)})`);
+  const parts = METER_CATEGORIES.filter((k) => m.perOp[k].ops > 0).map((k) => `${METER_LABELS[k]} ${num(m.perOp[k].ops)} (${bytesText(m.perOp[k].bytes)})`);
   if (m.directReadsPerOp > 0) parts.push(`${num(m.directReadsPerOp)} read${m.directReadsPerOp === 1 ? '' : 's'} streamed from the bucket (S3 GETs, no data read)`);
   return parts.length ? parts.join(', ') : 'nothing metered';
 }
@@ -139,47 +127,49 @@ export function s3filesNote(): string {
     + 'A warm pass counts every read, though the NFS client may serve some from its cache; one-time imports of S3-written files and storage are left out.';
 }
 
+/** The case a request_counts row counts: workload, operation and size (as given). */
+const caseOf = (r: Row, sizes: SizeLabels) => `${r.workload} ${r.operation}${r.object_size_bytes === null || r.object_size_bytes === undefined ? '' : ` ${sizes.of(Number(r.object_size_bytes))}`}`;
+const methodOf = (r: Row) => methodCacheLabel({ method: String(r.method), method_variant: String(r.method_variant), cache: r.cache });
+
 /**
- * "Requests and request cost": per measurement kind and method, the requests the server answered
- * per operation by type, GET bytes per byte read, and the request cost per 1,000 operations; the
- * cache claims the counts refuted; and what was not counted.
+ * "Requests and request cost": per case and method, the requests the server answered per
+ * operation by type, GET bytes per byte read, and the request cost per 1,000 operations; the cache
+ * claims the counts refuted; S3 Files' modelled metering apart; and what was not counted.
  */
-export function printRequests(rows: Row[], out: (line: string) => void): void {
-  if (!rows.length) return;
-  const shown = requestRowsShown(rows);
+export function requestsLines(model: ReportModel, width: number): string[] {
+  const rows = model.requests;
+  if (!rows.length) return [];
+  const shown = requestRowsShown(rows).filter(requestsCounted);
+  const modelled = requestRowsShown(rows).filter((r) => s3filesFigures(r)?.modelled === true);
   const uncounted = rows.filter((r) => Number(r.not_counted) > 0);
-  const withS3Files = shown.some((r) => s3filesFigures(r) !== null);
-  out('');
-  out(`Requests and request cost — S3 requests the server answered per operation, summed over repetitions; cost at S3 Standard request prices, ${prices.region} (${prices.date})`);
+  const out = ['', ...wrapText(`Requests and request cost — S3 requests the server answered per operation, summed over repetitions; cost at S3 Standard request prices, ${prices.region} (${prices.date})`, width, '  ')];
   if (shown.length) {
-    const head = ['workload', 'operation', 'size', 'method', 'ops', 'requests per operation', 'GET bytes / byte read', withS3Files ? MEASURED_COST_HEAD : '$ per 1,000 ops'];
-    const table = new Table({ head: withS3Files ? [...head, ...S3FILES_HEAD] : head, style: { head: [], border: [] } });
-    const ordered = [...shown].sort((a, b) => String(a.workload).localeCompare(String(b.workload)) || String(a.operation).localeCompare(String(b.operation))
-      || Number(a.object_size_bytes ?? 0) - Number(b.object_size_bytes ?? 0) || methodRank(String(a.method)) - methodRank(String(b.method))
-      || cacheRank(String(a.cache)) - cacheRank(String(b.cache)));
-    for (const r of ordered) {
-      const counted = requestsCounted(r);
+    const body = shown.flatMap((r) => {
       const c = requestCells(r);
-      if (counted && !c) continue;
+      if (!c) return [];
       const flags = [Number(r.served_from_cache) ? 'served from cache' : '', Number(r.not_warm) ? 'NOT WARM' : ''].filter(Boolean).join(', ');
-      const line = [
-        String(r.workload), String(r.operation), r.object_size_bytes === null || r.object_size_bytes === undefined ? '–' : formatSize(Number(r.object_size_bytes)),
-        methodCacheLabel({ method: String(r.method), method_variant: String(r.method_variant), cache: r.cache }) + (flags ? ` (${flags})` : ''),
-        c ? c.ops : num(r.all_ops), c ? c.requests : 'not counted', c ? c.getBytes : '–', c ? c.cost : 'not counted',
-      ];
-      if (withS3Files) {
-        const m = s3filesFigures(r);
-        line.push(m ? s3filesMeteredText(m) : '–', m ? s3filesCostText(m) : '–');
-      }
-      table.push(line);
-    }
-    out(table.toString());
-    out('"served from cache": a cold read for which the server sent fewer GET bytes than were read; "NOT WARM": a warm read it sent every byte for again.');
-    if (shown.some((r) => isRequestsOnly(String(r.operation)))) out(REQUESTS_ONLY_NOTE);
-    if (withS3Files) out(s3filesNote());
+      return [[caseOf(r, model.sizes), methodOf(r) + (flags ? ` (${flags})` : ''), c.ops, c.requests, c.getBytes, c.cost]];
+    });
+    const columns: Column[] = [
+      { head: 'case', wrap: true }, { head: 'method', wrap: true }, { head: 'ops', align: 'right' }, { head: 'requests per operation', wrap: true },
+      { head: 'GET B/B', align: 'right' }, { head: '$/1k ops', align: 'right' },
+    ];
+    out.push(...textTable(columns, body, width));
+    out.push(...wrapText('"GET B/B": GET bytes the server sent per byte the operations read; "$/1k ops": request cost per 1,000 operations. "served from cache": a cold read for which the server sent fewer GET bytes than were read; "NOT WARM": a warm read it sent every byte for again.', width));
+    if (shown.some((r) => isRequestsOnly(String(r.operation)))) out.push(...wrapText(REQUESTS_ONLY_NOTE, width));
+  }
+  if (modelled.length) {
+    out.push('', ...wrapText('S3 Files metering, modelled (not measured) — per operation of the s3files rows', width, '  '));
+    const columns: Column[] = [{ head: 'case', wrap: true }, { head: 'method', wrap: true }, { head: 'ops', align: 'right' }, { head: 'metered per operation', wrap: true }, { head: '$/1k ops', align: 'right' }];
+    out.push(...textTable(columns, modelled.map((r) => {
+      const m = s3filesFigures(r)!;
+      return [caseOf(r, model.sizes), methodOf(r), num(requestsCounted(r) ? r.ops : r.all_ops), s3filesMeteredText(m), s3filesCostText(m)];
+    }), width));
+    out.push(...wrapText(s3filesNote(), width));
   }
   if (uncounted.length) {
     const methods = [...new Set(uncounted.map((r) => methodCacheLabel({ method: String(r.method), method_variant: String(r.method_variant) }, false)))];
-    out(`requests: not counted for ${methods.join(', ')} (${uncounted.reduce((n, r) => n + Number(r.not_counted), 0)} measurements): the runner reads only the embedded server's access log (not a named endpoint's); on AWS, \`s3ab aws query requests\` counts them from S3 server access logs`);
+    out.push(...wrapText(`requests: not counted for ${methods.join(', ')} (${uncounted.reduce((n, r) => n + Number(r.not_counted), 0)} measurements): the runner reads only the embedded server's access log (not a named endpoint's); on AWS, \`s3ab aws query requests\` counts them from S3 server access logs`, width, '    '));
   }
+  return out;
 }

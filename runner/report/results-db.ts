@@ -1,11 +1,13 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import intervalSchema from '../../assets/schema/interval.schema.json';
 import resultSchema from '../../assets/schema/result.schema.json';
 import { duckAccessLogView } from './access-log-table';
 import { projectRoot } from '../core/paths';
+import { INTERVALS_FOLDER } from '../core/vocabulary';
 
-type JsonSchema = { type?: string | string[]; properties?: Record<string, JsonSchema>; additionalProperties?: boolean | JsonSchema; items?: JsonSchema };
+export type JsonSchema = { type?: string | string[]; properties?: Record<string, JsonSchema>; additionalProperties?: boolean | JsonSchema; items?: JsonSchema };
 
 /** DuckDB type of a JSON Schema node (the same mapping the Glue columns use, in DuckDB spelling). */
 export function duckType(s: JsonSchema): string {
@@ -23,10 +25,30 @@ export function duckType(s: JsonSchema): string {
   }
 }
 
-/** The `columns` argument of read_json, generated from assets/schema/result.schema.json. */
-export function duckColumns(): string {
-  const props = (resultSchema as JsonSchema).properties!;
-  return `{${Object.entries(props).map(([k, v]) => `'${k}': '${duckType(v)}'`).join(', ')}}`;
+/** The `columns` argument of read_json for a schema's records: result records (assets/schema/result.schema.json) by default. */
+export function duckColumns(schema: JsonSchema = resultSchema as JsonSchema): string {
+  return `{${Object.entries(schema.properties!).map(([k, v]) => `'${k}': '${duckType(v)}'`).join(', ')}}`;
+}
+
+/** The table the interval series are read into (the Glue table's name too). */
+export const INTERVALS_TABLE = 'intervals';
+
+/**
+ * Adds the table `intervals` (assets/schema/interval.schema.json) from JSON-lines files of
+ * interval series; empty, with the schema's columns, when there are none (a run without long
+ * measurements), so interval_series.sql runs either way.
+ */
+export async function attachIntervals(connection: DuckDBConnection, files: string[], runId?: string): Promise<void> {
+  const props = (intervalSchema as JsonSchema).properties!;
+  if (!files.length) {
+    await connection.run(`CREATE TABLE ${INTERVALS_TABLE} (${Object.entries(props).map(([k, v]) => `"${k}" ${duckType(v)}`).join(', ')})`);
+    return;
+  }
+  const literal = (x: string) => `'${x.replace(/'/g, "''")}'`;
+  await connection.run(
+    `CREATE TABLE ${INTERVALS_TABLE} AS SELECT * FROM read_json([${files.map(literal).join(', ')}], format = 'newline_delimited', ` +
+    `ignore_errors = true, columns = ${duckColumns(intervalSchema as JsonSchema)})${runId ? ` WHERE run_id = ${literal(runId)}` : ''}`,
+  );
 }
 
 export interface NamedQuery {
@@ -67,7 +89,17 @@ export interface OpenedResults {
  */
 export async function openResults(dir: string, runId?: string): Promise<OpenedResults> {
   if (!existsSync(dir)) throw new Error(`no results folder at ${dir}`);
-  return openRecords(join(dir, 'dt=*', '*.jsonl'), { runId, hivePartitioning: true });
+  const opened = await openRecords(join(dir, 'dt=*', '*.jsonl'), { runId, hivePartitioning: true });
+  await attachIntervals(opened.connection, intervalFiles(dir), runId);
+  return opened;
+}
+
+/** The interval-series files of a results folder (DIR/intervals/dt=*\/*.jsonl), optionally of one run. */
+export function intervalFiles(dir: string, runId?: string): string[] {
+  const root = join(dir, INTERVALS_FOLDER);
+  if (!existsSync(root)) return [];
+  return readdirSync(root, { withFileTypes: true }).filter((d) => d.isDirectory() && d.name.startsWith('dt=')).map((d) => d.name).sort()
+    .flatMap((part) => readdirSync(join(root, part)).filter((f) => f.endsWith('.jsonl') && !f.startsWith('.') && (!runId || f.startsWith(`${runId}--`))).sort().map((f) => join(root, part, f)));
 }
 
 /**

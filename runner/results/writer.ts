@@ -1,7 +1,9 @@
 import { writeFileSync } from 'node:fs';
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { intervalErrors, type IntervalRecord } from './intervals';
 import { recordErrors, type ResultRecord } from './record';
+import { INTERVALS_FOLDER } from '../core/vocabulary';
 
 export interface RunManifest {
   run_id: string;
@@ -34,6 +36,7 @@ export interface RunManifest {
  * Writes results in a Hive-style layout Athena reads unchanged (partition `dt`):
  *   DIR/dt=YYYY-MM-DD/RUNID--sNNN--METHOD--WORKLOAD.jsonl   one file per step, one record per line
  *   DIR/_runs/RUNID.json                                      the run manifest (status, counts)
+ *   DIR/intervals/dt=YYYY-MM-DD/RUNID--sNNN--….jsonl          the step's interval series (long measurements only)
  * Step files appear atomically (written as a dot-file, then renamed; Athena skips dot-files), and
  * every record is checked against the schema before it is written.
  */
@@ -65,12 +68,37 @@ export class ResultsWriter {
       const errors = recordErrors(r);
       if (errors.length) throw new Error(`internal error: a ${workload} record does not match the result schema: ${errors.join('; ')}`);
     }
-    const name = `${this.manifest.run_id}--s${String(step).padStart(3, '0')}--${method}--${workload}${this.suffix}.jsonl`;
+    const name = this.stepFileName(step, method, workload);
     const tmp = join(this.partitionDir, `.${name}.tmp`);
     await writeFile(tmp, records.map((r) => JSON.stringify(r)).join('\n') + '\n');
     const path = join(this.partitionDir, name);
     await rename(tmp, path);
     return path;
+  }
+
+  /**
+   * The interval series of a step's measurements, named as its records' file under
+   * DIR/intervals/dt=…/; null (nothing written) when no measurement of the step had one.
+   */
+  async writeIntervals(step: number, method: string, workload: string, rows: IntervalRecord[]): Promise<string | null> {
+    if (!rows.length) return null;
+    for (const r of rows) {
+      const errors = intervalErrors(r);
+      if (errors.length) throw new Error(`internal error: a ${workload} interval does not match the interval schema: ${errors.join('; ')}`);
+    }
+    const dir = join(this.root, INTERVALS_FOLDER, `dt=${this.manifest.started_at.slice(0, 10)}`);
+    await mkdir(dir, { recursive: true });
+    const name = this.stepFileName(step, method, workload);
+    const tmp = join(dir, `.${name}.tmp`);
+    await writeFile(tmp, rows.map((r) => JSON.stringify(r)).join('\n') + '\n');
+    const path = join(dir, name);
+    await rename(tmp, path);
+    return path;
+  }
+
+  /** RUNID--sNNN--METHOD--WORKLOAD[--RUNNER].jsonl: a step's records file, and its intervals file. */
+  private stepFileName(step: number, method: string, workload: string): string {
+    return `${this.manifest.run_id}--s${String(step).padStart(3, '0')}--${method}--${workload}${this.suffix}.jsonl`;
   }
 
   /** The manifest, written at once (an exit that cannot wait: the emergency path). */

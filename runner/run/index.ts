@@ -8,6 +8,7 @@ import { errorSummary, RunError, UserError } from '../core/errors';
 import { hostFacts } from '../core/host';
 import { acquireHostLock } from '../core/host-lock';
 import { installCommand } from '../core/install';
+import { DEFAULT_INTERVAL_MS, seriesSettings } from '../core/intervals';
 import { expandSteps, type MethodChoice, type ResolvedMatrix, type Step } from '../core/matrix';
 import type { Availability } from '../core/method';
 import { Progress } from '../core/progress';
@@ -18,6 +19,7 @@ import { didNotFinishLabel, methodLabel, roughDuration, newRunId, runDataPrefix,
 import { linkLimitFor, type LinkLimit } from '../endpoint/link-limit';
 import { findMethod } from '../methods';
 import { findWorkloadDescriptor } from '../workloads/catalog';
+import type { IntervalRecord } from '../results/intervals';
 import type { ResultRecord } from '../results/record';
 import { markAbandoned } from '../results/manifests';
 import { ResultsWriter, type RunManifest } from '../results/writer';
@@ -49,6 +51,7 @@ interface RunPlan {
  */
 export async function runBenchmark(opts: RunOptions): Promise<RunOutcome> {
   const plan = await planRun(opts);
+  seriesSettings.intervalMs = opts.seriesIntervalMs ?? DEFAULT_INTERVAL_MS;
   const progress = new Progress(plan.steps.length, process.stdout, opts.quiet);
   announceSkipped(plan, progress);
   const abort = runAbortController(opts.signal);
@@ -237,12 +240,16 @@ async function runSteps(plan: RunPlan, env: StepEnv, opts: RunOptions, store: Op
     env.progress.step(position, label);
     opts.onStep?.(step.index, label);
     const started = Date.now();
-    const records = await runStep(step, env);
+    const intervals: IntervalRecord[] = [];
+    const records = await runStep(step, env, intervals);
     const broken = stepFailed(records);
     if (broken) writer.manifest.steps_failed++;
     const unfinished = records.find((r) => r.status === 'did-not-finish');
     if (unfinished) writer.manifest.steps_did_not_finish = (writer.manifest.steps_did_not_finish ?? 0) + 1;
     writer.manifest.steps_done++;
+    // The series first: a report that sees the step's records finds their intervals too.
+    const series = await writer.writeIntervals(step.index, step.method.name, step.workload.name, intervals);
+    if (series) await opts.onIntervalsFile?.(series);
     const file = await writer.writeStep(step.index, step.method.name, step.workload.name, records);
     files.push(file);
     await opts.onStepFile?.(file);

@@ -27,6 +27,10 @@ export interface RunOptions extends MatrixSource {
    * ends the run, failed.
    */
   onStepFile?: (file: string) => Promise<void>;
+  /** Called with each step's interval-series file (runner/results/intervals.ts), before its record file. */
+  onIntervalsFile?: (file: string) => Promise<void>;
+  /** Width of the interval series of long measurements, in ms; 0 keeps none. @default DEFAULT_INTERVAL_MS (1 s) */
+  seriesIntervalMs?: number;
   /** Use this run id instead of a new one (every runner of an execution shares it). */
   runId?: string;
   /** Names this runner in object prefixes and result file names, so runners of one step never collide. */

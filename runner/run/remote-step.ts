@@ -3,10 +3,10 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { UserError, errorSummary } from '../core/errors';
-import { runDay } from '../core/vocabulary';
 import { explain } from '../endpoint/preflight';
 import { makeS3Client, PREFLIGHT_BOUNDS_MS } from '../endpoint/s3-client';
 import { targetFor } from '../endpoint/target';
+import { INTERVALS_FOLDER, runDay } from '../core/vocabulary';
 import { runBenchmark, type RunOutcome } from '.';
 import { TaskCallback } from './task-callback';
 
@@ -83,6 +83,10 @@ export async function runShard(opts: ShardOptions): Promise<ShardOutcome> {
       matrixFile: opts.matrixFile, onlySteps: opts.steps, runId: opts.runId, runnerId: opts.runnerId, stepBudgetS: opts.stepBudgetS,
       resultsDir: scratch, bucket: opts.bucket, endpoint: opts.endpoint, region: opts.region, awsTarget: !opts.endpoint,
       quiet: opts.quiet, signal: opts.signal,
+      // The interval series: their own table's location, results/intervals/dt=DAY/ (lib/results-catalog.ts).
+      onIntervalsFile: async (file) => {
+        await upload(file, `${results.prefix}${INTERVALS_FOLDER}/dt=${day}/${basename(file)}`, 'application/x-ndjson');
+      },
       onStepFile: async (file) => {
         const body = await upload(file, `${results.prefix}dt=${day}/${basename(file)}`, 'application/x-ndjson');
         records += body.toString('utf8').trim().split('\n').filter(Boolean).length;

@@ -17,6 +17,7 @@ import type { Fixture, RequestWindow, WorkloadContext, WorkloadDefinition } from
 import { totalRequests, uncovered, type AccessLog } from '../endpoint/access-log';
 import type { ReferenceStore } from '../endpoint/reference';
 import { findMethod } from '../methods';
+import { intervalRecords, type IntervalRecord } from '../results/intervals';
 import { stringMap, toRecord, type ResultRecord, type StepFacts } from '../results/record';
 import { findWorkload } from '../workloads';
 import { writeFixtureThroughMount } from './fixtures';
@@ -116,8 +117,10 @@ interface StepRun {
  * workload runs once per pass (policy.passesFor) on one fresh mount; a step whose client dies is
  * aborted on its own, the run goes on. With a budget, measurements still running when it runs out
  * stop and are recorded as did-not-finish. The step watchdog ends a step that outlives its bound.
+ * The interval series of its long measurements go into `intervals` (runner/results/intervals.ts),
+ * beside the records.
  */
-export async function runStep(step: Step, env: StepEnv): Promise<ResultRecord[]> {
+export async function runStep(step: Step, env: StepEnv, intervals: IntervalRecord[] = []): Promise<ResultRecord[]> {
   const method = findMethod(step.method.name)!;
   const workload = findWorkload(step.workload.name)!;
   const facts = stepFacts(step, method, workload, env);
@@ -152,7 +155,7 @@ export async function runStep(step: Step, env: StepEnv): Promise<ResultRecord[]>
     clearTimeout(budget);
     run.ended = true;
   }
-  return stepRecords(run);
+  return stepRecords(run, intervals);
 }
 
 /** The step's body: open the method, run every pass, then close and clean up. Never throws. */
@@ -218,7 +221,7 @@ async function runPasses(run: StepRun, passes: Pass[]): Promise<void> {
 }
 
 /** The step's records: what it measured, its did-not-finish measurements, and its failure if it broke. */
-function stepRecords(run: StepRun): ResultRecord[] {
+function stepRecords(run: StepRun, intervals: IntervalRecord[]): ResultRecord[] {
   const { env, facts } = run;
   const failure = run.failure instanceof BudgetSpent ? null : run.failure;
   const kept = [...run.kept];
@@ -228,7 +231,11 @@ function stepRecords(run: StepRun): ResultRecord[] {
     // Cut outside any counted measurement (mounting, fixtures, a probe): the step itself did not finish.
     kept.push({ m: nothingDone(run.failure.budgetS, run.scope.expiredAtMs!), cache: run.current.cache, endedAtMs: run.scope.expiredAtMs!, windows: null });
   }
-  const records = keptRecords(kept, facts, run.workload, env.accessLog, failure);
+  const pairs = keptRecords(kept, facts, run.workload, env.accessLog, failure);
+  const records = pairs.map((p) => p.record);
+  pairs.forEach(({ m, record }, i) => {
+    if (m.series) intervals.push(...intervalRecords(record, i, m.series));
+  });
   if (failure) records.push(...failureRecords(records, facts, run.current.cache, failure));
   return records;
 }
@@ -238,7 +245,7 @@ function stepRecords(run: StepRun): ResultRecord[] {
  * only where there are some: an empty one says nothing), cache claims checked against what the
  * server sent, and the step's failure, if any, as the cause.
  */
-function keptRecords(kept: readonly Kept[], facts: StepFacts, workload: WorkloadDefinition<unknown>, log: AccessLog | null, failure: unknown): ResultRecord[] {
+function keptRecords(kept: readonly Kept[], facts: StepFacts, workload: WorkloadDefinition<unknown>, log: AccessLog | null, failure: unknown): { m: Measurement; record: ResultRecord }[] {
   const counted = kept.map((k) => ({ ...k, requests: log && k.windows ? log.countWindows(k.windows) : null }));
   return counted.filter((k) => !isRequestsOnly(k.m.operation) || (k.requests && totalRequests(k.requests))).map(({ m, cache, endedAtMs, requests }) => {
     const state = m.cache ?? cache;
@@ -248,7 +255,7 @@ function keptRecords(kept: readonly Kept[], facts: StepFacts, workload: Workload
     if (claim && !record.flags.includes(claim)) record.flags.push(claim);
     // Served from a cache, the figure says nothing about the network.
     if (record.flags.includes('served-from-cache')) record.flags = record.flags.filter((f) => f !== 'possibly-network-capped');
-    return record;
+    return { m, record };
   });
 }
 

@@ -89,6 +89,8 @@ export interface FsCounts {
   /** errno code → count over failed operations. */
   errors: Record<string, number>;
   firstError: string | null;
+  /** The batch's interval series, where it lasted long enough (runner/core/intervals.ts). */
+  series?: Measurement['series'];
 }
 
 export interface FsOutcome {
@@ -126,6 +128,7 @@ export function fsMeasurement(c: FsCounts, o: FsOutcome): Measurement {
     errorSample: c.firstError ? withCodes(c.firstError, c.errors) : o.verifyProblem,
     movesPayload: o.movesPayload,
     ...(o.cache ? { cache: o.cache } : {}),
+    ...(c.series ? { series: c.series } : {}),
   };
 }
 

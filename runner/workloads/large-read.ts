@@ -1,5 +1,6 @@
 import type { WorkloadDescriptor } from '../core/workload';
-import { formatSize } from '../core/units';
+import { READS_FIXTURE_FILE, writeFile } from '../core/s3files-meter';
+import { formatGivenSize } from '../core/units';
 import { SIZE_SCHEMA, sizeOf } from './params';
 
 export interface LargeReadParams {
@@ -13,8 +14,9 @@ export interface LargeReadParams {
  */
 export const largeReadDescriptor = {
   name: 'large-read',
-  summary: 'stream-read N large objects into SHA-256, write each digest back (seed 001)',
-  seed: '001-s3files-lambda-before-after-and-ec2-three-way',
+  summary: 'stream-read N large objects into SHA-256, write each digest back',
+  seeds: ['001-s3files-lambda-before-after-and-ec2-three-way'],
+  report: { table: 'measurements' },
   paramsSchema: {
     type: 'object',
     additionalProperties: false,
@@ -23,7 +25,7 @@ export const largeReadDescriptor = {
       size: { ...SIZE_SCHEMA, default: '1GiB' },
     },
   },
-  describe: (p) => ({ files: String(p.files), size: formatSize(sizeOf(p.size)) }),
+  describe: (p) => ({ files: String(p.files), size: formatGivenSize(p.size) }),
   fixture: (p) => ({
     id: `large-read-${p.files}x${sizeOf(p.size)}`,
     count: p.files,
@@ -37,4 +39,12 @@ export const largeReadDescriptor = {
   // An S3 client downloads one object at a time into a local file.
   stepBytes: (p) => sizeOf(p.size),
   work: { counts: ['files'], of: (p) => ({ ops: p.files, bytes: p.files * sizeOf(p.size) }) },
+  s3filesMetering: {
+    // Fixture files written through the S3 API: only in the bucket when at least the import
+    // threshold (seed 001's 1 GiB: every read streams from the bucket), imported when smaller.
+    read: READS_FIXTURE_FILE,
+    // The 64-byte digest written back as a new file: create, one data write (metered at 32 KiB),
+    // commit, export.
+    'write-digest': { meter: (c) => writeFile(c, c.fileSize) },
+  },
 } as const satisfies WorkloadDescriptor<LargeReadParams>;

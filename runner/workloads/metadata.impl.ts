@@ -1,5 +1,6 @@
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { cutSeries, OpLog, seriesSettings } from '../core/intervals';
 import { runThread } from '../core/threads';
 import type { WorkloadDefinition } from '../core/workload';
 import { metadataDescriptor, type MetadataParams } from './metadata';
@@ -24,7 +25,7 @@ export async function runMetadataSuite(fs: FsRunContext, params: MetadataParams,
     const independent = test === 'sequential-writes' ? checks.sequentialWrites : undefined;
     const job: MetadataJob = {
       kind: 'metadata', test, dir: join(fs.root, `metadata-${test}`), ops: params.ops, size, syncEvery: params.syncEvery, seed: `${fs.dataSeed}/${test}`,
-      keep: !!independent,
+      keep: !!independent, opLog: seriesSettings.intervalMs > 0,
     };
     const objectSize = isSizedTest(test) ? size : null;
     let r: MetadataResult;
@@ -65,7 +66,10 @@ export function metadataMeasurement(r: MetadataResult, objectSize: number | null
     return notMeasured(r.test, objectSize, `setup failed: ${r.setupError.message}`, isRefusal(r.setupError.code));
   }
   const m = fsMeasurement(
-    { ops: r.ops, ok: r.ok, failed: r.failed, bytes: r.bytes, latenciesNs: r.latenciesNs, durationNs: r.activeNs, errors: r.errors, firstError: r.firstError },
+    {
+      ops: r.ops, ok: r.ok, failed: r.failed, bytes: r.bytes, latenciesNs: r.latenciesNs, durationNs: r.activeNs, errors: r.errors, firstError: r.firstError,
+      series: r.log ? cutSeries(OpLog.fromArrays(r.log), 0, r.activeNs, seriesSettings.intervalMs, 'active') : null,
+    },
     { operation: r.test, objectSizeBytes: objectSize, verified: r.verified, verifyProblem: r.verifyProblem, movesPayload: r.bytes > 0 },
   );
   if (r.cleanupProblem && m.status === 'ok') m.errorSample = `(cleanup: ${r.cleanupProblem})`;

@@ -5,6 +5,7 @@ import {
 import { dirname, join } from 'node:path';
 import { patternBuffer } from '../core/data';
 import { Prng } from '../core/prng';
+import { OpLog } from '../core/intervals';
 import { describeFailure, nowNs, type ThreadContext, type ThreadJobHandler } from '../core/thread-job';
 import { TRAVERSAL_TREE, type MetadataTest } from './metadata';
 
@@ -33,6 +34,8 @@ export interface MetadataJob {
   seed: string;
   /** Leave the test directory in place (the performance script inspects nothing; tests may). */
   keep?: boolean;
+  /** Log each operation's completion (on the operations' own clock) for the interval series. */
+  opLog?: boolean;
 }
 
 export interface MetadataResult {
@@ -53,6 +56,8 @@ export interface MetadataResult {
   verified: boolean;
   verifyProblem: string | null;
   cleanupProblem: string | null;
+  /** The completions (OpLog.toArrays) when the job asked for them. */
+  log?: ReturnType<OpLog['toArrays']> | null;
 }
 
 interface State {
@@ -368,6 +373,7 @@ function run(state: State, ctx: ThreadContext): { result: MetadataResult; transf
     state, job, openFds: [], createdFds: [], readBuffer: Buffer.alloc(job.size),
     paths: { a: each(job, (i) => join(job.dir, fileName(i))), b: [], single: '', ...spec.paths?.(job) },
   };
+  const log = job.opLog ? new OpLog() : null;
   const succeeded: boolean[] = new Array(job.ops).fill(false);
   let lastNote = nowNs();
   for (let i = 0; i < job.ops; i++) {
@@ -389,9 +395,13 @@ function run(state: State, ctx: ThreadContext): { result: MetadataResult; transf
     if (failure === null) {
       latencies[result.ok++] = dt;
       succeeded[i] = true;
-      if (spec.countsBytes !== false) result.bytes += value;
+      const bytes = spec.countsBytes !== false ? value : 0;
+      result.bytes += bytes;
+      log?.ok(result.activeNs, dt, bytes);
+      ctx.count(bytes, 1);
     } else {
       const f = describeFailure(failure, job.dir);
+      log?.failed(result.activeNs);
       result.failed++;
       result.errors[f.code] = (result.errors[f.code] ?? 0) + 1;
       result.firstError ??= f.message;
@@ -408,6 +418,7 @@ function run(state: State, ctx: ThreadContext): { result: MetadataResult; transf
   const problem = verifyState(state, succeeded, result.ok);
   result.verified = problem === null && result.ok > 0;
   result.verifyProblem = problem;
+  result.log = log?.toArrays() ?? null;
   return finish(result, state);
 }
 
@@ -421,7 +432,8 @@ function finish(result: MetadataResult, state: State): { result: MetadataResult;
   }
   const latencies = result.latenciesNs.slice(0, result.ok);
   result.latenciesNs = latencies;
-  return { result, transfer: [latencies.buffer as ArrayBuffer] };
+  const logBuffers = result.log ? [result.log.at.buffer, result.log.latency.buffer, result.log.bytes.buffer] as ArrayBuffer[] : [];
+  return { result, transfer: [latencies.buffer as ArrayBuffer, ...logBuffers] };
 }
 
 /** Checks, untimed, that the file system now holds what the successful operations made. Null when it does. */

@@ -1,5 +1,6 @@
 import type { WorkloadDescriptor } from '../core/workload';
-import { formatSize } from '../core/units';
+import { metadataRead, metadataWrite, readFile, writeFile } from '../core/s3files-meter';
+import { formatGivenSize } from '../core/units';
 import { SIZE_SCHEMA, sizeOf } from './params';
 
 export interface ObjectsParams {
@@ -13,8 +14,9 @@ export interface ObjectsParams {
  */
 export const objectsDescriptor = {
   name: 'objects',
-  summary: 'upload, list, head, download, delete N objects per size (seed 000)',
-  seed: '000-cli-vs-s3fs-vs-s3files-benchmark',
+  summary: 'upload, list, head, download, delete N objects per size',
+  seeds: ['000-cli-vs-s3fs-vs-s3files-benchmark'],
+  report: { table: 'measurements' },
   paramsSchema: {
     type: 'object',
     additionalProperties: false,
@@ -23,7 +25,7 @@ export const objectsDescriptor = {
       files: { type: 'integer', minimum: 1, maximum: 10000, default: 10 },
     },
   },
-  describe: (p) => ({ sizes: p.sizes.map((s) => formatSize(sizeOf(s))).join(','), files: String(p.files) }),
+  describe: (p) => ({ sizes: p.sizes.map((s) => formatGivenSize(s)).join(','), files: String(p.files) }),
   requires: [],
   operations: ['upload', 'list', 'head', 'download', 'delete'],
   payloadReads: ['download'],
@@ -32,4 +34,19 @@ export const objectsDescriptor = {
   stepBytes: (p) => (p.files + 1) * Math.max(...p.sizes.map(sizeOf)),
   // Each object goes up, is listed, headed, read and deleted: operations per object, bytes up and down.
   work: { counts: ['files'], of: (p) => ({ ops: p.sizes.length * p.files, bytes: 2 * p.files * p.sizes.reduce((a: number, s) => a + sizeOf(s), 0) }) },
+  s3filesMetering: {
+    // One object written through the mount: create, its data in wsize writes, commit on close, and
+    // the export ~60 s later (a read of the whole file and a metadata read).
+    upload: { meter: (c) => writeFile(c, c.fileSize) },
+    // readdir of the folder (a metadata read: "listing a directory") and a stat of each of the
+    // `files` entries for its size (a metadata read each: "viewing file attributes").
+    list: { meter: (c) => [metadataRead(1 + (c.files ?? 0))] },
+    // stat: one metadata read.
+    head: { meter: () => [metadataRead()] },
+    // The files were written through the mount seconds before (upload, list, head, then download)
+    // and are not yet exported: S3 Files serves every read from the file system, large ones too.
+    download: { meter: (c) => readFile(c, c.fileSize, 'just-written') },
+    // unlink: a metadata write (version A: "deleting files").
+    delete: { meter: () => [metadataWrite()] },
+  },
 } as const satisfies WorkloadDescriptor<ObjectsParams>;

@@ -1,5 +1,6 @@
 import { closeSync, openSync, readSync, constants as C } from 'node:fs';
 import { crc32 } from 'node:zlib';
+import { OpLog } from '../core/intervals';
 import { describeFailure, nowNs, type ThreadContext, type ThreadJobHandler } from '../core/thread-job';
 
 /**
@@ -18,6 +19,11 @@ export interface ReadFilesJob {
   chunkBytes: number;
   /** Send progress notes (one reader of a group does). */
   reportProgress: boolean;
+  /**
+   * Log each file's completion for the interval series, on this clock: 'wall' (the process-wide
+   * clock, ns) or 'active' (time inside open/read/close so far); null: no log (series off).
+   */
+  opLog?: 'wall' | 'active' | null;
 }
 
 export interface ReadFilesResult {
@@ -36,6 +42,8 @@ export interface ReadFilesResult {
   mismatches: number;
   errors: Record<string, number>;
   firstError: string | null;
+  /** The completions (OpLog.toArrays) when the job asked for them. */
+  log: ReturnType<OpLog['toArrays']> | null;
 }
 
 interface State {
@@ -120,8 +128,10 @@ function run(state: State, ctx: ThreadContext): { result: ReadFilesResult; trans
   const { job, buffer } = state;
   const latencies = new Float64Array(job.sequence.length);
   const r: ReadFilesResult = {
-    ops: 0, ok: 0, failed: 0, latenciesNs: latencies, activeNs: 0, startNs: nowNs(), endNs: 0, bytes: 0, mismatches: 0, errors: {}, firstError: null,
+    ops: 0, ok: 0, failed: 0, latenciesNs: latencies, activeNs: 0, startNs: nowNs(), endNs: 0, bytes: 0, mismatches: 0, errors: {}, firstError: null, log: null,
   };
+  const log = job.opLog ? new OpLog() : null;
+  const at = () => (job.opLog === 'active' ? r.activeNs : nowNs());
   const read: FileRead = { got: 0, crc: 0, spentNs: 0 };
   let lastNote = r.startNs;
   for (const index of job.sequence) {
@@ -134,7 +144,10 @@ function run(state: State, ctx: ThreadContext): { result: ReadFilesResult; trans
       if (read.got === file.size && read.crc === file.crc32) {
         latencies[r.ok++] = read.spentNs;
         r.bytes += read.got;
+        log?.ok(at(), read.spentNs, read.got);
+        ctx.count(read.got, 1);
       } else {
+        log?.failed(at());
         r.failed++;
         r.mismatches++;
         r.firstError ??= `${file.path}: read ${read.got} bytes with CRC-32 ${read.crc.toString(16)}, expected ${file.size} bytes with ${file.crc32.toString(16)}`;
@@ -144,6 +157,7 @@ function run(state: State, ctx: ThreadContext): { result: ReadFilesResult; trans
       r.ops++;
       r.failed++;
       r.activeNs += read.spentNs;
+      log?.failed(at());
       r.errors[f.code] = (r.errors[f.code] ?? 0) + 1;
       r.firstError ??= `${file.path}: ${f.message}`;
     }
@@ -156,7 +170,9 @@ function run(state: State, ctx: ThreadContext): { result: ReadFilesResult; trans
   r.endNs = nowNs();
   const out = latencies.slice(0, r.ok);
   r.latenciesNs = out;
-  return { result: r, transfer: [out.buffer as ArrayBuffer] };
+  r.log = log?.toArrays() ?? null;
+  const logBuffers = r.log ? [r.log.at.buffer, r.log.latency.buffer, r.log.bytes.buffer] as ArrayBuffer[] : [];
+  return { result: r, transfer: [out.buffer as ArrayBuffer, ...logBuffers] };
 }
 
 export const readFilesThreadJob: ThreadJobHandler<ReadFilesJob, State, ReadFilesResult> = { prepare, run };

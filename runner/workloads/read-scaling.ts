@@ -1,6 +1,7 @@
 import type { WorkloadDescriptor } from '../core/workload';
+import { READS_FIXTURE_FILE } from '../core/s3files-meter';
 import { createHash } from 'node:crypto';
-import { formatSize } from '../core/units';
+import { formatGivenSize } from '../core/units';
 import { SIZE_SCHEMA, sizeOf } from './params';
 
 export interface ReadScalingParams {
@@ -43,8 +44,8 @@ export function readScalingFiles(p: ReadScalingParams): { name: string; size: nu
 
 export function describeReadScalingParams(p: ReadScalingParams): Record<string, string> {
   return {
-    sizes: p.sizes.map((s) => formatSize(sizeOf(s))).join(','), filesPerSize: String(p.filesPerSize),
-    concurrentSize: formatSize(sizeOf(p.concurrentSize)), readers: p.readers.join(','), chunk: formatSize(sizeOf(p.chunk)),
+    sizes: p.sizes.map((s) => formatGivenSize(s)).join(','), filesPerSize: String(p.filesPerSize),
+    concurrentSize: formatGivenSize(p.concurrentSize), readers: p.readers.join(','), chunk: formatGivenSize(p.chunk),
   };
 }
 
@@ -54,8 +55,9 @@ export function describeReadScalingParams(p: ReadScalingParams): Record<string, 
  */
 export const readScalingDescriptor = {
   name: 'read-scaling',
-  summary: 'seed 003\'s single-stream reads from 1 MB to 1 GB and 1/4/16 concurrent readers of ~200 MB files',
-  seed: '003-s3fs-tuning-ibm-cos',
+  summary: 'single-stream reads from 1 MB to 1 GB and 1/4/16 concurrent readers of ~200 MB files',
+  seeds: ['003-s3fs-tuning-ibm-cos'],
+  report: { table: 'measurements' },
   paramsSchema: READ_SCALING_PARAMS_SCHEMA,
   describe: describeReadScalingParams,
   fixture: (p) => {
@@ -71,4 +73,9 @@ export const readScalingDescriptor = {
   payloadReads: ['single-stream', 'concurrent-1', 'concurrent-4', 'concurrent-16'],
   // Sizes and reader counts, not counts, set its size: a sample runs it whole.
   work: { counts: [], of: (p) => ({ ops: readScalingFiles(p).length, bytes: readScalingFiles(p).reduce((a, f) => a + f.size, 0) }) },
+  s3filesMetering: {
+    // Fixture files from the S3 API of 1 MB and more: not imported, every read streams from the
+    // bucket; one operation is one file (concurrent-N: N operations).
+    '*': READS_FIXTURE_FILE,
+  },
 } as const satisfies WorkloadDescriptor<ReadScalingParams>;

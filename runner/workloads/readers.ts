@@ -1,4 +1,5 @@
 import type { FileSystemAccess } from '../core/method';
+import { cutSeries, OpLog, seriesSettings } from '../core/intervals';
 import { runThreads } from '../core/threads';
 import type { FixtureFile } from '../core/workload';
 import type { FsCounts, FsRunContext } from './fs-common';
@@ -77,7 +78,10 @@ export interface MeasuredReads {
 export async function runReaders(
   fs: FsRunContext, files: ReadableFile[], sequences: number[][], chunkBytes: number, timing: 'wall' | 'active', measured?: MeasuredReads,
 ): Promise<FsCounts & { mismatches: number }> {
-  const jobs: ReadFilesJob[] = sequences.map((sequence, i) => ({ kind: 'read-files', files, sequence, chunkBytes, reportProgress: i === 0 }));
+  // The series' clock is the batch's: wall time across readers, or one reader's own time in its calls.
+  const clock = timing === 'wall' ? 'wall' : sequences.length === 1 ? 'active' : null;
+  const opLog = seriesSettings.intervalMs > 0 ? clock : null;
+  const jobs: ReadFilesJob[] = sequences.map((sequence, i) => ({ kind: 'read-files', files, sequence, chunkBytes, reportProgress: i === 0, opLog }));
   // Files read out of files planned, for the step's budget.
   const meter = measured && { ...measured, planned: sequences.reduce((n, s) => n + s.length, 0), unit: 'files' as const };
   const results = await runThreads<ReadFilesResult>(jobs, { signal: fs.signal, onProgress: (_, note) => fs.progress(note), meter });
@@ -92,9 +96,13 @@ export async function runReaders(
     firstError ??= r.firstError;
   }
   const sum = (f: (r: ReadFilesResult) => number) => results.reduce((n, r) => n + f(r), 0);
-  const wall = Math.max(...results.map((r) => r.endNs)) - Math.min(...results.map((r) => r.startNs));
+  const start = Math.min(...results.map((r) => r.startNs));
+  const wall = Math.max(...results.map((r) => r.endNs)) - start;
+  const durationNs = timing === 'wall' ? wall : sum((r) => r.activeNs);
+  const log = opLog ? OpLog.merge(results.flatMap((r) => (r.log ? [OpLog.fromArrays(r.log)] : []))) : null;
+  const series = log && opLog ? cutSeries(log, opLog === 'wall' ? start : 0, (opLog === 'wall' ? start : 0) + durationNs, seriesSettings.intervalMs, opLog) : null;
   return {
     ops: sum((r) => r.ops), ok: sum((r) => r.ok), failed: sum((r) => r.failed), bytes: sum((r) => r.bytes), mismatches: sum((r) => r.mismatches),
-    latenciesNs: latencies, durationNs: timing === 'wall' ? wall : sum((r) => r.activeNs), errors, firstError,
+    latenciesNs: latencies, durationNs, errors, firstError, series,
   };
 }

@@ -1,6 +1,7 @@
 import type { WorkloadDescriptor } from '../core/workload';
 
 
+
 export interface SemanticsParams {
   /** How long the propagation probes (and checks of write-back uploads) wait, in seconds (at least the client's own sync bound, see MountPlan.bucketLag). */
   propagation_timeout_s: number;
@@ -28,7 +29,8 @@ export const AFTER_PROBES = '(after probes)';
 export const semanticsDescriptor = {
   name: 'semantics',
   summary: 'POSIX semantics probe (create, append, rename, links, locks, ...) and S3↔mount propagation delays, each verified',
-  seed: '001-s3files-lambda-before-after-and-ec2-three-way',
+  seeds: ['001-s3files-lambda-before-after-and-ec2-three-way'],
+  report: { table: 'semantics' },
   coldOnly: true,
   paramsSchema: {
     type: 'object',
@@ -45,4 +47,9 @@ export const semanticsDescriptor = {
   // Every probe but the locks: each changes the bucket, reads what only it holds, or (metadata)
   // must persist across a fresh mount, which on a method whose files are objects means in the bucket.
   reachesBucket: PROBES.filter((p) => p !== 'flock' && p !== 'fcntl-lock'),
+  s3filesMetering: {
+    // Each probe is a short sequence of different operations and checks (and the propagation probes
+    // mostly wait).
+    '*': { notModelled: 'a probe is a sequence of different file operations and checks' },
+  },
 } as const satisfies WorkloadDescriptor<SemanticsParams>;

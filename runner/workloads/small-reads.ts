@@ -1,5 +1,6 @@
 import type { WorkloadDescriptor } from '../core/workload';
-import { formatSize } from '../core/units';
+import { READS_FIXTURE_FILE } from '../core/s3files-meter';
+import { formatGivenSize } from '../core/units';
 import { SIZE_SCHEMA, sizeOf } from './params';
 
 export interface SmallReadsParams {
@@ -11,8 +12,9 @@ export interface SmallReadsParams {
 /** Seed 001's small-file reads: read N small objects, each verified by SHA-256. */
 export const smallReadsDescriptor = {
   name: 'small-reads',
-  summary: 'read N small objects, each checked by SHA-256 (seed 001)',
-  seed: '001-s3files-lambda-before-after-and-ec2-three-way',
+  summary: 'read N small objects, each checked by SHA-256',
+  seeds: ['001-s3files-lambda-before-after-and-ec2-three-way'],
+  report: { table: 'measurements' },
   paramsSchema: {
     type: 'object',
     additionalProperties: false,
@@ -22,7 +24,7 @@ export const smallReadsDescriptor = {
       concurrency: { type: 'integer', minimum: 1, maximum: 256, default: 1 },
     },
   },
-  describe: (p) => ({ files: String(p.files), size: formatSize(sizeOf(p.size)), concurrency: String(p.concurrency) }),
+  describe: (p) => ({ files: String(p.files), size: formatGivenSize(p.size), concurrency: String(p.concurrency) }),
   fixture: (p) => ({
     id: `small-reads-${p.files}x${sizeOf(p.size)}`,
     count: p.files,
@@ -33,4 +35,9 @@ export const smallReadsDescriptor = {
   operations: ['read'],
   payloadReads: ['read'],
   work: { counts: ['files'], of: (p) => ({ ops: p.files, bytes: p.files * sizeOf(p.size) }), parallelism: (p) => p.concurrency },
+  s3filesMetering: {
+    // Fixture files from the S3 API, 8 KiB by default: imported (smaller than the threshold), so
+    // each read is a data read metered at 32 KiB, plus the open's metadata read.
+    read: READS_FIXTURE_FILE,
+  },
 } as const satisfies WorkloadDescriptor<SmallReadsParams>;

@@ -1,5 +1,6 @@
 import type { WorkloadDescriptor } from '../core/workload';
-import { formatSize } from '../core/units';
+import { READS_FIXTURE_FILE } from '../core/s3files-meter';
+import { formatGivenSize, formatSize } from '../core/units';
 import { SIZE_SCHEMA, sizeOf } from './params';
 import { planTree, treeCapacity, type TreeSpec } from './tree-plan';
 
@@ -59,8 +60,8 @@ export function validateWebServingParams(p: WebServingParams): { problem: string
 
 export function describeWebServingParams(p: WebServingParams): Record<string, string> {
   return {
-    files: String(p.files), meanSize: formatSize(sizeOf(p.meanSize)), maxSize: formatSize(sizeOf(p.maxSize)), reads: String(p.reads),
-    readers: String(p.readers), hotFraction: String(p.hotFraction), hotShare: String(p.hotShare), chunk: formatSize(sizeOf(p.chunk)),
+    files: String(p.files), meanSize: formatGivenSize(p.meanSize), maxSize: formatGivenSize(p.maxSize), reads: String(p.reads),
+    readers: String(p.readers), hotFraction: String(p.hotFraction), hotShare: String(p.hotShare), chunk: formatGivenSize(p.chunk),
   };
 }
 
@@ -71,8 +72,9 @@ export function describeWebServingParams(p: WebServingParams): Record<string, st
  */
 export const webServingDescriptor = {
   name: 'web-serving',
-  summary: 'seed 004\'s 16 parallel readers over 10K small files, 80/20 access: p95 latency and MB/s per cache state',
-  seed: '004-efs-vs-objectivefs-small-files',
+  summary: '16 parallel readers over 10K small files, 80/20 access: p95 latency and MB/s per cache state',
+  seeds: ['004-efs-vs-objectivefs-small-files'],
+  report: { table: 'measurements' },
   paramsSchema: WEB_SERVING_PARAMS_SCHEMA,
   validate: validateWebServingParams,
   describe: describeWebServingParams,
@@ -88,4 +90,9 @@ export const webServingDescriptor = {
   payloadReads: ['read'],
   // The readers share the reads: their requests overlap.
   work: { counts: ['files', 'reads'], of: (p) => ({ ops: p.reads, bytes: p.reads * sizeOf(p.meanSize) }), parallelism: (p) => p.readers },
+  s3filesMetering: {
+    // Fixture files from the S3 API; the record has no size, so the mean file size (bytes per read)
+    // stands for all: files above the import threshold would stream from the bucket instead.
+    read: READS_FIXTURE_FILE,
+  },
 } as const satisfies WorkloadDescriptor<WebServingParams>;

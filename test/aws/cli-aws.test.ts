@@ -6,6 +6,7 @@ import { awsQuery, awsRun, awsStatus, ExecutionProgress, type AwsClients } from 
 import { estimateFor } from '../../runner/aws/estimate';
 import { UserError } from '../../runner/core/errors';
 import { loadProfile } from '../../runner/core/matrix';
+import { MODEL_QUERIES } from '../../runner/report/model';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 const cfn = mockClient(CloudFormationClient);
@@ -24,7 +25,11 @@ test('run: starts an execution with the validated matrix, follows it and prints 
   sfn.on(DescribeExecutionCommand)
     .resolvesOnce(running).resolvesOnce(running).resolvesOnce(running)
     .resolves({ status: 'SUCCEEDED', executionArn: 'arn:exec:1', stateMachineArn: 'sm', startDate: new Date(),
-      output: JSON.stringify({ aggregate: [{ name: 'run_health', queryExecutionId: 'q1' }, { name: 'report_cells', queryExecutionId: 'q2' }], report: { value: { reportLocation: 's3://r/reports/x/report.html' } } }) });
+      output: JSON.stringify({
+        run: { value: { runId: '20260101T000000Z-abcdef' } },
+        aggregate: [...MODEL_QUERIES.map((name) => ({ name, queryExecutionId: `qe-${name}` })), { name: 'objects_by_size', queryExecutionId: 'qe-objects_by_size' }],
+        report: { value: { reportLocation: 's3://r/reports/x/report.html' } },
+      }) });
   // The history as it grows between polls: provisioning, then the shards Map (3 runners), then the Lambdas.
   let id = 0;
   const ev = (type: string, extra: Partial<HistoryEvent> = {}): HistoryEvent => ({ id: ++id, type: type as HistoryEvent['type'], timestamp: new Date(), ...extra });
@@ -37,8 +42,16 @@ test('run: starts an execution with the validated matrix, follows it and prints 
     .resolvesOnce({ events: [entered('RunShardWait', 'WaitStateEntered'), entered('RunShard')] })
     .resolves({ events: [iteration('MapIterationSucceeded', 1), iteration('MapIterationStarted', 2), iteration('MapIterationSucceeded', 2),
       ev('MapStateExited', { stateExitedEventDetails: { name: 'RunBenchmarkShards' } }), entered('BenchmarkLambdas', 'MapStateEntered')] });
-  athena.on(GetQueryResultsCommand).resolves({ ResultSet: { ResultSetMetadata: { ColumnInfo: [{ Name: 'method', Type: 'varchar' }, { Name: 'records', Type: 'bigint' }] },
-    Rows: [{ Data: [{ VarCharValue: 'method' }, { VarCharValue: 'records' }] }, { Data: [{ VarCharValue: 's3-api' }, { VarCharValue: '42' }] }] } });
+  // Athena's rows of the model's queries, as text: one cell each for two methods; the other queries empty.
+  const page = (columns: string[], rows: string[][]) => ({ ResultSet: { ResultSetMetadata: { ColumnInfo: columns.map((Name) => ({ Name, Type: 'varchar' })) },
+    Rows: [{ Data: columns.map((c) => ({ VarCharValue: c })) }, ...rows.map((r) => ({ Data: r.map((v) => (v === '' ? {} : { VarCharValue: v })) }))] } });
+  const cellColumns = ['run_id', 'workload', 'operation', 'io', 'object_size_bytes', 'method', 'method_variant', 'cache', 'records', 'repetitions', 'distinct_repetitions',
+    'mib_s_median', 'ops_s_median', 'duration_ms_min', 'duration_ms_median', 'duration_ms_max', 'p99_us_median'];
+  const cellRow = (method: string, mibS: number, ms: number) => ['r', 'objects', 'download', '', '1048576', method, 'default', 'none', '3', '3', '3', String(mibS), String(mibS),
+    String(ms * 0.9), String(ms), String(ms * 1.1), '900.0'];
+  athena.on(GetQueryResultsCommand).callsFake(({ QueryExecutionId: id }) => (id === 'qe-report_cells' ? page(cellColumns, [cellRow('s3-api', 95, 11), cellRow('aws-cli', 9.5, 110)])
+    : id === 'qe-run_health' ? page(['run_id', 'method', 'method_variant', 'workload', 'records', 'failed', 'unverified', 'in_failed_steps'], [['r', 's3-api', 'default', 'objects', '3', '0', '0', '0']])
+      : page(['run_id'], [])));
   const lines: string[] = [];
   const code = await awsRun(clients(), { stack: 'S3AccessBench', profile: 'quick', runners: [{ instanceType: 'c7g.large', count: 2 }] }, (l) => lines.push(l), noSleep);
   expect(code).toBe(0);
@@ -55,12 +68,16 @@ test('run: starts an execution with the validated matrix, follows it and prints 
     'state BenchmarkLambdas',
   ]);
   expect(text).toMatch(/execution SUCCEEDED/);
-  expect(text).toMatch(/run_health \(1 rows\)/);
-  expect(text).toContain('s3-api');
+  // The closing summary: the report model of the Aggregate queries' rows, printed as the local summary prints it.
+  expect(text).toMatch(/^Run 20260101T000000Z-abcdef \(quick\) — COMPLETE$/m);
+  expect(text).toMatch(/^objects\s+download 1 MiB\s+s3-api\s+10x faster than aws-cli$/m);
+  expect(text).toMatch(/^download 1 MiB\s+s3-api\s+11 ms\s+±10%\s+95 MiB\/s\s+900 µs\s+1x$/m);
+  expect(text).toMatch(/^\s+aws-cli\s+110 ms\s+±10%\s+9\.5 MiB\/s\s+900 µs\s+10x$/m);
+  expect(text).toMatch(/integrity: all 3 measurements verified/);
   expect(text).toContain('report: s3://r/reports/x/report.html');
-  // The report's own cell rows stay in the page: only the summary tables are printed.
-  expect(athena.commandCalls(GetQueryResultsCommand).map((c) => c.args[0].input.QueryExecutionId)).toEqual(['q1']);
-  expect(text).not.toMatch(/report_cells/);
+  // Only the model's queries are read; the seed-shaped ones stay for `s3ab aws query`.
+  expect(athena.commandCalls(GetQueryResultsCommand).map((c) => c.args[0].input.QueryExecutionId).sort()).toEqual(MODEL_QUERIES.map((q) => `qe-${q}`).sort());
+  expect(lines.filter((l) => [...l].length > 100)).toEqual([]);
 });
 
 test('run: without --runners, the measured model\'s plan is the execution\'s runners (as `aws estimate` prints it)', async () => {

@@ -12,11 +12,12 @@ import { cleanupAll } from '../../runner/core/cleanup';
 import { startEmbeddedEndpoint, type EmbeddedEndpoint } from '../../runner/endpoint/embedded';
 import { makeS3Client } from '../../runner/endpoint/s3-client';
 import { writeHtmlReport, type WrittenReport } from '../../runner/report/html-report';
+import { MODEL_QUERIES } from '../../runner/report/model';
 import { namedQueries, openResults } from '../../runner/report/results-db';
 import { queryForRun } from '../../runner/report/run-query';
 import { writeReportFixture } from '../../scripts/fixtures/report-fixture';
 import { athenaPages, athenaResultOf, javaDouble, type AthenaResult } from '../../scripts/fixtures/athena-results';
-import { ROOT } from '../helpers/cli';
+import { ROOT, s3ab } from '../helpers/cli';
 import { lambdaContext } from '../helpers/lambda-context';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
@@ -110,13 +111,30 @@ describe('the Report function: Athena rows of a real results folder in, the same
     // Every page of every query was read: report_cells spans several pages of 40.
     expect(athena.commandCalls(GetQueryResultsCommand).filter((c) => c.args[0].input.QueryExecutionId === 'qe-report_cells').length).toBe(pages.get('qe-report_cells')!.length);
     expect(pages.get('qe-report_cells')!.length).toBeGreaterThan(3);
-    expect(out.rows).toBe([...pages.values()].reduce((n, p) => n + p.reduce((m, x) => m + x.ResultSet!.Rows!.length, 0) - 1, 0));
+    // The model's queries, every row of them (their first page starts with the column names).
+    const modelPages = MODEL_QUERIES.map((q) => pages.get(`qe-${q}`)!);
+    expect(out.rows).toBe(modelPages.reduce((n, p) => n + p.reduce((m, x) => m + x.ResultSet!.Rows!.length, 0) - 1, 0));
+    expect(pages.get('qe-interval_series')![0].ResultSet!.Rows!.length).toBeGreaterThan(10);
     const page = await read(`reports/${runId}/report.html`);
     expect(page.type).toBe('text/html; charset=utf-8');
     expect(page.body).toMatch(/^<!DOCTYPE html>/);
+    // summary.json: the model's tables, as `s3ab report --format json` writes them.
     const summary = JSON.parse((await read(`reports/${runId}/summary.json`)).body);
-    expect(summary.queries.map((q: { name: string }) => q.name).sort()).toEqual(namedQueries().map((q) => q.name).sort());
-    expect((await read(`reports/${runId}/summary.txt`)).body).toContain('== report_cells (');
+    expect(Object.keys(summary)).toEqual(['run', 'cases', 'verdicts', 'findings', 'untrusted', 'requests', 'methods', 'workloads']);
+    expect(summary.cases.length).toBe(local.model.cells.length);
+  });
+
+  test('summary.txt prints the same tables as the local summary, from the same model, in 100 columns', async () => {
+    await report.handler({ runId, queries, execution });
+    const remote = (await read(`reports/${runId}/summary.txt`)).body;
+    const mine = (await s3ab(['report', '--results', resultsDir, '--run', runId])).stdout;
+    // The header differs as the runs' facts do (the pipeline reports a complete run); from the tables on, every line is the same.
+    const tables = (text: string) => text.slice(text.indexOf('Which method for which workload'));
+    expect(tables(remote).length).toBeGreaterThan(10_000);
+    expect(tables(remote)).toBe(tables(mine));
+    expect(remote).toMatch(/^Run \S+ \(rendering-fixture\) — COMPLETE$/m);
+    expect(remote.split('\n').filter((l) => [...l].length > 100)).toEqual([]);
+    expect(remote).toMatch(/did not finish — [^\n]*\n  mountpoint tar-extract extract: DNF at 10 min/);
   });
 
   test('the page has the same sections as the local report, identical but for what only the local folder knows', async () => {
@@ -124,10 +142,10 @@ describe('the Report function: Athena rows of a real results folder in, the same
     const remote = sectionsOf((await read(`reports/${runId}/report.html`)).body);
     const mine = sectionsOf(local.rendered.html);
     expect([...remote.keys()]).toEqual(local.rendered.sections.map((s) => s.id));
-    expect([...remote.keys()]).toEqual(['summary', 'problems', 'size', 'ratios', 'percentiles', 'metadata', 'cache', 'semantics', 'workloads', 'requests', 'facts']);
+    expect([...remote.keys()]).toEqual(['summary', 'problems', 'size', 'ratios', 'over-time', 'percentiles', 'metadata', 'cache', 'semantics', 'workloads', 'requests', 'facts']);
     for (const [id, section] of mine) expect({ id, hasData: remote.get(id)!.hasData }).toEqual({ id, hasData: section.hasData });
-    // Charts, tables, the generated summary: byte for byte.
-    for (const id of ['summary', 'size', 'ratios', 'percentiles', 'metadata', 'cache', 'semantics', 'workloads', 'requests']) {
+    // Charts (the time series too), tables, the generated summary: byte for byte.
+    for (const id of ['summary', 'size', 'ratios', 'over-time', 'percentiles', 'metadata', 'cache', 'semantics', 'workloads', 'requests']) {
       expect({ id, html: remote.get(id)!.html }).toEqual({ id, html: mine.get(id)!.html });
     }
     // S3 Files' modelled metering from Athena's text values: s3files rows have it, the others not.
@@ -140,7 +158,8 @@ describe('the Report function: Athena rows of a real results folder in, the same
     const localProblems = mine.get('problems')!.html.replace(/<p class="bad"><strong>Run failed — results incomplete:<\/strong>[^\n]*<\/p>\n?/, '');
     expect(localProblems).not.toBe(mine.get('problems')!.html);
     expect(remote.get('problems')!.html).toBe(localProblems);
-    expect(remote.get('problems')!.html).toContain('Failed or unverified measurements');
+    expect(remote.get('problems')!.html).toContain('Measurements that cannot be trusted');
+    expect(remote.get('problems')!.html).toContain('Did not finish');
     // Facts: host, methods (versions, options — order-free maps) and workloads the same; the run's own facts from the execution.
     const [rf, lf] = [subsections(remote.get('facts')!.html), subsections(mine.get('facts')!.html)];
     for (const h of ['Host and endpoint', 'Methods: versions and options', 'Workloads: parameters']) expect({ h, html: rf.get(h) }).toEqual({ h, html: lf.get(h) });
@@ -151,7 +170,7 @@ describe('the Report function: Athena rows of a real results folder in, the same
     expect(run).toContain(`2026-01-15T10:15:00.000Z / `);
     expect(run).toContain(`s3://${RESULTS}/results/ (Athena`);
     expect(run).toContain('not listed (query the results table');
-    expect(run).toContain(`${local.input.recordCount.toLocaleString('en-US')} valid records read, 0 unreadable lines`);
+    expect(run).toContain(`${local.model.recordCount.toLocaleString('en-US')} valid records read, 0 unreadable lines`);
   });
 
   test('without the execution\'s facts the page says the run\'s status is unknown', async () => {
@@ -170,7 +189,7 @@ describe('the Report function: Athena rows of a real results folder in, the same
     }
     const out = await report.handler({ runId: empty, queries: namedQueries().map((q) => ({ name: q.name, queryExecutionId: `qe-empty-${q.name}` })), execution });
     expect(out.rows).toBe(0);
-    expect(out.sectionsWithoutData).toEqual(['Which method for which workload', 'Throughput, IOPS and latency against size', 'Tables: A vs B', 'Latency percentiles',
+    expect(out.sectionsWithoutData).toEqual(['Which method for which workload', 'Throughput, IOPS and latency against size', 'Tables: A vs B', 'Throughput over time', 'Latency percentiles',
       'Metadata operations', 'Cold vs warm cache', 'POSIX semantics and propagation', 'Workload times', 'Requests and request cost']);
     expect((await read(`reports/${empty}/report.html`)).body).toContain('No data:');
   });
@@ -195,7 +214,7 @@ describe('the Report function: Athena rows of a real results folder in, the same
     const failing = '20260117T000000Z-111111';
     await expect(report.handler({ runId: 'nope', queries })).rejects.toMatchObject({ name: 'InvalidEvent', message: expect.stringContaining('runId (a run id) and queries are required') });
     await expect(report.handler({ runId: failing, queries: queries.filter((q) => q.name !== 'run_facts' && q.name !== 'run_health') }))
-      .rejects.toMatchObject({ name: 'InvalidEvent', message: expect.stringMatching(/the Aggregate output has no run_facts, run_health — the report needs the named queries report_cells, run_facts, workload_facts, run_health/) });
+      .rejects.toMatchObject({ name: 'InvalidEvent', message: expect.stringMatching(/the Aggregate output has no run_facts, run_health — the report needs the named queries report_cells, run_facts, workload_facts, run_health, request_counts, scale_out, instance_types, interval_series/) });
     await expect(report.handler({ runId: failing, queries: [...queries.filter((q) => q.name !== 'run_health'), { name: 'run_health', queryExecutionId: 'qe-gone' }] }))
       .rejects.toMatchObject({ name: 'InvalidRequestException', message: expect.stringContaining('qe-gone') });
     const listed = await s3.send(new ListObjectsV2Command({ Bucket: RESULTS, Prefix: `reports/${failing}/` }));

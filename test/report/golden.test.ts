@@ -8,16 +8,18 @@ import { PROBES } from '../../runner/workloads/semantics';
 import { s3ab } from '../helpers/cli';
 
 /**
- * The same summary and page for the same results: the text summary and the HTML page of the
- * rendering fixture (fixed run id) compared with what the code before the architecture rework
- * (issue 12) printed and drew, kept in test/report/golden/. Only the results folder's path and
- * the page's generation time differ between runs, and are replaced before comparing. A deliberate
- * change of the output regenerates the files: `S3AB_UPDATE_GOLDEN=1 npx jest test/report/golden.test.ts`,
- * then review the diff of fixture-summary.txt (and of the unzipped page) before committing.
+ * The same summary and page for the same results: the text summary of the rendering fixture's
+ * mounts-profile run (its methods, its workloads, DNF records, a finding, interval series) in 100
+ * columns, and the HTML page of the default fixture (fixed run ids), compared with the files kept
+ * in test/report/golden/. Only the results folder's path and the page's generation time differ
+ * between runs, and are replaced before comparing. A deliberate change of the output regenerates
+ * the files: `S3AB_UPDATE_GOLDEN=1 npx jest test/report/golden.test.ts`, then review the diff of
+ * fixture-summary-mounts.txt (and of the unzipped page) before committing.
  */
 const UPDATE = process.env.S3AB_UPDATE_GOLDEN === '1';
 const GOLDEN = join(__dirname, 'golden');
 const RUN_ID = '20260115T101500Z-901d3e';
+const MOUNTS_RUN_ID = '20260115T101500Z-3a0c5e';
 /**
  * Every probe and metadata test the workloads declare, not a frozen copy: a new probe changes the
  * output, and this test fails until the golden files are regenerated with it and reviewed.
@@ -40,6 +42,7 @@ describe('report output is unchanged on the rendering fixture', () => {
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 's3ab-golden-'));
     await writeReportFixture(join(dir, 'results'), { repetitions: 2, runId: RUN_ID, probes: GOLDEN_PROBES, metadataTests: GOLDEN_METADATA_TESTS });
+    await writeReportFixture(join(dir, 'mounts'), { repetitions: 2, runId: MOUNTS_RUN_ID, profile: 'mounts' });
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -52,12 +55,23 @@ describe('report output is unchanged on the rendering fixture', () => {
     }
   });
 
-  test('text summary', async () => {
-    const r = await s3ab(['report', '--results', join(dir, 'results')]);
+  test('text summary of the mounts profile\'s run, in 100 columns', async () => {
+    const r = await s3ab(['report', '--results', join(dir, 'mounts')]);
     expect(r.code).toBe(0);
-    const actual = r.stdout.split(join(dir, 'results')).join('RESULTS_DIR');
-    if (UPDATE) writeFileSync(join(GOLDEN, 'fixture-summary.txt'), actual);
-    expect(firstDifference(actual, readFileSync(join(GOLDEN, 'fixture-summary.txt'), 'utf8'))).toBeNull();
+    const actual = r.stdout.split(join(dir, 'mounts')).join('RESULTS_DIR');
+    expect(actual.split('\n').filter((l) => [...l].length > 100)).toEqual([]);
+    if (UPDATE) writeFileSync(join(GOLDEN, 'fixture-summary-mounts.txt'), actual);
+    expect(firstDifference(actual, readFileSync(join(GOLDEN, 'fixture-summary-mounts.txt'), 'utf8'))).toBeNull();
+  });
+
+  test('no line of any summary exceeds 100 columns: the default fixture, its --compare, and the mounts run', async () => {
+    for (const args of [['report', '--results', join(dir, 'results')], ['report', '--results', join(dir, 'mounts')],
+      ['report', '--compare', join(dir, 'results'), join(dir, 'mounts')]]) {
+      const r = await s3ab(args);
+      expect(r.code).toBe(0);
+      const over = r.stdout.split('\n').filter((l) => [...l].length > 100);
+      expect({ args: args.join(' '), over }).toEqual({ args: args.join(' '), over: [] });
+    }
   });
 
   test('HTML page', async () => {

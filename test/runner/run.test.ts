@@ -102,17 +102,20 @@ describe('a quick run against the embedded versitygw', () => {
     }
   });
 
-  test('the summary prints seed-000 tables with ratios and the integrity line', async () => {
+  test('the summary prints every case per method with "vs best", in 100 columns, and the integrity line', async () => {
     const lines: string[] = [];
-    const manifest = await printSummary(dir, undefined, (l) => lines.push(l));
+    const model = await printSummary(dir, undefined, (l) => lines.push(l));
     const text = lines.join('\n');
-    expect(manifest.run_id).toBe(runId);
+    expect(model.runId).toBe(runId);
     expect(text).toContain('COMPLETE');
-    for (const op of ['UPLOAD', 'LIST', 'HEAD', 'DOWNLOAD', 'DELETE']) expect(text).toContain(op);
-    expect(text).toContain('s3-api vs aws-cli');
-    expect(text).toMatch(/16 MiB/);
+    for (const op of ['upload', 'list', 'head', 'download', 'delete']) {
+      expect(text).toMatch(new RegExp(`^${op} 16 MiB\\s+(s3-api|aws-cli)\\s`, 'm'));
+    }
+    expect(text).toMatch(/^case\s+method\s+time\s+±\s+rate\s+p99\s+vs best$/m);
+    expect(text).toMatch(/ 1x$/m);
     expect(text).toMatch(/dir-walk/);
     expect(text).toMatch(/integrity: all \d+ measurements verified/);
+    expect(lines.filter((l) => [...l].length > 100)).toEqual([]);
   });
 });
 

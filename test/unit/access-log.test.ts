@@ -1,5 +1,6 @@
 import { countRequests, parseAccessLogLine, REQUEST_TYPES, requestType, RUNNER_USER_AGENT, uncovered } from '../../runner/endpoint/access-log';
-import { dollars, requestCells, requestFigures } from '../../runner/report/requests';
+import { dollars } from '../../runner/report/format';
+import { requestCells, requestFigures } from '../../runner/report/requests';
 import { cacheClaimFlag } from '../../runner/run/policy';
 
 /** Lines as versitygw writes them (S3's server-access-log fields, unquoted). */

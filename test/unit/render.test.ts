@@ -1,20 +1,11 @@
 import { compareRuns } from '../../runner/report/compare';
-import { recommendations, semanticsMatrix, sizeSweeps } from '../../runner/report/html/analysis';
+import { semanticsMatrix, sizeSweeps } from '../../runner/report/analysis';
 import { renderHtmlReport } from '../../runner/report/html/render';
 import { ChartRenderer, methodColors, sizeSweepSpec, type SweepPoint } from '../../runner/report/html/charts';
-import { normalizeCells, stringMapOf, type Cell, type MethodFacts, type ReportInput } from '../../runner/report/model';
-
-/** A cell with every metric absent; tests fill in what they need. */
-function cell(over: Partial<Cell>): Cell {
-  return {
-    workload: 'objects', operation: 'download', object_size_bytes: 1024, method: 's3-api', method_variant: 'default', cache: 'none',
-    io: null, records: 3, repetitions: 3, distinct_repetitions: 3, failed_batches: 0, unverified: 0, unsupported: 0, not_applicable: 0, ops: 30, ok: 30, failed: 0,
-    mib_s_min: null, mib_s_median: null, mib_s_max: null, ops_s_min: null, ops_s_median: null, ops_s_max: null, ops_s_partial_median: null,
-    mean_us_min: null, mean_us_median: null, mean_us_max: null, p50_us_median: null, p95_us_median: null, p99_us_median: null, max_us: null,
-    duration_ms_min: null, duration_ms_median: null, duration_ms_max: null, delay_ms_min: null, delay_ms_median: null, delay_ms_max: null,
-    served_from_cache: 0, network_capped: 0, step_failed: 0, first_error: null, ...over,
-  };
-}
+import type { Cell, ReportModel } from '../../runner/report/model';
+import { normalizeCells, stringMapOf } from '../../runner/report/rows';
+import { verdicts } from '../../runner/report/verdicts';
+import { cell, facts, modelOf } from '../helpers/model';
 
 const speed = (method: string, size: number, mibS: number, spread = 0.05): Cell => cell({
   method, object_size_bytes: size, mib_s_min: mibS * (1 - spread), mib_s_median: mibS, mib_s_max: mibS * (1 + spread),
@@ -22,23 +13,9 @@ const speed = (method: string, size: number, mibS: number, spread = 0.05): Cell 
   duration_ms_median: 10 / mibS,
 });
 
-function facts(method: string, order: number, over: Partial<MethodFacts> = {}): MethodFacts {
-  return {
-    method, method_variant: 'default', method_version: `${method} 1.0`, method_versions: 1, method_options: { threads: '4' }, hosts: 1,
-    hostname: 'unit-test', instance_type: 'local', vcpus: 2, memory_bytes: 2 ** 32, kernel: '6.1', os: 'Debian', region: null, availability_zone: null,
-    link_limit_mib_s: 1000, link_baseline_mib_s: null, link_limit_source: 'test', endpoint_kind: 'embedded', endpoint_url: 'http://127.0.0.1:1', endpoint_server: 'versitygw',
-    records: 10, first_recorded_at: `2026-01-01T00:00:0${order}Z`, last_recorded_at: '2026-01-01T00:01:00Z', ...over,
-  };
-}
-
-function input(cells: Cell[], over: Partial<ReportInput> = {}): ReportInput {
-  const methods = [...new Set(cells.map((c) => c.method))];
-  return {
-    runId: '20260101T000000Z-abcdef', manifest: null, source: 'unit test', otherRuns: [], cells,
-    methods: methods.map((m, i) => facts(m, i)), workloads: [...new Set(cells.map((c) => c.workload))].map((workload) => ({ workload, workload_params: {}, methods: methods.length, repetitions: 3, records: 9 })),
-    health: [], requests: [], badLines: [], badLineCount: 0, recordCount: cells.length * 3, generatedAt: '2026-01-01T00:02:00Z', ...over,
-  };
-}
+const input = (cells: Cell[], over: Partial<ReportModel> = {}) => modelOf(cells, over);
+/** The verdicts of a model of `cells` (the method order is the catalog's). */
+const recommendations = (model: ReportModel, _order?: string[]) => verdicts(model);
 
 describe('the generated "which method for which workload" summary', () => {
   const sizes = [1024, 1024 ** 2, 64 * 1024 ** 2];
@@ -88,9 +65,12 @@ describe('the generated "which method for which workload" summary', () => {
       check('rclone', {}),
       check('mountpoint', { repetitions: 0, unsupported: 3, ok: 0 }),
     ]), ['s3fs', 'rclone', 'mountpoint']);
-    expect(recs).toEqual([expect.objectContaining({ case: 'timestamps', best: 'rclone', margin: 'supported by rclone', notes: ['not supported by s3fs, mountpoint'] })]);
+    expect(recs).toEqual([expect.objectContaining({ case: 'timestamps', best: 'rclone', margin: 'kept by rclone', notes: ['not supported by s3fs, mountpoint'] })]);
     const none = recommendations(input([check('s3fs', { repetitions: 0, unsupported: 3, ok: 0, duration_ms_median: null })]), ['s3fs']);
-    expect(none).toEqual([expect.objectContaining({ best: 'none', margin: 'no method supports it' })]);
+    expect(none).toEqual([expect.objectContaining({ best: 'none', margin: 'kept by no method' })]);
+    // A check that found the method losing times is its finding, named in the verdict — not a failed measurement.
+    const found = recommendations(input([check('rclone', {}), check('s3fs', { repetitions: 0, failed_batches: 3, ok: 4155, ops: 4280, first_error: '125 of 4280 files did not keep their mtime' })]));
+    expect(found[0]).toMatchObject({ best: 'rclone', notes: ['s3fs: 125 of 4280 files did not keep their mtime'] });
   });
 
   test('names refusals, partial success and figures served from a cache', () => {
@@ -196,8 +176,8 @@ describe('the page renderer is a pure function of the query rows', () => {
     const out = await renderHtmlReport(input([]));
     expect(out.warnings).toEqual([]);
     expect(out.charts).toBe(0);
-    expect(out.sections.filter((s) => !s.hasData).map((s) => s.id)).toEqual(['summary', 'size', 'ratios', 'percentiles', 'metadata', 'cache', 'semantics', 'workloads', 'requests', 'facts']);
-    expect(out.html.match(/<p class="nodata"><strong>No data:<\/strong>/g)).toHaveLength(9);
+    expect(out.sections.filter((s) => !s.hasData).map((s) => s.id)).toEqual(['summary', 'size', 'ratios', 'over-time', 'percentiles', 'metadata', 'cache', 'semantics', 'workloads', 'requests', 'facts']);
+    expect(out.html.match(/<p class="nodata"><strong>No data:<\/strong>/g)).toHaveLength(10);
   });
 });
 

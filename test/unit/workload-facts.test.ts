@@ -1,4 +1,4 @@
-import { normalizeWorkloadFacts } from '../../runner/report/model';
+import { normalizeWorkloadFacts } from '../../runner/report/rows';
 
 describe('workload facts: several parameter sets of one workload', () => {
   const rows = [

@@ -1,6 +1,6 @@
 import * as vega from 'vega';
 import { compile, type TopLevelSpec } from 'vega-lite';
-import { CACHE_ORDER } from '../model';
+import { CACHE_ORDER } from '../../core/vocabulary';
 
 /**
  * Charts: Vega-Lite specs compiled to Vega and rendered to SVG text at report time (View.toSVG,
@@ -343,5 +343,39 @@ export function changeSpec(opts: { points: ChangePoint[]; title: string }): TopL
       x: { field: 'change', type: 'quantitative', title: 'change from run A to run B (%)' },
       color: { field: 'verdict', type: 'nominal', title: null, scale: { domain: ['better', 'worse'], range: ['#2da44e', '#cf222e'] } },
     },
+  } as unknown as TopLevelSpec;
+}
+
+/** One datum of a time-series chart: an interval's rate, or a method's peak or sustained rate. */
+export interface TimePoint {
+  panel: string;
+  method: string;
+  kind: 'interval' | 'peak' | 'sustained';
+  /** Seconds into the measurement (the interval's middle; the peak interval's for 'peak'). */
+  t: number;
+  rate: number;
+}
+
+/**
+ * Throughput over time, one panel per case, one line per method (one measurement each: the
+ * repetition with the median sustained rate), its peak marked by a triangle and its sustained rate
+ * (the median interval after the first 10%) by a dashed rule.
+ */
+export function timeSeriesSpec(opts: { points: TimePoint[]; panels: string[]; colors: MethodColors; yTitle: string }): TopLevelSpec {
+  const methods = opts.colors.domain.filter((m) => opts.points.some((p) => p.method === m));
+  const color = { field: 'method', type: 'nominal', title: 'method', scale: subset(opts.colors, methods) } as const;
+  const x = { field: 't', type: 'quantitative', title: 'seconds into the measurement' } as const;
+  const y = { field: 'rate', type: 'quantitative', title: opts.yTitle, scale: { zero: true } } as const;
+  const layer = [
+    { name: 'intervals', transform: [{ filter: "datum.kind === 'interval'" }], mark: { type: 'line', strokeWidth: 1.4 }, encoding: { x, y, color } },
+    { name: 'sustained', transform: [{ filter: "datum.kind === 'sustained'" }], mark: { type: 'rule', strokeDash: [5, 3], strokeWidth: 1.2 }, encoding: { y, color } },
+    { name: 'peak', transform: [{ filter: "datum.kind === 'peak'" }], mark: { type: 'point', shape: 'triangle-up', filled: true, size: 90 }, encoding: { x, y, color } },
+  ];
+  return {
+    data: { values: opts.points },
+    facet: { field: 'panel', type: 'nominal', title: null, sort: opts.panels, header: { labelLimit: 420 } },
+    columns: 2,
+    spec: { width: 380, height: 170, layer },
+    resolve: { scale: { y: 'independent', x: 'independent' } },
   } as unknown as TopLevelSpec;
 }

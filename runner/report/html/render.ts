@@ -1,20 +1,24 @@
-import { methodLabel, type Cell, type ReportInput } from '../model';
+import type { Cell, ReportModel } from '../model';
 import {
-  accessGroup, byOrder, cacheCases, cacheRank, caseLabel, groupCaseLabels, isSupportCheck, jobCells, shownCache, label, measured, methodOrder, movesPayload, operationOrder, recommendations,
-  semanticsMatrix, sizeSweeps, type SweepGroup,
-} from './analysis';
+  accessGroup, cacheCases, groupCaseLabels, isSupportCheck, jobCells, label, measured, movesPayload, semanticsMatrix, shownCache, sizeSweeps, tableOf,
+  type SweepGroup,
+} from '../analysis';
+import { dnfText } from '../format';
+import { caseLabel, methodCacheLabel, seedLabel, workloadSummary } from '../labels';
+import { byOrder, cacheRank, operationOrder } from '../order';
+import { peakUnlikeSustained, type CellSeries, type MeasurementSeries, type RatePoint } from '../series';
+import { verdicts } from '../verdicts';
 import {
-  ChartRenderer, cacheSpec, methodColors, percentileSpec, rangeDotSpec, sizeSweepSpec,
-  type CachePoint, type MethodColors, type PercentilePoint, type RangePoint, type SweepPoint,
+  ChartRenderer, cacheSpec, methodColors, percentileSpec, rangeDotSpec, sizeSweepSpec, timeSeriesSpec,
+  type CachePoint, type MethodColors, type PercentilePoint, type RangePoint, type SweepPoint, type TimePoint,
 } from './charts';
-import { bytesHuman, esc, micros, millis, num, pct, ratio, size, slug, spread } from './format';
+import { bytesText, durationText, esc, latencyText, num, percentText, ratio, slug, spreadText } from './format';
 import { STYLE } from './style';
-import { formatSize } from '../../core/units';
-import { isRequestsOnly, methodCacheLabel } from '../../core/vocabulary';
 import { NEAR_BASELINE } from '../../results/record';
 import {
   MEASURED_COST_HEAD, REQUEST_PRICES, requestCells, requestRowsShown, requestsCounted, REQUESTS_ONLY_NOTE, S3FILES_HEAD, s3filesCostText, s3filesFigures, s3filesMeteredText, s3filesNote,
 } from '../requests';
+import { isRequestsOnly } from '../../core/vocabulary';
 
 /** A section of the page and whether this run had data for it. */
 export interface SectionStatus {
@@ -36,7 +40,7 @@ interface Section extends SectionStatus {
 }
 
 interface Ctx {
-  input: ReportInput;
+  model: ReportModel;
   charts: ChartRenderer;
   methods: string[];
   colors: MethodColors;
@@ -73,27 +77,18 @@ function figure(svg: string, caption: string): string {
   return `<figure class="chart">${svg}<figcaption>${caption}</figcaption></figure>`;
 }
 
-const SEED_OF: Record<string, string> = {
-  objects: 'seed 000: object operations, N objects per size',
-  'fio-seq': 'seed 000: fio sequential I/O through the file system',
-  'dir-walk': 'seed 001: large-directory walk',
-  'large-read': 'seed 001: large-file SHA-256 reads',
-  'small-reads': 'seed 001: small-file reads',
-  metadata: 'seed 002: metadata suite',
-  'git-clone': 'seed 002: git clone',
-  'tar-extract': 'seed 002: tar -xf',
-  'read-scaling': 'seed 003: single-stream and concurrent reads',
-  'web-serving': 'seed 004: parallel 80/20 small-file reads',
-};
+/** A workload's heading: its name, then its seeds and summary (its descriptor's). */
+const workloadHeading = (workload: string, id: string) =>
+  `<h3 id="${id}">${esc(workload)} <span class="seed">${esc(seedLabel(workload))}: ${esc(workloadSummary(workload))}</span></h3>`;
 
 // ---------------------------------------------------------------- sections
 
 function summarySection(ctx: Ctx): Section {
-  const recs = recommendations(ctx.input, ctx.methods);
+  const recs = verdicts(ctx.model);
   const base = { id: 'summary', title: 'Which method for which workload' };
   if (!recs.length) return { ...base, hasData: false, body: noData('this run has no successful measurements to compare.', 'Run a matrix with at least one workload.') };
   const single = ctx.methods.length < 2;
-  const reps = Math.max(0, ...ctx.input.workloads.map((w) => w.repetitions));
+  const reps = Math.max(0, ...ctx.model.workloads.map((w) => w.repetitions));
   const rows = recs.map((r) => [r.workload, r.case, { html: `<strong>${esc(r.best)}</strong>` }, r.margin, r.basis, { html: r.notes.map(esc).join('<br>'), cls: 'notes' }]);
   return {
     ...base, hasData: true,
@@ -105,39 +100,50 @@ function summarySection(ctx: Ctx): Section {
 }
 
 function problemsSection(ctx: Ctx): Section {
-  const { input } = ctx;
+  const { model: input } = ctx;
   const parts: string[] = [];
   const m = input.manifest;
   if (!m) parts.push(`<p class="warn">No run manifest (_runs/${esc(input.runId)}.json) was found: whether this run completed is unknown.</p>`);
   else if (m.status !== 'complete') parts.push(`<p class="bad"><strong>Run ${esc(m.status)} — results incomplete:</strong> ${esc(m.problem ?? 'unknown cause')}</p>`);
+  for (const b of input.badManifests) {
+    parts.push(`<p class="bad"><strong>Data problem: ${esc(b.path)} is not a readable run manifest</strong> (${esc(b.reason)})${b.runId ? `; run ${esc(b.runId)}'s status is unknown and it is not reported` : ''}.</p>`);
+  }
   if (input.badLineCount) {
     const rows = input.badLines.map((b) => [b.file, String(b.line), b.reason]);
     parts.push(`<p class="bad"><strong>${num(input.badLineCount)} line${input.badLineCount === 1 ? '' : 's'} at the source could not be read</strong> and ${input.badLineCount === 1 ? 'was' : 'were'} left out; ` +
       `everything else is shown.${input.badLines.length < input.badLineCount ? ` The first ${input.badLines.length} are listed.` : ''}</p>` +
       table(['file', 'line', 'why'], rows, { cls: 'bad-lines' }));
   }
-  const troubled = input.health.filter((h) => h.failed || h.unverified || h.in_failed_steps);
-  if (troubled.length) {
-    parts.push('<p class="bad"><strong>Failed or unverified measurements</strong> — left out of every median, counted here:</p>' +
+  const { broken, findings, didNotFinish } = input.integrity;
+  if (broken.length) {
+    parts.push('<p class="bad"><strong>Measurements that cannot be trusted</strong> (failed, unverified, or in a step that broke) — left out of every median, counted here:</p>' +
       table(['method', 'workload', 'records', 'failed', 'unverified', 'in failed steps', 'first error'],
-        troubled.map((h) => [methodLabel(h), h.workload, num(h.records), num(h.failed), num(h.unverified), num(h.in_failed_steps), h.first_error ?? ''])));
+        broken.map((b) => [b.method, b.workload, num(b.records), num(b.failed), num(b.unverified), num(b.inFailedSteps), b.firstError ?? ''])));
+  }
+  if (findings.length) {
+    parts.push('<p class="warn"><strong>Findings about methods</strong> — what a method did wrong, caught by its checks; the measurements themselves are sound:</p>' +
+      table(['method', 'workload', 'check', 'repetitions', 'what the check found'], findings.map((f) => [f.method, f.workload, f.operation, String(f.repetitions), f.what])));
+  }
+  if (didNotFinish.length) {
+    parts.push('<p class="warn"><strong>Did not finish</strong> — the step\'s time budget ran out; shown as what they reached, never ranked beside finished times:</p>' +
+      table(['method', 'workload', 'case', 'repetitions', 'reached'], didNotFinish.map((c) => [label(c), c.workload, caseLabel(c, input.sizes), `${c.did_not_finish} of ${c.records}`,
+        dnfText({ budgetS: c.dnf_budget_s, doneShare: c.dnf_done_share, extrapolatedS: c.dnf_extrapolated_s })])));
   }
   const cached = input.cells.filter((c) => c.served_from_cache > 0);
   if (cached.length) {
     const n = cached.reduce((s, c) => s + c.served_from_cache, 0);
     parts.push(`<p class="warn"><strong>${num(n)} measurement${n === 1 ? '' : 's'} ran faster than the link limit${ctx.linkLimit !== null ? ` (${num(ctx.linkLimit)} MiB/s)` : ''}:</strong> ` +
-      `they were served from a cache, not the store, and are marked ${CACHE_FLAG} in tables and with a red diamond in charts (${esc([...new Set(cached.map((c) => `${label(c)} ${c.workload} ${caseLabel(c)}`))].slice(0, 6).join('; '))}${cached.length > 6 ? '; …' : ''}).</p>`);
+      `they were served from a cache, not the store, and are marked ${CACHE_FLAG} in tables and with a red diamond in charts (${esc([...new Set(cached.map((c) => `${label(c)} ${c.workload} ${caseLabel(c, input.sizes)}`))].slice(0, 6).join('; '))}${cached.length > 6 ? '; …' : ''}).</p>`);
   }
   const capped = input.cells.filter((c) => c.network_capped > 0);
   if (capped.length) {
     const n = capped.reduce((s, c) => s + c.network_capped, 0);
     parts.push(`<p class="warn"><strong>${num(n)} measurement${n === 1 ? '' : 's'} ran at or near the runner's baseline bandwidth${ctx.linkBaseline !== null ? ` (${num(ctx.linkBaseline)} MiB/s sustained)` : ''}:</strong> ` +
       `the network, not the method, may have set ${n === 1 ? 'it' : 'them'} — at the baseline, or above it only while burst credits lasted — and ${n === 1 ? 'it is' : 'they are'} marked ${NET_FLAG} in tables ` +
-      `(${esc([...new Set(capped.map((c) => `${label(c)} ${c.workload} ${caseLabel(c)}`))].slice(0, 6).join('; '))}${capped.length > 6 ? '; …' : ''}). A runner type with a higher baseline tells the method's own limit.</p>`);
+      `(${esc([...new Set(capped.map((c) => `${label(c)} ${c.workload} ${caseLabel(c, input.sizes)}`))].slice(0, 6).join('; '))}${capped.length > 6 ? '; …' : ''}). A runner type with a higher baseline tells the method's own limit.</p>`);
   }
   if (!parts.length) {
-    const records = input.health.reduce((s, h) => s + h.records, 0);
-    parts.push(`<p class="good">No problems: every line read is a valid record, and all ${num(records)} measurements of this run succeeded and were verified (checksums, sizes, listings).</p>`);
+    parts.push(`<p class="good">No problems: every line read is a valid record, and all ${num(input.integrity.records)} measurements of this run succeeded and were verified (checksums, sizes, listings).</p>`);
   }
   return { id: 'problems', title: 'Data problems', hasData: true, body: parts.join('\n') };
 }
@@ -165,7 +171,7 @@ async function sizeSection(ctx: Ctx, sweeps: SweepGroup[]): Promise<Section> {
     return `${esc(what)} Lines: median over ${reps} repetition${reps === 1 ? '' : 's'}; shaded band: min–max over repetitions. Both axes are logarithmic.`;
   };
   for (const g of sweeps) {
-    parts.push(`<h3 id="size-${slug(g.workload)}">${esc(g.workload)} <span class="seed">${esc(SEED_OF[g.workload] ?? '')}</span></h3>`);
+    parts.push(workloadHeading(g.workload, `size-${slug(g.workload)}`));
     const payloadOps = g.operations.filter((op) => g.cells.some((c) => c.operation === op && movesPayload(c)));
     if (payloadOps.length) {
       const points = sweepPoints(g.cells.filter((c) => payloadOps.includes(c.operation)), (c) => [c.mib_s_min, c.mib_s_median, c.mib_s_max]);
@@ -225,7 +231,7 @@ function ratioSection(ctx: Ctx, sweeps: SweepGroup[]): Section {
           const rows = sizes.map((s) => {
             const at = (m: string) => cells.find((c) => c.object_size_bytes === s && label(c) === m);
             return [
-              size(s),
+              ctx.model.sizes.of(s),
               ...methods.map((m) => {
                 const c = at(m);
                 const v = c ? metric.pick(c) : null;
@@ -243,18 +249,62 @@ function ratioSection(ctx: Ctx, sweeps: SweepGroup[]): Section {
   return { ...base, hasData: true, body: parts.join('\n') };
 }
 
+/** The measurement a cell's chart draws: the good one with the median sustained rate (a DNF's own when none finished). */
+function representative(series: CellSeries): MeasurementSeries {
+  const pool = series.measurements.filter((m) => m.good);
+  const sorted = [...(pool.length ? pool : series.measurements)].sort((a, b) => a.sustained - b.sustained);
+  return sorted[Math.floor((sorted.length - 1) / 2)];
+}
+
+/** Throughput (or operations per second) over time for the measurements that kept a series: peak and sustained marked. */
+async function timeSeriesSection(ctx: Ctx): Promise<Section> {
+  const base = { id: 'over-time', title: 'Throughput over time' };
+  const cells = ctx.model.cells.filter((c) => c.series && !isSupportCheck(c));
+  if (!cells.length) {
+    return { ...base, hasData: false, body: noData('no measurement of this run lasted long enough to keep an interval series (2 s or more).', 'Larger sizes or more files make longer measurements (s3ab run --series-interval sets the interval).') };
+  }
+  const parts: string[] = [];
+  for (const unit of ['MiB/s', 'ops/s'] as const) {
+    const mine = cells.filter((c) => c.series!.unit === unit);
+    if (!mine.length) continue;
+    const panelOf = groupCaseLabels(mine, ctx.model.sizes);
+    const panels = [...new Set(mine.map((c) => `${c.workload} · ${panelOf(c)}`))];
+    const points: TimePoint[] = mine.flatMap((c) => {
+      const s = representative(c.series!);
+      const panel = `${c.workload} · ${panelOf(c)}`;
+      const at = (p: RatePoint) => (p.offsetMs + p.durationMs / 2) / 1000;
+      const peak = s.points.reduce((a, b) => (b.rate > a.rate ? b : a), s.points[0]);
+      return [
+        ...s.points.map((p) => ({ panel, method: label(c), kind: 'interval' as const, t: at(p), rate: p.rate })),
+        { panel, method: label(c), kind: 'peak' as const, t: at(peak), rate: s.peak },
+        { panel, method: label(c), kind: 'sustained' as const, t: 0, rate: s.sustained },
+      ];
+    });
+    const svg = await ctx.charts.svg(timeSeriesSpec({ points, panels, colors: ctx.colors, yTitle: unit === 'MiB/s' ? 'throughput (MiB/s)' : 'operations/s' }));
+    parts.push(figure(svg, `${unit === 'MiB/s' ? 'Throughput' : 'Operations per second'} over each measurement that lasted 2 s or more, per ${esc(String(cells[0].series!.intervalMs / 1000))} s interval: one line per method (its repetition with the median sustained rate). ` +
+      'Triangle: the peak interval; dashed line: the sustained rate, the median interval after the first 10% of the measurement. A peak far above the sustained rate is a burst that did not last.'));
+    const rows = mine.map((c) => [`${c.workload} · ${panelOf(c)}`, label(c), `${num(c.series!.peak)} ${unit}`, `${num(c.series!.sustained)} ${unit}`,
+      peakUnlikeSustained(c.series!) ? { html: `peak ${esc(num((100 * (c.series!.peak! - c.series!.sustained!)) / c.series!.peak!))}% above sustained`, cls: 'failed' } : '–',
+      `${c.series!.measurements.length}`]);
+    parts.push(`<details><summary>Peak and sustained ${unit === 'MiB/s' ? 'throughput' : 'operations per second'}, medians over the repetitions that succeeded</summary>` +
+      `${table(['case', 'method', 'peak (median)', 'sustained (median)', 'caveat', 'series'], rows)}</details>`);
+  }
+  return { ...base, hasData: true, body: parts.join('\n') };
+}
+
 async function percentileSection(ctx: Ctx, sweeps: SweepGroup[]): Promise<Section> {
   const base = { id: 'percentiles', title: 'Latency percentiles' };
-  const cells = ctx.input.cells.filter((c) => measured(c) && (c.p50_us_median ?? 0) > 0 && (c.p99_us_median ?? 0) > 0 && c.workload !== 'semantics');
+  const cells = ctx.model.cells.filter((c) => measured(c) && (c.p50_us_median ?? 0) > 0 && (c.p99_us_median ?? 0) > 0 && tableOf(c.workload) !== 'semantics');
   if (!cells.length) return { ...base, hasData: false, body: noData('no per-operation latencies were recorded in this run.', 'Workloads that time single operations record p50/p95/p99.') };
   const parts: string[] = ['<p class="lead">Per operation: p50 (circle), p95 (triangle) and p99 (square) of each method, medians over repetitions; the line spans p50 to p99. Log scale.</p>'];
-  for (const workload of [...new Set(cells.map((c) => c.workload))].sort()) {
+  for (const workload of [...new Set(cells.map((c) => c.workload))]) {
     const mine = cells.filter((c) => c.workload === workload);
     const ops = operationOrder(workload, mine.map((c) => c.operation));
     // Size sweeps: one column per operation, a row per size; otherwise a row per operation.
     const swept = sweeps.some((g) => g.workload === workload);
     const ordered = [...mine].sort((a, b) => ops.indexOf(a.operation) - ops.indexOf(b.operation) || (a.object_size_bytes ?? 0) - (b.object_size_bytes ?? 0) || cacheRank(a.cache) - cacheRank(b.cache));
-    const rowOf = (c: Cell) => (swept ? `${size(c.object_size_bytes)}${c.cache !== 'none' ? ` (${c.cache})` : ''}` : caseLabel(c, workload !== 'metadata' && new Set(mine.map((x) => x.object_size_bytes)).size > 1));
+    const sizes = ctx.model.sizes;
+    const rowOf = (c: Cell) => (swept ? `${sizes.of(c.object_size_bytes)}${c.cache !== 'none' ? ` (${c.cache})` : ''}` : caseLabel(c, sizes, tableOf(workload) !== 'metadata-suite' && new Set(mine.map((x) => x.object_size_bytes)).size > 1));
     const panelOf = (c: Cell) => (swept ? c.operation : workload);
     const rows = [...new Set([...ordered].sort((a, b) => (a.object_size_bytes ?? 0) - (b.object_size_bytes ?? 0) || cacheRank(a.cache) - cacheRank(b.cache)).map(rowOf))];
     const methods = byOrder([...new Set(mine.map(label))], ctx.methods, (m) => m);
@@ -262,12 +312,12 @@ async function percentileSection(ctx: Ctx, sweeps: SweepGroup[]): Promise<Sectio
     const svg = await ctx.charts.svg(percentileSpec({ points, rows: swept ? rows : [...new Set(ordered.map(rowOf))], panels: swept ? ops : [workload], colors: ctx.colors, methods }));
     const tableRows = [...new Set(ordered.map((c) => `${c.operation}\u0000${c.object_size_bytes}\u0000${c.cache}`))].map((k) => {
       const group = ordered.filter((c) => `${c.operation}\u0000${c.object_size_bytes}\u0000${c.cache}` === k);
-      return [caseLabel(group[0]), ...methods.map((m) => {
+      return [caseLabel(group[0], sizes), ...methods.map((m) => {
         const c = group.find((x) => label(x) === m);
-        return c ? `${micros(c.p50_us_median)} / ${micros(c.p95_us_median)} / ${micros(c.p99_us_median)}` : '–';
+        return c ? `${latencyText(c.p50_us_median)} / ${latencyText(c.p95_us_median)} / ${latencyText(c.p99_us_median)}` : '–';
       })];
     });
-    parts.push(`<h3>${esc(workload)} <span class="seed">${esc(SEED_OF[workload] ?? '')}</span></h3>` + figure(svg, `Latency percentiles of ${esc(workload)}.`) +
+    parts.push(workloadHeading(workload, `percentiles-${slug(workload)}`) + figure(svg, `Latency percentiles of ${esc(workload)}.`) +
       `<details><summary>${esc(workload)}: p50 / p95 / p99 table</summary>${table(['operation', ...methods.map((m) => `${m} p50 / p95 / p99`)], tableRows)}</details>`);
   }
   return { ...base, hasData: true, body: parts.join('\n') };
@@ -275,12 +325,12 @@ async function percentileSection(ctx: Ctx, sweeps: SweepGroup[]): Promise<Sectio
 
 async function metadataSection(ctx: Ctx): Promise<Section> {
   const base = { id: 'metadata', title: 'Metadata operations' };
-  const cells = ctx.input.cells.filter((c) => c.workload === 'metadata' && c.not_applicable < c.records);
+  const cells = ctx.model.cells.filter((c) => tableOf(c.workload) === 'metadata-suite' && c.not_applicable < c.records);
   if (!cells.length) return { ...base, hasData: false, body: noData('this run has no metadata measurements.', 'The metadata workload (seed 002) runs on mount methods: s3ab run --workloads metadata.') };
-  const tests = operationOrder('metadata', cells.map((c) => c.operation));
+  const tests = operationOrder(cells[0].workload, cells.map((c) => c.operation));
   const methods = byOrder([...new Set(cells.map(label))], ctx.methods, (m) => m);
   const at = (t: string, m: string) => cells.find((c) => c.operation === t && label(c) === m);
-  const success = (c: Cell) => pct(c.ok, c.ops);
+  const success = (c: Cell) => percentText(c.ops ? c.ok / c.ops : null);
   const points: RangePoint[] = cells.map((c) => {
     const ops = measured(c) ? c.ops_s_median : c.ops_s_partial_median;
     const note = c.unsupported === c.records ? 'not supported' : `${success(c)} ok`;
@@ -294,7 +344,7 @@ async function metadataSection(ctx: Ctx): Promise<Section> {
     if (!c) return ['–', '–', '–'];
     if (c.unsupported === c.records) return [{ html: 'not supported', cls: 'unsupported', title: c.first_error ?? '' }, '–', { html: '0%', cls: 'unsupported' }];
     if (!measured(c)) return [{ html: `${esc(num(c.ops_s_partial_median))} (partial)`, cls: 'failed', title: c.first_error ?? '' }, '–', { html: esc(success(c)), cls: 'failed', title: c.first_error ?? '' }];
-    return [num(c.ops_s_median), micros(c.mean_us_median), { html: esc(success(c)), cls: c.ok < c.ops ? 'failed' : undefined }];
+    return [num(c.ops_s_median), latencyText(c.mean_us_median), { html: esc(success(c)), cls: c.ok < c.ops ? 'failed' : undefined }];
   }), ...others.map((b) => {
     const ca = at(t, a);
     const cb = at(t, b);
@@ -309,7 +359,7 @@ async function metadataSection(ctx: Ctx): Promise<Section> {
 
 async function cacheSection(ctx: Ctx): Promise<Section> {
   const base = { id: 'cache', title: 'Cold vs warm cache' };
-  const cases = cacheCases(ctx.input.cells);
+  const cases = cacheCases(ctx.model.cells, ctx.model.sizes);
   if (!cases.length) return { ...base, hasData: false, body: noData('no operation was measured both cold and warm in this run.', 'Mount methods record cold (fresh mount, caches dropped) and warm (repeated) states, e.g. in fio-seq and web-serving.') };
   const parts: string[] = [];
   for (const metric of ['mib_s_median', 'ops_s_median'] as const) {
@@ -326,7 +376,7 @@ async function cacheSection(ctx: Ctx): Promise<Section> {
       const cold = states.find((c) => c.cache === 'cold');
       for (const c of states) {
         const v = c[cc.metric];
-        rows.push([cc.panel, m, c.cache, withFlag(num(v), c.served_from_cache > 0, c.network_capped > 0), micros(c.p95_us_median),
+        rows.push([cc.panel, m, c.cache, withFlag(num(v), c.served_from_cache > 0, c.network_capped > 0), latencyText(c.p95_us_median),
           cold && c !== cold ? ratio(v, cold[cc.metric]) : c === cold ? '1x' : '–']);
       }
     }
@@ -337,7 +387,7 @@ async function cacheSection(ctx: Ctx): Promise<Section> {
 
 async function semanticsSection(ctx: Ctx): Promise<Section> {
   const base = { id: 'semantics', title: 'POSIX semantics and propagation' };
-  const matrix = semanticsMatrix(ctx.input.cells, ctx.methods);
+  const matrix = semanticsMatrix(ctx.model.cells, ctx.methods);
   if (!matrix) return { ...base, hasData: false, body: noData('this run has no semantics probes.', 'The semantics workload probes rename, append, locks, permissions and propagation delays on mount methods: s3ab run --workloads semantics.') };
   const rows = matrix.probes.map((p) => [p, ...matrix.methods.map((m): TCell => {
     const s = matrix.state(p, m);
@@ -345,7 +395,7 @@ async function semanticsSection(ctx: Ctx): Promise<Section> {
       case 'supported':
         if (s.unverified) return { html: '✓ supported (unverified)', cls: 'supported', title: `${s.unverified} of ${s.reps + s.unverified} repetitions succeeded without their result being checked` };
         return s.delayMs !== null
-          ? { html: `✓ ${esc(millis(s.delayMs))}`, cls: 'supported', title: `delay until visible, median of ${s.reps}; min–max ${millis(s.delayMin)}–${millis(s.delayMax)}` }
+          ? { html: `✓ ${esc(durationText(s.delayMs))}`, cls: 'supported', title: `delay until visible, median of ${s.reps}; min–max ${durationText(s.delayMin)}–${durationText(s.delayMax)}` }
           : { html: '✓ supported', cls: 'supported' };
       case 'unsupported':
         return { html: '✗ unsupported', cls: 'unsupported', title: s.reason ?? '' };
@@ -387,7 +437,7 @@ async function semanticsSection(ctx: Ctx): Promise<Section> {
  */
 function requestsSection(ctx: Ctx): Section {
   const base = { id: 'requests', title: 'Requests and request cost' };
-  const rows = ctx.input.requests;
+  const rows = ctx.model.requests;
   const shown = requestRowsShown(rows);
   const uncounted = rows.filter((r) => Number(r.not_counted) > 0);
   if (!shown.length) {
@@ -404,7 +454,7 @@ function requestsSection(ctx: Ctx): Section {
     const flags = [Number(r.served_from_cache) ? 'served from cache' : '', Number(r.not_warm) ? 'not warm' : ''].filter(Boolean).join(', ');
     const method = methodCacheLabel({ method: String(r.method), method_variant: String(r.method_variant), cache: r.cache });
     const cells: TCell[] = [
-      String(r.workload), String(r.operation), r.object_size_bytes === null || r.object_size_bytes === undefined ? '–' : formatSize(Number(r.object_size_bytes)),
+      String(r.workload), String(r.operation), r.object_size_bytes === null || r.object_size_bytes === undefined ? '–' : ctx.model.sizes.of(Number(r.object_size_bytes)),
       flags ? { html: `${esc(method)} <span class="flag-cache">⚠ ${esc(flags)}</span>`, cls: 'cached' } : method,
       c ? c.ops : num(Number(r.all_ops)), c ? c.requests : 'not counted', c ? c.getBytes : '–', c ? c.cost : 'not counted',
     ];
@@ -424,46 +474,52 @@ function requestsSection(ctx: Ctx): Section {
   return { ...base, hasData: true, body: parts.join('\n') };
 }
 
+/** A job's status cell: not supported, failed, did not finish (with what it reached), lost repetitions, a support check, or ok. */
+function jobStatus(c: Cell): TCell {
+  if (c.unsupported === c.records) return { html: 'not supported', cls: 'unsupported', title: c.first_error ?? '' };
+  // A check's failure is what it found about the method (a finding), not a broken measurement.
+  if (isSupportCheck(c)) return c.failed_batches ? { html: 'not kept', cls: 'failed', title: c.first_error ?? '' } : measured(c) ? { html: 'kept', cls: 'supported', title: 'a support check: untimed' } : 'FAILED';
+  const dnf = c.did_not_finish ? dnfText({ budgetS: c.dnf_budget_s, doneShare: c.dnf_done_share, extrapolatedS: c.dnf_extrapolated_s }) : '';
+  if (!measured(c) && dnf) return { html: esc(dnf), cls: 'dnf', title: 'the step\'s time budget ran out: an extrapolation, not a measurement; never ranked' };
+  if (!measured(c)) return { html: 'FAILED', cls: 'failed', title: c.first_error ?? '' };
+  if (dnf) return { html: esc(`${c.did_not_finish} ${dnf}`), cls: 'dnf' };
+  return c.failed_batches ? { html: `${c.failed_batches} failed`, cls: 'failed', title: c.first_error ?? '' } : 'ok';
+}
+
 async function workloadsSection(ctx: Ctx, sweeps: SweepGroup[]): Promise<Section> {
   const base = { id: 'workloads', title: 'Workload times' };
-  const all = jobCells(ctx.input.cells, sweeps);
+  const all = jobCells(ctx.model.cells, sweeps);
   const notApplicable = all.filter((c) => c.not_applicable === c.records);
   const cells = all.filter((c) => c.not_applicable < c.records);
   if (!cells.length) return { ...base, hasData: false, body: noData('this run has no timed jobs besides the size sweeps.', 'dir-walk, large-read, small-reads, git-clone, tar-extract, web-serving and read-scaling report here.') };
   // One row per case: object methods (no cache) with the mounts' cold figures, so "vs best" spans both.
-  const caseOf = groupCaseLabels(cells);
+  const caseOf = groupCaseLabels(cells, ctx.model.sizes);
   const rowOf = (c: Cell) => `${c.workload} · ${caseOf(c)}`;
-  const ordered = [...cells].sort((a, b) => a.workload.localeCompare(b.workload) || a.operation.localeCompare(b.operation, 'en', { numeric: true }) ||
-    (a.object_size_bytes ?? 0) - (b.object_size_bytes ?? 0) || cacheRank(a.cache) - cacheRank(b.cache));
-  const rowsOrder = [...new Set(ordered.map(rowOf))];
+  const rowsOrder = [...new Set(cells.map(rowOf))];
   // Support checks (tar-extract's permissions, timestamps...) have no time: drawn as a verdict.
-  const checks = new Set(rowsOrder.filter((r) => isSupportCheck(ordered.filter((c) => rowOf(c) === r))));
-  const points: RangePoint[] = ordered.map((c) => ({
-    row: rowOf(c), method: label(c), median: checks.has(rowOf(c)) ? 0 : c.duration_ms_median ?? 0, lo: c.duration_ms_min ?? 0, hi: c.duration_ms_max ?? 0,
-    note: !measured(c) ? (c.unsupported ? 'not supported' : 'failed') : checks.has(rowOf(c)) ? 'supported' : c.failed_batches ? `${c.failed_batches} failed` : undefined,
+  const points: RangePoint[] = cells.map((c) => ({
+    row: rowOf(c), method: label(c), median: isSupportCheck(c) ? 0 : c.duration_ms_median ?? 0, lo: c.duration_ms_min ?? 0, hi: c.duration_ms_max ?? 0,
+    note: !measured(c) ? (c.unsupported ? 'not supported' : c.did_not_finish ? 'did not finish' : 'failed') : isSupportCheck(c) ? (c.failed_batches ? 'not kept' : 'kept') : c.failed_batches ? `${c.failed_batches} failed` : undefined,
   }));
   const parts: string[] = [];
   if (points.length) {
     const svg = await ctx.charts.svg(rangeDotSpec({ points, rows: rowsOrder.filter((r) => points.some((p) => p.row === r)), xTitle: 'time per batch (ms, log scale)', colors: ctx.colors, methods: ctx.methods }));
-    parts.push(figure(svg, 'Time per batch for every other workload (seeds 001–004): dot = median over repetitions, line = min–max; lower is faster.'));
+    parts.push(figure(svg, 'Time per batch for every other workload (seeds 001–004): dot = median over repetitions, line = min–max; lower is faster. Measurements that did not finish are not drawn.'));
   }
   const rows: TCell[][] = [];
   for (const r of rowsOrder) {
-    const group = byOrder(ordered.filter((c) => rowOf(c) === r), ctx.methods, label);
+    const group = cells.filter((c) => rowOf(c) === r);
     const best = Math.min(...group.filter(measured).map((c) => c.duration_ms_median ?? Infinity));
-    const check = checks.has(r);
     for (const c of group) {
-      const status: TCell = c.unsupported === c.records ? { html: 'not supported', cls: 'unsupported', title: c.first_error ?? '' }
-          : !measured(c) ? { html: 'FAILED', cls: 'failed', title: c.first_error ?? '' }
-            : c.failed_batches ? { html: `${c.failed_batches} failed`, cls: 'failed', title: c.first_error ?? '' }
-              : check ? { html: 'supported', cls: 'supported', title: 'a support check: succeeded and verified, not timed' } : 'ok';
-      rows.push([r, label(c), String(c.distinct_repetitions), check ? 'not timed' : spread(c.duration_ms_min, c.duration_ms_median, c.duration_ms_max, millis),
-        withFlag(num(c.mib_s_median), c.served_from_cache > 0, c.network_capped > 0), num(c.ops_s_median), micros(c.p50_us_median), micros(c.p99_us_median),
-        measured(c) && c.duration_ms_median ? `${num(c.duration_ms_median / best)}x` : '–', status]);
+      const timed = measured(c) && !isSupportCheck(c);
+      rows.push([r, label(c), String(c.distinct_repetitions), !timed ? (isSupportCheck(c) ? 'not timed' : '–') : spreadText(c.duration_ms_min, c.duration_ms_median, c.duration_ms_max),
+        withFlag(num(c.mib_s_median), c.served_from_cache > 0, c.network_capped > 0), num(c.ops_s_median), latencyText(c.p50_us_median), latencyText(c.p99_us_median),
+        c.series?.sustained !== null && c.series ? `${num(c.series.sustained)} ${c.series.unit}` : '–',
+        timed && c.duration_ms_median ? `${num(c.duration_ms_median / best)}x` : '–', jobStatus(c)]);
     }
   }
-  parts.push(table(['workload · operation', 'method', 'reps', 'time min–median–max', 'MiB/s', 'ops/s', 'p50', 'p99', 'vs best', 'status'], rows,
-    { caption: '"vs best": median time relative to the fastest method for that row (1x = fastest).' }));
+  parts.push(table(['workload · operation', 'method', 'reps', 'time min–median–max', 'MiB/s', 'ops/s', 'p50', 'p99', 'sustained', 'vs best', 'status'], rows,
+    { caption: '"vs best": median time relative to the fastest method for that row (1x = fastest); "sustained": the median interval rate after the first 10% of the measurement, where it kept a series. Measurements that did not finish show what they reached and are never ranked.' }));
   if (notApplicable.length) {
     const byWorkload = new Map<string, Set<string>>();
     for (const c of notApplicable) byWorkload.set(c.workload, (byWorkload.get(c.workload) ?? new Set()).add(label(c)));
@@ -473,7 +529,7 @@ async function workloadsSection(ctx: Ctx, sweeps: SweepGroup[]): Promise<Section
 }
 
 function factsSection(ctx: Ctx): Section {
-  const { input } = ctx;
+  const { model: input } = ctx;
   const parts: string[] = [];
   const h = input.methods[0];
   const m = input.manifest;
@@ -482,7 +538,7 @@ function factsSection(ctx: Ctx): Section {
     parts.push('<h3>Host and endpoint</h3>' + table(['fact', 'value'], [
       ['hostname', `${h.hostname}${hosts > 1 ? ` (and ${hosts - 1} more: records from several hosts)` : ''}`],
       ['instance type', h.instance_type],
-      ['vCPUs / memory', `${h.vcpus ?? '–'} / ${bytesHuman(h.memory_bytes)}`],
+      ['vCPUs / memory', `${h.vcpus ?? '–'} / ${bytesText(h.memory_bytes)}`],
       ['OS / kernel', `${h.os} / ${h.kernel}`],
       ['region / AZ', `${h.region ?? '–'} / ${h.availability_zone ?? '–'}`],
       ['link limit', h.link_limit_mib_s !== null ? `${num(h.link_limit_mib_s)} MiB/s (${h.link_limit_source ?? 'source unknown'})` : 'unknown: nothing can be flagged as served from a cache'],
@@ -496,7 +552,7 @@ function factsSection(ctx: Ctx): Section {
     ['status', m ? `${m.status}${m.problem ? ` — ${m.problem}` : ''}` : 'unknown (no manifest)'],
     ['steps', m ? `${m.steps_done} of ${m.steps_total} ran, ${m.steps_failed} failed` : '–'],
     ['started / ended', m ? `${m.started_at} / ${m.ended_at ?? '—'}` : `${h?.first_recorded_at ?? '–'} / ${h?.last_recorded_at ?? '–'} (first / last record)`],
-    ['runner peak memory', m?.peak_rss_bytes ? bytesHuman(m.peak_rss_bytes) : '–'],
+    ['runner peak memory', m?.peak_rss_bytes ? bytesText(m.peak_rss_bytes) : '–'],
     ['source', input.source],
     ['records', `${num(input.methods.reduce((s, x) => s + x.records, 0))} in this run (${num(input.recordCount)} valid records read, ${num(input.badLineCount)} unreadable lines)`],
     ['other runs at the source', input.otherRuns === null ? 'not listed (query the results table: SELECT DISTINCT run_id FROM results)' : input.otherRuns.length ? input.otherRuns.join(', ') : 'none'],
@@ -525,19 +581,20 @@ function factsSection(ctx: Ctx): Section {
  * The report page of one run, from the query rows (a pure function: rows in, HTML out). One
  * self-contained file: inline CSS, charts as inline SVG, no script, no remote resource.
  */
-export async function renderHtmlReport(input: ReportInput): Promise<RenderedReport> {
-  const methods = methodOrder(input);
+export async function renderHtmlReport(model: ReportModel): Promise<RenderedReport> {
+  const methods = model.methodOrder;
   const ctx: Ctx = {
-    input, charts: new ChartRenderer(), methods, colors: methodColors(methods),
-    linkLimit: input.methods.find((x) => x.link_limit_mib_s !== null)?.link_limit_mib_s ?? null,
-    linkBaseline: input.methods.find((x) => x.link_baseline_mib_s !== null && x.link_baseline_mib_s !== undefined)?.link_baseline_mib_s ?? null,
+    model, charts: new ChartRenderer(), methods, colors: methodColors(methods),
+    linkLimit: model.link?.limitMibS ?? null,
+    linkBaseline: model.link?.baselineMibS ?? null,
   };
-  const sweeps = sizeSweeps(input.cells);
+  const sweeps = sizeSweeps(model.cells);
   const sections: Section[] = [
     summarySection(ctx),
     problemsSection(ctx),
     await sizeSection(ctx, sweeps),
     ratioSection(ctx, sweeps),
+    await timeSeriesSection(ctx),
     await percentileSection(ctx, sweeps),
     await metadataSection(ctx),
     await cacheSection(ctx),
@@ -546,6 +603,12 @@ export async function renderHtmlReport(input: ReportInput): Promise<RenderedRepo
     requestsSection(ctx),
     factsSection(ctx),
   ];
+  const html = page(model, sections);
+  return { html, sections: sections.map(({ id, title, hasData }) => ({ id, title, hasData })), warnings: ctx.charts.warnings, charts: (html.match(/<svg /g) ?? []).length };
+}
+
+/** The page around the sections: header with the run's status and facts at a glance, contents, sections, footer. */
+function page(input: ReportModel, sections: Section[]): string {
   const empty = sections.filter((s) => !s.hasData);
   const m = input.manifest;
   const status = !m ? { cls: 'warn', text: 'status unknown (no run manifest)' }
@@ -556,7 +619,7 @@ export async function renderHtmlReport(input: ReportInput): Promise<RenderedRepo
   const glance = [
     ['host', h ? `${h.hostname} (${h.instance_type}, ${h.vcpus ?? '?'} vCPUs)` : '–'],
     ['endpoint', h ? `${h.endpoint_kind}${h.endpoint_server ? ` — ${h.endpoint_server}` : ''}` : '–'],
-    ['methods', methods.join(', ') || '–'],
+    ['methods', input.methodOrder.join(', ') || '–'],
     ['workloads', input.workloads.map((w) => w.workload).join(', ') || '–'],
     ['records', num(input.methods.reduce((s, x) => s + x.records, 0))],
   ];
@@ -585,5 +648,5 @@ ${sections.map((s) => `<section id="${s.id}" data-has-data="${s.hasData}">\n<h2>
 </body>
 </html>
 `;
-  return { html, sections: sections.map(({ id, title, hasData }) => ({ id, title, hasData })), warnings: ctx.charts.warnings, charts: (html.match(/<svg /g) ?? []).length };
+  return html;
 }

@@ -1,0 +1,227 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+
+/**
+ * Time inside a measurement: the interval series (issue 24). A measurement that lasts at least
+ * MIN_SERIES_MS keeps, per interval of `intervalMs` (1 s by default), the bytes moved, the
+ * operations that completed, the errors and the latency percentiles of those operations — so a
+ * peak against a sustained rate, a cache turning warm, a write-back flush or a stall can be seen.
+ *
+ * Nothing is computed while the measurement runs: each operation's completion goes into an OpLog
+ * (three numbers in typed arrays, no allocation per operation) and the series is cut from it after
+ * the measurement, untimed. `scripts/bench/intervals.ts` measures what the log costs per operation.
+ */
+
+/** The default width of an interval. */
+export const DEFAULT_INTERVAL_MS = 1000;
+/** Measurements shorter than this keep no series (two intervals at least, else it tells nothing). */
+export const MIN_SERIES_MS = 2000;
+/**
+ * A series needs at least this many completions (or reported parts) per interval on average: a few
+ * large operations that each land in one interval make a comb of peaks and zeros, not a rate over time.
+ */
+export const MIN_EVENTS_PER_INTERVAL = 2;
+
+/** One interval of a series. */
+export interface Interval {
+  /** Start, in ms after the measurement's start. */
+  offsetMs: number;
+  /** Width in ms: intervalMs, less for the last one. */
+  durationMs: number;
+  bytes: number;
+  /** Operations that completed in the interval (successful ones). */
+  ops: number;
+  errors: number;
+  /** Percentiles of the latencies of the operations that completed in it (µs); null when none did. */
+  latencyUs: { p50: number; p95: number; p99: number; max: number } | null;
+}
+
+/**
+ * The series of one measurement. `clock`: 'wall' for a measurement timed from start to finish;
+ * 'active' for one timed as the sum of its operations (sequential batches: the checks between
+ * operations are left out of the time, and so out of the series' time axis too).
+ */
+export interface IntervalSeries {
+  intervalMs: number;
+  clock: 'wall' | 'active';
+  intervals: Interval[];
+}
+
+/** Latency marking a progress event (bytes moved inside an operation still running), not an operation. */
+const PROGRESS = -1;
+/** Latency marking a failed operation. */
+const FAILED = -2;
+
+/**
+ * The completions of one measurement's operations, in the order they happened: when (ns on the
+ * measurement's clock), how long the operation took (ns), and the bytes it moved. Grows by doubling.
+ */
+export class OpLog {
+  private at: Float64Array = new Float64Array(1024);
+  private latency: Float64Array = new Float64Array(1024);
+  private bytes: Float64Array = new Float64Array(1024);
+  length = 0;
+
+  /** A successful operation ended at `atNs` after `latencyNs`, having moved `bytes`. */
+  ok(atNs: number, latencyNs: number, bytes: number): void {
+    this.push(atNs, latencyNs, bytes);
+  }
+
+  /** An operation failed at `atNs` (bytes it moved before failing, if any, still count). */
+  failed(atNs: number, bytes = 0): void {
+    this.push(atNs, FAILED, bytes);
+  }
+
+  /** Bytes moved at `atNs` by an operation still running (a large transfer's parts as they land). */
+  progress(atNs: number, bytes: number): void {
+    if (bytes > 0) this.push(atNs, PROGRESS, bytes);
+  }
+
+  private push(atNs: number, latencyNs: number, bytes: number): void {
+    if (this.length === this.at.length) {
+      const grow = (a: Float64Array) => {
+        const b = new Float64Array(a.length * 2);
+        b.set(a);
+        return b;
+      };
+      this.at = grow(this.at);
+      this.latency = grow(this.latency);
+      this.bytes = grow(this.bytes);
+    }
+    this.at[this.length] = atNs;
+    this.latency[this.length] = latencyNs;
+    this.bytes[this.length] = bytes;
+    this.length++;
+  }
+
+  /** Entry i as [at ns, latency ns (negative: progress or failure), bytes]. */
+  entry(i: number): [number, number, number] {
+    return [this.at[i], this.latency[i], this.bytes[i]];
+  }
+
+  /** Several logs (threads of one measurement) as one, on the same clock. */
+  static merge(logs: OpLog[]): OpLog {
+    const out = new OpLog();
+    for (const log of logs) for (let i = 0; i < log.length; i++) out.push(...log.entry(i));
+    return out;
+  }
+
+  /** The log as plain arrays, to move from a worker thread (`fromArrays` on the other side). */
+  toArrays(): { at: Float64Array; latency: Float64Array; bytes: Float64Array } {
+    return { at: this.at.slice(0, this.length), latency: this.latency.slice(0, this.length), bytes: this.bytes.slice(0, this.length) };
+  }
+
+  static fromArrays(a: { at: Float64Array; latency: Float64Array; bytes: Float64Array }): OpLog {
+    // Arrays moved from a thread arrive as new arrays of exactly their length.
+    const log = new OpLog();
+    log.at = a.at.length ? a.at : log.at;
+    log.latency = a.latency.length ? a.latency : log.latency;
+    log.bytes = a.bytes.length ? a.bytes : log.bytes;
+    log.length = a.at.length;
+    return log;
+  }
+}
+
+/** The value at percentile p (0–100) of ascending `sorted`: nearest rank, as HdrHistogram reports it. */
+function atPercentile(sorted: Float64Array, p: number): number {
+  const rank = Math.max(1, Math.ceil((p / 100) * sorted.length));
+  return sorted[Math.min(sorted.length, rank) - 1];
+}
+
+const us = (ns: number) => Math.round(ns) / 1000;
+
+/**
+ * Cuts a log into intervals of `intervalMs` from `startNs` to `endNs` (the measurement's span on
+ * the log's clock); null when the span is shorter than MIN_SERIES_MS, the interval is 0 (off), or
+ * the log is too coarse for it (fewer than MIN_EVENTS_PER_INTERVAL entries per interval).
+ * Intervals in which nothing completed are kept, with zeros: a stall shows as a gap, not as nothing.
+ */
+export function cutSeries(log: OpLog, startNs: number, endNs: number, intervalMs: number, clock: IntervalSeries['clock']): IntervalSeries | null {
+  const spanMs = (endNs - startNs) / 1e6;
+  if (!(intervalMs > 0) || !(spanMs >= MIN_SERIES_MS)) return null;
+  const count = Math.ceil(spanMs / intervalMs);
+  if (log.length < MIN_EVENTS_PER_INTERVAL * count) return null;
+  const bytes = new Float64Array(count);
+  const ops = new Float64Array(count);
+  const errors = new Float64Array(count);
+  const latencies: number[][] = Array.from({ length: count }, () => []);
+  for (let i = 0; i < log.length; i++) {
+    const [at, latency, moved] = log.entry(i);
+    const k = Math.min(count - 1, Math.max(0, Math.floor((at - startNs) / 1e6 / intervalMs)));
+    bytes[k] += moved;
+    if (latency === FAILED) errors[k]++;
+    else if (latency >= 0) {
+      ops[k]++;
+      latencies[k].push(latency);
+    }
+  }
+  const intervals: Interval[] = [];
+  for (let k = 0; k < count; k++) {
+    const sorted = Float64Array.from(latencies[k]).sort();
+    intervals.push({
+      offsetMs: k * intervalMs,
+      durationMs: Math.min(intervalMs, spanMs - k * intervalMs),
+      bytes: bytes[k], ops: ops[k], errors: errors[k],
+      latencyUs: sorted.length ? { p50: us(atPercentile(sorted, 50)), p95: us(atPercentile(sorted, 95)), p99: us(atPercentile(sorted, 99)), max: us(sorted[sorted.length - 1]) } : null,
+    });
+  }
+  return { intervalMs, clock, intervals };
+}
+
+// --- Bytes moved inside a running operation ------------------------------------------------------
+
+const inFlight = new AsyncLocalStorage<(bytes: number) => void>();
+
+/** Runs `fn` (one timed operation); bytes it reports through reportBytes() go to `onBytes` as they move. */
+export function withByteProgress<T>(onBytes: (bytes: number) => void, fn: () => Promise<T>): Promise<T> {
+  return inFlight.run(onBytes, fn);
+}
+
+/**
+ * Called by a session, inside an operation, with bytes that have just moved (a part of a large
+ * download landing): the operation's interval series then shows them when they moved, not all at
+ * its end. Outside a timed operation it does nothing.
+ */
+export function reportBytes(bytes: number): void {
+  inFlight.getStore()?.(bytes);
+}
+
+// --- Settings ---------------------------------------------------------------------------------------
+
+/** The run's interval width (`s3ab run --series-interval`); 0 turns the series off (no log is kept). */
+export const seriesSettings = { intervalMs: DEFAULT_INTERVAL_MS };
+
+// --- The rate of the measurement running now, for the progress line ------------------------------
+
+/** Bytes and operations measured on this thread since the process started. */
+const counted = { bytes: 0, ops: 0 };
+/** Counters measuring threads add to (bytes, operations), while they run. */
+const shared = new Set<BigInt64Array>();
+
+/** Counts bytes and completed operations for the progress line's current rate. */
+export function countLive(bytes: number, ops: number): void {
+  counted.bytes += bytes;
+  counted.ops += ops;
+}
+
+/** A counter shared with measuring threads (they add with Atomics); `release` folds it into the totals when they are done. */
+export function sharedLiveCounter(): { counter: BigInt64Array; release(): void } {
+  const counter = new BigInt64Array(new SharedArrayBuffer(16));
+  shared.add(counter);
+  return {
+    counter,
+    release: () => {
+      if (!shared.delete(counter)) return;
+      countLive(Number(Atomics.load(counter, 0)), Number(Atomics.load(counter, 1)));
+    },
+  };
+}
+
+/** Bytes and operations measured so far in this process, threads included: the progress line's rate is their change per second. */
+export function liveTotals(): { bytes: number; ops: number } {
+  let { bytes, ops } = counted;
+  for (const c of shared) {
+    bytes += Number(Atomics.load(c, 0));
+    ops += Number(Atomics.load(c, 1));
+  }
+  return { bytes, ops };
+}

@@ -1,0 +1,56 @@
+import { formatSize, parseSize } from '../core/units';
+import { methodCacheLabel, methodLabel } from '../core/vocabulary';
+import { findWorkloadDescriptor } from '../workloads/catalog';
+import type { WorkloadFacts } from './rows';
+
+/**
+ * The report's labels, each in one place: a method (runner/core/vocabulary.ts), a case (operation,
+ * size, cache state), a size in the units the matrix gave, and a workload's seeds (its descriptor).
+ */
+
+export { methodCacheLabel, methodLabel };
+
+/**
+ * Sizes as the matrix gave them: every size-valued parameter the run's workloads recorded (their
+ * descriptors keep the unit given: "16 MB" stays decimal, "1 MiB" binary), by byte count.
+ */
+export class SizeLabels {
+  private readonly given = new Map<number, string>();
+
+  constructor(workloads: Pick<WorkloadFacts, 'workload_params'>[] = []) {
+    for (const w of workloads) {
+      for (const value of Object.values(w.workload_params)) {
+        for (const part of value.split(/\s*[,|]\s*/)) {
+          if (!/^\d+(\.\d+)?\s*[KMGT]i?B$/i.test(part)) continue;
+          const bytes = parseSize(part.replace(/\s+/g, ''));
+          if (!this.given.has(bytes)) this.given.set(bytes, part);
+        }
+      }
+    }
+  }
+
+  /** A size as the matrix spelled it, else in whole binary or decimal units (formatSize); '' when there is none. */
+  of(bytes: number | null | undefined): string {
+    if (bytes === null || bytes === undefined) return '';
+    return this.given.get(bytes) ?? formatSize(bytes);
+  }
+}
+
+/** "download 1 MiB (warm)": operation, size (as given), cache state unless none. */
+export function caseLabel(c: { operation: string; object_size_bytes: number | null; cache: string }, sizes: SizeLabels, withSize = true): string {
+  const size = withSize && c.object_size_bytes !== null ? ` ${sizes.of(c.object_size_bytes)}` : '';
+  const cache = c.cache !== 'none' ? ` (${c.cache})` : '';
+  return `${c.operation}${size}${cache}`;
+}
+
+/** "seed 000", "seeds 002, 004": the published benchmarks a workload reproduces (its descriptor's `seeds`). */
+export function seedLabel(workload: string): string {
+  const seeds = findWorkloadDescriptor(workload)?.seeds ?? [];
+  if (!seeds.length) return '';
+  return `seed${seeds.length > 1 ? 's' : ''} ${seeds.map((s) => s.slice(0, 3)).join(', ')}`;
+}
+
+/** A workload's one-line summary (its descriptor's), for headings. */
+export function workloadSummary(workload: string): string {
+  return findWorkloadDescriptor(workload)?.summary ?? '';
+}

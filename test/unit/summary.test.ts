@@ -1,0 +1,93 @@
+import seedProfile from '../../assets/profiles/seed.json';
+import { renderModel } from '../../runner/report/summary';
+import type { Cell } from '../../runner/report/model';
+import { summaryLines } from '../../runner/report/text/summary';
+import { verdicts } from '../../runner/report/verdicts';
+import { cell, modelOf } from '../helpers/model';
+
+/** The seed profile's nine methods (variants included), as the report labels them. */
+const NINE = seedProfile.methods.map((m) => (typeof m === 'string' ? { method: m, variant: 'default' } : { method: m.name, variant: 'variant' in m ? String(m.variant) : 'default' }));
+
+const rate = (method: string, variant: string, size: number, mibS: number, over: Partial<Cell> = {}): Cell => cell({
+  workload: 'large-read', operation: 'read', object_size_bytes: size, method, method_variant: variant, cache: method.startsWith('s3') && method !== 's3fs' && method !== 's3files' || method === 'aws-cli' ? 'none' : 'cold',
+  mib_s_min: mibS * 0.95, mib_s_median: mibS, mib_s_max: mibS * 1.05, ops_s_median: mibS / (size / 2 ** 20), p99_us_median: 2e6 / mibS,
+  duration_ms_min: 9e5 / mibS, duration_ms_median: 1e6 / mibS, duration_ms_max: 1.1e6 / mibS, distinct_repetitions: 3, ...over,
+});
+
+describe('the text summary (long format)', () => {
+  const cells = NINE.flatMap(({ method, variant }, i) => [rate(method, variant, 16e6, 100 + 50 * i), rate(method, variant, 2 ** 30, 200 + 40 * i)]);
+  const model = modelOf(cells, {}, {});
+  model.workloads = [{ workload: 'large-read', workload_params: { files: '5', size: '16 MB' }, methods: 9, repetitions: 3, records: 27 }];
+  model.sizes = new (model.sizes.constructor as new (w: typeof model.workloads) => typeof model.sizes)(model.workloads);
+  const lines = summaryLines(model);
+
+  test('fits 100 columns at nine methods (the seed profile), one row per method and case', () => {
+    expect(Math.max(...lines.map((l) => [...l].length))).toBeLessThanOrEqual(100);
+    const table = lines.slice(lines.findIndex((l) => /^case\s+method\s+time/.test(l)));
+    for (const { method, variant } of NINE) {
+      const name = variant === 'default' ? method : `${method}:${variant}`;
+      expect(table.filter((l) => new RegExp(`\\s${name.replace(':', ':')}\\s`).test(l))).toHaveLength(2);
+    }
+  });
+
+  test('"vs best": 1x for the best of a case, the best rate over each other method\'s', () => {
+    const best = NINE[NINE.length - 1];
+    const row = lines.find((l) => l.includes(` ${best.method}:${best.variant} `) || l.includes(` ${best.method} `) && l.includes('16 MB'));
+    expect(lines.filter((l) => / 1x$/.test(l))).toHaveLength(2);
+    expect(row).toBeDefined();
+  });
+
+  test('a size prints in the unit the matrix gave: 16 MB, not 15625 KiB', () => {
+    expect(lines.some((l) => l.startsWith('read 16 MB'))).toBe(true);
+    expect(lines.join('\n')).not.toContain('15625 KiB');
+  });
+
+  test('--wide puts the methods side by side', () => {
+    const wide = summaryLines(model, { wide: true });
+    const head = wide.find((l) => NINE.every(({ method }) => l.includes(method)))!;
+    expect(head).toBeDefined();
+    expect(wide.filter((l) => /^(16 MB|1 GiB)\s/.test(l))).toHaveLength(2);
+  });
+
+  test('--format json and csv give the model\'s tables', () => {
+    const json = JSON.parse(renderModel(model, { format: 'json' })[0]);
+    expect(json.cases).toHaveLength(18);
+    expect(json.cases[0]).toMatchObject({ workload: 'large-read', operation: 'read', object_size_bytes: 16e6 });
+    const csv = renderModel(model, { format: 'csv' })[0].split('\n');
+    expect(csv[0]).toMatch(/^cases,workload,operation,object_size_bytes,/);
+    expect(csv.filter((l) => l.startsWith('cases,'))).toHaveLength(19);
+  });
+});
+
+describe('measurements that did not finish, findings and untrusted measurements', () => {
+  const extract = (method: string, seconds: number, over: Partial<Cell> = {}) => cell({
+    workload: 'tar-extract', operation: 'extract', object_size_bytes: null, method, cache: 'cold', ops: 4280 * 3, ok: 4280 * 3,
+    duration_ms_min: seconds * 900, duration_ms_median: seconds * 1000, duration_ms_max: seconds * 1100, ops_s_median: 4280 / seconds, ...over,
+  });
+  const dnf = { repetitions: 0, distinct_repetitions: 0, did_not_finish: 3, dnf_budget_s: 600, dnf_done_share: 0.1, dnf_extrapolated_s: 7200, duration_ms_median: null, ops_s_median: null };
+  const health = (method: string, failed: number, failure: string) => ({
+    method, method_variant: 'default', workload: 'tar-extract', records: 9, failed, unverified: 0, in_failed_steps: 0, unsupported: 0, did_not_finish: 0, first_error: null, first_failure: failure,
+  });
+  const model = modelOf([
+    extract('s3fs', 14), extract('rclone', 12, { failed_batches: 1 }), extract('mountpoint', 0, dnf),
+    cell({ workload: 'tar-extract', operation: 'timestamps', object_size_bytes: null, method: 's3fs', cache: 'cold', repetitions: 0, failed_batches: 3, ok: 4155, ops: 4280, first_error: '125 of 4280 files did not keep their mtime' }),
+    cell({ workload: 'tar-extract', operation: 'timestamps', object_size_bytes: null, method: 'rclone', cache: 'cold' }),
+  ], { health: [health('s3fs', 3, '125 of 4280 files did not keep their mtime'), health('rclone', 1, 'checksum mismatch')] });
+  const text = summaryLines(model).join('\n');
+
+  test('a DNF shows what it reached, never a time, and is never ranked', () => {
+    expect(text).toMatch(/mountpoint\s+DNF at 10 min — 10% done, ≈ 2 h extrapolated/);
+    const v = verdicts(model).find((x) => x.case === 'extract (cold)')!;
+    expect(v).toMatchObject({ best: 'rclone' });
+    expect(v.margin).toContain('than s3fs');
+    expect(v.notes.join(' ')).toContain('mountpoint: DNF at 10 min — 10% done, ≈ 2 h extrapolated');
+    expect(text).toMatch(/did not finish — .*never ranked:\n  mountpoint tar-extract extract \(cold\): DNF at 10 min/);
+  });
+
+  test('what a method\'s check found is its finding, apart from the measurements that cannot be trusted', () => {
+    expect(text).toMatch(/findings — what a method did wrong[^\n]*\n  s3fs tar-extract timestamps \(3 repetitions\): 125 of 4280 files did not keep their mtime/);
+    const problems = text.slice(text.indexOf('PROBLEMS'));
+    expect(problems).toContain('rclone');
+    expect(problems).not.toContain('s3fs');
+  });
+});
