@@ -41,13 +41,14 @@ export const INTERVALS_TABLE = 'intervals';
 export async function attachIntervals(connection: DuckDBConnection, files: string[], runId?: string): Promise<void> {
   const props = (intervalSchema as JsonSchema).properties!;
   if (!files.length) {
-    await connection.run(`CREATE TABLE ${INTERVALS_TABLE} (${Object.entries(props).map(([k, v]) => `"${k}" ${duckType(v)}`).join(', ')})`);
+    await connection.run(`CREATE TABLE ${INTERVALS_TABLE} (${Object.entries(props).map(([k, v]) => `"${k}" ${duckType(v)}`).join(', ')}, dt VARCHAR)`);
     return;
   }
   const literal = (x: string) => `'${x.replace(/'/g, "''")}'`;
   await connection.run(
     `CREATE TABLE ${INTERVALS_TABLE} AS SELECT * FROM read_json([${files.map(literal).join(', ')}], format = 'newline_delimited', ` +
-    `ignore_errors = true, columns = ${duckColumns(intervalSchema as JsonSchema)})${runId ? ` WHERE run_id = ${literal(runId)}` : ''}`,
+    // The day partition from the path (intervals/dt=DAY/), as Athena's projection gives it.
+    `hive_partitioning = true, ignore_errors = true, columns = ${duckColumns(intervalSchema as JsonSchema)})${runId ? ` WHERE run_id = ${literal(runId)}` : ''}`,
   );
 }
 

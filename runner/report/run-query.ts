@@ -2,7 +2,7 @@ import { isRunId, runDay } from '../core/vocabulary';
 /**
  * How the pipeline's Aggregate state runs each named query (assets/queries/NAME.sql) for one run:
  * it wraps the file's SQL and keeps the run's rows.
- * - The table `results` is replaced by the run's day partition (a WITH query of the same name over
+ * - The tables `results` and `intervals` are replaced by the run's day partition (a WITH query of the same name over
  *   the qualified table: Trino and DuckDB resolve an unqualified name to the WITH query, a
  *   qualified one to the table). Every record of a run lands in its run id's day (`runDay`), and
  *   with the `dt` predicate partition projection reads that day only — without it, Athena
@@ -12,11 +12,11 @@ import { isRunId, runDay } from '../core/vocabulary';
  *   locally, and the report is drawn from the same rows in the same order either way.
  *
  * The template is States.Format's after the database is filled in: `{}` takes, in order, the
- * run's day, the SQL, the run id and the ORDER BY.
+ * run's day (twice: one per table), the SQL, the run id and the ORDER BY.
  */
 export function runQueryTemplate(database: string): string {
   if (!/^[a-z0-9_]+$/.test(database)) throw new Error(`"${database}" is not a database name of the results table (lower-case letters, digits, _)`);
-  return `WITH results AS (SELECT * FROM ${database}.results WHERE dt = '{}')\nSELECT * FROM ({}\n) AS q WHERE run_id = '{}' {}`;
+  return `WITH results AS (SELECT * FROM ${database}.results WHERE dt = '{}'), intervals AS (SELECT * FROM ${database}.intervals WHERE dt = '{}')\nSELECT * FROM ({}\n) AS q WHERE run_id = '{}' {}`;
 }
 
 /** The database of the `results` view in DuckDB (runner/report/results-db.ts), for the same SQL locally. */
@@ -49,12 +49,13 @@ export function orderByOf(sql: string, name = 'query'): string {
 /** The query the pipeline sends to Athena for one run (what States.Format makes of the template). */
 export function queryForRun(sql: string, runId: string, opts: { database?: string; orderBy?: string } = {}): string {
   if (!isRunId(runId)) throw new Error(`"${runId}" is not a run id`);
-  const args = [runDay(runId), sql, runId, opts.orderBy ?? orderByOf(sql)];
+  const args = [runDay(runId), runDay(runId), sql, runId, opts.orderBy ?? orderByOf(sql)];
   let i = 0;
   return runQueryTemplate(opts.database ?? DUCKDB_DATABASE).replace(/\{\}/g, () => args[i++]);
 }
 
 /** The template as an ASL intrinsic string literal (quotes escaped), for States.Format. */
 export function runQueryIntrinsic(database: string, ...paths: [day: string, sql: string, runId: string, orderBy: string]): string {
-  return `States.Format('${runQueryTemplate(database).replace(/'/g, "\\'")}', ${paths.join(', ')})`;
+  const [day, ...rest] = paths;
+  return `States.Format('${runQueryTemplate(database).replace(/'/g, "\\'")}', ${[day, day, ...rest].join(', ')})`;
 }

@@ -23,8 +23,8 @@ describe('the step budget in the matrix', () => {
     expect(() => resolveMatrix(matrix({ budget_s: '10m' }), 'm', CATALOG)).toThrow(/budget_s/);
   });
 
-  test('each AWS profile has its default budget in the profile itself (seed: 10 min)', () => {
-    expect(resolveMatrix(loadProfile('seed'), 'seed', CATALOG).budgetS).toBe(600);
+  test('each AWS profile has its default budget in the profile itself (seed: 9 min)', () => {
+    expect(resolveMatrix(loadProfile('seed'), 'seed', CATALOG).budgetS).toBe(540);
     for (const name of ['quick', 'mounts', 'full']) expect(resolveMatrix(loadProfile(name), name, CATALOG).budgetS).toBeGreaterThan(0);
   });
 
