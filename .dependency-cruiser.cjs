@@ -1,5 +1,5 @@
 /**
- * The layer rule of s3-access-bench (README "Layout", ARCHITECTURE.md), checked by `npm test`:
+ * The layer rule of s3-access-bench (ARCHITECTURE.md "Rooms"), checked by `npm test`:
  *
  *   runner/core → runner/endpoint → runner/methods, runner/workloads (descriptors, then their
  *   implementations) → runner/catalog.ts, runner/results → runner/run → runner/report → runner/cli

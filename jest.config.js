@@ -1,5 +1,5 @@
 /** @type {import('jest').Config} */
-// Two tiers (README "Tests"): `unit` — pure policy, no server, no mount, no child process, run in
+// Two tiers (docs/testing.md): `unit` — pure policy, no server, no mount, no child process, run in
 // parallel (`npm run test:unit`, ≤ 60 s); `integration` — real servers, real mounts, real CLI
 // processes, one file at a time: a cold start drops the kernel's caches for the whole host, and
 // Mountpoint forgets its local (not yet uploaded) directories when the kernel forgets them.

@@ -10,7 +10,7 @@ export type Architecture = 'arm64' | 'x86_64';
  * bandwidth (6.25 Gbit/s ≈ 745 MiB/s, sustained; 30 Gbit/s burst) carries the fastest method of the
  * seeds (Mountpoint's 459 MiB/s in seed 001) below the possibly-network-capped mark (90% of the
  * baseline). A c7g.large sustains 0.937 Gbit/s ≈ 112 MiB/s: its "up to 12.5" is a burst of minutes.
- * Figures: assets/instance-network.json; price: assets/prices.json; README "Running on AWS".
+ * Figures: assets/instance-network.json; price: assets/prices.json; docs/runner-types.md "Runner type".
  */
 export const DEFAULT_RUNNER_INSTANCE_TYPE = 'c8gn.large';
 

@@ -45,6 +45,6 @@ export function printEstimate(e: ExecutionEstimate, out: Out): void {
   for (const x of e.shards) s.push([x.runner + 1, x.instanceType, x.workloads.join(' '), x.steps.length, minutes(x.modelledSeconds), minutes(x.timeoutSeconds), minutes(x.setup.seconds), x.install.join(' ') || '–']);
   out(s.toString());
   out(`history: about ${count(e.historyEvents)} events of the 25,000 an execution may have; ${count(e.transitions)} state transitions; ${count(e.versionsWritten)} object versions written`);
-  out(`assumptions (runner/plan/aws-facts.ts, README "What an execution takes"): ${AWS_FACTS.requestSeconds * 1000} ms per S3 request in sequence, each runner type's baseline link, `
+  out(`assumptions (runner/plan/aws-facts.ts, docs/runner-types.md "What an execution takes"): ${AWS_FACTS.requestSeconds * 1000} ms per S3 request in sequence, each runner type's baseline link, `
     + `boot ${AWS_FACTS.bootSeconds} s + SSM online ${AWS_FACTS.ssmOnlineSeconds} s, dnf metadata ${AWS_FACTS.dnfMetadataSeconds} s, S3 deletes ${count(AWS_FACTS.deletesPerSecond)}/s, us-east-1 prices (assets/prices.json)`);
 }

@@ -28,7 +28,7 @@ so the delivery thread goes on receiving while earlier parts are written, as s5c
 write while others read; with --writers 0 the callback writes each part before the CRT may deliver
 the next. --write-size 0 lets the CRT write the file itself (recv_filepath), one write of the part's
 size per part. Writes of 8 MiB cost this machine's kernel 3-9 times the system time per GiB of
-64 KiB writes (README, bench:transfer); s5cmd writes about 32 KiB at a time.
+64 KiB writes (docs/performance.md, bench:transfer); s5cmd writes about 32 KiB at a time.
 The GET's latency includes the writes and closing the file.
 
 Credentials come from the environment (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY,

@@ -61,7 +61,7 @@ const probeCrt = once(async (): Promise<Availability> => {
  * glibc malloc settings of the client process with option `malloc: retain`: one arena, no mmap'd
  * chunks and no trimming, so the memory the CRT's buffer pool frees (its 128 MiB blocks, 5 s after
  * the client goes idle, and while a GET waits for its parts) stays in the process and the next
- * request reuses it instead of faulting fresh pages in (README, bench:transfer). The same idea as
+ * request reuses it instead of faulting fresh pages in (docs/performance.md, bench:transfer). The same idea as
  * Mountpoint's own memory pool; the CRT's memory limit still bounds what it holds.
  */
 export const GLIBC_RETAIN = 'glibc.malloc.arena_max=1:glibc.malloc.mmap_max=0:glibc.malloc.trim_threshold=68719476736';
@@ -78,7 +78,7 @@ export function crtWriteSize(value: unknown): number {
 /**
  * The CRT's network event-loop threads: a count, 0 (the CRT's default: one per CPU) or `N/cpu`
  * (N per CPU). More threads than cores keep the client's share of two cores it shares with the
- * server and other work (README, bench:transfer); each thread serves fewer of the connections.
+ * server and other work (docs/performance.md, bench:transfer); each thread serves fewer of the connections.
  */
 export function crtEventLoopThreads(value: unknown, cpus: number): number {
   const text = String(value ?? 0);

@@ -4,8 +4,8 @@ import prices from '../../assets/prices.json';
 /**
  * What the measured model assumes about AWS, each fact with where it comes from. Measured here:
  * assets/measured/ (steps, preparation, states, runner setup). Prices: assets/prices.json. Link
- * bandwidth: assets/instance-network.json. A change to any of these is named in the README's AWS
- * section with its source.
+ * bandwidth: assets/instance-network.json. A change to any of these is named in the assumptions table of
+ * docs/runner-types.md with its source.
  */
 export const AWS_FACTS = {
   /**

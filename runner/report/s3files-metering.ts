@@ -7,7 +7,7 @@ import { findWorkloadDescriptor } from '../workloads/catalog';
 /**
  * Amazon S3 Files' own metering, modelled: what S3 Files would charge, besides the S3 requests it
  * makes, for the file operations of one measurement of the `s3files` method. A model from AWS's
- * published metering rules, not a bill: nothing here sees S3 Files' meters (README "Requests and
+ * published metering rules, not a bill: nothing here sees S3 Files' meters (docs/honest-numbers.md "Requests and
  * request cost").
  *
  * The rules (assets/prices.json `s3Files.meteringFromAwsDocs`, each with the page it is from): every

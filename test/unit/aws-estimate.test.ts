@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { README_MARKERS, README_PROFILES, estimateTable, withTable } from '../../scripts/cost-model';
+import { ESTIMATE_MARKERS, ESTIMATE_PAGE, ESTIMATE_PROFILES, estimateTable, withTable } from '../../scripts/cost-model';
 import { expandSteps, loadProfile, resolveMatrix, type ResolvedMatrix } from '../../runner/core/matrix';
 import { fixtureWrites, type WorkFacts } from '../../runner/core/workload';
 import { CATALOG } from '../../runner/catalog';
@@ -26,18 +26,18 @@ const input = (name: string, extra: Partial<PlanInput> = {}): PlanInput => ({ ma
 const seed = MEASUREMENTS.seed;
 
 describe('the measured model of an AWS execution (runner/plan/)', () => {
-  test('the README\'s AWS table is the model\'s (regenerate with `npm run cost:aws -- --readme`)', () => {
-    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-    expect(readme).toContain(README_MARKERS[0]);
-    expect(withTable(readme, estimateTable())).toBe(readme);
+  test('the AWS table in docs/runner-types.md is the model\'s (regenerate with `npm run cost:aws -- --docs`)', () => {
+    const page = readFileSync(join(ROOT, ESTIMATE_PAGE), 'utf8');
+    expect(page).toContain(ESTIMATE_MARKERS[0]);
+    expect(withTable(page, estimateTable())).toBe(page);
   });
 
   test('the target: a seed execution in ≤ 45 min and ≤ $1.10 of its own cost, as `s3ab aws estimate seed` prints it', () => {
     const e = estimateFor({ profile: 'seed' });
     expect(e.wallSeconds).toBeLessThanOrEqual(45 * 60);
     expect(e.executionDollars).toBeLessThanOrEqual(1.1);
-    // Every profile of the README fits the history limit of one execution by construction (callbacks).
-    for (const p of README_PROFILES) expect(estimateFor({ profile: p }).historyEvents).toBeLessThan(25_000);
+    // Every profile of the table fits the history limit of one execution by construction (callbacks).
+    for (const p of ESTIMATE_PROFILES) expect(estimateFor({ profile: p }).historyEvents).toBeLessThan(25_000);
   });
 
   test.each(Object.keys(MEASURED_PROFILES))('the measurement of %s is of the profile as it is now, every step measured but those of methods that cannot run here', (name) => {
@@ -143,7 +143,7 @@ describe('the measured model of an AWS execution (runner/plan/)', () => {
     });
 
     test('every workload of every profile can be modelled from a measurement', () => {
-      for (const p of README_PROFILES) expect(() => measurementFor(profile(p))).not.toThrow();
+      for (const p of ESTIMATE_PROFILES) expect(() => measurementFor(profile(p))).not.toThrow();
     });
   });
 

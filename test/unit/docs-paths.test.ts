@@ -1,0 +1,60 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+import { ROOT } from '../helpers/cli';
+
+// The docs stay true to the tree: every repository path they quote in backticks exists, every
+// relative link (and its #anchor) resolves, and README links every docs/ page.
+
+/** Top-level folders of the repository (tracked, not generated): a quoted token under one of them is a repo path. */
+const REPO_ROOTS = ['.ci', 'assets', 'bin', 'crates', 'docs', 'lambda', 'lib', 'runner', 'scripts', 'test'];
+/** A placeholder (`runner/workloads/NAME.ts`, `results/_runs/RUNID.json`) or a glob names no one file. */
+const PLACEHOLDER = /\b[A-Z][A-Z0-9_]+\b|[*…{}<>]|\.\.\./;
+
+const pages = (): string[] => ['README.md', 'ARCHITECTURE.md', ...readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).sort().map((f) => `docs/${f}`)];
+const read = (page: string) => readFileSync(join(ROOT, page), 'utf8');
+
+/** Every token of every backtick span (inline code and fenced blocks) that names a path under a repo root. */
+export function quotedRepoPaths(markdown: string): string[] {
+  const spans = [...markdown.matchAll(/```[^\n]*\n([\s\S]*?)```|`([^`\n]+)`/g)].map((m) => m[1] ?? m[2]);
+  const tokens = spans.flatMap((s) => s.split(/\s+/)).map((t) => t.replace(/^[("'[]+|[)"',;:.\]]+$/g, ''));
+  return [...new Set(tokens.filter((t) => REPO_ROOTS.some((r) => t.startsWith(`${r}/`)) && !PLACEHOLDER.test(t)))];
+}
+
+/** GitHub's heading anchor: lower case, punctuation dropped, spaces to hyphens. */
+export function anchorOf(heading: string): string {
+  return heading.trim().toLowerCase().replace(/[^\p{L}\p{N}\s_-]/gu, '').replace(/\s/g, '-');
+}
+
+const anchorsOf = (markdown: string) => new Set(markdown.replace(/```[\s\S]*?```/g, '').split('\n').filter((l) => /^#{1,6} /.test(l)).map((l) => anchorOf(l.replace(/^#+ /, ''))));
+
+/** Relative link targets of a page: `[text](target)`, external ones left out. */
+const relativeLinks = (markdown: string) => [...markdown.matchAll(/\]\(([^)\s]+)\)/g)].map((m) => m[1]).filter((t) => !/^[a-z]+:/.test(t));
+
+describe('the docs name only what exists', () => {
+  test('the path rule: placeholders and globs are not paths; punctuation around a path is not part of it', () => {
+    expect(quotedRepoPaths('see `runner/core/meter.ts`, `runner/workloads/NAME.ts`, `assets/queries/*.sql` and\n```sh\nnode scripts/build.mjs --if-stale\n```')).toEqual(['runner/core/meter.ts', 'scripts/build.mjs']);
+    expect(quotedRepoPaths('`(runner/core/stats.ts)` `npm test` `s3://B/runner/x`')).toEqual(['runner/core/stats.ts']);
+    expect(anchorOf('What an execution takes: `s3ab aws estimate`')).toBe('what-an-execution-takes-s3ab-aws-estimate');
+  });
+
+  test.each(pages())('%s: every backtick-quoted repository path exists', (page) => {
+    const missing = quotedRepoPaths(read(page)).filter((p) => !existsSync(join(ROOT, p)));
+    expect(missing).toEqual([]);
+  });
+
+  test.each(pages())('%s: every relative link and its anchor resolves', (page) => {
+    const broken = relativeLinks(read(page)).filter((link) => {
+      const [path, anchor] = link.split('#');
+      const target = path ? relative(ROOT, join(ROOT, dirname(page), path)) : page;
+      if (!existsSync(join(ROOT, target))) return true;
+      return Boolean(anchor) && target.endsWith('.md') && !anchorsOf(read(target)).has(anchor);
+    });
+    expect(broken).toEqual([]);
+  });
+
+  test('README links ARCHITECTURE.md and every docs/ page', () => {
+    const links = new Set(relativeLinks(read('README.md')).map((l) => l.split('#')[0]));
+    const unlinked = pages().filter((p) => p !== 'README.md' && !links.has(p));
+    expect(unlinked).toEqual([]);
+  });
+});
