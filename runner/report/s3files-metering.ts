@@ -1,6 +1,6 @@
 import prices from '../../assets/prices.json';
 import { METER_CATEGORIES, type MeterCase, type MeterCategory, type S3FilesRule } from '../core/s3files-meter';
-import { NFS_OPTIONS } from '../methods/nfs-options';
+import { NFS_OPTIONS } from '../core/nfs-options';
 import { s3filesDescriptor } from '../methods/s3files';
 import { findWorkloadDescriptor } from '../workloads/catalog';
 

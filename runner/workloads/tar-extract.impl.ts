@@ -6,12 +6,12 @@ import { errorSummary } from '../core/errors';
 import { openMeter, type WorkMeter } from '../core/meter';
 import { which } from '../core/paths';
 import { formatSize } from '../core/units';
-import { bucketSyncBoundMs, waitForObjectSizes } from './common';
+import { bucketSyncBoundMs, waitForObjectSizes } from './kit/common';
 import type { ReferenceView, WorkloadDefinition } from '../core/workload';
-import { fsMeasurement, fsRunContextOf, isRefusalText, notMeasured, type FsRunContext } from './fs-common';
-import { cachedInput, firstLine, runTool, type ToolResult } from './inputs';
-import { treeCrcs, writeTarball } from './tree';
-import { TREE_OWNER, planTree, type TreePlan } from './tree-plan';
+import { fsMeasurement, fsRunContextOf, isRefusalText, notMeasured, type FsRunContext } from './kit/fs-common';
+import { cachedInput, firstLine, runTool, type ToolResult } from './kit/inputs';
+import { treeCrcs, writeTarball } from './kit/tree';
+import { TREE_OWNER, planTree, type TreePlan } from '../core/tree-plan';
 import { tarExtractDescriptor, tarTree, type TarExtractParams } from './tar-extract';
 
 
