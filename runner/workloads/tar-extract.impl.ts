@@ -139,7 +139,7 @@ export async function runTarExtract(fs: FsRunContext, archive: Tarball, inStore?
 /**
  * Runs `tar -x` of the archive into `dest`, counting into `meter` the files extracted so far (for
  * the step's budget): tar -v names each member as it starts it — the top folder and the
- * directories first, then the files (tree.ts writes them in that order). Into a pipe tar buffers
+ * directories first, then the files (kit/tree.ts writes them in that order). Into a pipe tar buffers
  * that listing by the block: coreutils' stdbuf, where there is one, makes it say each member at once.
  */
 async function extractCounting(archive: Tarball, dest: string, signal: AbortSignal, meter: WorkMeter): Promise<ToolResult> {
