@@ -8,8 +8,17 @@
  * runner/workloads/NAME.ts and their catalogs) never reach an implementation, so whatever checks
  * a matrix — the CLI's planner, the ValidateInput Lambda — loads no client or workload code; the
  * Lambdas and the CDK app use descriptors and the shared layout, never implementations.
+ *
+ * Implementation is a place, not a list of names: in runner/methods/ and runner/workloads/, the
+ * `kit/` folder (helpers of the implementations: mount sessions, readers, the threads' entry),
+ * `index.ts` (descriptors joined with their implementations) and each NAME.impl.ts /
+ * NAME.thread.ts. Everything else directly in those folders is a descriptor or a catalog
+ * (test/unit/layout.test.ts fails on any other file there: a new helper goes to kit/, or to
+ * runner/core when descriptors need it).
  */
-const IMPLEMENTATION = '\\.(impl|thread)\\.ts$|^runner/(methods|workloads)/index\\.ts$|^runner/methods/(mount-session|s3-transfer|nfs-mount)\\.ts$|^runner/workloads/(fs-common|readers|inputs|common|tree|fs-thread)\\.ts$';
+const KIT = '^runner/(methods|workloads)/kit/';
+const IMPLEMENTATION = `${KIT}|^runner/(methods|workloads)/(index|[^/]+\\.(impl|thread))\\.ts$`;
+const DESCRIPTOR_SIDE = '^runner/(methods|workloads)/[^/]+\\.ts$';
 module.exports = {
   forbidden: [
     { name: 'no-circular', severity: 'error', comment: 'modules import each other: move the shared part down a layer', from: {}, to: { circular: true } },
@@ -43,6 +52,18 @@ module.exports = {
       comment: 'catalogs and descriptors are data: checking a matrix must not load clients, mounts or workload code',
       from: { path: '^runner/(methods|workloads)/catalog\\.ts$|^runner/catalog\\.ts$' },
       to: { path: `${IMPLEMENTATION}|^runner/endpoint/`, reachable: true },
+    },
+    {
+      name: 'descriptors-are-data', severity: 'error',
+      comment: 'a descriptor (runner/methods/NAME.ts, runner/workloads/NAME.ts) imports core and other descriptors only: what descriptors share goes to runner/core, what implementations share to kit/',
+      from: { path: DESCRIPTOR_SIDE, pathNot: IMPLEMENTATION },
+      to: { path: `${IMPLEMENTATION}|^runner/endpoint/` },
+    },
+    {
+      name: 'kit-serves-its-folder', severity: 'error',
+      comment: 'kit/ holds the helpers of one folder\'s implementations: runs and the CLI reach them through index.ts, never directly',
+      from: { path: '^runner/(?!(methods|workloads)/)' },
+      to: { path: KIT },
     },
     {
       name: 'plan-on-descriptors', severity: 'error',

@@ -43,7 +43,7 @@ await build({
 });
 // The measuring threads' script (runner/core/threads.ts), next to the bundle.
 await build({
-  entryPoints: [join(root, 'runner', 'workloads', 'fs-thread.ts')],
+  entryPoints: [join(root, 'runner', 'workloads', 'kit', 'fs-thread.ts')],
   outfile: join(root, 'dist', 'fs-thread.js'),
   bundle: true,
   platform: 'node',
@@ -53,4 +53,4 @@ await build({
   legalComments: 'none',
 });
 // The s3-crt method's client process (runner/methods/s3-crt.impl.ts finds it next to the bundle).
-copyFileSync(join(root, 'runner', 'methods', 's3-crt-client.py'), join(root, 'dist', 's3-crt-client.py'));
+copyFileSync(join(root, 'runner', 'methods', 'kit', 's3-crt-client.py'), join(root, 'dist', 's3-crt-client.py'));

@@ -3,6 +3,7 @@ import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { onCleanup, onEmergencyExit } from './cleanup';
 import { UserError } from './errors';
+import { processAlive } from './process-state';
 
 /**
  * One mount benchmark per host: a cold start drops the whole host's caches (and Mountpoint forgets
@@ -27,15 +28,6 @@ export function lockDecision(holder: LockHolder | null, holderAlive: boolean, wa
   if (!holder) return 'take';
   if (!holderAlive) return 'take-over-stale';
   return wait ? 'wait' : 'refuse';
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 function readHolder(path: string): LockHolder | null {
@@ -69,7 +61,7 @@ export async function acquireHostLock(runId: string, opts: { wait?: boolean; log
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
     }
     const holder = readHolder(path);
-    const decision = lockDecision(holder, holder ? holder.pid > 0 && alive(holder.pid) : false, !!opts.wait);
+    const decision = lockDecision(holder, holder ? holder.pid > 0 && processAlive(holder.pid) : false, !!opts.wait);
     if (decision === 'take') continue;
     if (decision === 'take-over-stale') {
       opts.log?.(`taking over a stale mount lock (${path}) of run ${holder!.runId} (pid ${holder!.pid}, no longer running)`);

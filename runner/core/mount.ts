@@ -12,7 +12,7 @@ export interface BucketLag {
 /**
  * How a mount method's client is started for one mount. Each mount method's driver (runner/methods/NAME.impl.ts)
  * turns its options into one of these; the shared
- * machinery in runner/methods/mount-session.ts mounts it, waits until it is ready, serves POSIX
+ * machinery in runner/methods/kit/mount-session.ts mounts it, waits until it is ready, serves POSIX
  * paths, resets caches and unmounts.
  */
 export interface MountPlan {
@@ -74,7 +74,7 @@ export interface MountPlanContext {
 
 /**
  * How a mount method's client is installed-checked and started (runner/methods/NAME.impl.ts);
- * `mountMethod()` (runner/methods/mount-session.ts) joins it with the method's descriptor into a
+ * `mountMethod()` (runner/methods/kit/mount-session.ts) joins it with the method's descriptor into a
  * method the runner can run.
  */
 export interface MountDriver {

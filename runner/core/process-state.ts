@@ -21,3 +21,13 @@ export function processCpuTicks(pid: number | undefined): number | null {
   const f = statFields(pid);
   return f ? Number(f[11]) + Number(f[12]) : null;
 }
+
+/** Whether a process of this host still exists (one owned by another user counts: EPERM). */
+export function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}

@@ -1,7 +1,7 @@
 /* Generated from assets/schema/result.schema.json by scripts/gen-types.mjs. Do not edit: run `npm run gen`. */
 
 /**
- * One measurement of s3-access-bench: one JSON line in results/dt=YYYY-MM-DD/*.jsonl. Single source for the TypeScript types (runner/results/record.generated.ts), the Glue table columns and the DuckDB reader. Bump schema_version on every change: minor for added fields, major for renamed or removed ones.
+ * One measurement of s3-access-bench: one JSON line in results/dt=YYYY-MM-DD/*.jsonl. Single source for the TypeScript types (runner/core/record.generated.ts), the Glue table columns and the DuckDB reader. Bump schema_version on every change: minor for added fields, major for renamed or removed ones.
  */
 export interface ResultRecord {
   /**

@@ -2,7 +2,7 @@
 export const CONTROL_GO = 0;
 export const CONTROL_ABORT = 1;
 
-/** What a measuring thread's job sees of its surroundings (see runner/workloads/fs-thread.ts). */
+/** What a measuring thread's job sees of its surroundings (see runner/workloads/kit/fs-thread.ts). */
 export interface ThreadContext {
   /** True once the run was aborted: stop at the next operation. */
   aborted(): boolean;

@@ -19,10 +19,10 @@ import { CONTROL_ABORT, CONTROL_GO } from './thread-job';
  *   not serialize them;
  * - the event loop stays free for progress, Ctrl-C and noticing a dead server.
  *
- * Thread jobs are registered in runner/workloads/fs-thread.ts (the worker's entry point).
+ * Thread jobs are registered in runner/workloads/kit/fs-thread.ts (the worker's entry point).
  */
 export interface ThreadJob {
-  /** Name of the job handler in runner/workloads/fs-thread.ts; the other fields are the handler's. */
+  /** Name of the job handler in runner/workloads/kit/fs-thread.ts; the other fields are the handler's. */
   kind: string;
 }
 
@@ -67,9 +67,9 @@ export function threadScript(): string {
     throw new Error(`the measuring threads' script ${bundled} is missing next to the bundle: rebuild with \`npm run build\` and ship dist/fs-thread.js with dist/s3ab.js`);
   }
   if (compiledScript && existsSync(compiledScript)) return compiledScript;
-  // The entry registers the workloads' thread jobs (runner/workloads/fs-thread.ts); named by path,
+  // The entry registers the workloads' thread jobs (runner/workloads/kit/fs-thread.ts); named by path,
   // not imported, so runner/core does not depend on the workloads.
-  const entry = join(__dirname, '..', 'workloads', 'fs-thread.ts');
+  const entry = join(__dirname, '..', 'workloads', 'kit', 'fs-thread.ts');
   // Loaded only here, so the bundle does not depend on esbuild.
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const esbuild = require('esbuild') as typeof import('esbuild');

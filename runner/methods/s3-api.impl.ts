@@ -5,7 +5,7 @@ import { createReadStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileDigest } from '../core/data';
-import { multipartUpload, PartBuffers, rangedDownload, type TransferSettings } from './s3-transfer';
+import { multipartUpload, PartBuffers, rangedDownload, type TransferSettings } from './kit/s3-transfer';
 import { makeS3Client } from '../endpoint/s3-client';
 import type { Fetched, ListedObject, MethodDefinition, OpenContext, Options, StorageSession } from '../core/method';
 import { parseSize } from '../core/units';

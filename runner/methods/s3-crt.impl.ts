@@ -21,11 +21,11 @@ const AWSCRT_VERSION = (INSTALL.components.awscrt as unknown as { version: strin
 const INSTALL_HINT = `\`npm run setup -- s3-crt\`, or: python3 -m pip install --target .tools/pip awscrt==${AWSCRT_VERSION}`;
 
 /**
- * The client script: next to this file under runner/methods/ (tests, tsx) and next to the bundle
- * in dist/ (scripts/build.mjs copies it there, and it ships with dist/s3ab.js).
+ * The client script: runner/methods/kit/ from the TypeScript sources (tests, tsx), next to the
+ * bundle in dist/ (scripts/build.mjs copies it there, and it ships with dist/s3ab.js).
  */
 export function crtClientScript(): string {
-  return join(__dirname, 's3-crt-client.py');
+  return __filename.endsWith('.ts') ? join(__dirname, 'kit', 's3-crt-client.py') : join(__dirname, 's3-crt-client.py');
 }
 
 /** Where scripts/setup.mjs installs awscrt (assets/install.json); on PYTHONPATH of the client (after any PYTHONPATH already set). */

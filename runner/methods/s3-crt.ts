@@ -3,7 +3,7 @@ import type { MethodDescriptor } from '../core/method';
 /**
  * The S3 API through the AWS Common Runtime (aws-c-s3: the client inside Mountpoint, boto3's CRT
  * transfer and the Java CRT transfer manager), from PyPI's awscrt. One long-lived client process
- * per session (runner/methods/s3-crt-client.py); the CRT splits large GETs and PUTs into parallel
+ * per session (runner/methods/kit/s3-crt-client.py); the CRT splits large GETs and PUTs into parallel
  * parts itself and reads and writes the files in native code.
  */
 export const s3CrtDescriptor = {

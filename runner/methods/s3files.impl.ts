@@ -1,5 +1,5 @@
-import { mountMethod } from './mount-session';
-import { nfsDriver } from './nfs-mount';
+import { mountMethod } from './kit/mount-session';
+import { nfsDriver } from './kit/nfs-mount';
 import { s3filesDescriptor } from './s3files';
 
 /** S3 Files through amazon-efs-utils' `mount -t s3files`, by the file system id AWS mode sets. */

@@ -1,5 +1,5 @@
 import type { MethodDescriptor } from '../core/method';
-import { NFS_OPTIONS } from './nfs-options';
+import { NFS_OPTIONS } from '../core/nfs-options';
 
 /**
  * Amazon S3 Files: a managed NFS 4.1/4.2 file system over the bucket (built on EFS), mounted with

@@ -5,7 +5,7 @@ import type { Availability, Options } from '../core/method';
 import type { MountPlanContext } from '../core/mount';
 import { fuseProblem } from '../core/mounts-table';
 import { findBinary, once, versionOutput } from '../core/binaries';
-import { mountMethod } from './mount-session';
+import { mountMethod } from './kit/mount-session';
 import { s3fsDescriptor } from './s3fs';
 
 const probe = once(async (): Promise<Availability> => {

@@ -11,7 +11,6 @@ import { byOrder, operationOrder } from './order';
  * and the verdicts (verdicts.ts) share them.
  */
 
-export const label = methodLabel;
 /** A cell with at least one successful, verified batch: the only kind ranked (did-not-finish and failed ones never are). */
 export const measured = (c: Cell) => c.repetitions > 0;
 export const movesPayload = (c: Cell) => c.mib_s_median !== null;
@@ -42,7 +41,7 @@ export function groupCaseLabels(cells: Cell[], sizes: SizeLabels, withSize = tru
 
 /** Says so where object methods (no cache) are ranked with mounts' cold figures. */
 export function firstAccessNote(cells: Cell[], order: string[]): string[] {
-  const objects = byOrder([...new Set(cells.filter((c) => c.cache === 'none' && measured(c)).map(label))], order, (m) => m);
+  const objects = byOrder([...new Set(cells.filter((c) => c.cache === 'none' && measured(c)).map(methodLabel))], order, (m) => m);
   if (!objects.length || !cells.some((c) => c.cache === 'cold' && measured(c))) return [];
   return [`${objects.join(', ')}: no client cache, ranked with the mounts' cold (first-access) figures`];
 }
@@ -101,11 +100,11 @@ export function cacheCases(cells: Cell[], sizes: SizeLabels): CacheCase[] {
   const out: CacheCase[] = [];
   for (const group of groups.values()) {
     const perMethod = new Map<string, Set<string>>();
-    for (const c of group) perMethod.set(label(c), (perMethod.get(label(c)) ?? new Set()).add(c.cache));
+    for (const c of group) perMethod.set(methodLabel(c), (perMethod.get(methodLabel(c)) ?? new Set()).add(c.cache));
     const multi = [...perMethod].filter(([, caches]) => caches.size >= 2).map(([m]) => m);
     if (!multi.length) continue;
     const first = group[0];
-    const kept = group.filter((c) => multi.includes(label(c)));
+    const kept = group.filter((c) => multi.includes(methodLabel(c)));
     out.push({
       panel: `${first.workload} · ${caseLabel({ ...first, cache: 'none' }, sizes)}`,
       workload: first.workload,
@@ -136,12 +135,12 @@ export interface SemanticsMatrix {
 export function semanticsMatrix(cells: Cell[], order: string[]): SemanticsMatrix | null {
   // Methods that cannot run the workload at all (object methods) stay out; a method where single
   // probes do not apply (bucket checks on JuiceFS) shows them as n/a.
-  const probing = new Set(cells.filter((c) => tableOf(c.workload) === 'semantics' && c.not_applicable < c.records).map(label));
-  const mine = cells.filter((c) => tableOf(c.workload) === 'semantics' && probing.has(label(c)));
+  const probing = new Set(cells.filter((c) => tableOf(c.workload) === 'semantics' && c.not_applicable < c.records).map(methodLabel));
+  const mine = cells.filter((c) => tableOf(c.workload) === 'semantics' && probing.has(methodLabel(c)));
   if (!mine.length) return null;
   const probes = operationOrder(mine[0].workload, mine.map((c) => c.operation));
-  const methods = byOrder([...new Set(mine.map(label))], order, (m) => m);
-  const find = (probe: string, method: string) => mine.filter((c) => c.operation === probe && label(c) === method);
+  const methods = byOrder([...new Set(mine.map(methodLabel))], order, (m) => m);
+  const find = (probe: string, method: string) => mine.filter((c) => c.operation === probe && methodLabel(c) === method);
   const state = (probe: string, method: string): ProbeState => {
     const found = find(probe, method);
     if (!found.length) return { kind: 'missing' };

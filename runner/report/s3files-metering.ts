@@ -1,6 +1,6 @@
 import prices from '../../assets/prices.json';
 import { METER_CATEGORIES, type MeterCase, type MeterCategory, type S3FilesRule } from '../core/s3files-meter';
-import { NFS_OPTIONS } from '../methods/nfs-options';
+import { NFS_OPTIONS } from '../core/nfs-options';
 import { s3filesDescriptor } from '../methods/s3files';
 import { findWorkloadDescriptor } from '../workloads/catalog';
 
@@ -142,7 +142,7 @@ export function meterS3Files(m: S3FilesMeasurement, opts: MeteringOptions = {}):
   const c: MeterCase = {
     fileSize: m.objectSizeBytes ?? perOpBytes, perOpBytes, files: m.files ?? null,
     cutoff: opts.directReadCutoffBytes ?? DIRECT_READ_CUTOFF_BYTES, importBelow: IMPORT_SIZE_LESS_THAN_BYTES,
-    // The mount's NFS read and write sizes (runner/methods/nfs-options.ts).
+    // The mount's NFS read and write sizes (runner/core/nfs-options.ts).
     nfsReadBytes: NFS_OPTIONS.rsize, nfsWriteBytes: NFS_OPTIONS.wsize,
   };
   const perOp = Object.fromEntries(METER_CATEGORIES.map((k) => [k, { ops: 0, bytes: 0 }])) as S3FilesMetering['perOp'];

@@ -1,10 +1,10 @@
 import type { CacheState } from '../core/vocabulary';
 import {
-  accessGroup, caseKey, firstAccessNote, isSupportCheck, jobCells, label, measured, movesPayload, semanticsMatrix, shownCache, sizeSweeps, tableOf,
+  accessGroup, caseKey, firstAccessNote, isSupportCheck, jobCells, measured, movesPayload, semanticsMatrix, shownCache, sizeSweeps, tableOf,
   type SweepGroup,
 } from './analysis';
 import { dnfText, num } from './format';
-import { caseLabel } from './labels';
+import { caseLabel, methodLabel } from './labels';
 import type { Cell, ReportModel } from './model';
 import { byOrder, cacheRank, operationOrder } from './order';
 import { peakUnlikeSustained } from './series';
@@ -38,7 +38,7 @@ type Pick3 = (c: Cell) => [number | null, number | null, number | null];
 function candidates(cells: Cell[], pick: Pick3): Candidate[] {
   return cells.filter(measured).flatMap((c) => {
     const [lo, value, hi] = pick(c);
-    return value !== null && value > 0 ? [{ method: label(c), value, lo: lo ?? value, hi: hi ?? value, cached: c.served_from_cache > 0 }] : [];
+    return value !== null && value > 0 ? [{ method: methodLabel(c), value, lo: lo ?? value, hi: hi ?? value, cached: c.served_from_cache > 0 }] : [];
   });
 }
 
@@ -54,26 +54,26 @@ function rank(cands: Candidate[], higher: boolean): { best: Candidate; next: Can
 /** What keeps methods out of a verdict: refused, failed, did not finish (with what they reached), lost repetitions. */
 function notFor(cells: Cell[], order: string[]): string[] {
   const notes: string[] = [];
-  const methods = (of: Cell[]) => byOrder([...new Set(of.map(label))], order, (m) => m);
+  const methods = (of: Cell[]) => byOrder([...new Set(of.map(methodLabel))], order, (m) => m);
   const unsupported = methods(cells.filter((c) => c.unsupported > 0 && !measured(c)));
   const failed = methods(cells.filter((c) => c.failed_batches > 0 && !measured(c) && c.unsupported === 0 && !isSupportCheck(c)));
   if (unsupported.length) notes.push(`not supported by ${unsupported.join(', ')}`);
   if (failed.length) notes.push(`failed on ${failed.join(', ')}`);
   for (const c of cells.filter((x) => x.did_not_finish > 0)) {
     const progress = dnfText({ budgetS: c.dnf_budget_s, doneShare: c.dnf_done_share, extrapolatedS: c.dnf_extrapolated_s });
-    notes.push(`${label(c)}: ${progress}${measured(c) ? ` (${c.did_not_finish} of ${c.records} repetitions; the rest ranked)` : ''}, not ranked`);
+    notes.push(`${methodLabel(c)}: ${progress}${measured(c) ? ` (${c.did_not_finish} of ${c.records} repetitions; the rest ranked)` : ''}, not ranked`);
   }
   // Methods that have a result but lost some repetitions: their medians rest on fewer batches.
   const lost = new Map<string, number>();
-  for (const c of cells.filter((x) => measured(x) && x.failed_batches > 0 && !isSupportCheck(x))) lost.set(label(c), (lost.get(label(c)) ?? 0) + c.failed_batches);
+  for (const c of cells.filter((x) => measured(x) && x.failed_batches > 0 && !isSupportCheck(x))) lost.set(methodLabel(c), (lost.get(methodLabel(c)) ?? 0) + c.failed_batches);
   for (const [m, n] of lost) notes.push(`${m}: ${n} failed batch${n === 1 ? '' : 'es'} left out`);
   return notes;
 }
 
 /** Methods of a case whose peak is far above their sustained rate (issue 24: s5cmd's 4.3 Gbit/s falling to 2), the winner first. */
 function sustainedNote(cells: Cell[], winner: string): string[] {
-  const bursts = cells.filter((x) => x.series && peakUnlikeSustained(x.series)).sort((a, b) => Number(label(b) === winner) - Number(label(a) === winner));
-  return [...new Set(bursts.map((c) => `${label(c)} peaked at ${num(c.series!.peak)} ${c.series!.unit} but sustained ${num(c.series!.sustained)} ${c.series!.unit}`))];
+  const bursts = cells.filter((x) => x.series && peakUnlikeSustained(x.series)).sort((a, b) => Number(methodLabel(b) === winner) - Number(methodLabel(a) === winner));
+  return [...new Set(bursts.map((c) => `${methodLabel(c)} peaked at ${num(c.series!.peak)} ${c.series!.unit} but sustained ${num(c.series!.sustained)} ${c.series!.unit}`))];
 }
 
 const factorText = (factors: number[]) => {
@@ -132,7 +132,7 @@ function metadataVerdicts(model: ReportModel): Verdict[] {
     for (const test of operationOrder(workload, cells.map((c) => c.operation))) {
       const mine = cells.filter((c) => c.operation === test);
       const r = rank(candidates(mine, (c) => [c.ops_s_min, c.ops_s_median, c.ops_s_max]), true);
-      const partial = mine.filter((c) => !measured(c) && c.ok > 0 && !c.did_not_finish).map((c) => `${label(c)} completed ${num((100 * c.ok) / c.ops)}%`);
+      const partial = mine.filter((c) => !measured(c) && c.ok > 0 && !c.did_not_finish).map((c) => `${methodLabel(c)} completed ${num((100 * c.ok) / c.ops)}%`);
       out.push({
         workload, case: test, best: r ? r.best.method : 'none',
         margin: !r ? 'no method completed it' : r.next ? `${num(r.factor)}x the operations/s of ${r.next.method}` : 'only method that completed it',
@@ -176,8 +176,8 @@ function semanticsVerdicts(model: ReportModel): Verdict[] {
 
 /** A support check's verdict: who kept it, and what the others' checks found (the method's finding, not a broken measurement). */
 function checkVerdict(model: ReportModel, mine: Cell[], kase: string): Verdict {
-  const supported = byOrder([...new Set(mine.filter(measured).map(label))], model.methodOrder, (m) => m);
-  const found = mine.filter((c) => c.failed_batches > 0).map((c) => `${label(c)}: ${c.first_error ?? 'the check failed'}`);
+  const supported = byOrder([...new Set(mine.filter(measured).map(methodLabel))], model.methodOrder, (m) => m);
+  const found = mine.filter((c) => c.failed_batches > 0).map((c) => `${methodLabel(c)}: ${c.first_error ?? 'the check failed'}`);
   return {
     workload: mine[0].workload, case: kase, best: supported.join(', ') || 'none', margin: supported.length ? `kept by ${supported.join(', ')}` : 'kept by no method',
     basis: 'support check (untimed: what the files kept)', notes: [...found, ...notFor(mine, model.methodOrder)],

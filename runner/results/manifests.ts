@@ -1,22 +1,14 @@
 import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { UserError } from '../core/errors';
+import { processAlive } from '../core/process-state';
 import { join } from 'node:path';
 import { runIdOfFile } from '../core/vocabulary';
 import type { RunManifest } from './writer';
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 /** Still "running" on disk, written by a process of this host that is gone. */
 function abandoned(m: RunManifest): boolean {
-  return m.status === 'running' && m.hostname === hostname() && typeof m.pid === 'number' && m.pid !== process.pid && !alive(m.pid);
+  return m.status === 'running' && m.hostname === hostname() && typeof m.pid === 'number' && m.pid !== process.pid && !processAlive(m.pid);
 }
 
 /**

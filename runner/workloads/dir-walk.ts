@@ -1,7 +1,6 @@
 import type { WorkloadDescriptor } from '../core/workload';
 import { metadataRead } from '../core/s3files-meter';
-import { formatGivenSize } from '../core/units';
-import { SIZE_SCHEMA, sizeOf } from './params';
+import { formatGivenSize, parseSize, SIZE_SCHEMA } from '../core/units';
 
 export interface DirWalkParams {
   objects: number;
@@ -28,9 +27,9 @@ export const dirWalkDescriptor = {
   },
   describe: (p) => ({ objects: String(p.objects), size: formatGivenSize(p.size) }),
   fixture: (p) => ({
-    id: `dir-walk-${p.objects}x${sizeOf(p.size)}`,
+    id: `dir-walk-${p.objects}x${parseSize(p.size)}`,
     count: p.objects,
-    size: sizeOf(p.size),
+    size: parseSize(p.size),
     keyOf: (i) => `file-${String(i).padStart(6, '0')}.txt`,
   }),
   requires: [],

@@ -7,10 +7,9 @@ import { errorSummary } from '../core/errors';
 import { openMeter } from '../core/meter';
 import { findBinary, once, versionOutput } from '../core/binaries';
 import { bucketsOfCounts } from '../core/stats';
-import { formatSize } from '../core/units';
+import { formatSize, parseSize } from '../core/units';
 import type { WorkloadContext, WorkloadDefinition } from '../core/workload';
-import { bucketSyncBoundMs, waitForObjects } from './common';
-import { sizeOf } from './params';
+import { bucketSyncBoundMs, waitForObjects } from './kit/common';
 import { fioSeqDescriptor, type FioSeqParams } from './fio-seq';
 
 
@@ -141,7 +140,7 @@ function failedMeasurement(operation: 'read' | 'write', size: number, files: num
 async function oneSize(ctx: WorkloadContext<FioSeqParams>, fio: { path: string; version: string }, mode: 'direct' | 'buffered', size: number): Promise<void> {
   const fs = ctx.fs!;
   const label = formatSize(size).replace(' ', '');
-  const blockSize = Math.min(size, sizeOf(ctx.params.max_block_size));
+  const blockSize = Math.min(size, parseSize(ctx.params.max_block_size));
   const dirKey = `${ctx.prefix}fio-${mode}-${label}/`;
   const directory = fs.pathOf(dirKey);
   const names = Array.from({ length: ctx.params.files }, (_, i) => `test_${label}_${i + 1}.dat`);
@@ -223,7 +222,7 @@ export const fioSeq: WorkloadDefinition<FioSeqParams> = {
     for (const mode of ctx.params.io) {
       for (const raw of ctx.params.sizes) {
         if (ctx.signal.aborted) return;
-        await oneSize(ctx, fio as { path: string; version: string }, mode, sizeOf(raw));
+        await oneSize(ctx, fio as { path: string; version: string }, mode, parseSize(raw));
       }
     }
   },

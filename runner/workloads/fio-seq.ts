@@ -1,7 +1,6 @@
 import type { WorkloadDescriptor } from '../core/workload';
 import { exportOf, meter, metadataRead, metadataWrite, per, readRequests, requestsOf, type MeterCase } from '../core/s3files-meter';
-import { formatGivenSize } from '../core/units';
-import { SIZE_SCHEMA, sizeOf } from './params';
+import { formatGivenSize, parseSize, SIZE_SCHEMA } from '../core/units';
 
 export interface FioSeqParams {
   sizes: (string | number)[];
@@ -46,9 +45,9 @@ export const fioSeqDescriptor = {
   payloadReads: ['read'],
   reachesBucket: ['write'],
   // The largest size's files, written through the mount (a write-back cache may hold them all) into objects.
-  stepBytes: (p) => p.files * Math.max(...p.sizes.map(sizeOf)),
+  stepBytes: (p) => p.files * Math.max(...p.sizes.map(parseSize)),
   // Each file is written, then read, in each I/O mode.
-  work: { counts: ['files'], of: (p) => ({ ops: p.sizes.length * p.files * p.io.length, bytes: 2 * p.files * p.io.length * p.sizes.reduce((a: number, s) => a + sizeOf(s), 0) }) },
+  work: { counts: ['files'], of: (p) => ({ ops: p.sizes.length * p.files * p.io.length, bytes: 2 * p.files * p.io.length * p.sizes.reduce((a: number, s) => a + parseSize(s), 0) }) },
   s3filesMetering: {
     // One operation is one fio I/O of its block size: data writes (of up to wsize each); the file's
     // create, commit and export are shared by its I/Os.

@@ -6,8 +6,8 @@ import { errorSummary } from '../core/errors';
 import { openMeter } from '../core/meter';
 import type { WorkloadDefinition } from '../core/workload';
 import { gitCloneDescriptor, type GitCloneParams } from './git-clone';
-import { LOST_OWN_PATH, fsMeasurement, fsRunContextOf, notMeasured, refusalCodeOf, type FsRunContext } from './fs-common';
-import { cachedInput, firstLine, runTool } from './inputs';
+import { LOST_OWN_PATH, fsMeasurement, fsRunContextOf, notMeasured, refusalCodeOf, type FsRunContext } from './kit/fs-common';
+import { cachedInput, firstLine, runTool } from './kit/inputs';
 
 
 /** The source repository: where it is and what a correct clone holds. */

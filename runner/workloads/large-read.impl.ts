@@ -4,7 +4,7 @@ import { Batch } from '../core/batch';
 import { formatSize } from '../core/units';
 import type { WorkloadDefinition } from '../core/workload';
 import { largeReadDescriptor, type LargeReadParams } from './large-read';
-import { readFixture } from './common';
+import { readFixture } from './kit/common';
 
 
 /**

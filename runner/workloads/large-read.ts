@@ -1,7 +1,6 @@
 import type { WorkloadDescriptor } from '../core/workload';
 import { READS_FIXTURE_FILE, writeFile } from '../core/s3files-meter';
-import { formatGivenSize } from '../core/units';
-import { SIZE_SCHEMA, sizeOf } from './params';
+import { formatGivenSize, parseSize, SIZE_SCHEMA } from '../core/units';
 
 export interface LargeReadParams {
   files: number;
@@ -27,9 +26,9 @@ export const largeReadDescriptor = {
   },
   describe: (p) => ({ files: String(p.files), size: formatGivenSize(p.size) }),
   fixture: (p) => ({
-    id: `large-read-${p.files}x${sizeOf(p.size)}`,
+    id: `large-read-${p.files}x${parseSize(p.size)}`,
     count: p.files,
-    size: sizeOf(p.size),
+    size: parseSize(p.size),
     keyOf: (i) => `large-${i}.bin`,
   }),
   requires: [],
@@ -37,8 +36,8 @@ export const largeReadDescriptor = {
   payloadReads: ['read'],
   reachesBucket: ['write-digest'],
   // An S3 client downloads one object at a time into a local file.
-  stepBytes: (p) => sizeOf(p.size),
-  work: { counts: ['files'], of: (p) => ({ ops: p.files, bytes: p.files * sizeOf(p.size) }) },
+  stepBytes: (p) => parseSize(p.size),
+  work: { counts: ['files'], of: (p) => ({ ops: p.files, bytes: p.files * parseSize(p.size) }) },
   s3filesMetering: {
     // Fixture files written through the S3 API: only in the bucket when at least the import
     // threshold (seed 001's 1 GiB: every read streams from the bucket), imported when smaller.

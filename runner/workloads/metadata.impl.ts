@@ -5,9 +5,9 @@ import { runThread } from '../core/threads';
 import type { WorkloadDefinition } from '../core/workload';
 import { metadataDescriptor, type MetadataParams } from './metadata';
 import { errorSummary } from '../core/errors';
-import { bucketSyncBoundMs, waitForObjects } from './common';
-import { sizeOf } from './params';
-import { fsMeasurement, fsRunContextOf, isRefusal, notMeasured, type FsRunContext } from './fs-common';
+import { bucketSyncBoundMs, waitForObjects } from './kit/common';
+import { parseSize } from '../core/units';
+import { fsMeasurement, fsRunContextOf, isRefusal, notMeasured, type FsRunContext } from './kit/fs-common';
 import { isSizedTest, type MetadataJob, type MetadataResult } from './metadata.thread';
 
 
@@ -18,7 +18,7 @@ import { isSizedTest, type MetadataJob, type MetadataResult } from './metadata.t
  * is recorded as unsupported; a test never crashes the suite.
  */
 export async function runMetadataSuite(fs: FsRunContext, params: MetadataParams, checks: MetadataChecks = {}): Promise<void> {
-  const size = sizeOf(params.size);
+  const size = parseSize(params.size);
   for (const test of params.tests) {
     if (fs.signal.aborted) return;
     fs.progress(`metadata ${test}`);

@@ -12,7 +12,7 @@ import { TRAVERSAL_TREE, type MetadataTest } from './metadata';
 /**
  * The thread side of the `metadata` workload (seed 002's suite): each test's setup, its timed
  * operation loop (one plain system call sequence per operation, timed with hrtime around it) and
- * its verification. Runs in a measuring thread (runner/workloads/fs-thread.ts).
+ * its verification. Runs in a measuring thread (runner/workloads/kit/fs-thread.ts).
  */
 /**
  * Operations only the performance script uses: the exact system call that fio's `filecreate`

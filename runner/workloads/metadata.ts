@@ -1,7 +1,6 @@
 import type { WorkloadDescriptor } from '../core/workload';
 import { meter, metadataRead, metadataWrite, writeFile } from '../core/s3files-meter';
-import { formatGivenSize } from '../core/units';
-import { SIZE_SCHEMA, sizeOf } from './params';
+import { formatGivenSize, parseSize, SIZE_SCHEMA } from '../core/units';
 
 /** Seed 002's tests, in the order they run and reports show them: the single list. */
 export const METADATA_TESTS = [
@@ -59,7 +58,7 @@ export const metadataDescriptor = {
   describe: describeMetadataParams,
   requires: ['file-system'],
   operations: METADATA_TESTS,
-  work: { counts: ['ops'], of: (p) => ({ ops: p.ops * p.tests.length, bytes: p.ops * p.tests.length * sizeOf(p.size) }) },
+  work: { counts: ['ops'], of: (p) => ({ ops: p.ops * p.tests.length, bytes: p.ops * p.tests.length * parseSize(p.size) }) },
   // Not empty-directories (Mountpoint keeps a new directory locally until a file is written in
   // it), random-reads and traversal (what was just written may come from the client's cache).
   reachesBucket: ['sequential-writes', 'data-modifications', 'single-file-append', 'empty-files', 'file-moves', 'deletion'],

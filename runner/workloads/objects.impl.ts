@@ -2,11 +2,10 @@ import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Batch } from '../core/batch';
 import { writePatternFile } from '../core/data';
-import { formatSize } from '../core/units';
+import { formatSize, parseSize } from '../core/units';
 import type { WorkloadDefinition } from '../core/workload';
 import { objectsDescriptor, type ObjectsParams } from './objects';
-import { bucketSyncBoundMs, waitForObjects } from './common';
-import { sizeOf } from './params';
+import { bucketSyncBoundMs, waitForObjects } from './kit/common';
 
 
 /**
@@ -19,7 +18,7 @@ export const objects: WorkloadDefinition<ObjectsParams> = {
     const syncLagMs = bucketSyncBoundMs(ctx.fs);
     for (const rawSize of ctx.params.sizes) {
       if (ctx.signal.aborted) return;
-      const size = sizeOf(rawSize);
+      const size = parseSize(rawSize);
       const label = formatSize(size).replace(' ', '');
       const dir = `${ctx.prefix}${label}/`;
       const local = join(ctx.scratchDir, label);

@@ -1,7 +1,6 @@
 import type { WorkloadDescriptor } from '../core/workload';
 import { metadataRead, metadataWrite, readFile, writeFile } from '../core/s3files-meter';
-import { formatGivenSize } from '../core/units';
-import { SIZE_SCHEMA, sizeOf } from './params';
+import { formatGivenSize, parseSize, SIZE_SCHEMA } from '../core/units';
 
 export interface ObjectsParams {
   sizes: (string | number)[];
@@ -31,9 +30,9 @@ export const objectsDescriptor = {
   payloadReads: ['download'],
   reachesBucket: ['upload', 'delete'],
   // The largest size's files, generated locally and uploaded, and one download of them.
-  stepBytes: (p) => (p.files + 1) * Math.max(...p.sizes.map(sizeOf)),
+  stepBytes: (p) => (p.files + 1) * Math.max(...p.sizes.map(parseSize)),
   // Each object goes up, is listed, headed, read and deleted: operations per object, bytes up and down.
-  work: { counts: ['files'], of: (p) => ({ ops: p.sizes.length * p.files, bytes: 2 * p.files * p.sizes.reduce((a: number, s) => a + sizeOf(s), 0) }) },
+  work: { counts: ['files'], of: (p) => ({ ops: p.sizes.length * p.files, bytes: 2 * p.files * p.sizes.reduce((a: number, s) => a + parseSize(s), 0) }) },
   s3filesMetering: {
     // One object written through the mount: create, its data in wsize writes, commit on close, and
     // the export ~60 s later (a read of the whole file and a metadata read).

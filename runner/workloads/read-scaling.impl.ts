@@ -1,9 +1,8 @@
-import { formatSize } from '../core/units';
-import { sizeOf } from './params';
-import { fsMeasurement, type FsRunContext } from './fs-common';
-import { fixtureFilesOn, type WorkloadDefinition } from '../core/workload';
-import { fsRunContextOf } from './fs-common';
-import { mountCacheControl, runReaders, type CacheControl, type ReadableFile } from './readers';
+import { formatSize, parseSize } from '../core/units';
+import { fsMeasurement, type FsRunContext } from './kit/fs-common';
+import { fixtureFilesOn, type FixtureFile, type WorkloadDefinition } from '../core/workload';
+import { fsRunContextOf } from './kit/fs-common';
+import { mountCacheControl, runReaders, type CacheControl } from './kit/readers';
 import { readScalingDescriptor, readScalingFiles, type ReadScalingParams } from './read-scaling';
 
 
@@ -17,14 +16,14 @@ import { readScalingDescriptor, readScalingFiles, type ReadScalingParams } from 
  *
  * `files` is readScalingFiles(params) in order, placed on the file system under test.
  */
-export async function runReadScaling(fs: FsRunContext, files: ReadableFile[], p: ReadScalingParams, cache: CacheControl): Promise<void> {
-  const chunk = sizeOf(p.chunk);
+export async function runReadScaling(fs: FsRunContext, files: FixtureFile[], p: ReadScalingParams, cache: CacheControl): Promise<void> {
+  const chunk = parseSize(p.chunk);
   const plan = readScalingFiles(p);
   const indexOf = (name: string) => plan.findIndex((f) => f.name === name);
   for (const state of cache.states) {
     for (const raw of p.sizes) {
       if (fs.signal.aborted) return;
-      const size = sizeOf(raw);
+      const size = parseSize(raw);
       const sequence = Array.from({ length: p.filesPerSize }, (_, i) => indexOf(`single-${size}-${i}.bin`));
       await cache.enter(state, files, [sequence]);
       fs.progress(`read-scaling: single stream ${formatSize(size)} (${state})`);
@@ -36,9 +35,9 @@ export async function runReadScaling(fs: FsRunContext, files: ReadableFile[], p:
       const sequences = Array.from({ length: readers }, (_, i) => [indexOf(`concurrent-${i}.bin`)]);
       await cache.enter(state, files, sequences);
       fs.progress(`read-scaling: ${readers} concurrent readers (${state})`);
-      const c = await runReaders(fs, files, sequences, chunk, 'wall', { operation: `concurrent-${readers}`, objectSizeBytes: sizeOf(p.concurrentSize), cache: state });
+      const c = await runReaders(fs, files, sequences, chunk, 'wall', { operation: `concurrent-${readers}`, objectSizeBytes: parseSize(p.concurrentSize), cache: state });
       fs.record(fsMeasurement(c, {
-        operation: `concurrent-${readers}`, objectSizeBytes: sizeOf(p.concurrentSize), verified: c.mismatches === 0 && c.ok > 0, verifyProblem: null, movesPayload: true, cache: state,
+        operation: `concurrent-${readers}`, objectSizeBytes: parseSize(p.concurrentSize), verified: c.mismatches === 0 && c.ok > 0, verifyProblem: null, movesPayload: true, cache: state,
       }));
     }
   }
@@ -53,7 +52,7 @@ export const readScaling: WorkloadDefinition<ReadScalingParams> = {
   async run(ctx) {
     const fs = await fsRunContextOf(ctx);
     const files = fixtureFilesOn(fs.mount, ctx.fixture!);
-    const cache = mountCacheControl(fs.mount, ctx.cache, fs, sizeOf(ctx.params.chunk), { warmDisk: false, warmLabel: 'warm' });
+    const cache = mountCacheControl(fs.mount, ctx.cache, fs, parseSize(ctx.params.chunk), { warmDisk: false, warmLabel: 'warm' });
     await runReadScaling(fs, files, ctx.params, cache);
   },
 };

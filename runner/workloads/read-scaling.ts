@@ -1,8 +1,7 @@
 import type { WorkloadDescriptor } from '../core/workload';
 import { READS_FIXTURE_FILE } from '../core/s3files-meter';
 import { createHash } from 'node:crypto';
-import { formatGivenSize } from '../core/units';
-import { SIZE_SCHEMA, sizeOf } from './params';
+import { formatGivenSize, parseSize, SIZE_SCHEMA } from '../core/units';
 
 export interface ReadScalingParams {
   /** Single-stream read sizes (seed 003: 1 MB to 1 GB). */
@@ -34,11 +33,11 @@ export const READ_SCALING_PARAMS_SCHEMA = {
 export function readScalingFiles(p: ReadScalingParams): { name: string; size: number }[] {
   const out: { name: string; size: number }[] = [];
   for (const raw of p.sizes) {
-    const size = sizeOf(raw);
+    const size = parseSize(raw);
     for (let i = 0; i < p.filesPerSize; i++) out.push({ name: `single-${size}-${i}.bin`, size });
   }
   const most = Math.max(0, ...p.readers);
-  for (let i = 0; i < most; i++) out.push({ name: `concurrent-${i}.bin`, size: sizeOf(p.concurrentSize) });
+  for (let i = 0; i < most; i++) out.push({ name: `concurrent-${i}.bin`, size: parseSize(p.concurrentSize) });
   return out;
 }
 

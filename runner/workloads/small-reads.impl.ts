@@ -1,6 +1,6 @@
 import type { WorkloadDefinition } from '../core/workload';
 import { smallReadsDescriptor, type SmallReadsParams } from './small-reads';
-import { readFixture } from './common';
+import { readFixture } from './kit/common';
 
 
 /** Seed 001's small-file reads: read N small objects, each verified by SHA-256. */

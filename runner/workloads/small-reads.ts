@@ -1,7 +1,6 @@
 import type { WorkloadDescriptor } from '../core/workload';
 import { READS_FIXTURE_FILE } from '../core/s3files-meter';
-import { formatGivenSize } from '../core/units';
-import { SIZE_SCHEMA, sizeOf } from './params';
+import { formatGivenSize, parseSize, SIZE_SCHEMA } from '../core/units';
 
 export interface SmallReadsParams {
   files: number;
@@ -26,15 +25,15 @@ export const smallReadsDescriptor = {
   },
   describe: (p) => ({ files: String(p.files), size: formatGivenSize(p.size), concurrency: String(p.concurrency) }),
   fixture: (p) => ({
-    id: `small-reads-${p.files}x${sizeOf(p.size)}`,
+    id: `small-reads-${p.files}x${parseSize(p.size)}`,
     count: p.files,
-    size: sizeOf(p.size),
+    size: parseSize(p.size),
     keyOf: (i) => `small-${String(i).padStart(6, '0')}.txt`,
   }),
   requires: [],
   operations: ['read'],
   payloadReads: ['read'],
-  work: { counts: ['files'], of: (p) => ({ ops: p.files, bytes: p.files * sizeOf(p.size) }), parallelism: (p) => p.concurrency },
+  work: { counts: ['files'], of: (p) => ({ ops: p.files, bytes: p.files * parseSize(p.size) }), parallelism: (p) => p.concurrency },
   s3filesMetering: {
     // Fixture files from the S3 API, 8 KiB by default: imported (smaller than the threshold), so
     // each read is a data read metered at 32 KiB, plus the open's metadata read.

@@ -6,12 +6,12 @@ import { errorSummary } from '../core/errors';
 import { openMeter, type WorkMeter } from '../core/meter';
 import { which } from '../core/paths';
 import { formatSize } from '../core/units';
-import { bucketSyncBoundMs, waitForObjectSizes } from './common';
+import { bucketSyncBoundMs, waitForObjectSizes } from './kit/common';
 import type { ReferenceView, WorkloadDefinition } from '../core/workload';
-import { fsMeasurement, fsRunContextOf, isRefusalText, notMeasured, type FsRunContext } from './fs-common';
-import { cachedInput, firstLine, runTool, type ToolResult } from './inputs';
-import { treeCrcs, writeTarball } from './tree';
-import { TREE_OWNER, planTree, type TreePlan } from './tree-plan';
+import { fsMeasurement, fsRunContextOf, isRefusalText, notMeasured, type FsRunContext } from './kit/fs-common';
+import { cachedInput, firstLine, runTool, type ToolResult } from './kit/inputs';
+import { treeCrcs, writeTarball } from './kit/tree';
+import { TREE_OWNER, planTree, type TreePlan } from '../core/tree-plan';
 import { tarExtractDescriptor, tarTree, type TarExtractParams } from './tar-extract';
 
 
@@ -139,7 +139,7 @@ export async function runTarExtract(fs: FsRunContext, archive: Tarball, inStore?
 /**
  * Runs `tar -x` of the archive into `dest`, counting into `meter` the files extracted so far (for
  * the step's budget): tar -v names each member as it starts it — the top folder and the
- * directories first, then the files (tree.ts writes them in that order). Into a pipe tar buffers
+ * directories first, then the files (kit/tree.ts writes them in that order). Into a pipe tar buffers
  * that listing by the block: coreutils' stdbuf, where there is one, makes it say each member at once.
  */
 async function extractCounting(archive: Tarball, dest: string, signal: AbortSignal, meter: WorkMeter): Promise<ToolResult> {

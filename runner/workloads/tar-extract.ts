@@ -1,8 +1,7 @@
 import type { WorkloadDescriptor } from '../core/workload';
 import { writeFile } from '../core/s3files-meter';
-import { formatGivenSize, formatSize } from '../core/units';
-import { SIZE_SCHEMA, sizeOf } from './params';
-import { treeCapacity, type TreeSpec } from './tree-plan';
+import { formatGivenSize, formatSize, parseSize, SIZE_SCHEMA } from '../core/units';
+import { treeCapacity, type TreeSpec } from '../core/tree-plan';
 
 export interface TarExtractParams {
   /** Files in the archive (seed 002's ZFS source: 4,280; seed 004's kernel tree: ~54K). */
@@ -28,13 +27,13 @@ export const TAR_EXTRACT_PARAMS_SCHEMA = {
 };
 
 export function tarTree(p: TarExtractParams): TreeSpec {
-  return { id: 'tar-extract', files: p.files, dirs: p.dirs, totalBytes: sizeOf(p.totalSize), maxFileBytes: sizeOf(p.maxSize) };
+  return { id: 'tar-extract', files: p.files, dirs: p.dirs, totalBytes: parseSize(p.totalSize), maxFileBytes: parseSize(p.maxSize) };
 }
 
 /** The archive must be able to hold `totalSize` in `files` files each smaller than `maxSize`. */
 export function validateTarExtractParams(p: TarExtractParams): { problem: string; fix: string } | null {
-  const total = sizeOf(p.totalSize);
-  const max = sizeOf(p.maxSize);
+  const total = parseSize(p.totalSize);
+  const max = parseSize(p.maxSize);
   const capacity = treeCapacity(p.files, max);
   if (total <= capacity) return null;
   const filesNeeded = Math.ceil(total / Math.max(1, max - 1));
@@ -64,10 +63,10 @@ export const tarExtractDescriptor = {
   operations: ['extract', 'permissions', 'timestamps', 'ownership'],
   reachesBucket: ['extract'],
   // The archive (cached locally) and the tree extracted from it into objects.
-  stepBytes: (p) => 2 * sizeOf(p.totalSize),
+  stepBytes: (p) => 2 * parseSize(p.totalSize),
   // Unbudgeted, a big tree on a slow client takes hours (seed 002 extrapolated two): half a second a file.
   stepLimitS: (p) => Math.max(3600, 1800 + p.files / 2),
-  work: { counts: ['files', 'dirs', 'totalSize'], of: (p) => ({ ops: p.files + p.dirs, bytes: sizeOf(p.totalSize) }) },
+  work: { counts: ['files', 'dirs', 'totalSize'], of: (p) => ({ ops: p.files + p.dirs, bytes: parseSize(p.totalSize) }) },
   s3filesMetering: {
     // One operation is one extracted file (bytes per operation: the mean file size): create, data,
     // GNU tar -p as root setting mode, owner and times (three metadata writes: "changing

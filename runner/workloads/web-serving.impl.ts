@@ -1,10 +1,10 @@
 import { Prng } from '../core/prng';
-import { sizeOf } from './params';
-import { fsMeasurement, type FsRunContext } from './fs-common';
-import { runReaders, type CacheControl, type ReadableFile } from './readers';
-import { fixtureFilesOn, type WorkloadDefinition } from '../core/workload';
-import { fsRunContextOf } from './fs-common';
-import { mountCacheControl } from './readers';
+import { parseSize } from '../core/units';
+import { fsMeasurement, type FsRunContext } from './kit/fs-common';
+import { runReaders, type CacheControl } from './kit/readers';
+import { fixtureFilesOn, type FixtureFile, type WorkloadDefinition } from '../core/workload';
+import { fsRunContextOf } from './kit/fs-common';
+import { mountCacheControl } from './kit/readers';
 import { webServingDescriptor, type WebServingParams } from './web-serving';
 
 
@@ -40,14 +40,14 @@ export function accessSequences(files: number, p: Pick<WebServingParams, 'reads'
  * client's disk cache kept) — each recorded with its own `cache` value. Every file read is checked
  * against its CRC-32.
  */
-export async function runWebServing(fs: FsRunContext, files: ReadableFile[], p: WebServingParams, cache: CacheControl): Promise<void> {
+export async function runWebServing(fs: FsRunContext, files: FixtureFile[], p: WebServingParams, cache: CacheControl): Promise<void> {
   // The same sequences in every pass and on every method: seeded by the fixture, not the step.
   const sequences = accessSequences(files.length, p, 'web-serving');
   for (const state of cache.states) {
     if (fs.signal.aborted) return;
     await cache.enter(state, files, sequences);
     fs.progress(`web-serving ${state}: ${p.readers} readers`);
-    const c = await runReaders(fs, files, sequences, sizeOf(p.chunk), 'wall', { operation: 'read', objectSizeBytes: null, cache: state });
+    const c = await runReaders(fs, files, sequences, parseSize(p.chunk), 'wall', { operation: 'read', objectSizeBytes: null, cache: state });
     fs.record(fsMeasurement(c, {
       operation: 'read', objectSizeBytes: null, verified: c.mismatches === 0 && c.ok > 0, verifyProblem: null, movesPayload: true, cache: state,
     }));
@@ -64,7 +64,7 @@ export const webServing: WorkloadDefinition<WebServingParams> = {
   async run(ctx) {
     const fs = await fsRunContextOf(ctx);
     const files = fixtureFilesOn(fs.mount, ctx.fixture!);
-    const cache = mountCacheControl(fs.mount, ctx.cache, fs, sizeOf(ctx.params.chunk), { warmDisk: true, warmLabel: 'warm-memory' });
+    const cache = mountCacheControl(fs.mount, ctx.cache, fs, parseSize(ctx.params.chunk), { warmDisk: true, warmLabel: 'warm-memory' });
     await runWebServing(fs, files, ctx.params, cache);
   },
 };

@@ -1,8 +1,7 @@
 import type { WorkloadDescriptor } from '../core/workload';
 import { READS_FIXTURE_FILE } from '../core/s3files-meter';
-import { formatGivenSize, formatSize } from '../core/units';
-import { SIZE_SCHEMA, sizeOf } from './params';
-import { planTree, treeCapacity, type TreeSpec } from './tree-plan';
+import { formatGivenSize, formatSize, parseSize, SIZE_SCHEMA } from '../core/units';
+import { planTree, treeCapacity, type TreeSpec } from '../core/tree-plan';
 
 export interface WebServingParams {
   /** Small files the readers pick from (seed 004: 10K). */
@@ -43,14 +42,14 @@ export const WEB_SERVING_PARAMS_SCHEMA = {
 export function webServingTree(p: WebServingParams): TreeSpec {
   return {
     id: 'web-serving', files: p.files, dirs: Math.max(1, Math.round(p.files / 15)),
-    totalBytes: p.files * sizeOf(p.meanSize), maxFileBytes: sizeOf(p.maxSize),
+    totalBytes: p.files * parseSize(p.meanSize), maxFileBytes: parseSize(p.maxSize),
   };
 }
 
 /** Files of mean size `meanSize` must fit under `maxSize`. */
 export function validateWebServingParams(p: WebServingParams): { problem: string; fix: string } | null {
-  const mean = sizeOf(p.meanSize);
-  const max = sizeOf(p.maxSize);
+  const mean = parseSize(p.meanSize);
+  const max = parseSize(p.maxSize);
   if (p.files * mean <= treeCapacity(p.files, max)) return null;
   return {
     problem: `files of mean size ${formatSize(mean)} cannot all be smaller than maxSize ${formatSize(max)}`,
@@ -81,7 +80,7 @@ export const webServingDescriptor = {
   fixture: (p) => {
     const plan = planTree(webServingTree(p));
     return {
-      id: `web-serving-${p.files}x${sizeOf(p.meanSize)}-max${sizeOf(p.maxSize)}`, count: plan.files.length,
+      id: `web-serving-${p.files}x${parseSize(p.meanSize)}-max${parseSize(p.maxSize)}`, count: plan.files.length,
       size: Math.max(...plan.files.map((f) => f.size)), keyOf: (i) => plan.files[i].path, sizeOf: (i) => plan.files[i].size,
     };
   },
@@ -89,7 +88,7 @@ export const webServingDescriptor = {
   operations: ['read'],
   payloadReads: ['read'],
   // The readers share the reads: their requests overlap.
-  work: { counts: ['files', 'reads'], of: (p) => ({ ops: p.reads, bytes: p.reads * sizeOf(p.meanSize) }), parallelism: (p) => p.readers },
+  work: { counts: ['files', 'reads'], of: (p) => ({ ops: p.reads, bytes: p.reads * parseSize(p.meanSize) }), parallelism: (p) => p.readers },
   s3filesMetering: {
     // Fixture files from the S3 API; the record has no size, so the mean file size (bytes per read)
     // stands for all: files above the import threshold would stream from the bucket instead.

@@ -25,10 +25,11 @@ import { parseArgs } from 'node:util';
 import { patternBuffer } from '../../runner/core/data';
 import { runThread } from '../../runner/core/threads';
 import type { MetadataJob, MetadataResult } from '../../runner/workloads/metadata.thread';
-import { runReaders, type ReadableFile } from '../../runner/workloads/readers';
+import type { FixtureFile } from '../../runner/core/workload';
+import { runReaders } from '../../runner/workloads/kit/readers';
 import { accessSequences } from '../../runner/workloads/web-serving.impl';
-import { treeCrcs, writeTree } from '../../runner/workloads/tree';
-import { planTree } from '../../runner/workloads/tree-plan';
+import { treeCrcs, writeTree } from '../../runner/workloads/kit/tree';
+import { planTree } from '../../runner/core/tree-plan';
 
 const { values } = parseArgs({
   options: {
@@ -132,7 +133,7 @@ async function readers(): Promise<boolean> {
   try {
     // Large files: each reader its own 96 MiB file (read-scaling's concurrent readers). Enough
     // work (~1 s) that threads scheduled a little late on a busy machine do not decide the ratio.
-    const big: ReadableFile[] = Array.from({ length: 16 }, (_, i) => {
+    const big: FixtureFile[] = Array.from({ length: 16 }, (_, i) => {
       const data = patternBuffer(`bench-big-${i}`, 96 * 1024 * 1024);
       const path = join(dir, `big-${i}.bin`);
       writeFileSync(path, data);
@@ -142,7 +143,7 @@ async function readers(): Promise<boolean> {
     const plan = planTree({ id: 'bench', files: 2000, dirs: 130, totalBytes: 2000 * 13445, maxFileBytes: 2e6 });
     await writeTree(plan, join(dir, 'web'));
     const crcs = treeCrcs(plan);
-    const small: ReadableFile[] = plan.files.map((f, i) => ({ path: join(dir, 'web', f.path), size: f.size, crc32: crcs[i] }));
+    const small: FixtureFile[] = plan.files.map((f, i) => ({ path: join(dir, 'web', f.path), size: f.size, crc32: crcs[i] }));
     const cases = [
       {
         name: 'large files (96 MiB each)', files: big, chunk: 1024 * 1024,

@@ -1,7 +1,7 @@
 /**
  * Cost of recording latencies: what each timed operation pays to put its latency into the
  * measurement's histogram (runner/core/stats.ts LatencyHistogram.recordNs, called once per
- * operation by core/batch.ts and fs-common.ts), and what each measurement pays once at its end to
+ * operation by core/batch.ts and workloads/kit/fs-common.ts), and what each measurement pays once at its end to
  * turn the histogram into the record's latency fields.
  *
  *   npx tsx scripts/bench/latency-recording.ts [--values 1000000] [--rounds 7]

@@ -15,7 +15,7 @@ describe('function bundles', () => {
   }, 120_000);
 
   test('the implementation files are known (a guard against an empty list that would pass anything)', () => {
-    expect(implementations).toEqual(expect.arrayContaining(['runner/methods/mount-session.ts', 'runner/methods/s3-api.impl.ts', 'runner/workloads/metadata.impl.ts']));
+    expect(implementations).toEqual(expect.arrayContaining(['runner/methods/kit/mount-session.ts', 'runner/methods/s3-api.impl.ts', 'runner/workloads/metadata.impl.ts']));
     expect(implementations.length).toBeGreaterThan(20);
   });
 

@@ -7,18 +7,19 @@ import { crc32 } from 'node:zlib';
 import type { Measurement } from '../../runner/core/batch';
 import { patternBuffer } from '../../runner/core/data';
 import { runThreads, type ThreadSpan } from '../../runner/core/threads';
-import type { FsRunContext } from '../../runner/workloads/fs-common';
+import type { FsRunContext } from '../../runner/workloads/kit/fs-common';
 import { historyStream, runGitClone, sourceRepo } from '../../runner/workloads/git-clone.impl';
 import { METADATA_TESTS } from '../../runner/workloads/metadata';
 import { runMetadataSuite } from '../../runner/workloads/metadata.impl';
 import { readScalingFiles } from '../../runner/workloads/read-scaling';
 import { runReadScaling } from '../../runner/workloads/read-scaling.impl';
-import type { ReadFilesJob, ReadFilesResult } from '../../runner/workloads/read-files.thread';
-import { NO_CACHE_CONTROL, runReaders, type ReadableFile } from '../../runner/workloads/readers';
+import type { ReadFilesJob, ReadFilesResult } from '../../runner/workloads/kit/read-files.thread';
+import type { FixtureFile } from '../../runner/core/workload';
+import { NO_CACHE_CONTROL, runReaders } from '../../runner/workloads/kit/readers';
 import { checkTarInStore, runTarExtract, tarball } from '../../runner/workloads/tar-extract.impl';
 import { walkFiles } from '../../runner/core/posix-io';
-import { treeCrcs, writeTree } from '../../runner/workloads/tree';
-import { planTree } from '../../runner/workloads/tree-plan';
+import { treeCrcs, writeTree } from '../../runner/workloads/kit/tree';
+import { planTree } from '../../runner/core/tree-plan';
 import { webServingTree } from '../../runner/workloads/web-serving';
 import { accessSequences, runWebServing } from '../../runner/workloads/web-serving.impl';
 
@@ -199,7 +200,7 @@ describe('tar extraction checked in the store as well as through the file system
 });
 
 /** Files of the read-scaling set written to a local directory, with their CRC-32. */
-function writeFiles(dir: string, files: { name: string; size: number }[]): ReadableFile[] {
+function writeFiles(dir: string, files: { name: string; size: number }[]): FixtureFile[] {
   return files.map((f) => {
     const data = patternBuffer(f.name, f.size);
     const path = join(dir, f.name);
@@ -310,7 +311,7 @@ describe('parallel readers', () => {
 describe('git-clone: a path git itself created and then lost is a refusal of the file system', () => {
   test('ENOENT under the clone is ELOST (a refusal); ENOENT elsewhere is not', async () => {
     const { lostOwnPath } = await import('../../runner/workloads/git-clone.impl');
-    const { isRefusal } = await import('../../runner/workloads/fs-common');
+    const { isRefusal } = await import('../../runner/workloads/kit/fs-common');
     const dest = '/mnt/m/s3ab/run/steps/005/cold/git-clone';
     const code = lostOwnPath(`fatal: could not open '${dest}/.git/': No such file or directory\n`, dest);
     expect(code).toBe('ELOST');

@@ -18,7 +18,7 @@ function crtClients(): number[] {
     if (!/^\d+$/.test(d)) continue;
     try {
       const cmd = readFileSync(`/proc/${d}/cmdline`, 'utf8');
-      if (cmd.includes(join(ROOT, 'runner', 'methods', 's3-crt-client.py')) || cmd.includes(join(ROOT, 'dist', 's3-crt-client.py'))) out.push(Number(d));
+      if (cmd.includes(join(ROOT, 'runner', 'methods', 'kit', 's3-crt-client.py')) || cmd.includes(join(ROOT, 'dist', 's3-crt-client.py'))) out.push(Number(d));
     } catch {
       // gone meanwhile
     }

@@ -1,4 +1,4 @@
-import { bucketSyncBoundMs } from '../../runner/workloads/common';
+import { bucketSyncBoundMs } from '../../runner/workloads/kit/common';
 
 const fs = (uploadsAfterClose: boolean, exportMs: number) => ({ uploadsAfterClose, bucketLag: { exportMs, importMs: 0 } });
 

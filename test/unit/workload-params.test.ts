@@ -2,7 +2,7 @@ import { applyOverrides, loadProfile, resolveMatrix } from '../../runner/core/ma
 import { parseSize } from '../../runner/core/units';
 import { UserError } from '../../runner/core/errors';
 import { findWorkload } from '../../runner/workloads';
-import { planTree } from '../../runner/workloads/tree-plan';
+import { planTree } from '../../runner/core/tree-plan';
 import { CATALOG } from '../../runner/catalog';
 
 /**

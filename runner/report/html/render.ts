@@ -1,10 +1,10 @@
 import type { Cell, ReportModel } from '../model';
 import {
-  accessGroup, cacheCases, groupCaseLabels, isSupportCheck, jobCells, label, measured, movesPayload, semanticsMatrix, shownCache, sizeSweeps, tableOf,
+  accessGroup, cacheCases, groupCaseLabels, isSupportCheck, jobCells, measured, movesPayload, semanticsMatrix, shownCache, sizeSweeps, tableOf,
   type SweepGroup,
 } from '../analysis';
 import { dnfText } from '../format';
-import { caseLabel, methodCacheLabel, seedLabel, workloadSummary } from '../labels';
+import { caseLabel, methodCacheLabel, methodLabel, seedLabel, workloadSummary } from '../labels';
 import { byOrder, cacheRank, operationOrder } from '../order';
 import { peakUnlikeSustained, type CellSeries, type MeasurementSeries, type RatePoint } from '../series';
 import { verdicts } from '../verdicts';
@@ -126,21 +126,21 @@ function problemsSection(ctx: Ctx): Section {
   }
   if (didNotFinish.length) {
     parts.push('<p class="warn"><strong>Did not finish</strong> — the step\'s time budget ran out; shown as what they reached, never ranked beside finished times:</p>' +
-      table(['method', 'workload', 'case', 'repetitions', 'reached'], didNotFinish.map((c) => [label(c), c.workload, caseLabel(c, input.sizes), `${c.did_not_finish} of ${c.records}`,
+      table(['method', 'workload', 'case', 'repetitions', 'reached'], didNotFinish.map((c) => [methodLabel(c), c.workload, caseLabel(c, input.sizes), `${c.did_not_finish} of ${c.records}`,
         dnfText({ budgetS: c.dnf_budget_s, doneShare: c.dnf_done_share, extrapolatedS: c.dnf_extrapolated_s })])));
   }
   const cached = input.cells.filter((c) => c.served_from_cache > 0);
   if (cached.length) {
     const n = cached.reduce((s, c) => s + c.served_from_cache, 0);
     parts.push(`<p class="warn"><strong>${num(n)} measurement${n === 1 ? '' : 's'} ran faster than the link limit${ctx.linkLimit !== null ? ` (${num(ctx.linkLimit)} MiB/s)` : ''}:</strong> ` +
-      `they were served from a cache, not the store, and are marked ${CACHE_FLAG} in tables and with a red diamond in charts (${esc([...new Set(cached.map((c) => `${label(c)} ${c.workload} ${caseLabel(c, input.sizes)}`))].slice(0, 6).join('; '))}${cached.length > 6 ? '; …' : ''}).</p>`);
+      `they were served from a cache, not the store, and are marked ${CACHE_FLAG} in tables and with a red diamond in charts (${esc([...new Set(cached.map((c) => `${methodLabel(c)} ${c.workload} ${caseLabel(c, input.sizes)}`))].slice(0, 6).join('; '))}${cached.length > 6 ? '; …' : ''}).</p>`);
   }
   const capped = input.cells.filter((c) => c.network_capped > 0);
   if (capped.length) {
     const n = capped.reduce((s, c) => s + c.network_capped, 0);
     parts.push(`<p class="warn"><strong>${num(n)} measurement${n === 1 ? '' : 's'} ran at or near the runner's baseline bandwidth${ctx.linkBaseline !== null ? ` (${num(ctx.linkBaseline)} MiB/s sustained)` : ''}:</strong> ` +
       `the network, not the method, may have set ${n === 1 ? 'it' : 'them'} — at the baseline, or above it only while burst credits lasted — and ${n === 1 ? 'it is' : 'they are'} marked ${NET_FLAG} in tables ` +
-      `(${esc([...new Set(capped.map((c) => `${label(c)} ${c.workload} ${caseLabel(c, input.sizes)}`))].slice(0, 6).join('; '))}${capped.length > 6 ? '; …' : ''}). A runner type with a higher baseline tells the method's own limit.</p>`);
+      `(${esc([...new Set(capped.map((c) => `${methodLabel(c)} ${c.workload} ${caseLabel(c, input.sizes)}`))].slice(0, 6).join('; '))}${capped.length > 6 ? '; …' : ''}). A runner type with a higher baseline tells the method's own limit.</p>`);
   }
   if (!parts.length) {
     parts.push(`<p class="good">No problems: every line read is a valid record, and all ${num(input.integrity.records)} measurements of this run succeeded and were verified (checksums, sizes, listings).</p>`);
@@ -153,7 +153,7 @@ function sweepPoints(cells: Cell[], pick: (c: Cell) => [number | null, number | 
     const [lo, median, hi] = pick(c);
     if (median === null || !(median > 0)) return [];
     return [{
-      operation: c.operation, method: label(c), cache: c.cache, series: `${label(c)} ${c.cache}`, size: c.object_size_bytes!,
+      operation: c.operation, method: methodLabel(c), cache: c.cache, series: `${methodLabel(c)} ${c.cache}`, size: c.object_size_bytes!,
       median, lo: lo && lo > 0 ? lo : median, hi: hi ?? median, reps: c.distinct_repetitions, cached: c.served_from_cache > 0,
     }];
   });
@@ -220,7 +220,7 @@ function ratioSection(ctx: Ctx, sweeps: SweepGroup[]): Section {
       for (const group of [...new Set(opCells.map((c) => accessGroup(c.cache)))].sort((a, b) => cacheRank(a) - cacheRank(b))) {
         const cells = opCells.filter((c) => accessGroup(c.cache) === group);
         const cache = shownCache(cells);
-        const methods = byOrder([...new Set(cells.map(label))], ctx.methods, (m) => m);
+        const methods = byOrder([...new Set(cells.map(methodLabel))], ctx.methods, (m) => m);
         const sizes = [...new Set(cells.map((c) => c.object_size_bytes!))].sort((a, b) => a - b);
         const title = `${g.workload} · ${op}${cache !== 'none' ? ` · ${cache}` : ''}`;
         const tables: string[] = [];
@@ -229,7 +229,7 @@ function ratioSection(ctx: Ctx, sweeps: SweepGroup[]): Section {
           const [a, ...others] = methods;
           const head = ['size', ...methods, ...others.map((b) => `${a} vs ${b}`)];
           const rows = sizes.map((s) => {
-            const at = (m: string) => cells.find((c) => c.object_size_bytes === s && label(c) === m);
+            const at = (m: string) => cells.find((c) => c.object_size_bytes === s && methodLabel(c) === m);
             return [
               ctx.model.sizes.of(s),
               ...methods.map((m) => {
@@ -275,15 +275,15 @@ async function timeSeriesSection(ctx: Ctx): Promise<Section> {
       const at = (p: RatePoint) => (p.offsetMs + p.durationMs / 2) / 1000;
       const peak = s.points.reduce((a, b) => (b.rate > a.rate ? b : a), s.points[0]);
       return [
-        ...s.points.map((p) => ({ panel, method: label(c), kind: 'interval' as const, t: at(p), rate: p.rate })),
-        { panel, method: label(c), kind: 'peak' as const, t: at(peak), rate: s.peak },
-        { panel, method: label(c), kind: 'sustained' as const, t: 0, rate: s.sustained },
+        ...s.points.map((p) => ({ panel, method: methodLabel(c), kind: 'interval' as const, t: at(p), rate: p.rate })),
+        { panel, method: methodLabel(c), kind: 'peak' as const, t: at(peak), rate: s.peak },
+        { panel, method: methodLabel(c), kind: 'sustained' as const, t: 0, rate: s.sustained },
       ];
     });
     const svg = await ctx.charts.svg(timeSeriesSpec({ points, panels, colors: ctx.colors, yTitle: unit === 'MiB/s' ? 'throughput (MiB/s)' : 'operations/s' }));
     parts.push(figure(svg, `${unit === 'MiB/s' ? 'Throughput' : 'Operations per second'} over each measurement that lasted 2 s or more, per ${esc(String(cells[0].series!.intervalMs / 1000))} s interval: one line per method (its repetition with the median sustained rate). ` +
       'Triangle: the peak interval; dashed line: the sustained rate, the median interval after the first 10% of the measurement. A peak far above the sustained rate is a burst that did not last.'));
-    const rows = mine.map((c) => [`${c.workload} · ${panelOf(c)}`, label(c), `${num(c.series!.peak)} ${unit}`, `${num(c.series!.sustained)} ${unit}`,
+    const rows = mine.map((c) => [`${c.workload} · ${panelOf(c)}`, methodLabel(c), `${num(c.series!.peak)} ${unit}`, `${num(c.series!.sustained)} ${unit}`,
       peakUnlikeSustained(c.series!) ? { html: `peak ${esc(num((100 * (c.series!.peak! - c.series!.sustained!)) / c.series!.peak!))}% above sustained`, cls: 'failed' } : '–',
       `${c.series!.measurements.length}`]);
     parts.push(`<details><summary>Peak and sustained ${unit === 'MiB/s' ? 'throughput' : 'operations per second'}, medians over the repetitions that succeeded</summary>` +
@@ -307,13 +307,13 @@ async function percentileSection(ctx: Ctx, sweeps: SweepGroup[]): Promise<Sectio
     const rowOf = (c: Cell) => (swept ? `${sizes.of(c.object_size_bytes)}${c.cache !== 'none' ? ` (${c.cache})` : ''}` : caseLabel(c, sizes, tableOf(workload) !== 'metadata-suite' && new Set(mine.map((x) => x.object_size_bytes)).size > 1));
     const panelOf = (c: Cell) => (swept ? c.operation : workload);
     const rows = [...new Set([...ordered].sort((a, b) => (a.object_size_bytes ?? 0) - (b.object_size_bytes ?? 0) || cacheRank(a.cache) - cacheRank(b.cache)).map(rowOf))];
-    const methods = byOrder([...new Set(mine.map(label))], ctx.methods, (m) => m);
-    const points: PercentilePoint[] = mine.map((c) => ({ panel: panelOf(c), row: rowOf(c), method: label(c), p50: c.p50_us_median!, p95: c.p95_us_median!, p99: c.p99_us_median! }));
+    const methods = byOrder([...new Set(mine.map(methodLabel))], ctx.methods, (m) => m);
+    const points: PercentilePoint[] = mine.map((c) => ({ panel: panelOf(c), row: rowOf(c), method: methodLabel(c), p50: c.p50_us_median!, p95: c.p95_us_median!, p99: c.p99_us_median! }));
     const svg = await ctx.charts.svg(percentileSpec({ points, rows: swept ? rows : [...new Set(ordered.map(rowOf))], panels: swept ? ops : [workload], colors: ctx.colors, methods }));
     const tableRows = [...new Set(ordered.map((c) => `${c.operation}\u0000${c.object_size_bytes}\u0000${c.cache}`))].map((k) => {
       const group = ordered.filter((c) => `${c.operation}\u0000${c.object_size_bytes}\u0000${c.cache}` === k);
       return [caseLabel(group[0], sizes), ...methods.map((m) => {
-        const c = group.find((x) => label(x) === m);
+        const c = group.find((x) => methodLabel(x) === m);
         return c ? `${latencyText(c.p50_us_median)} / ${latencyText(c.p95_us_median)} / ${latencyText(c.p99_us_median)}` : '–';
       })];
     });
@@ -328,13 +328,13 @@ async function metadataSection(ctx: Ctx): Promise<Section> {
   const cells = ctx.model.cells.filter((c) => tableOf(c.workload) === 'metadata-suite' && c.not_applicable < c.records);
   if (!cells.length) return { ...base, hasData: false, body: noData('this run has no metadata measurements.', 'The metadata workload (seed 002) runs on mount methods: s3ab run --workloads metadata.') };
   const tests = operationOrder(cells[0].workload, cells.map((c) => c.operation));
-  const methods = byOrder([...new Set(cells.map(label))], ctx.methods, (m) => m);
-  const at = (t: string, m: string) => cells.find((c) => c.operation === t && label(c) === m);
+  const methods = byOrder([...new Set(cells.map(methodLabel))], ctx.methods, (m) => m);
+  const at = (t: string, m: string) => cells.find((c) => c.operation === t && methodLabel(c) === m);
   const success = (c: Cell) => percentText(c.ops ? c.ok / c.ops : null);
   const points: RangePoint[] = cells.map((c) => {
     const ops = measured(c) ? c.ops_s_median : c.ops_s_partial_median;
     const note = c.unsupported === c.records ? 'not supported' : `${success(c)} ok`;
-    return { row: c.operation, method: label(c), median: ops ?? 0, lo: measured(c) ? c.ops_s_min ?? ops ?? 0 : ops ?? 0, hi: measured(c) ? c.ops_s_max ?? ops ?? 0 : ops ?? 0, note };
+    return { row: c.operation, method: methodLabel(c), median: ops ?? 0, lo: measured(c) ? c.ops_s_min ?? ops ?? 0 : ops ?? 0, hi: measured(c) ? c.ops_s_max ?? ops ?? 0 : ops ?? 0, note };
   });
   const svg = await ctx.charts.svg(rangeDotSpec({ points, rows: tests, xTitle: 'operations/s (log scale)', colors: ctx.colors, methods }));
   const [a, ...others] = methods;
@@ -365,14 +365,14 @@ async function cacheSection(ctx: Ctx): Promise<Section> {
   for (const metric of ['mib_s_median', 'ops_s_median'] as const) {
     const mine = cases.filter((c) => c.metric === metric);
     if (!mine.length) continue;
-    const points: CachePoint[] = mine.flatMap((cc) => cc.cells.map((c) => ({ panel: cc.panel, method: label(c), cache: c.cache, value: c[metric] ?? 0 })));
+    const points: CachePoint[] = mine.flatMap((cc) => cc.cells.map((c) => ({ panel: cc.panel, method: methodLabel(c), cache: c.cache, value: c[metric] ?? 0 })));
     const svg = await ctx.charts.svg(cacheSpec({ points, panels: mine.map((c) => c.panel), yTitle: metric === 'mib_s_median' ? 'MiB/s (log)' : 'operations/s (log)', colors: ctx.colors }));
     parts.push(figure(svg, `Cold and warm side by side (seed 004): median ${metric === 'mib_s_median' ? 'throughput' : 'operations per second'} per cache state, one line per method.`));
   }
   const rows: TCell[][] = [];
   for (const cc of cases) {
-    for (const m of byOrder([...new Set(cc.cells.map(label))], ctx.methods, (x) => x)) {
-      const states = cc.cells.filter((c) => label(c) === m).sort((a, b) => cacheRank(a.cache) - cacheRank(b.cache));
+    for (const m of byOrder([...new Set(cc.cells.map(methodLabel))], ctx.methods, (x) => x)) {
+      const states = cc.cells.filter((c) => methodLabel(c) === m).sort((a, b) => cacheRank(a.cache) - cacheRank(b.cache));
       const cold = states.find((c) => c.cache === 'cold');
       for (const c of states) {
         const v = c[cc.metric];
@@ -498,7 +498,7 @@ async function workloadsSection(ctx: Ctx, sweeps: SweepGroup[]): Promise<Section
   const rowsOrder = [...new Set(cells.map(rowOf))];
   // Support checks (tar-extract's permissions, timestamps...) have no time: drawn as a verdict.
   const points: RangePoint[] = cells.map((c) => ({
-    row: rowOf(c), method: label(c), median: isSupportCheck(c) ? 0 : c.duration_ms_median ?? 0, lo: c.duration_ms_min ?? 0, hi: c.duration_ms_max ?? 0,
+    row: rowOf(c), method: methodLabel(c), median: isSupportCheck(c) ? 0 : c.duration_ms_median ?? 0, lo: c.duration_ms_min ?? 0, hi: c.duration_ms_max ?? 0,
     note: !measured(c) ? (c.unsupported ? 'not supported' : c.did_not_finish ? 'did not finish' : 'failed') : isSupportCheck(c) ? (c.failed_batches ? 'not kept' : 'kept') : c.failed_batches ? `${c.failed_batches} failed` : undefined,
   }));
   const parts: string[] = [];
@@ -512,7 +512,7 @@ async function workloadsSection(ctx: Ctx, sweeps: SweepGroup[]): Promise<Section
     const best = Math.min(...group.filter(measured).map((c) => c.duration_ms_median ?? Infinity));
     for (const c of group) {
       const timed = measured(c) && !isSupportCheck(c);
-      rows.push([r, label(c), String(c.distinct_repetitions), !timed ? (isSupportCheck(c) ? 'not timed' : '–') : spreadText(c.duration_ms_min, c.duration_ms_median, c.duration_ms_max),
+      rows.push([r, methodLabel(c), String(c.distinct_repetitions), !timed ? (isSupportCheck(c) ? 'not timed' : '–') : spreadText(c.duration_ms_min, c.duration_ms_median, c.duration_ms_max),
         withFlag(num(c.mib_s_median), c.served_from_cache > 0, c.network_capped > 0), num(c.ops_s_median), latencyText(c.p50_us_median), latencyText(c.p99_us_median),
         c.series?.sustained !== null && c.series ? `${num(c.series.sustained)} ${c.series.unit}` : '–',
         timed && c.duration_ms_median ? `${num(c.duration_ms_median / best)}x` : '–', jobStatus(c)]);
@@ -522,7 +522,7 @@ async function workloadsSection(ctx: Ctx, sweeps: SweepGroup[]): Promise<Section
     { caption: '"vs best": median time relative to the fastest method for that row (1x = fastest); "sustained": the median interval rate after the first 10% of the measurement, where it kept a series. Measurements that did not finish show what they reached and are never ranked.' }));
   if (notApplicable.length) {
     const byWorkload = new Map<string, Set<string>>();
-    for (const c of notApplicable) byWorkload.set(c.workload, (byWorkload.get(c.workload) ?? new Set()).add(label(c)));
+    for (const c of notApplicable) byWorkload.set(c.workload, (byWorkload.get(c.workload) ?? new Set()).add(methodLabel(c)));
     parts.push(`<p class="lead">Not applicable (the workload needs a file system): ${esc([...byWorkload].map(([w, ms]) => `${w} for ${[...ms].join(', ')}`).join('; '))}.</p>`);
   }
   return { ...base, hasData: true, body: parts.join('\n') };
@@ -559,8 +559,8 @@ function factsSection(ctx: Ctx): Section {
     ['report generated', input.generatedAt],
   ], { cls: 'facts' }));
   if (input.methods.length) {
-    const rows = byOrder(input.methods, ctx.methods, label).map((x) => [
-      label(x), { cls: 'text', html: `${esc(x.method_version)}${x.method_versions > 1 ? ` <span class="warn">(${x.method_versions} versions in this run)</span>` : ''}` },
+    const rows = byOrder(input.methods, ctx.methods, methodLabel).map((x) => [
+      methodLabel(x), { cls: 'text', html: `${esc(x.method_version)}${x.method_versions > 1 ? ` <span class="warn">(${x.method_versions} versions in this run)</span>` : ''}` },
       { html: Object.entries(x.method_options).map(([k, v]) => `<code>${esc(k)}=${esc(v)}</code>`).join(' ') || '–', cls: 'options' }, num(x.records),
     ]);
     parts.push('<h3>Methods: versions and options</h3>' + table(['method', 'version', 'options', 'records'], rows));

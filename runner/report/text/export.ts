@@ -1,4 +1,5 @@
-import { isSupportCheck, label } from '../analysis';
+import { isSupportCheck } from '../analysis';
+import { methodLabel } from '../labels';
 import type { ReportModel } from '../model';
 import { verdicts } from '../verdicts';
 
@@ -25,7 +26,7 @@ export function modelTables(model: ReportModel): DataTable[] {
       'duration_ms_min', 'duration_ms_median', 'duration_ms_max', 'mib_s_median', 'ops_s_median', 'mean_us_median', 'p50_us_median', 'p95_us_median',
       'p99_us_median', 'delay_ms_median', 'sustained', 'peak', 'series_unit', 'served_from_cache', 'network_capped', 'first_error'],
     rows: model.cells.map((c) => [
-      c.workload, c.operation, c.object_size_bytes, c.cache, c.method, c.method_variant, label(c), c.records, c.repetitions, c.failed_batches, c.unverified,
+      c.workload, c.operation, c.object_size_bytes, c.cache, c.method, c.method_variant, methodLabel(c), c.records, c.repetitions, c.failed_batches, c.unverified,
       c.unsupported, c.not_applicable, c.did_not_finish, n(c.dnf_budget_s), n(c.dnf_done_share), n(c.dnf_extrapolated_s), isSupportCheck(c),
       c.duration_ms_min, c.duration_ms_median, c.duration_ms_max, c.mib_s_median, c.ops_s_median, c.mean_us_median, c.p50_us_median, c.p95_us_median,
       c.p99_us_median, c.delay_ms_median, n(c.series?.sustained), n(c.series?.peak), c.series?.unit ?? null, c.served_from_cache, c.network_capped, c.first_error,
@@ -45,7 +46,7 @@ export function modelTables(model: ReportModel): DataTable[] {
     { name: 'requests', columns: requestColumns, rows: model.requests.map((r) => requestColumns.map((k) => (r[k] ?? null) as Value)) },
     {
       name: 'methods', columns: ['label', 'method', 'method_variant', 'method_version', 'records', 'options'],
-      rows: model.methods.map((m) => [label(m), m.method, m.method_variant, m.method_version, m.records, JSON.stringify(m.method_options)]),
+      rows: model.methods.map((m) => [methodLabel(m), m.method, m.method_variant, m.method_version, m.records, JSON.stringify(m.method_options)]),
     },
     { name: 'workloads', columns: ['workload', 'parameters', 'methods', 'repetitions', 'records'], rows: model.workloads.map((w) => [w.workload, JSON.stringify(w.workload_params), w.methods, w.repetitions, w.records]) },
   ];

@@ -10,7 +10,8 @@ import { textTable, wrapText, type Column } from './table';
  * the run has more than one runner or instance type.
  */
 
-const label = (r: Row) => methodCacheLabel({ method: String(r.method), method_variant: String(r.method_variant), cache: r.cache });
+/** A query row's method and cache state, as every table names them. */
+const methodCacheOf = (r: Row) => methodCacheLabel({ method: String(r.method), method_variant: String(r.method_variant), cache: r.cache });
 const what = (r: Row, sizes: SizeLabels) => `${r.workload} ${r.operation}${r.object_size_bytes !== null && r.object_size_bytes !== undefined ? ` ${sizes.of(Number(r.object_size_bytes))}` : ''}${r.io ? ` ${r.io}` : ''}`;
 
 /** Per step and operation: runners, bytes, window, overlap, aggregate MiB/s against the sum of the runners' own rates. */
@@ -25,7 +26,7 @@ export function scaleOutLines(model: ReportModel, width: number): string[] {
     const windowMs = Number(r.window_ms);
     const failed = Number(r.failed_measurements);
     return [
-      `${r.step}/${r.repetition}`, what(r, model.sizes), label(r),
+      `${r.step}/${r.repetition}`, what(r, model.sizes), methodCacheOf(r),
       `${r.runners}${Number(r.instance_types) > 1 ? ` (${r.instance_types} types)` : ` × ${r.instance_type}`}${failed ? ` (+${failed} failed)` : ''}`,
       bytesText(r.total_bytes), `${num(windowMs / 1000)} s`, `${windowMs > 0 ? Math.round((100 * Number(r.overlap_ms)) / windowMs) : 0}%`,
       `${num(r.aggregate_mib_s)}${markOf(r)}`, num(r.sum_of_runner_mib_s),
@@ -44,7 +45,7 @@ export function instanceTypesLines(model: ReportModel, width: number): string[] 
   if (types.length < 2) return [];
   const cases = new Map<string, Row[]>();
   for (const r of model.instanceTypes) {
-    const key = `${what(r, model.sizes)}|${label(r)}`;
+    const key = `${what(r, model.sizes)}|${methodCacheOf(r)}`;
     cases.set(key, [...(cases.get(key) ?? []), r]);
   }
   const cell = (group: Row[], t: string) => {
@@ -57,6 +58,6 @@ export function instanceTypesLines(model: ReportModel, width: number): string[] 
   const columns: Column[] = [{ head: 'case', wrap: true }, { head: 'method', wrap: true }, ...types.map((t) => ({ head: t, align: 'right' as const, wrap: true }))];
   return [
     '', ...wrapText('instance types — median over each type\'s runners and repetitions (MiB/s, or operations/s where no payload moves; runners in brackets)', width, '  '),
-    ...textTable(columns, [...cases.values()].map((g) => [what(g[0], model.sizes), label(g[0]), ...types.map((t) => cell(g, t))]), width),
+    ...textTable(columns, [...cases.values()].map((g) => [what(g[0], model.sizes), methodCacheOf(g[0]), ...types.map((t) => cell(g, t))]), width),
   ];
 }

@@ -1,7 +1,7 @@
 import { NEAR_BASELINE } from '../../results/record';
-import { caseKey, isSupportCheck, label, measured, movesPayload, notApplicable, semanticsMatrix, shownCache, tableOf, type ProbeState } from '../analysis';
+import { caseKey, isSupportCheck, measured, movesPayload, notApplicable, semanticsMatrix, shownCache, tableOf, type ProbeState } from '../analysis';
 import { dnfText, durationText, latencyText, num, percentText } from '../format';
-import { caseLabel, methodCacheLabel, seedLabel, workloadSummary } from '../labels';
+import { caseLabel, methodCacheLabel, methodLabel, seedLabel, workloadSummary } from '../labels';
 import type { Cell, ReportModel } from '../model';
 import { requestsLines } from '../requests';
 import { verdicts } from '../verdicts';
@@ -135,16 +135,16 @@ function caseRows(group: Cell[], showCase: string): TextCell[][] {
     const kase = i === 0 ? showCase : '';
     if (isSupportCheck(c)) {
       const kept = measured(c) ? 'kept' : c.failed_batches ? `NOT kept: ${c.first_error ?? ''}` : `not kept (${c.unsupported ? 'not supported' : 'failed'})`;
-      rows.push([kase, label(c), { text: kept, span: 6 }]);
+      rows.push([kase, methodLabel(c), { text: kept, span: 6 }]);
       continue;
     }
     if (!measured(c)) {
-      rows.push([kase, label(c), { text: notMeasuredText(c), span: 6 }]);
+      rows.push([kase, methodLabel(c), { text: notMeasuredText(c), span: 6 }]);
       continue;
     }
     const rate = rateOf(c);
     rows.push([
-      kase, label(c), durationText(c.duration_ms_median), spread(c), rate !== null ? `${num(rate)} ${unitOf(c)}${markOf(c)}` : '–',
+      kase, methodLabel(c), durationText(c.duration_ms_median), spread(c), rate !== null ? `${num(rate)} ${unitOf(c)}${markOf(c)}` : '–',
       latencyText(c.p99_us_median), c.series?.sustained !== null && c.series ? `${num(c.series.sustained)} ${c.series.unit === 'MiB/s' ? 'MiB/s' : 'op/s'}` : '',
       best !== null && rate ? `${num(best / rate)}x` : '–',
     ]);
@@ -181,12 +181,12 @@ function metadataLines(model: ReportModel, workload: string, width: number, out:
       const kase = i === 0 ? test : '';
       const refused = c.unsupported > 0 && c.ok === 0;
       if (refused || (c.did_not_finish && !measured(c))) {
-        rows.push([kase, label(c), { text: notMeasuredText(c), span: 5 }]);
+        rows.push([kase, methodLabel(c), { text: notMeasuredText(c), span: 5 }]);
         continue;
       }
       const ops = measured(c) ? c.ops_s_median : c.ops_s_partial_median;
       rows.push([
-        kase, label(c), num(ops), latencyText(c.mean_us_median), latencyText(c.p99_us_median),
+        kase, methodLabel(c), num(ops), latencyText(c.mean_us_median), latencyText(c.p99_us_median),
         `${percentText(c.ops ? c.ok / c.ops : null)}${c.unverified ? ' (unverified!)' : ''}`, measured(c) && best && ops ? `${num(best / ops)}x` : '–',
       ]);
     }
@@ -196,7 +196,7 @@ function metadataLines(model: ReportModel, workload: string, width: number, out:
     { head: 'p99', align: 'right' }, { head: 'success', align: 'right' }, { head: 'vs best', align: 'right' },
   ];
   out.push(...textTable(columns, rows, width));
-  for (const c of cells.filter((x) => x.ok < x.ops && x.unsupported === 0 && !x.did_not_finish)) out.push(...wrapText(`  ${label(c)} ${c.operation}: ${c.first_error ?? 'see the records'}`, width, '    '));
+  for (const c of cells.filter((x) => x.ok < x.ops && x.unsupported === 0 && !x.did_not_finish)) out.push(...wrapText(`  ${methodLabel(c)} ${c.operation}: ${c.first_error ?? 'see the records'}`, width, '    '));
 }
 
 const PROBE_MARK: Record<ProbeState['kind'], string> = { supported: 'yes', unsupported: 'NO', failed: 'FAILED', mixed: 'mixed', 'not-applicable': 'n/a', missing: '–' };
@@ -242,14 +242,14 @@ function semanticsLines(model: ReportModel, workload: string, width: number, out
 function notApplicableLines(model: ReportModel, width: number, out: Out): void {
   const byCase = new Map<string, { method: string; reason: string; workloads: string[] }>();
   const all = new Map<string, Cell[]>();
-  for (const c of model.cells) all.set(`${c.workload}\u0000${label(c)}`, [...(all.get(`${c.workload}\u0000${label(c)}`) ?? []), c]);
+  for (const c of model.cells) all.set(`${c.workload}\u0000${methodLabel(c)}`, [...(all.get(`${c.workload}\u0000${methodLabel(c)}`) ?? []), c]);
   for (const cells of all.values()) {
     if (!cells.every(notApplicable)) continue;
     const c = cells[0];
     // The reason names the method and the workload ("fio-seq needs a file system; s3-api is an object method"): keep what is about neither.
     const reason = String(c.first_error ?? '').split('; ').filter((part) => !part.includes(c.method)).join('; ').replace(new RegExp(`^${c.workload} `), '');
-    const key = `${label(c)}\n${reason}`;
-    const entry = byCase.get(key) ?? { method: label(c), reason, workloads: [] };
+    const key = `${methodLabel(c)}\n${reason}`;
+    const entry = byCase.get(key) ?? { method: methodLabel(c), reason, workloads: [] };
     entry.workloads.push(c.workload);
     byCase.set(key, entry);
   }
@@ -271,7 +271,7 @@ function integrityLines(model: ReportModel, width: number, out: Out): void {
     out.push('did not finish — the step\'s time budget ran out; shown as reached, never ranked:');
     for (const c of didNotFinish) {
       const text = dnfText({ budgetS: c.dnf_budget_s, doneShare: c.dnf_done_share, extrapolatedS: c.dnf_extrapolated_s });
-      out.push(...wrapText(`  ${label(c)} ${c.workload} ${caseLabel(c, model.sizes)}: ${text} (${c.did_not_finish} of ${c.records} repetitions)`, width, '    '));
+      out.push(...wrapText(`  ${methodLabel(c)} ${c.workload} ${caseLabel(c, model.sizes)}: ${text} (${c.did_not_finish} of ${c.records} repetitions)`, width, '    '));
     }
   }
   if (broken.length) {

@@ -1,6 +1,6 @@
-import { accessGroup, label, measured, movesPayload, notApplicable, semanticsMatrix, shownCache, tableOf } from '../analysis';
+import { accessGroup, measured, movesPayload, notApplicable, semanticsMatrix, shownCache, tableOf } from '../analysis';
 import { dnfText, durationText, num } from '../format';
-import { seedLabel } from '../labels';
+import { methodLabel, seedLabel } from '../labels';
 import type { Cell, ReportModel } from '../model';
 import { byOrder } from '../order';
 import { markOf } from './marks';
@@ -23,10 +23,10 @@ function figure(c: Cell | undefined): string {
 }
 
 function pivot(model: ReportModel, cells: Cell[], rowOf: (c: Cell) => string, title: string): string[] {
-  const methods = byOrder([...new Set(cells.map(label))], model.methodOrder, (m) => m);
+  const methods = byOrder([...new Set(cells.map(methodLabel))], model.methodOrder, (m) => m);
   const rows = [...new Set(cells.map(rowOf))];
   const columns: Column[] = [{ head: '' }, ...methods.map((m) => ({ head: m, align: 'right' as const }))];
-  const body = rows.map((r) => [r, ...methods.map((m) => figure(cells.find((c) => rowOf(c) === r && label(c) === m)))]);
+  const body = rows.map((r) => [r, ...methods.map((m) => figure(cells.find((c) => rowOf(c) === r && methodLabel(c) === m)))]);
   return ['', title, ...textTable(columns, body, NO_LIMIT)];
 }
 

@@ -1,7 +1,7 @@
-import type { Measurement } from '../core/batch';
-import type { FileSystemAccess } from '../core/method';
-import type { ReferenceView, WorkloadContext } from '../core/workload';
-import { Batch } from '../core/batch';
+import type { Measurement } from '../../core/batch';
+import type { FileSystemAccess } from '../../core/method';
+import type { ReferenceView, WorkloadContext } from '../../core/workload';
+import { Batch } from '../../core/batch';
 
 /** Reads objects 0..count-1 of the fixture with up to `concurrency` in flight, verifying each SHA-256. */
 export async function readFixture<P>(ctx: WorkloadContext<P>, operation: string, count: number, concurrency: number, includeDigest: boolean): Promise<Measurement> {

@@ -1,8 +1,8 @@
 import { parentPort, workerData } from 'node:worker_threads';
-import { metadataThreadJob } from './metadata.thread';
+import { metadataThreadJob } from '../metadata.thread';
 import { readFilesThreadJob } from './read-files.thread';
-import type { ThreadJob } from '../core/threads';
-import { CONTROL_ABORT, CONTROL_GO, nowNs, type ThreadContext, type ThreadJobHandler } from '../core/thread-job';
+import type { ThreadJob } from '../../core/threads';
+import { CONTROL_ABORT, CONTROL_GO, nowNs, type ThreadContext, type ThreadJobHandler } from '../../core/thread-job';
 
 /**
  * Entry point of the runner's measuring threads (see runner/core/threads.ts): prepares its job

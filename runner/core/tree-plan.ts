@@ -1,4 +1,4 @@
-import { Prng } from '../core/prng';
+import { Prng } from './prng';
 
 /**
  * Source-tree-shaped file sets, generated from a seed so every host builds the same one with no

@@ -1,5 +1,5 @@
-import { BudgetSpent } from '../core/meter';
-import { processCpuTicks, processState } from '../core/process-state';
+import { BudgetSpent } from '../../core/meter';
+import { processCpuTicks, processState } from '../../core/process-state';
 import type { FuseConnection } from './fuse-connection';
 
 /**

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The `s3-crt` method's client: the S3 API through the AWS Common Runtime (aws-c-s3, PyPI awscrt).
 
-One long-lived process per session, driven by runner/methods/s3-crt.ts over a line protocol:
+One long-lived process per session, driven by runner/methods/s3-crt.impl.ts over a line protocol:
 one JSON object per line on stdin, one per line on stdout.
 
   request   {"id": 1, "op": "put", "key": "a/b", "path": "/local/file", "size": 123}

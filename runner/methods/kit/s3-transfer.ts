@@ -1,4 +1,4 @@
-import { reportBytes } from '../core/intervals';
+import { reportBytes } from '../../core/intervals';
 import {
   AbortMultipartUploadCommand, CompleteMultipartUploadCommand, CompletedPart, CreateMultipartUploadCommand,
   GetObjectCommand, S3Client, UploadPartCommand,
@@ -6,7 +6,7 @@ import {
 import { writeSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
-import type { WriterThread } from '../core/writer-thread';
+import type { WriterThread } from '../../core/writer-thread';
 
 /*
  * Parallel multipart upload from a file and parallel ranged download into a file, as s5cmd and the

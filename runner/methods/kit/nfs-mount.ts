@@ -1,7 +1,7 @@
-import type { Availability } from '../core/method';
-import type { MountDriver, MountPlan, MountPlanContext, BucketLag } from '../core/mount';
-import { kernelHasNfs } from '../core/mounts-table';
-import { findBinary, once, versionOutput } from '../core/binaries';
+import type { Availability } from '../../core/method';
+import type { MountDriver, MountPlan, MountPlanContext, BucketLag } from '../../core/mount';
+import { kernelHasNfs } from '../../core/mounts-table';
+import { findBinary, once, versionOutput } from '../../core/binaries';
 
 export interface NfsMethodConfig {
   name: string;

@@ -1,8 +1,8 @@
 import { mkdir } from 'node:fs/promises';
-import type { Measurement } from '../core/batch';
-import type { FileSystemAccess } from '../core/method';
-import { LatencyHistogram } from '../core/stats';
-import type { WorkloadContext } from '../core/workload';
+import type { Measurement } from '../../core/batch';
+import type { FileSystemAccess } from '../../core/method';
+import { LatencyHistogram } from '../../core/stats';
+import type { WorkloadContext } from '../../core/workload';
 
 /**
  * What a file-system workload's measuring core needs: a directory on the file system under test

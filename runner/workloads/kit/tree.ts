@@ -4,8 +4,8 @@ import { dirname, join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { crc32 } from 'node:zlib';
 import { pack as tarPack } from 'tar-stream';
-import { patternBuffer } from '../core/data';
-import { BASE_MTIME, TREE_OWNER, type TreeFile, type TreePlan } from './tree-plan';
+import { patternBuffer } from '../../core/data';
+import { BASE_MTIME, TREE_OWNER, type TreeFile, type TreePlan } from '../../core/tree-plan';
 
 export function fileContent(f: TreeFile): Buffer {
   return patternBuffer(f.seed, f.size);

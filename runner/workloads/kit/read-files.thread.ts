@@ -1,7 +1,7 @@
 import { closeSync, openSync, readSync, constants as C } from 'node:fs';
 import { crc32 } from 'node:zlib';
-import { OpLog } from '../core/intervals';
-import { describeFailure, nowNs, type ThreadContext, type ThreadJobHandler } from '../core/thread-job';
+import { OpLog } from '../../core/intervals';
+import { describeFailure, nowNs, type ThreadContext, type ThreadJobHandler } from '../../core/thread-job';
 
 /**
  * The thread side of the reading workloads (`web-serving`, `read-scaling`): one reader that opens,

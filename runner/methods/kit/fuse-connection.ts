@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { mountAt } from '../core/mounts-table';
+import { mountAt } from '../../core/mounts-table';
 
 /**
  * A FUSE mount's kernel connection, seen through fusectl (/sys/fs/fuse/connections/N, N the

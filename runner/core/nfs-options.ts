@@ -1,4 +1,4 @@
-import type { Options } from '../core/method';
+import type { Options } from './method';
 
 /** NFS options AWS recommends for EFS (and so S3 Files, which is built on it), recorded with every result. */
 export const NFS_OPTIONS = {

@@ -1,31 +1,25 @@
-import type { FileSystemAccess } from '../core/method';
-import { cutSeries, OpLog, seriesSettings } from '../core/intervals';
-import { runThreads } from '../core/threads';
-import type { FixtureFile } from '../core/workload';
+import type { FileSystemAccess } from '../../core/method';
+import { cutSeries, OpLog, seriesSettings } from '../../core/intervals';
+import { runThreads } from '../../core/threads';
+import type { FixtureFile } from '../../core/workload';
 import type { FsCounts, FsRunContext } from './fs-common';
 import type { ReadFilesJob, ReadFilesResult } from './read-files.thread';
-import type { CacheState, PassCache } from '../core/vocabulary';
-
-/** A file on the file system under test with what it must contain. */
-export type ReadableFile = FixtureFile;
-
-/** The cache state a read is recorded in (the result schema's). */
-export type ReadCacheState = CacheState;
+import type { CacheState, PassCache } from '../../core/vocabulary';
 
 /**
  * The cache states a reading workload measures in this pass, and how to reach each before a
  * measurement that will read `sequences` of `files`.
  */
 export interface CacheControl {
-  readonly states: readonly ReadCacheState[];
-  enter(state: ReadCacheState, files: ReadableFile[], sequences: number[][]): Promise<void>;
+  readonly states: readonly CacheState[];
+  enter(state: CacheState, files: FixtureFile[], sequences: number[][]): Promise<void>;
 }
 
 /** A local directory: no client caches to tell apart. */
 export const NO_CACHE_CONTROL: CacheControl = { states: ['none'], enter: async () => {} };
 
 /**
- * Cache control on a mount, for one pass of the runner (runner/run.ts runs a cold pass on a fresh
+ * Cache control on a mount, for one pass of the runner (runner/run/step.ts runs a cold pass on a fresh
  * mount, then optionally a warm pass on the same mount):
  * - cold pass: `cold` — a file read since the last mount is made cold again by remounting (caches
  *   emptied, kernel caches dropped) before it is measured; then, where the client keeps a disk
@@ -38,7 +32,7 @@ export function mountCacheControl(
   opts: { warmDisk: boolean; warmLabel: 'warm' | 'warm-memory' },
 ): CacheControl {
   const readSinceMount = new Set<number>();
-  const states: ReadCacheState[] = pass === 'warm' ? [opts.warmLabel] : ['cold', ...(opts.warmDisk && mount.diskCache ? ['warm-disk' as const] : [])];
+  const states: CacheState[] = pass === 'warm' ? [opts.warmLabel] : ['cold', ...(opts.warmDisk && mount.diskCache ? ['warm-disk' as const] : [])];
   return {
     states,
     async enter(state, files, sequences) {
@@ -76,7 +70,7 @@ export interface MeasuredReads {
  * out: one stream's own rate).
  */
 export async function runReaders(
-  fs: FsRunContext, files: ReadableFile[], sequences: number[][], chunkBytes: number, timing: 'wall' | 'active', measured?: MeasuredReads,
+  fs: FsRunContext, files: FixtureFile[], sequences: number[][], chunkBytes: number, timing: 'wall' | 'active', measured?: MeasuredReads,
 ): Promise<FsCounts & { mismatches: number }> {
   // The series' clock is the batch's: wall time across readers, or one reader's own time in its calls.
   const clock = timing === 'wall' ? 'wall' : sequences.length === 1 ? 'active' : null;
