@@ -1,7 +1,8 @@
 -- Measurements whose step's time budget ran out (status did-not-finish), as seed 002 bounded its
 -- pathological step: the work done out of the work planned, the rate reached and the total that
 -- rate extrapolates to — an extrapolation, never a measured figure, so it is never ranked beside
--- finished ones (every other query leaves these records out).
+-- finished ones (every other query leaves these records out, but report_cells, which counts them apart from
+-- the figures).
 SELECT
   run_id,
   workload,

@@ -62,6 +62,6 @@ FROM (
     END AS io
   FROM results
 ) AS r
-WHERE operation <> 'step' AND operation NOT LIKE '(%' AND status <> 'did-not-finish'
+WHERE operation <> 'step' AND operation NOT LIKE '(%'
 GROUP BY run_id, workload, operation, io, object_size_bytes, method, method_variant, cache
 ORDER BY run_id, workload, operation, io, object_size_bytes, method, method_variant, cache

@@ -86,7 +86,8 @@ export async function awsRun(c: AwsClients, a: RunArgs, out: Out, sleep = (ms: n
   const outputs = await stackOutputs(c, a.stack);
   const input = { matrix: rawMatrixFor(source), runners: plan.runners };
   const started = await c.sfn.send(new StartExecutionCommand({ stateMachineArn: outputs.StateMachineArn, input: JSON.stringify(input) }));
-  out(`started ${started.executionArn} (matrix ${resolved.name}, ${expandSteps(resolved).length} steps on ${runnersLine(plan)}: about ${Math.round(plan.wallSeconds / 60)} min and $${plan.executionDollars.toFixed(2)} of its own, modelled)`);
+  out(`started ${started.executionArn}`);
+  out(`  matrix ${resolved.name}, ${expandSteps(resolved).length} steps on ${runnersLine(plan)}: about ${Math.round(plan.wallSeconds / 60)} min and $${plan.executionDollars.toFixed(2)} of its own, modelled`);
   const progress = new ExecutionProgress(c, started.executionArn!);
   const t0 = Date.now();
   for (;;) {

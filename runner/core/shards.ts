@@ -99,7 +99,9 @@ function place(units: ShardUnit[], ids: number[], cost: UnitCost, bound: number 
   const shards: Shard[] = ids.map((runner) => ({ runner, steps: [], workloads: [], load: 0 }));
   for (const [i, unit] of units.entries()) {
     const fitting = ids.filter((r) => cost.fits?.(unit, r) ?? true);
-    const candidates = fitting.length ? fitting : ids;
+    // Every runner asked for gets work: once the units left are no more than the empty runners, they go there.
+    const empty = ids.filter((r) => !shards[r].steps.length);
+    const candidates = units.length - i <= empty.length ? empty : fitting.length ? fitting : ids;
     const finish = (r: number) => shards[r].load + cost.seconds(unit, r, shards[r].workloads);
     const earliest = (rs: number[]) => rs.reduce((best, r) => (finish(r) < finish(best) ? r : best));
     let preferred: number[] = [];

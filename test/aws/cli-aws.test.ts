@@ -59,7 +59,7 @@ test('run: starts an execution with the validated matrix, follows it and prints 
   expect(input.matrix.name).toBe('quick');
   expect(input.runners).toEqual([{ instanceType: 'c7g.large', count: 2 }]);
   const text = lines.join('\n');
-  expect(text).toMatch(/started arn:exec:1 \(matrix quick, \d+ steps on 2 × c7g\.large: about \d+ min and \$\d+\.\d\d of its own, modelled\)/);
+  expect(text).toMatch(/started arn:exec:1\n {2}matrix quick, \d+ steps on 2 × c7g\.large: about \d+ min and \$\d+\.\d\d of its own, modelled\n/);
   // Progress: each state once, then how many runners finished inside the benchmark steps; the poll loop's inner states are not repeated.
   const progress = lines.filter((l) => /^\[/.test(l)).map((l) => l.replace(/^\[[^\]]*\] /, ''));
   expect(progress).toEqual([

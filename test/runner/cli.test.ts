@@ -207,7 +207,7 @@ describe('s3ab CLI', () => {
     expect(alive(pid)).toBe(false);
     const manifest = JSON.parse(readFileSync(join(dir, '_runs', readdirSync(join(dir, '_runs'))[0]), 'utf8'));
     expect(manifest.status).toBe('interrupted');
-    expect(out).toMatch(/INTERRUPTED — results incomplete/);
+    expect(out).toMatch(/INTERRUPTED — results\s+incomplete/);
     rmSync(dir, { recursive: true });
   }, 60_000);
 });

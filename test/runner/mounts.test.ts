@@ -315,7 +315,7 @@ describe('mount faults', () => {
       child.once('close', resolve);
     });
     expect(code).toBe(130);
-    expect(out).toMatch(/INTERRUPTED — results incomplete/);
+    expect(out).toMatch(/INTERRUPTED — results\s+incomplete/);
     expect(clients.length).toBeGreaterThan(0);
     for (const pid of clients) expect(alive(pid)).toBe(false);
     expect(err).toMatch(/SIGINT: stopping; cleaning up/);

@@ -143,7 +143,7 @@ describe('faults', () => {
     // The summary says the run is incomplete.
     const lines: string[] = [];
     await printSummary(join(dir, 'results'), undefined, (l) => lines.push(l));
-    expect(lines.join('\n')).toMatch(/FAILED — results incomplete/);
+    expect(lines.join('\n')).toMatch(/FAILED — results\s+incomplete/);
     expect(existsSync(join(dir, 'results', '_runs'))).toBe(true);
     rmSync(dir, { recursive: true, force: true });
   }, 120_000);
