@@ -18,7 +18,8 @@ const shared = {
 module.exports = {
   testTimeout: 120000,
   projects: [
-    { ...shared, displayName: 'unit', roots: ['<rootDir>/test/unit'], testMatch: ['**/*.test.ts'] },
+    // The guard fails a unit test that opens a connection or starts a process (test/helpers/unit-guard.ts).
+    { ...shared, displayName: 'unit', roots: ['<rootDir>/test/unit'], testMatch: ['**/*.test.ts'], setupFilesAfterEnv: ['<rootDir>/test/helpers/unit-guard.ts'] },
     { ...shared, displayName: 'integration', roots: ['<rootDir>/test'], testMatch: ['**/*.test.ts'], testPathIgnorePatterns: ['/test/unit/'] },
   ],
 };

@@ -25,6 +25,20 @@ export interface DataStorageProps {
   readonly accessLogs?: { readonly bucket: s3.IBucket; readonly prefix: string };
 }
 
+/** Checks the props together before anything is built; returns them with defaults applied. */
+function checkDataStorageProps(props: DataStorageProps): { noncurrentDays: number; accessPointUser: { uid: number; gid: number }; accessPointRoot: string } {
+  const noncurrentDays = props.noncurrentVersionDays ?? 1;
+  if (!Number.isInteger(noncurrentDays) || noncurrentDays < 1) throw new Error(`DataStorage: noncurrentVersionDays must be a whole number ≥ 1, got ${noncurrentDays}`);
+  if (!props.mountTargetSubnets.subnets.length) throw new Error('DataStorage: mountTargetSubnets selects no subnet');
+  const accessPointUser = props.accessPointUser ?? { uid: 1000, gid: 1000 };
+  if (accessPointUser.uid === 0 || accessPointUser.gid === 0) {
+    throw new Error('DataStorage: the access point user must not be root (uid/gid 0): use a scoped root directory instead (seed 001)');
+  }
+  const accessPointRoot = props.accessPointRoot ?? '/lambda';
+  if (!/^\/[A-Za-z0-9._-]+(\/[A-Za-z0-9._-]+)*$/.test(accessPointRoot)) throw new Error(`DataStorage: accessPointRoot "${accessPointRoot}" must be an absolute path below /`);
+  return { noncurrentDays, accessPointUser, accessPointRoot };
+}
+
 /**
  * The benchmark data bucket and its Amazon S3 Files file system (seed 001's setup, with its traps
  * handled):
@@ -77,17 +91,23 @@ export class DataStorage extends Construct {
 
   constructor(scope: Construct, id: string, props: DataStorageProps) {
     super(scope, id);
-    const noncurrentDays = props.noncurrentVersionDays ?? 1;
-    if (!Number.isInteger(noncurrentDays) || noncurrentDays < 1) throw new Error(`DataStorage: noncurrentVersionDays must be a whole number ≥ 1, got ${noncurrentDays}`);
-    if (!props.mountTargetSubnets.subnets.length) throw new Error('DataStorage: mountTargetSubnets selects no subnet');
-    this.accessPointUser = props.accessPointUser ?? { uid: 1000, gid: 1000 };
-    if (this.accessPointUser.uid === 0 || this.accessPointUser.gid === 0) {
-      throw new Error('DataStorage: the access point user must not be root (uid/gid 0): use a scoped root directory instead (seed 001)');
-    }
-    const apRoot = props.accessPointRoot ?? '/lambda';
-    if (!/^\/[A-Za-z0-9._-]+(\/[A-Za-z0-9._-]+)*$/.test(apRoot)) throw new Error(`DataStorage: accessPointRoot "${apRoot}" must be an absolute path below /`);
+    const { noncurrentDays, accessPointUser, accessPointRoot } = checkDataStorageProps(props);
+    this.accessPointUser = accessPointUser;
+    this.bucket = this.createBucket(noncurrentDays, props.accessLogs !== undefined);
+    if (props.accessLogs) this.logAccessTo(props.accessLogs.bucket, props.accessLogs.prefix);
+    const { role, rolePolicy } = this.createServiceRole();
+    this.serviceRole = role;
+    this.fileSystem = this.createFileSystem(rolePolicy);
+    this.fileSystemArn = this.fileSystem.attrFileSystemArn;
+    const { securityGroup, mountTargets } = this.createMountTargets(props);
+    this.mountTargetSecurityGroup = securityGroup;
+    this.mountTargets = mountTargets;
+    this.accessPoint = this.createLambdaAccessPoint(accessPointRoot);
+  }
 
-    this.bucket = new s3.Bucket(this, 'Bucket', {
+  /** The versioned, private data bucket, emptied (old versions included) on `cdk destroy`. */
+  private createBucket(noncurrentDays: number, accessLogs: boolean): s3.Bucket {
+    const bucket = new s3.Bucket(this, 'Bucket', {
       versioned: true,
       encryption: s3.BucketEncryption.S3_MANAGED,
       enforceSSL: true,
@@ -102,11 +122,13 @@ export class DataStorage extends Construct {
       removalPolicy: RemovalPolicy.DESTROY,
       autoDeleteObjects: true,
     });
-    if (props.accessLogs) this.logAccessTo(props.accessLogs.bucket, props.accessLogs.prefix);
-    if (!props.accessLogs) acknowledge(this.bucket, 'AwsSolutions-S1', 'benchmark scratch data; the stack that owns it can turn on access logs with the accessLogs prop');
+    if (!accessLogs) acknowledge(bucket, 'AwsSolutions-S1', 'benchmark scratch data; the stack that owns it can turn on access logs with the accessLogs prop');
+    return bucket;
+  }
 
-    // --- S3 Files service role -------------------------------------------------------------
-    this.serviceRole = new iam.Role(this, 'S3FilesRole', {
+  /** The role S3 Files assumes to synchronize the file system with the bucket, and its policy (S3 Files' prerequisites). */
+  private createServiceRole(): { role: iam.Role; rolePolicy: iam.Policy } {
+    const role = new iam.Role(this, 'S3FilesRole', {
       description: 'Assumed by Amazon S3 Files to synchronize the file system with the data bucket',
       assumedBy: new iam.ServicePrincipal('elasticfilesystem.amazonaws.com').withConditions({
         StringEquals: { 'aws:SourceAccount': Aws.ACCOUNT_ID },
@@ -116,7 +138,7 @@ export class DataStorage extends Construct {
     });
     const sameAccount = { StringEquals: { 'aws:ResourceAccount': Aws.ACCOUNT_ID } };
     const rolePolicy = new iam.Policy(this, 'S3FilesRolePolicy', {
-      roles: [this.serviceRole],
+      roles: [role],
       statements: [
         new iam.PolicyStatement({
           sid: 'BucketLevel',
@@ -154,45 +176,55 @@ export class DataStorage extends Construct {
       'S3 Files names its synchronization rules DO-NOT-DELETE-S3-Files-<id> at run time; the events:ManagedBy condition limits them to rules it manages');
     acknowledge(rolePolicy, 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:events:<AWS::Region>:<AWS::AccountId>:rule/*]',
       'read-only EventBridge calls S3 Files makes to find its own rules (S3 Files prerequisites); scoped to this account and region');
+    return { role, rolePolicy };
+  }
 
-    this.fileSystem = new s3files.CfnFileSystem(this, 'FileSystem', {
+  /** The S3 Files file system over the bucket, created after its role's policy and removed before the bucket is emptied. */
+  private createFileSystem(rolePolicy: iam.Policy): s3files.CfnFileSystem {
+    const fileSystem = new s3files.CfnFileSystem(this, 'FileSystem', {
       bucket: this.bucket.bucketArn,
       roleArn: this.serviceRole.roleArn,
       tags: [{ key: 'Name', value: `${Stack.of(this).stackName}-data` }],
     });
     // Creating the file system makes S3 Files assume the role at once: its permissions must exist first.
-    this.fileSystem.node.addDependency(rolePolicy);
+    fileSystem.node.addDependency(rolePolicy);
     // On `cdk destroy` the file system must go before the bucket is emptied (else its last
     // synchronization can write into an emptied bucket): it depends on the auto-delete resource,
     // which lists and deletes every object version and delete marker.
     const autoDelete = this.bucket.node.tryFindChild('AutoDeleteObjectsCustomResource');
-    if (autoDelete) this.fileSystem.node.addDependency(autoDelete);
-    this.fileSystemArn = this.fileSystem.attrFileSystemArn;
+    if (autoDelete) fileSystem.node.addDependency(autoDelete);
+    return fileSystem;
+  }
 
-    // --- Mount targets -----------------------------------------------------------------------
-    this.mountTargetSecurityGroup = new ec2.SecurityGroup(this, 'MountTargetSg', {
+  /** One mount target per subnet, reachable on NFS only from the given clients. */
+  private createMountTargets(props: DataStorageProps): { securityGroup: ec2.SecurityGroup; mountTargets: s3files.CfnMountTarget[] } {
+    const securityGroup = new ec2.SecurityGroup(this, 'MountTargetSg', {
       vpc: props.vpc,
       description: 'S3 Files mount targets: NFS (2049) from the benchmark runners and the S3 Files function only',
       allowAllOutbound: false,
     });
     for (const client of props.nfsClients) {
-      this.mountTargetSecurityGroup.addIngressRule(client, ec2.Port.tcp(2049), 'NFS from a benchmark client');
+      securityGroup.addIngressRule(client, ec2.Port.tcp(2049), 'NFS from a benchmark client');
     }
-    this.mountTargets = props.mountTargetSubnets.subnets.map((subnet, i) => new s3files.CfnMountTarget(this, `MountTarget${i + 1}`, {
+    const mountTargets = props.mountTargetSubnets.subnets.map((subnet, i) => new s3files.CfnMountTarget(this, `MountTarget${i + 1}`, {
       fileSystemId: this.fileSystem.attrFileSystemId,
       subnetId: subnet.subnetId,
-      securityGroups: [this.mountTargetSecurityGroup.securityGroupId],
+      securityGroups: [securityGroup.securityGroupId],
     }));
+    return { securityGroup, mountTargets };
+  }
 
-    // --- Access point for the Lambda -----------------------------------------------------------
+  /** The Lambda's access point: a non-root POSIX user and its own root directory, after every mount target. */
+  private createLambdaAccessPoint(root: string): s3files.CfnAccessPoint {
     const { uid, gid } = this.accessPointUser;
-    this.accessPoint = new s3files.CfnAccessPoint(this, 'LambdaAccessPoint', {
+    const accessPoint = new s3files.CfnAccessPoint(this, 'LambdaAccessPoint', {
       fileSystemId: this.fileSystem.attrFileSystemId,
       posixUser: { uid: String(uid), gid: String(gid) },
-      rootDirectory: { path: apRoot, creationPermissions: { ownerUid: String(uid), ownerGid: String(gid), permissions: '755' } },
+      rootDirectory: { path: root, creationPermissions: { ownerUid: String(uid), ownerGid: String(gid), permissions: '755' } },
       tags: [{ key: 'Name', value: `${Stack.of(this).stackName}-lambda` }],
     });
-    for (const mt of this.mountTargets) this.accessPoint.addResourceDependency(mt);
+    for (const mt of this.mountTargets) accessPoint.addResourceDependency(mt);
+    return accessPoint;
   }
 
   /** Makes a resource wait until every mount target exists (and so is available). */

@@ -88,6 +88,56 @@ export function threadScript(): string {
   return out;
 }
 
+/** A promise that rejects when `signal` aborts; `release` stops listening. */
+function rejectOnAbort(signal: AbortSignal): { aborted: Promise<never>; release: () => void } {
+  let onAbortWait: () => void = () => {};
+  const aborted = new Promise<never>((_, reject) => {
+    onAbortWait = () => reject(signal.reason ?? new Error('aborted'));
+    if (signal.aborted) onAbortWait();
+    else signal.addEventListener('abort', onAbortWait, { once: true });
+  });
+  aborted.catch(() => {});
+  return { aborted, release: () => signal.removeEventListener('abort', onAbortWait) };
+}
+
+interface ThreadEvents {
+  onReady(): void;
+  onProgress(note: string): void;
+  onDone(result: unknown, span: ThreadSpan): void;
+}
+
+/** Settles when thread `index` reports its result (resolve) or fails, crashes or exits early (reject). */
+function threadFinished(worker: Worker, index: number, job: ThreadJob, events: ThreadEvents): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    let settled = false;
+    const settle = (err?: Error) => {
+      if (settled) return;
+      settled = true;
+      if (err) reject(err);
+      else resolve();
+    };
+    worker.on('message', (msg: FromThread) => {
+      switch (msg.type) {
+        case 'ready':
+          events.onReady();
+          break;
+        case 'progress':
+          events.onProgress(msg.note);
+          break;
+        case 'done':
+          events.onDone(msg.result, msg.span);
+          settle();
+          break;
+        case 'error':
+          settle(new Error(msg.message));
+          break;
+      }
+    });
+    worker.on('error', (err) => settle(new Error(`thread ${index} (${job.kind}) crashed: ${errorSummary(err)}`)));
+    worker.on('exit', (code) => settle(code === 0 ? undefined : new Error(`thread ${index} (${job.kind}) exited with code ${code}`)));
+  });
+}
+
 /**
  * Runs one job per thread, all threads released at the same instant once every one is ready.
  * Resolves with each job's result in order; rejects with the first thread's error. On abort the
@@ -119,45 +169,21 @@ export async function runThreads<R>(jobs: ThreadJob[], opts: ThreadRunOptions): 
   if (opts.signal.aborted) onAbort();
   // A thread blocked in a system call on a hung mount never answers: on abort, stop waiting for it
   // (the mount's teardown unblocks it later).
-  let onAbortWait: () => void = () => {};
-  const aborted = new Promise<never>((_, reject) => {
-    onAbortWait = () => reject(opts.signal.reason ?? new Error('aborted'));
-    if (opts.signal.aborted) onAbortWait();
-    else opts.signal.addEventListener('abort', onAbortWait, { once: true });
-  });
-  aborted.catch(() => {});
+  const abortWait = rejectOnAbort(opts.signal);
+  const onReady = () => {
+    if (++ready === workers.length) {
+      Atomics.store(control, CONTROL_GO, 1);
+      Atomics.notify(control, CONTROL_GO);
+    }
+  };
   try {
-    await Promise.race([aborted, Promise.all(workers.map((worker, i) => new Promise<void>((resolve, reject) => {
-      let settled = false;
-      const settle = (err?: Error) => {
-        if (settled) return;
-        settled = true;
-        if (err) reject(err);
-        else resolve();
-      };
-      worker.on('message', (msg: FromThread) => {
-        switch (msg.type) {
-          case 'ready':
-            if (++ready === workers.length) {
-              Atomics.store(control, CONTROL_GO, 1);
-              Atomics.notify(control, CONTROL_GO);
-            }
-            break;
-          case 'progress':
-            opts.onProgress?.(i, msg.note);
-            break;
-          case 'done':
-            results[i] = msg.result as R;
-            spans[i] = msg.span;
-            settle();
-            break;
-          case 'error':
-            settle(new Error(msg.message));
-            break;
-        }
-      });
-      worker.on('error', (err) => settle(new Error(`thread ${i} (${jobs[i].kind}) crashed: ${errorSummary(err)}`)));
-      worker.on('exit', (code) => settle(code === 0 ? undefined : new Error(`thread ${i} (${jobs[i].kind}) exited with code ${code}`)));
+    await Promise.race([abortWait.aborted, Promise.all(workers.map((worker, i) => threadFinished(worker, i, jobs[i], {
+      onReady,
+      onProgress: (note) => opts.onProgress?.(i, note),
+      onDone: (result, span) => {
+        results[i] = result as R;
+        spans[i] = span;
+      },
     })))]);
     if (opts.signal.aborted) throw opts.signal.reason ?? new Error('aborted');
     opts.onSpans?.(spans);
@@ -166,7 +192,7 @@ export async function runThreads<R>(jobs: ThreadJob[], opts: ThreadRunOptions): 
     return results;
   } finally {
     opts.signal.removeEventListener('abort', onAbort);
-    opts.signal.removeEventListener('abort', onAbortWait);
+    abortWait.release();
     onAbort();
     live.release();
     // Terminating a thread waits for its current system call; do not wait long for a blocked one.

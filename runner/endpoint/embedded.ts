@@ -52,6 +52,48 @@ async function freeLoopbackPort(): Promise<number> {
   });
 }
 
+/** Creates the server's data, versions and (with extra accounts) IAM folders; returns the IAM arguments. */
+async function prepareServerDir(dir: string, accounts: { accessKeyId: string; secretAccessKey: string }[]): Promise<string[]> {
+  await mkdir(join(dir, 'data'));
+  await mkdir(join(dir, 'versions'));
+  if (!accounts.length) return [];
+  await mkdir(join(dir, 'iam'));
+  const accessAccounts = Object.fromEntries(accounts.map((a) => [a.accessKeyId, { access: a.accessKeyId, secret: a.secretAccessKey, role: 'admin', userID: 0, groupID: 0, projectID: 0 }]));
+  await writeFile(join(dir, 'iam', 'users.json'), JSON.stringify({ accessAccounts }));
+  return ['--iam-dir', join(dir, 'iam')];
+}
+
+type ServerExit = { code: number | null; signal: string | null; stopping: boolean; logTail: string };
+
+/** Starts versitygw on `port`, keeping the tail of its output; `stop` ends it and waits for its exit. */
+function spawnVersitygw(binary: string, credentials: { accessKeyId: string; secretAccessKey: string }, port: number, dir: string, iam: string[]): { child: ChildProcess; exited: Promise<ServerExit>; stop: () => Promise<void> } {
+  const child = spawn(
+    binary,
+    ['--access', credentials.accessKeyId, '--secret', credentials.secretAccessKey, '--port', `127.0.0.1:${port}`, '--quiet',
+      // Every request the server answers, in S3's server-access-log fields: the runner counts each measurement's requests from it.
+      '--access-log', join(dir, 'access.log'), ...iam,
+      // S3 keeps connections alive; versitygw closes each one after its response unless told
+      // otherwise, which would make every local figure pay a TCP set-up per request.
+      '--keep-alive',
+      'posix', '--versioning-dir', join(dir, 'versions'), join(dir, 'data')],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  let logTail = '';
+  const keep = (chunk: Buffer) => { logTail = (logTail + chunk.toString()).slice(-4000); };
+  child.stdout!.on('data', keep);
+  child.stderr!.on('data', keep);
+  let stopping = false;
+  const exited = new Promise<ServerExit>((resolve) => {
+    child.once('exit', (code, signal) => resolve({ code, signal, stopping, logTail }));
+    child.once('error', (err) => { keep(Buffer.from(String(err))); resolve({ code: null, signal: null, stopping, logTail }); });
+  });
+  const stop = async () => {
+    stopping = true;
+    await stopChild(child, exited);
+  };
+  return { child, exited, stop };
+}
+
 /**
  * Starts versitygw (posix backend with a versioning directory) on a free loopback port with fresh
  * random credentials and a temporary data directory; creates the benchmark bucket. The server and
@@ -78,44 +120,14 @@ export async function startEmbeddedEndpoint(log: (msg: string) => void = () => {
   // The data folder (GBs of RAM with the seed profile) goes on every path, a forced exit included —
   // also when the server has already exited (a Ctrl-C to the terminal reaches it first).
   const removeDirNow = onEmergencyExit(() => rmSync(dir, { recursive: true, force: true }));
-  await mkdir(join(dir, 'data'));
-  await mkdir(join(dir, 'versions'));
-  const iam = opts.accounts?.length ? ['--iam-dir', join(dir, 'iam')] : [];
-  if (iam.length) {
-    await mkdir(join(dir, 'iam'));
-    const accessAccounts = Object.fromEntries(opts.accounts!.map((a) => [a.accessKeyId, { access: a.accessKeyId, secret: a.secretAccessKey, role: 'admin', userID: 0, groupID: 0, projectID: 0 }]));
-    await writeFile(join(dir, 'iam', 'users.json'), JSON.stringify({ accessAccounts }));
-  }
+  const iam = await prepareServerDir(dir, opts.accounts ?? []);
   const credentials = { accessKeyId: `s3ab${randomBytes(8).toString('hex')}`, secretAccessKey: randomBytes(24).toString('base64url') };
 
   let lastError: Error | null = null;
   for (let attempt = 0; attempt < 3; attempt++) {
     const port = await freeLoopbackPort();
     const url = `http://127.0.0.1:${port}`;
-    const child = spawn(
-      binary.path,
-      ['--access', credentials.accessKeyId, '--secret', credentials.secretAccessKey, '--port', `127.0.0.1:${port}`, '--quiet',
-        // Every request the server answers, in S3's server-access-log fields: the runner counts each measurement's requests from it.
-        '--access-log', join(dir, 'access.log'), ...iam,
-        // S3 keeps connections alive; versitygw closes each one after its response unless told
-        // otherwise, which would make every local figure pay a TCP set-up per request.
-        '--keep-alive',
-        'posix', '--versioning-dir', join(dir, 'versions'), join(dir, 'data')],
-      { stdio: ['ignore', 'pipe', 'pipe'] },
-    );
-    let logTail = '';
-    const keep = (chunk: Buffer) => { logTail = (logTail + chunk.toString()).slice(-4000); };
-    child.stdout!.on('data', keep);
-    child.stderr!.on('data', keep);
-    let stopping = false;
-    const exited = new Promise<{ code: number | null; signal: string | null; stopping: boolean; logTail: string }>((resolve) => {
-      child.once('exit', (code, signal) => resolve({ code, signal, stopping, logTail }));
-      child.once('error', (err) => { keep(Buffer.from(String(err))); resolve({ code: null, signal: null, stopping, logTail }); });
-    });
-    const stop = async () => {
-      stopping = true;
-      await stopChild(child, exited);
-    };
+    const { child, exited, stop } = spawnVersitygw(binary.path, credentials, port, dir, iam);
     const unregisterStop = onCleanup(`embedded server (pid ${child.pid})`, stop);
     // A second Ctrl-C exits at once: the server must not outlive the runner even then.
     const unregisterKill = onEmergencyExit(() => child.kill('SIGKILL'));

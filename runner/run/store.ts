@@ -83,6 +83,26 @@ export interface OpenStore {
   close(): Promise<void>;
 }
 
+/** A server that stops answering (stopped, hung) or exits ends the run within a bound instead of hanging it. */
+function abortWhenServerDies(server: EmbeddedEndpoint, abort: AbortController): void {
+  let stoppedSince: number | null = null;
+  const watch = setInterval(() => {
+    const state = processState(server.pid);
+    stoppedSince = state === 'T' ? stoppedSince ?? Date.now() : null;
+    if (stoppedSince !== null && Date.now() - stoppedSince > SERVER_STALL_MS) {
+      clearInterval(watch);
+      abort.abort(new RunAborted(`the embedded S3 server (versitygw, pid ${server.pid}) stopped responding (the process is stopped) for ${SERVER_STALL_MS / 1000} s`));
+    }
+  }, 1_000);
+  watch.unref();
+  void server.exited.then(() => clearInterval(watch));
+  void server.exited.then((r) => {
+    if (r.stopping) return;
+    const last = r.logTail.trim().split('\n').pop() ?? '';
+    abort.abort(new RunAborted(`the embedded S3 server (versitygw) exited mid-run (code ${r.code}, signal ${r.signal})${last ? `: ${last}` : ''}`));
+  });
+}
+
 /**
  * Opens the store: the embedded server (started, its exit watched) or the named endpoint, then the
  * preflight (endpoint, credentials, bucket) before anything is written. Registers the removal of
@@ -98,24 +118,7 @@ export async function openStore(opts: RunOptions, prefix: string, volumePrefix: 
     embedded = await startEmbeddedEndpoint(log);
     opts.onEndpoint?.(embedded);
     target = embedded.target;
-    // A server that stops answering (stopped, hung) ends the run within a bound instead of hanging it.
-    const server = embedded;
-    let stoppedSince: number | null = null;
-    const watch = setInterval(() => {
-      const state = processState(server.pid);
-      stoppedSince = state === 'T' ? stoppedSince ?? Date.now() : null;
-      if (stoppedSince !== null && Date.now() - stoppedSince > SERVER_STALL_MS) {
-        clearInterval(watch);
-        abort.abort(new RunAborted(`the embedded S3 server (versitygw, pid ${server.pid}) stopped responding (the process is stopped) for ${SERVER_STALL_MS / 1000} s`));
-      }
-    }, 1_000);
-    watch.unref();
-    void embedded.exited.then(() => clearInterval(watch));
-    void embedded.exited.then((r) => {
-      if (r.stopping) return;
-      const last = r.logTail.trim().split('\n').pop() ?? '';
-      abort.abort(new RunAborted(`the embedded S3 server (versitygw) exited mid-run (code ${r.code}, signal ${r.signal})${last ? `: ${last}` : ''}`));
-    });
+    abortWhenServerDies(embedded, abort);
   }
   // The runner's own client (fixtures, checks, cleanup): its requests are left out of every count.
   const client = makeS3Client(target, { maxSockets: 32, userAgent: RUNNER_USER_AGENT });

@@ -72,6 +72,54 @@ function sha256MibPerSecond(): number {
   return best;
 }
 
+/** Seconds of each of `cycles` mount–ready–unmount cycles. */
+async function mountCycles(open: () => Promise<StorageSession>): Promise<number[]> {
+  const cycleSeconds: number[] = [];
+  for (let i = 0; i < cycles; i++) {
+    const t0 = process.hrtime.bigint();
+    const s = await open();
+    await s.close();
+    cycleSeconds.push(Number(process.hrtime.bigint() - t0) / 1e9);
+  }
+  return cycleSeconds;
+}
+
+/**
+ * MiB/s of `reps` cold reads of `key` each way — large-read (verified), the same read loop without
+ * SHA-256, and fio — interleaved; closes the session.
+ */
+async function interleavedReads(name: string, session: StorageSession, key: string, digest: string, work: string): Promise<{ runner: number[]; plain: number[]; fio: number[] }> {
+  const runner: number[] = [];
+  const plain: number[] = [];
+  const fio: number[] = [];
+  try {
+    for (let rep = 0; rep < reps; rep++) {
+      // Alternate which goes first, so neither always follows the other.
+      const orders = [['runner', 'plain', 'fio'], ['fio', 'runner', 'plain'], ['plain', 'fio', 'runner']];
+      for (const which of orders[rep % 3]) {
+        await session.fs!.remount();
+        if (which === 'runner') {
+          const batch = new Batch('read', size);
+          const got = await batch.op(() => session.get(key), (f) => f.bytes);
+          if (!got || (await got.digest()) !== digest) throw new Error(`${name}: large-read data does not match`);
+          const m = batch.finish();
+          runner.push(m.bytes / MIB / (m.durationMs / 1000));
+        } else if (which === 'plain') {
+          const t0 = process.hrtime.bigint();
+          const { bytes } = await readFileHashed(session.fs!.pathOf(key), MIB, false);
+          if (bytes !== size) throw new Error(`${name}: read ${bytes} of ${size} bytes`);
+          plain.push(size / MIB / (Number(process.hrtime.bigint() - t0) / 1e9));
+        } else {
+          fio.push(await fioRead(session.fs!.pathOf(key), join(work, 'fio.json')));
+        }
+      }
+    }
+  } finally {
+    await session.close();
+  }
+  return { runner, plain, fio };
+}
+
 async function main() {
   const work = mkdtempSync(join(tmpdir(), 's3ab-bench-mounts-'));
   const endpoint = await startEmbeddedEndpoint();
@@ -99,44 +147,10 @@ async function main() {
       const open = () => method.open({ target: endpoint.target, options: method.variants.default, scratchDir: work, signal, reference: { head: (k) => reference.head(k) } });
 
       console.log(`${name}: ${cycles} mount–ready–unmount cycles`);
-      const cycleSeconds: number[] = [];
-      for (let i = 0; i < cycles; i++) {
-        const t0 = process.hrtime.bigint();
-        const s = await open();
-        await s.close();
-        cycleSeconds.push(Number(process.hrtime.bigint() - t0) / 1e9);
-      }
+      const cycleSeconds = await mountCycles(open);
 
       console.log(`${name}: large-read vs fio, ${reps} repetitions, each from a cold remount`);
-      const session: StorageSession = await open();
-      const runner: number[] = [];
-      const plain: number[] = [];
-      const fio: number[] = [];
-      try {
-        for (let rep = 0; rep < reps; rep++) {
-          // Alternate which goes first, so neither always follows the other.
-          const orders = [['runner', 'plain', 'fio'], ['fio', 'runner', 'plain'], ['plain', 'fio', 'runner']];
-          for (const which of orders[rep % 3]) {
-            await session.fs!.remount();
-            if (which === 'runner') {
-              const batch = new Batch('read', size);
-              const got = await batch.op(() => session.get(key), (f) => f.bytes);
-              if (!got || (await got.digest()) !== digest) throw new Error(`${name}: large-read data does not match`);
-              const m = batch.finish();
-              runner.push(m.bytes / MIB / (m.durationMs / 1000));
-            } else if (which === 'plain') {
-              const t0 = process.hrtime.bigint();
-              const { bytes } = await readFileHashed(session.fs!.pathOf(key), MIB, false);
-              if (bytes !== size) throw new Error(`${name}: read ${bytes} of ${size} bytes`);
-              plain.push(size / MIB / (Number(process.hrtime.bigint() - t0) / 1e9));
-            } else {
-              fio.push(await fioRead(session.fs!.pathOf(key), join(work, 'fio.json')));
-            }
-          }
-        }
-      } finally {
-        await session.close();
-      }
+      const { runner, plain, fio } = await interleavedReads(name, await open(), key, digest, work);
       const cycleOk = median(cycleSeconds) <= 2;
       // Ratio of the medians: on a shared host load spikes hit single repetitions; medians resist them.
       const ratio = median(runner) / median(fio);

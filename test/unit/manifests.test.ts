@@ -1,8 +1,10 @@
-import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { markAbandoned, readRunManifests } from '../../runner/results/manifests';
+
+/** A pid no process can have (above the kernel's limit): a process that is gone, without starting one. */
+const goneProcessId = () => Number(readFileSync('/proc/sys/kernel/pid_max', 'utf8')) + 1;
 
 describe('run manifests: one reader, abandoned runs told apart', () => {
   let dir: string;
@@ -17,7 +19,7 @@ describe('run manifests: one reader, abandoned runs told apart', () => {
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
   test('"running" whose process on this host is gone is abandoned; a live one, another host\'s, or one without a pid stays running', () => {
-    const gone = spawnSync('true').pid!;
+    const gone = goneProcessId();
     write('20261122T100000Z-aaaaa1', { pid: gone, hostname: hostname() });
     write('20261122T100000Z-aaaaa2', { pid: process.ppid, hostname: hostname() });
     write('20261122T100000Z-aaaaa3', { pid: gone, hostname: 'another-host' });
@@ -31,7 +33,7 @@ describe('run manifests: one reader, abandoned runs told apart', () => {
   });
 
   test('a new run rewrites abandoned manifests as such', () => {
-    const gone = spawnSync('true').pid!;
+    const gone = goneProcessId();
     write('20261122T100000Z-bbbbb1', { pid: gone, hostname: hostname() });
     expect(markAbandoned(dir)).toEqual(['20261122T100000Z-bbbbb1']);
     expect(JSON.parse(readFileSync(join(dir, '_runs', '20261122T100000Z-bbbbb1.json'), 'utf8')).status).toBe('abandoned');
