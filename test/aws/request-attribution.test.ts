@@ -6,7 +6,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { awsQueryRequests, type AwsClients } from '../../runner/aws/commands';
-import { attachAccessLogs, accessLogQueries, namedQueries, openRecords, query, type OpenedResults } from '../../runner/report/results-db';
+import { attachAccessLogs, attachIntervals, accessLogQueries, namedQueries, openRecords, query, type OpenedResults } from '../../runner/report/results-db';
 import { writeReportFixture } from '../../scripts/fixtures/report-fixture';
 import { readFileSync, readdirSync } from 'node:fs';
 
@@ -61,6 +61,8 @@ describe('request attribution from S3 server access logs', () => {
       logLine('10:00:12', 'REST.PUT.OBJECT', `s3ab/20261124T090000Z-ffffff/${RUNNER}/steps/001/x`, '-', 10),
     ].join('\n') + '\n');
     db = await openRecords(join(dir, 'results', 'dt=*', '*.jsonl'), { hivePartitioning: true, materialize: true });
+    // Athena's database has the intervals table beside the records (the run filter reads both): empty here.
+    await attachIntervals(db.connection, []);
     await attachAccessLogs(db.connection, [join(dir, 'access.log')]);
 
     // Athena, answered by DuckDB: the stack's named queries, run on the same SQL.
@@ -72,7 +74,8 @@ describe('request attribution from S3 server access logs', () => {
     const results = new Map<string, Record<string, unknown>[]>();
     athena.on(StartQueryExecutionCommand).callsFake(async (input) => {
       const id = `qe-${results.size}`;
-      results.set(id, await query(db.connection, input.QueryString));
+      // The named queries' database is Athena's (s3ab); DuckDB's is main.
+      results.set(id, await query(db.connection, input.QueryString!.replaceAll('s3ab.', 'main.')));
       return { QueryExecutionId: id };
     });
     athena.on(GetQueryExecutionCommand).resolves({ QueryExecution: { Status: { State: 'SUCCEEDED' } } });
