@@ -290,7 +290,7 @@ export class LocalCloud {
     await this.require(principal, 'Athena stand-in', [
       ...this.athenaRequests(p.WorkGroup, ['athena:StartQueryExecution', 'athena:GetQueryExecution']),
       ...[arn('glue', 'catalog'), arn('glue', `database/${db}`)].map((resource) => ({ action: 'glue:GetDatabase', resource })),
-      ...[arn('glue', 'catalog'), arn('glue', `database/${db}`), arn('glue', `table/${db}/results`)].map((resource) => ({ action: 'glue:GetTable', resource })),
+      ...[arn('glue', 'catalog'), arn('glue', `database/${db}`), arn('glue', `table/${db}/results`), arn('glue', `table/${db}/intervals`)].map((resource) => ({ action: 'glue:GetTable', resource })),
     ], 'Athena.AccessDeniedException');
     // Queries run side by side (the Aggregate Map): the id is taken before any await.
     const id = `qe-${++this.n}`;
@@ -303,9 +303,9 @@ export class LocalCloud {
     const local = await records;
     const duck = await openResults(local);
     try {
-      // The query names the Glue database (the run filter reads its day partition of database.results).
+      // The query names the Glue database (the run filter reads its day partition of database.results and database.intervals).
       if (!/^[a-z0-9_]+$/.test(db)) throw new AwsError('Athena.InvalidRequestException', `database ${db} is not a Glue database name`);
-      await duck.connection.run(`CREATE SCHEMA ${db}; CREATE VIEW ${db}.results AS SELECT * FROM main.results`);
+      await duck.connection.run(`CREATE SCHEMA ${db}; CREATE VIEW ${db}.results AS SELECT * FROM main.results; CREATE VIEW ${db}.intervals AS SELECT * FROM main.intervals`);
       const result = await athenaResultOf(duck.connection, p.QueryString);
       const key = `athena/${id}.csv`;
       await s3.send(new PutObjectCommand({ Bucket: this.o.resultsBucket, Key: key, Body: JSON.stringify(result) }));
