@@ -133,4 +133,8 @@ rehearse({
   .catch((err) => {
     console.error(`rehearsal could not run: ${(err as Error).stack ?? err}`);
     process.exitCode = 2;
-  });
+  })
+  // Everything the rehearsal started is stopped and checked by now (its "left behind" line); after a
+  // failed execution one child handle stays open in this process — tsx's own esbuild service, the
+  // only child left — and would hold the exit for minutes.
+  .finally(() => process.exit());

@@ -166,7 +166,7 @@ describe('file-system workloads on s3fs and Mountpoint against the embedded endp
     expect(summary).toContain('read-scaling (seed 003)');
     // Sizes as the matrix gave them: 4MB stays decimal.
     expect(summary).toMatch(/^concurrent-4 4 MB \(cold\)\s+s3fs\s/m);
-    expect(summary).toMatch(/not applicable on s3-api \(needs a file system\): [^\n]*metadata/);
+    expect(summary).toMatch(/not applicable on s3-api \(needs a mounted file system \(plain POSIX paths\)\): [^\n]*metadata/);
     expect(summary.split('\n').filter((l) => [...l].length > 100)).toEqual([]);
   });
 });
