@@ -186,7 +186,7 @@ const us = (ns: number) => Math.round(ns) / 1000;
  * more keeps `intervalMs` (and needs MIN_EVENTS_PER_INTERVAL entries per interval). A shorter span
  * (MIN_SERIES_MS at least) is cut into FINE_INTERVALS intervals, fewer where it has too few
  * entries for that (MIN_EVENTS_PER_INTERVAL each) but never fewer than MIN_FINE_INTERVALS, each a
- * whole number of ms and at least MIN_INTERVAL_MS wide.
+ * whole number of ms, at least MIN_INTERVAL_MS and at most `intervalMs` wide.
  */
 export function seriesWidthMs(spanMs: number, events: number, intervalMs: number): number | null {
   if (!(intervalMs > 0) || !(spanMs >= MIN_SERIES_MS)) return null;
@@ -194,7 +194,8 @@ export function seriesWidthMs(spanMs: number, events: number, intervalMs: number
   const wanted = Math.min(FINE_INTERVALS, Math.floor(events / MIN_EVENTS_PER_INTERVAL));
   if (wanted < MIN_FINE_INTERVALS) return null;
   const width = Math.max(MIN_INTERVAL_MS, Math.ceil(spanMs / wanted));
-  return Math.ceil(spanMs / width) >= MIN_FINE_INTERVALS ? width : null;
+  // Never wider than the configured interval: too few operations for it make no series.
+  return width <= intervalMs && Math.ceil(spanMs / width) >= MIN_FINE_INTERVALS ? width : null;
 }
 
 /**

@@ -85,13 +85,16 @@ describe('cutting an operation log into intervals', () => {
     expect(seriesWidthMs(9_990, 1000, 1000)).toBe(999);
     expect(seriesWidthMs(1_234, 1000, 1000)).toBe(124);
     expect(seriesWidthMs(20_000, 1000, 5000)).toBe(2000);
-    // Never under 50 ms: 0.6 s makes 12 intervals of 50 ms? No — at most 10: 60 ms.
+    // At most 10 intervals, at least 50 ms each.
     expect(seriesWidthMs(600, 1000, 1000)).toBe(60);
     expect(seriesWidthMs(500, 1000, 100)).toBe(50);
     // Fewer events than two per interval: fewer, wider intervals (18 events: 9), down to four.
     expect(seriesWidthMs(1_000, 18, 1000)).toBe(112);
     expect(seriesWidthMs(1_000, 8, 1000)).toBe(250);
     expect(seriesWidthMs(1_000, 7, 1000)).toBeNull();
+    // Never wider than the configured interval: 8 s with 8 operations has too few for 1 s intervals.
+    expect(seriesWidthMs(8_000, 16, 1000)).toBe(1000);
+    expect(seriesWidthMs(8_000, 8, 1000)).toBeNull();
     expect(seriesWidthMs(499, 1000, 1000)).toBeNull();
     expect(seriesWidthMs(5_000, 1000, 0)).toBeNull();
   });
