@@ -9,7 +9,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
  * intervals (seriesWidthMs), so a read of a few hundred MiB still shows its course.
  *
  * Nothing is computed while the measurement runs: each operation's completion goes into an OpLog
- * (three numbers in typed arrays, no allocation per operation) and the series is cut from it after
+ * (four numbers in typed arrays, no allocation per operation) and the series is cut from it after
  * the measurement, untimed. `npm run bench:series` measures what
  * the log costs a measurement (series on against off).
  */
@@ -147,6 +147,11 @@ export interface OpLogArrays {
   latency: Float64Array;
   bytes: Float64Array;
   spread: Float64Array;
+}
+
+/** The buffers of a log's arrays, to transfer (not copy) from a worker thread. */
+export function opLogBuffers(a: OpLogArrays | null | undefined): ArrayBuffer[] {
+  return a ? [a.at.buffer, a.latency.buffer, a.bytes.buffer, a.spread.buffer] as ArrayBuffer[] : [];
 }
 
 /**

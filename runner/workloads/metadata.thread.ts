@@ -5,7 +5,7 @@ import {
 import { dirname, join } from 'node:path';
 import { patternBuffer } from '../core/data';
 import { Prng } from '../core/prng';
-import { OpLog } from '../core/intervals';
+import { OpLog, opLogBuffers } from '../core/intervals';
 import { describeFailure, nowNs, type ThreadContext, type ThreadJobHandler } from '../core/thread-job';
 import { TRAVERSAL_TREE, type MetadataTest } from './metadata';
 
@@ -432,7 +432,7 @@ function finish(result: MetadataResult, state: State): { result: MetadataResult;
   }
   const latencies = result.latenciesNs.slice(0, result.ok);
   result.latenciesNs = latencies;
-  const logBuffers = result.log ? [result.log.at.buffer, result.log.latency.buffer, result.log.bytes.buffer] as ArrayBuffer[] : [];
+  const logBuffers = opLogBuffers(result.log);
   return { result, transfer: [latencies.buffer as ArrayBuffer, ...logBuffers] };
 }
 

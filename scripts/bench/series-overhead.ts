@@ -12,8 +12,8 @@
  *
  * The figure per round is (on − off) / off of the measurement's own recorded time; the verdict is
  * the median over rounds. On a shared machine a round varies by far more than 1 %, so the script
- * also measures the log's own cost per operation (an OpLog entry, in a tight loop) and gives each
- * measurement's overhead as that cost over its time per operation: the figure noise cannot hide.
+ * also prints the log's own cost per operation (an OpLog entry, in a tight loop) over each
+ * measurement's time per operation: what the series adds where nothing else differs.
  * Usage:
  *   npm run bench:series [-- --rounds 21 --files 20000 --dir /dev/shm]
  */
@@ -137,9 +137,9 @@ async function compare(name: string, measure: Measure, entryNs: number): Promise
   const perOpUs = (median(off) * 1000) / measure.ops;
   const estimate = (100 * entryNs) / 1000 / perOpUs;
   console.log(`   => ${name}: median on ${median(on).toFixed(1)} ms, off ${median(off).toFixed(1)} ms; measured overhead: median of rounds ${sign(m)}%, ` +
-    `fastest on vs fastest off ${sign(fastest)}%; the log's cost: ${entryNs.toFixed(1)} ns per ${perOpUs.toFixed(2)} µs operation = ${estimate.toFixed(3)}% — ` +
-    `target ≤ ${TARGET_PCT}%: ${estimate <= TARGET_PCT ? 'PASS' : 'FAIL'}`);
-  return estimate;
+    `fastest on vs fastest off ${sign(fastest)}%; the log's own cost: ${entryNs.toFixed(1)} ns per ${perOpUs.toFixed(2)} µs operation = ${estimate.toFixed(3)}% — ` +
+    `target ≤ ${TARGET_PCT}% (median of rounds): ${m <= TARGET_PCT ? 'PASS' : 'FAIL'}`);
+  return m;
 }
 
 async function main(): Promise<void> {
@@ -161,7 +161,7 @@ async function main(): Promise<void> {
   }
   const pass = results.every((m) => m <= TARGET_PCT);
   console.log(`\nload average ${loadavg().map((x) => x.toFixed(2)).join(' ')} after`);
-  console.log(pass ? `the log costs every measurement ≤ ${TARGET_PCT}%: the ${DEFAULT_INTERVAL_MS} ms interval stays` : `TARGET MISSED: the series costs more than ${TARGET_PCT}% (see above)`);
+  console.log(pass ? `the series adds ≤ ${TARGET_PCT}% to every measurement: the ${DEFAULT_INTERVAL_MS} ms interval stays` : `TARGET MISSED: with the series on, a measurement took more than ${TARGET_PCT}% longer (median of rounds; see above)`);
   process.exitCode = pass ? 0 : 1;
 }
 

@@ -199,6 +199,8 @@ describe('the HTML report of a folder with every kind of record (rendering fixtu
     const largeRead = new Set(rows.filter((r) => r.workload === 'large-read').map((r) => r.method));
     expect(largeRead).toContain('s3-api');
     for (const m of largeRead) expect(tableRows.some((r) => r[0].startsWith('large-read') && r[1].startsWith(m))).toBe(true);
+    // Its burst (twice the rate it sustains, in the fixture) is named as such.
+    expect(tableRows.find((r) => r[0].startsWith('large-read · read') && r[1] === 's3-api')?.[4]).toMatch(/^peak \d+(\.\d+)?% above sustained$/);
   });
 
   test('A vs B tables in seed 000\'s form, with cache-served figures flagged', async () => {

@@ -1,6 +1,6 @@
 import { closeSync, openSync, readSync, constants as C } from 'node:fs';
 import { crc32 } from 'node:zlib';
-import { OpLog } from '../../core/intervals';
+import { OpLog, opLogBuffers } from '../../core/intervals';
 import { describeFailure, nowNs, type ThreadContext, type ThreadJobHandler } from '../../core/thread-job';
 
 /**
@@ -171,7 +171,7 @@ function run(state: State, ctx: ThreadContext): { result: ReadFilesResult; trans
   const out = latencies.slice(0, r.ok);
   r.latenciesNs = out;
   r.log = log?.toArrays() ?? null;
-  const logBuffers = r.log ? [r.log.at.buffer, r.log.latency.buffer, r.log.bytes.buffer] as ArrayBuffer[] : [];
+  const logBuffers = opLogBuffers(r.log);
   return { result: r, transfer: [out.buffer as ArrayBuffer, ...logBuffers] };
 }
 
