@@ -43,6 +43,8 @@ export class TaskCallback {
   }
 
   start(): void {
+    // The first at once: the execution learns that the shard started, however short it is.
+    void this.heartbeat();
     this.timer = setInterval(() => void this.heartbeat(), this.o.heartbeatSeconds * 1000);
     // The heartbeats must not keep the process alive once the work is done.
     this.timer.unref();
@@ -54,6 +56,8 @@ export class TaskCallback {
       await this.client.send(new SendTaskHeartbeatCommand({ taskToken: this.o.token }));
       this.heartbeats++;
     } catch (err) {
+      // A heartbeat answered after the task was ended says nothing about the task.
+      if (this.ended) return;
       const name = (err as Error).name;
       if (TASK_GONE.has(name)) {
         this.stop();

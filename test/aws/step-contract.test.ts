@@ -151,7 +151,8 @@ describe('step-runner contract: the runner invoked as the SSM run-step document 
     expect(report.code).toBe(0);
     expect(report.stdout).toContain('runners: 2 manifests (complete)');
     expect(report.stdout).toMatch(/scale-out — one step on several runners at once/);
-    expect(report.stdout).toMatch(/^ *1\/1 +small-reads read 256 KiB +s3-api +2 \(2 types\)/m);
+    // The case wraps in 100 columns: "small-reads read" then "256 KiB" under it.
+    expect(report.stdout).toMatch(/^ *1\/1 +small-reads read(?: 256 KiB)? +s3-api +2 \(2 types\)[^\n]*\n(?: +256 KiB\n)?/m);
     expect(report.stdout).toMatch(/instance types — median/);
     expect(report.stdout).toMatch(/c7g\.large.*m7i\.large/);
   }, 120_000);

@@ -165,11 +165,13 @@ describe('ValidateInput: the runner\'s matrix validator before anything exists; 
   });
 
   test('a shard whose command timeout the execution cannot hold is refused, naming the fix (MAX_SHARD_SECONDS: what the stack\'s execution leaves)', async () => {
-    process.env.MAX_SHARD_SECONDS = '3600';
+    // Less than any shard's command timeout (the model's floor is minutes).
+    process.env.MAX_SHARD_SECONDS = '60';
     try {
       const before = await stored();
       const err = await validate.handler({ input: { matrix: MATRIX } }).catch((e) => e);
-      expect({ name: err.name, message: err.message }).toEqual({ name: 'InvalidInput', message: "runner 1's command timeout (7200 s) is longer than the execution leaves for a shard (3600 s) — add runners so each shard is shorter, or deploy with a longer -c runnerMaxLifetimeHours" });
+      expect({ name: err.name, message: err.message }).toEqual({ name: 'InvalidInput',
+        message: expect.stringMatching(/^runner 1's shard \(small-reads, dir-walk\) is modelled at \d+ min, so its command timeout is \d+ min — longer than the 1 min the execution leaves for a shard — add runners .*give the matrix a step budget \("budget_s"\)/) });
       expect(await stored()).toEqual(before);
     } finally {
       delete process.env.MAX_SHARD_SECONDS;

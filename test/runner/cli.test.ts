@@ -178,7 +178,7 @@ describe('s3ab CLI', () => {
     expect(announce).toBeLessThan(r.stdout.indexOf('starting the embedded S3 endpoint'));
     expect(r.stdout).toMatch(/1 steps \(2 methods, 1 optional skipped × 1 workloads × 1 repetitions\)/);
     expect(r.stdout).toContain('COMPLETE');
-    expect(r.stdout).toMatch(/SKIPPED \(not measured, not failed\): s3files — needs an NFS client: AWS only.*\(1 steps; optional in the matrix\)/);
+    expect(r.stdout.replace(/\s+/g, ' ')).toMatch(/SKIPPED \(not measured, not failed\): s3files — needs an NFS client: AWS only.*\(1 steps; optional in the matrix\)/);
     expect(r.stdout).toMatch(/integrity: all 1 measurements verified/);
     // The manifest: complete, the skipped method with its reason, only the SDK's step counted; no s3files record.
     const runs = join(results, 'out', '_runs');
