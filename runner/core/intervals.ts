@@ -68,11 +68,23 @@ const FAILED = -2;
  * instant). Grows by doubling.
  */
 export class OpLog {
-  private at: Float64Array = new Float64Array(1024);
-  private latency: Float64Array = new Float64Array(1024);
-  private bytes: Float64Array = new Float64Array(1024);
-  private spread: Float64Array = new Float64Array(1024);
+  private at: Float64Array;
+  private latency: Float64Array;
+  private bytes: Float64Array;
+  private spread: Float64Array;
   length = 0;
+
+  /**
+   * `capacity`: the entries expected (a thread's planned operations), allocated up front so the log
+   * does not grow inside the timed loop (growing allocates off-heap memory, which can start a GC).
+   */
+  constructor(capacity = 1024) {
+    const n = Math.max(16, Math.ceil(capacity));
+    this.at = new Float64Array(n);
+    this.latency = new Float64Array(n);
+    this.bytes = new Float64Array(n);
+    this.spread = new Float64Array(n);
+  }
 
   /** A successful operation ended at `atNs` after `latencyNs`, having moved `bytes` over that time. */
   ok(atNs: number, latencyNs: number, bytes: number): void {

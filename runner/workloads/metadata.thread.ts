@@ -373,7 +373,7 @@ function run(state: State, ctx: ThreadContext): { result: MetadataResult; transf
     state, job, openFds: [], createdFds: [], readBuffer: Buffer.alloc(job.size),
     paths: { a: each(job, (i) => join(job.dir, fileName(i))), b: [], single: '', ...spec.paths?.(job) },
   };
-  const log = job.opLog ? new OpLog() : null;
+  const log = job.opLog ? new OpLog(job.ops) : null;
   const succeeded: boolean[] = new Array(job.ops).fill(false);
   let lastNote = nowNs();
   for (let i = 0; i < job.ops; i++) {

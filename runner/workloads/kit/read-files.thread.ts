@@ -130,7 +130,7 @@ function run(state: State, ctx: ThreadContext): { result: ReadFilesResult; trans
   const r: ReadFilesResult = {
     ops: 0, ok: 0, failed: 0, latenciesNs: latencies, activeNs: 0, startNs: nowNs(), endNs: 0, bytes: 0, mismatches: 0, errors: {}, firstError: null, log: null,
   };
-  const log = job.opLog ? new OpLog() : null;
+  const log = job.opLog ? new OpLog(job.sequence.length) : null;
   const at = () => (job.opLog === 'active' ? r.activeNs : nowNs());
   const read: FileRead = { got: 0, crc: 0, spentNs: 0 };
   let lastNote = r.startNs;
