@@ -26,7 +26,7 @@ export function registerRun(program: Command): void {
     .option('--region <region>', 'region for --endpoint (default: AWS_REGION or us-east-1)')
     .option('--html <file>', 'where to write the run\'s HTML report (default: RESULTS/_reports/RUNID.html)')
     .option('--no-html', 'do not write the HTML report')
-    .option('--series-interval <seconds>', 'interval of the time series kept for measurements of 2 s or more (bytes, operations, errors, latency per interval); 0 keeps none', nonNegativeNumber, 1)
+    .option('--series-interval <seconds>', 'interval of the time series (bytes, operations, errors, latency per interval) of measurements of 10 intervals or more; shorter ones (0.5 s or more) are cut into up to 10 finer intervals; 0 keeps none', nonNegativeNumber, 1)
     .option('--wait', 'when another run on this host is mounting, wait for it instead of refusing (one mount benchmark per host)')
     .addOption(new Option('--quiet', 'no progress output').hideHelp())
     .addHelpText('after', `

@@ -141,10 +141,10 @@ export class Batch {
     const t0 = nowNs();
     // Bytes a session reports while the operation runs (parts of a large transfer) go into the series as they land.
     let early = 0;
-    const onBytes = (n: number) => {
+    const onBytes = (n: number, overNs: number) => {
       early += n;
       countLive(n, 0);
-      this.log?.progress(this.clockNs(t0), n);
+      this.log?.progress(this.clockNs(t0), n, overNs);
     };
     try {
       // A client that times its own requests reports the protocol around them (op-timing.ts).

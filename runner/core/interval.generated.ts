@@ -1,7 +1,7 @@
 /* Generated from assets/schema/interval.schema.json by scripts/gen-types.mjs. Do not edit: run `npm run gen`. */
 
 /**
- * One interval of a measurement's interval series (runner/core/intervals.ts): what happened in one interval (1 s by default) of a measurement that lasted at least 2 s. One JSON line in results/intervals/dt=YYYY-MM-DD/*.jsonl, beside the step's records. Single source for the TypeScript types (runner/core/interval.generated.ts), the Glue table `intervals` and the DuckDB reader. Bump schema_version on every change: minor for added fields, major for renamed or removed ones.
+ * One interval of a measurement's interval series (runner/core/intervals.ts): what happened in one interval of a measurement that lasted at least 0.5 s (1 s by default; a measurement shorter than 10 such intervals is cut into up to 10 finer ones, at least 50 ms each, and interval_ms says which). One JSON line in results/intervals/dt=YYYY-MM-DD/*.jsonl, beside the step's records. Single source for the TypeScript types (runner/core/interval.generated.ts), the Glue table `intervals` and the DuckDB reader. Bump schema_version on every change: minor for added fields, major for renamed or removed ones.
  */
 export interface IntervalRecord {
   /**

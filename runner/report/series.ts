@@ -26,6 +26,8 @@ export interface MeasurementSeries {
   good: boolean;
   didNotFinish: boolean;
   clock: 'wall' | 'active';
+  /** Its interval width: the configured one, finer for a short measurement (runner/core/intervals.ts seriesWidthMs). */
+  intervalMs: number;
   points: RatePoint[];
   peak: number;
   sustained: number;
@@ -34,6 +36,7 @@ export interface MeasurementSeries {
 /** A cell's series: every measurement's, and the medians of their peaks and sustained rates over the good ones. */
 export interface CellSeries {
   unit: 'MiB/s' | 'ops/s';
+  /** The first measurement's interval width (each measurement has its own: MeasurementSeries.intervalMs). */
   intervalMs: number;
   measurements: MeasurementSeries[];
   /** Medians over the good measurements; null when none was good. */
@@ -106,7 +109,7 @@ export function cellSeries(rows: IntervalRow[], key: (r: IntervalRow) => string)
     if (!cell) cells.set(k, (cell = { unit: moves ? 'MiB/s' : 'ops/s', intervalMs: first.interval_ms, measurements: [], peak: null, sustained: null }));
     cell.measurements.push({
       repetition: first.repetition, step: first.step, runner: first.runner, measurement: first.measurement,
-      good: first.status === 'ok' && first.verified, didNotFinish: first.status === 'did-not-finish', clock: first.clock,
+      good: first.status === 'ok' && first.verified, didNotFinish: first.status === 'did-not-finish', clock: first.clock, intervalMs: first.interval_ms,
       points, peak: peakRate(points, first.interval_ms), sustained: sustainedRate(points, first.interval_ms),
     });
   }

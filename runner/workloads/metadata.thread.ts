@@ -5,7 +5,7 @@ import {
 import { dirname, join } from 'node:path';
 import { patternBuffer } from '../core/data';
 import { Prng } from '../core/prng';
-import { OpLog } from '../core/intervals';
+import { OpLog, opLogBuffers } from '../core/intervals';
 import { describeFailure, nowNs, type ThreadContext, type ThreadJobHandler } from '../core/thread-job';
 import { TRAVERSAL_TREE, type MetadataTest } from './metadata';
 
@@ -373,7 +373,7 @@ function run(state: State, ctx: ThreadContext): { result: MetadataResult; transf
     state, job, openFds: [], createdFds: [], readBuffer: Buffer.alloc(job.size),
     paths: { a: each(job, (i) => join(job.dir, fileName(i))), b: [], single: '', ...spec.paths?.(job) },
   };
-  const log = job.opLog ? new OpLog() : null;
+  const log = job.opLog ? new OpLog(job.ops) : null;
   const succeeded: boolean[] = new Array(job.ops).fill(false);
   let lastNote = nowNs();
   for (let i = 0; i < job.ops; i++) {
@@ -432,7 +432,7 @@ function finish(result: MetadataResult, state: State): { result: MetadataResult;
   }
   const latencies = result.latenciesNs.slice(0, result.ok);
   result.latenciesNs = latencies;
-  const logBuffers = result.log ? [result.log.at.buffer, result.log.latency.buffer, result.log.bytes.buffer] as ArrayBuffer[] : [];
+  const logBuffers = opLogBuffers(result.log);
   return { result, transfer: [latencies.buffer as ArrayBuffer, ...logBuffers] };
 }
 

@@ -157,6 +157,52 @@ describe('the HTML report of a folder with every kind of record (rendering fixtu
     for (const stroke of dashes) expect(stroke).toMatch(/^#[0-9a-f]{6}$/i);
   });
 
+  test('throughput over time: for every cell with a series, its line of intervals, its sustained rule and its peak point', async () => {
+    // The cells with a series, from the interval files the fixture wrote (as the runner writes them).
+    const files = readdirSync(join(dir, 'intervals')).flatMap((d) => readdirSync(join(dir, 'intervals', d)).map((f) => join(dir, 'intervals', d, f)));
+    const rows = files.flatMap((f) => readFileSync(f, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as { workload: string; method: string; method_variant: string; interval_ms: number }));
+    expect(rows.length).toBeGreaterThan(0);
+    // Short measurements were cut finer than the 1 s default: both kinds are drawn.
+    expect(rows.some((r) => r.interval_ms < 1000)).toBe(true);
+    expect(rows.some((r) => r.interval_ms === 1000)).toBe(true);
+    const section = opened.page.locator('section#over-time');
+    expect(await section.getAttribute('data-has-data')).toBe('true');
+    const charts = await section.locator('figure.chart svg').evaluateAll((svgs) => svgs.map((svg) => {
+      const box = svg.getBoundingClientRect();
+      const drawn = (sel: string) => [...svg.querySelectorAll(sel)].filter((e) => {
+        const b = e.getBoundingClientRect();
+        return b.width > 0 || b.height > 0;
+      });
+      return {
+        w: box.width, h: box.height,
+        // Each line's points: the moves and line-tos of its path.
+        lines: drawn('.intervals_marks path').map((p) => (p.getAttribute('d') ?? '').split(/[ML]/).filter(Boolean).length),
+        rules: drawn('.sustained_marks line').length,
+        peaks: drawn('.peak_marks path').length,
+      };
+    }));
+    expect(charts.length).toBe(2); // MiB/s and ops/s
+    const tableRows = await section.locator('details table tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.children].map((c) => c.textContent ?? '')));
+    let drawnLines = 0;
+    for (const c of charts) {
+      expect(c.w).toBeGreaterThan(200);
+      expect(c.h).toBeGreaterThan(60);
+      // One line per cell, each through four intervals at least; one sustained rule and one peak per line.
+      expect(c.lines.length).toBeGreaterThan(0);
+      for (const points of c.lines) expect(points).toBeGreaterThanOrEqual(4);
+      expect(c.rules).toBe(c.lines.length);
+      expect(c.peaks).toBe(c.lines.length);
+      drawnLines += c.lines.length;
+    }
+    expect(drawnLines).toBe(tableRows.length);
+    // Every method whose large reads kept a series (s3-api: its parts as they land) is drawn.
+    const largeRead = new Set(rows.filter((r) => r.workload === 'large-read').map((r) => r.method));
+    expect(largeRead).toContain('s3-api');
+    for (const m of largeRead) expect(tableRows.some((r) => r[0].startsWith('large-read') && r[1].startsWith(m))).toBe(true);
+    // Its burst (twice the rate it sustains, in the fixture) is named as such.
+    expect(tableRows.find((r) => r[0].startsWith('large-read · read') && r[1] === 's3-api')?.[4]).toMatch(/^peak \d+(\.\d+)?% above sustained$/);
+  });
+
   test('A vs B tables in seed 000\'s form, with cache-served figures flagged', async () => {
     // textContent: most tables sit in closed <details>.
     const text = (await opened.page.locator('section#ratios').textContent())!;

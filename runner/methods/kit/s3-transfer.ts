@@ -118,6 +118,7 @@ export async function rangedDownload(s: TransferSettings, key: string, path: str
   let writer = null as WriterThread | null; // assigned in fetchInto, on the first multi-part download
   try {
     const fetchInto = async (start: number, end: number | null) => {
+      const sent = process.hrtime.bigint();
       const res = await client.send(
         new GetObjectCommand({ Bucket: bucket, Key: key, Range: end === null ? undefined : `bytes=${start}-${end}` }),
         { abortSignal: signal },
@@ -127,8 +128,8 @@ export async function rangedDownload(s: TransferSettings, key: string, path: str
       // would only add latency to small downloads.
       const body = res.Body as Readable;
       const position = total > s.partSize ? await writeOnThread((writer ??= s.writer()), file.fd, body, start) : await writeHere(file.fd, body, start);
-      // Each part as it lands: the measurement's interval series shows a large download as it goes.
-      reportBytes(position - start);
+      // Each part as it lands, over its own request's time: the interval series shows a large download as it goes.
+      reportBytes(position - start, Number(process.hrtime.bigint() - sent));
       return { res, bytes: position - start };
     };
     let first;

@@ -256,12 +256,21 @@ function representative(series: CellSeries): MeasurementSeries {
   return sorted[Math.floor((sorted.length - 1) / 2)];
 }
 
+/** The interval widths of these cells' series, as the caption says them: "1 s", or "50–1000 ms" when short measurements were cut finer. */
+function widthsOf(cells: Cell[]): string {
+  const widths = cells.flatMap((c) => c.series!.measurements.map((m) => m.intervalMs));
+  const lo = Math.min(...widths);
+  const hi = Math.max(...widths);
+  const say = (ms: number) => (ms >= 1000 && ms % 1000 === 0 ? `${ms / 1000} s` : `${num(ms)} ms`);
+  return lo === hi ? say(lo) : `${num(lo)}–${num(hi)} ms: a measurement shorter than 10 intervals is cut into up to 10 finer ones`;
+}
+
 /** Throughput (or operations per second) over time for the measurements that kept a series: peak and sustained marked. */
 async function timeSeriesSection(ctx: Ctx): Promise<Section> {
   const base = { id: 'over-time', title: 'Throughput over time' };
   const cells = ctx.model.cells.filter((c) => c.series && !isSupportCheck(c));
   if (!cells.length) {
-    return { ...base, hasData: false, body: noData('no measurement of this run lasted long enough to keep an interval series (2 s or more).', 'Larger sizes or more files make longer measurements (s3ab run --series-interval sets the interval).') };
+    return { ...base, hasData: false, body: noData('no measurement of this run lasted long enough (0.5 s or more, with enough operations) to keep an interval series.', 'Larger sizes or more files make longer measurements (s3ab run --series-interval sets the interval).') };
   }
   const parts: string[] = [];
   for (const unit of ['MiB/s', 'ops/s'] as const) {
@@ -273,7 +282,8 @@ async function timeSeriesSection(ctx: Ctx): Promise<Section> {
       const s = representative(c.series!);
       const panel = `${c.workload} · ${panelOf(c)}`;
       const at = (p: RatePoint) => (p.offsetMs + p.durationMs / 2) / 1000;
-      const peak = s.points.reduce((a, b) => (b.rate > a.rate ? b : a), s.points[0]);
+      // The interval the peak rate came from (a sliver of a last interval is not counted as the peak).
+      const peak = s.points.find((p) => p.rate === s.peak) ?? s.points.reduce((a, b) => (b.rate > a.rate ? b : a), s.points[0]);
       return [
         ...s.points.map((p) => ({ panel, method: methodLabel(c), kind: 'interval' as const, t: at(p), rate: p.rate })),
         { panel, method: methodLabel(c), kind: 'peak' as const, t: at(peak), rate: s.peak },
@@ -281,7 +291,7 @@ async function timeSeriesSection(ctx: Ctx): Promise<Section> {
       ];
     });
     const svg = await ctx.charts.svg(timeSeriesSpec({ points, panels, colors: ctx.colors, yTitle: unit === 'MiB/s' ? 'throughput (MiB/s)' : 'operations/s' }));
-    parts.push(figure(svg, `${unit === 'MiB/s' ? 'Throughput' : 'Operations per second'} over each measurement that lasted 2 s or more, per ${esc(String(cells[0].series!.intervalMs / 1000))} s interval: one line per method (its repetition with the median sustained rate). ` +
+    parts.push(figure(svg, `${unit === 'MiB/s' ? 'Throughput' : 'Operations per second'} over each measurement that kept a series, per interval (${esc(widthsOf(mine))}): one line per method (its repetition with the median sustained rate). ` +
       'Triangle: the peak interval; dashed line: the sustained rate, the median interval after the first 10% of the measurement. A peak far above the sustained rate is a burst that did not last.'));
     const rows = mine.map((c) => [`${c.workload} · ${panelOf(c)}`, methodLabel(c), `${num(c.series!.peak)} ${unit}`, `${num(c.series!.sustained)} ${unit}`,
       peakUnlikeSustained(c.series!) ? { html: `peak ${esc(num((100 * (c.series!.peak! - c.series!.sustained!)) / c.series!.peak!))}% above sustained`, cls: 'failed' } : '–',

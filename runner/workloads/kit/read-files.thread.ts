@@ -1,6 +1,6 @@
 import { closeSync, openSync, readSync, constants as C } from 'node:fs';
 import { crc32 } from 'node:zlib';
-import { OpLog } from '../../core/intervals';
+import { OpLog, opLogBuffers } from '../../core/intervals';
 import { describeFailure, nowNs, type ThreadContext, type ThreadJobHandler } from '../../core/thread-job';
 
 /**
@@ -130,7 +130,7 @@ function run(state: State, ctx: ThreadContext): { result: ReadFilesResult; trans
   const r: ReadFilesResult = {
     ops: 0, ok: 0, failed: 0, latenciesNs: latencies, activeNs: 0, startNs: nowNs(), endNs: 0, bytes: 0, mismatches: 0, errors: {}, firstError: null, log: null,
   };
-  const log = job.opLog ? new OpLog() : null;
+  const log = job.opLog ? new OpLog(job.sequence.length) : null;
   const at = () => (job.opLog === 'active' ? r.activeNs : nowNs());
   const read: FileRead = { got: 0, crc: 0, spentNs: 0 };
   let lastNote = r.startNs;
@@ -171,7 +171,7 @@ function run(state: State, ctx: ThreadContext): { result: ReadFilesResult; trans
   const out = latencies.slice(0, r.ok);
   r.latenciesNs = out;
   r.log = log?.toArrays() ?? null;
-  const logBuffers = r.log ? [r.log.at.buffer, r.log.latency.buffer, r.log.bytes.buffer] as ArrayBuffer[] : [];
+  const logBuffers = opLogBuffers(r.log);
   return { result: r, transfer: [out.buffer as ArrayBuffer, ...logBuffers] };
 }
 
