@@ -12,6 +12,7 @@
  * The phases: startServer → loadFunctions → the cloud (stand-ins) → runExecution → inspectRun →
  * checkS3Requests → the report.
  */
+import { RESULTS_LAYOUT } from '../../lib/results-layout';
 import { CreateBucketCommand, GetObjectCommand, ListObjectsV2Command, ListObjectVersionsCommand, PutBucketVersioningCommand, type S3Client } from '@aws-sdk/client-s3';
 import type { Context } from 'aws-lambda';
 import { StateMachine } from 'aws-local-stepfunctions';
@@ -487,7 +488,8 @@ async function resultRecords(s3: S3Client, bucket: string, runId: string): Promi
   do {
     const page = await s3.send(new ListObjectsV2Command({ Bucket: bucket, ContinuationToken }));
     for (const o of page.Contents ?? []) {
-      if (!o.Key!.endsWith('.jsonl') || !o.Key!.includes(runId)) continue;
+      // Result records only: not the interval series beside them (results/intervals/), nor other files.
+      if (!o.Key!.startsWith(RESULTS_LAYOUT.records) || o.Key!.startsWith(RESULTS_LAYOUT.intervals) || !o.Key!.endsWith('.jsonl') || !o.Key!.includes(runId)) continue;
       const body = await (await s3.send(new GetObjectCommand({ Bucket: bucket, Key: o.Key }))).Body!.transformToString();
       for (const line of body.split('\n')) if (line.trim()) records.push(JSON.parse(line));
     }

@@ -205,7 +205,7 @@ describe('s3fs, Mountpoint and rclone mounted on the embedded versitygw', () => 
     const end = rowsOfText.findIndex((l, i) => i > row && !/^\s{10,}\S/.test(l));
     expect(rowsOfText.slice(row, end).join(' ')).toMatch(/rename-file/);
     expect(text).toMatch(/rename-file: refused with ENOSYS[^\n]*\(mountpoint\)/);
-    expect(text).toMatch(/walk 1 KiB \(cold\)\s+s3fs/);
+    expect(text).toMatch(/^walk 1 KiB \(cold\)\s+s3-api\s[^\n]*\n\s+s3fs\s/m);
     expect(lines.filter((l) => [...l].length > 100)).toEqual([]);
   });
 });
