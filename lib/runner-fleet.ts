@@ -144,7 +144,9 @@ export class RunnerFleet extends Construct {
       new iam.PolicyStatement({ sid: 'ReadData', actions: ['s3:GetObject', 's3:GetObjectVersion'], resources: [props.dataBucket.arnForObjects('*')] }),
       new iam.PolicyStatement({
         sid: 'WriteBenchmarkData',
-        actions: ['s3:PutObject', 's3:DeleteObject', 's3:AbortMultipartUpload', 's3:ListMultipartUploadParts'],
+        // DeleteObjectVersion: rclone deletes the version it wrote (the version id S3 returned) on the
+        // versioned data bucket; the rehearsal of the mounts profile denied 520 such deletes without it.
+        actions: ['s3:PutObject', 's3:DeleteObject', 's3:DeleteObjectVersion', 's3:AbortMultipartUpload', 's3:ListMultipartUploadParts'],
         // s3ab/RUNID/… for every method; s3ab-RUNID-…/ for the volumes of clients that name rather than prefix their data (JuiceFS).
         resources: [props.dataBucket.arnForObjects(`${DATA_ROOT}*`), props.dataBucket.arnForObjects(`${VOLUME_ROOT}*`)],
       }),

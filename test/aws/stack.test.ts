@@ -101,6 +101,8 @@ describe('IAM: least privilege', () => {
     const [, props] = resourcesOf(s, 'AWS::IAM::Policy').find(([id]) => id.startsWith('RunnersPermissions'))!;
     const bySid = Object.fromEntries(statementsOf(props).map((st) => [st.Sid, st]));
     expect(JSON.stringify(bySid.WriteBenchmarkData.Resource)).toContain('/s3ab/*');
+    // rclone deletes the version it wrote on the versioned data bucket (the mounts profile's rehearsal).
+    expect(bySid.WriteBenchmarkData.Action).toContain('s3:DeleteObjectVersion');
     expect(JSON.stringify(bySid.WriteResults.Resource)).toContain('/results/*');
     expect(bySid.WriteResults.Action).toBe('s3:PutObject');
     expect(bySid.MountS3Files.Action).toEqual(['s3files:ClientMount', 's3files:ClientWrite', 's3files:ClientRootAccess']);
