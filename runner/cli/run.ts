@@ -51,7 +51,9 @@ hung (results marked incomplete), 2 bad input (nothing created), 130 interrupted
         out(`(summary unavailable: ${errorSummary(err)})`);
       }
       out('');
-      out(`results: ${outcome.files.length} files under ${outcome.resultsDir} (run ${outcome.manifest.run_id}); \`s3ab report --results ${o.results}\` prints this again`);
+      // Two lines: a long results path must not push the closing line past 100 columns.
+      out(`results: ${outcome.files.length} files under ${outcome.resultsDir} (run ${outcome.manifest.run_id})`);
+      out(`  \`s3ab report --results ${o.results}\` prints this again`);
       if (o.html !== false) {
         try {
           const file = typeof o.html === 'string' ? o.html : defaultReportPath(outcome.resultsDir, outcome.manifest.run_id);
