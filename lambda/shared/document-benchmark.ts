@@ -96,7 +96,7 @@ async function runDocumentBenchmark(
     method: store.method, method_variant: store.variant, method_version: store.version, method_options: stringMap(store.options),
     workload: 'document-processing',
     workload_params: stringMap({ documents: ev.documents, min_words: ev.minWords, max_words: ev.maxWords }),
-    step: ev.repetition, cache: store.cache, repetition: ev.repetition,
+    step: ev.repetition, cache: store.cache, repetition: ev.repetition, clients: 1, fleet: null,
   }, outcome.measurements);
   const resultsKey = await putRecords(results.client, results.bucket, records, `l${String(ev.repetition).padStart(3, '0')}`);
   const verified = records.every((r) => r.status === 'ok' && r.verified);

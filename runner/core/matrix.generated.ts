@@ -17,6 +17,12 @@ export interface Matrix {
    */
   repetitions?: number;
   /**
+   * Fleet sizes: every method x workload step runs once per entry with that many clients at once against the same store, started together by a barrier (1: one client, the plain step). Locally (`s3ab run --clients`) the clients are separate processes on this host; on AWS (execution layout 'fleet') they are runners. A workload whose descriptor says it makes no sense at fleet scale records not-applicable for entries above 1.
+   *
+   * @minItems 1
+   */
+  clients?: number[];
+  /**
    * Time budget of every step, in seconds: a measurement still running when it runs out stops cleanly and is recorded as did-not-finish, with its progress and an extrapolated total, never ranked beside finished figures. `s3ab run --step-budget` overrides it. Unset: no budget (the step watchdog's per-workload default still bounds a hung step).
    */
   budget_s?: number;

@@ -39,6 +39,8 @@ export interface ResolvedMatrix {
   cache: MatrixCacheState[];
   /** Time budget of every step in seconds (matrix `budget_s`, `--step-budget`), or null for none. */
   budgetS: number | null;
+  /** Fleet sizes, ascending (matrix `clients`, `s3ab run --clients`): 1 is the plain step. */
+  clients: number[];
   methods: MethodChoice[];
   workloads: { name: string; params: Record<string, unknown> }[];
 }
@@ -49,6 +51,8 @@ export interface Step {
   method: MethodChoice;
   workload: { name: string; params: Record<string, unknown> };
   repetition: number;
+  /** How many clients run it at once against one store (the matrix's `clients` entry; 1: a plain step). */
+  clients: number;
 }
 
 const ajv = new Ajv({ allErrors: true, useDefaults: true, strict: false });
@@ -184,7 +188,8 @@ export function resolveMatrix(input: unknown, source: string, catalog: Catalog):
   });
   // Cold before warm: a warm pass repeats on the mount the cold pass used.
   const cache = MATRIX_CACHE_STATES.filter((c) => (data.cache ?? ['cold']).includes(c));
-  return { name: data.name ?? source, repetitions: data.repetitions ?? 3, cache, budgetS: data.budget_s ?? null, methods, workloads };
+  const clients = [...(data.clients ?? [1])].sort((a, b) => a - b);
+  return { name: data.name ?? source, repetitions: data.repetitions ?? 3, cache, budgetS: data.budget_s ?? null, clients, methods, workloads };
 }
 
 /** Steps in run order: per workload, per repetition, every method in turn, so slow drift hits all methods alike. */
@@ -192,7 +197,10 @@ export function expandSteps(m: ResolvedMatrix): Step[] {
   const steps: Step[] = [];
   for (const workload of m.workloads) {
     for (let repetition = 1; repetition <= m.repetitions; repetition++) {
-      for (const method of m.methods) steps.push({ index: steps.length + 1, method, workload, repetition });
+      // A fleet size's steps next to the single-client ones they are compared with (scaling).
+      for (const clients of m.clients) {
+        for (const method of m.methods) steps.push({ index: steps.length + 1, method, workload, repetition, clients });
+      }
     }
   }
   return steps;
@@ -202,7 +210,7 @@ export function expandSteps(m: ResolvedMatrix): Step[] {
  * Applies the CLI's --methods, --workloads, --repetitions, --cache and --step-budget to a raw matrix before validation. A
  * method named with --methods is wanted: it is never optional, so a missing one fails clearly.
  */
-export function applyOverrides(raw: unknown, o: { methods?: string[]; workloads?: string[]; repetitions?: number; cache?: string[]; stepBudgetS?: number }): unknown {
+export function applyOverrides(raw: unknown, o: { methods?: string[]; workloads?: string[]; repetitions?: number; cache?: string[]; stepBudgetS?: number; clients?: number[] }): unknown {
   if (!raw || typeof raw !== 'object') return raw;
   const m = structuredClone(raw) as Matrix;
   if (o.methods?.length) {
@@ -220,6 +228,7 @@ export function applyOverrides(raw: unknown, o: { methods?: string[]; workloads?
   if (o.repetitions !== undefined) m.repetitions = o.repetitions;
   if (o.cache?.length) m.cache = o.cache as Matrix['cache'];
   if (o.stepBudgetS !== undefined) m.budget_s = o.stepBudgetS;
+  if (o.clients?.length) m.clients = o.clients;
   return m;
 }
 

@@ -7,7 +7,7 @@ export interface ResultRecord {
   /**
    * Version of this schema.
    */
-  schema_version: '1.5.0';
+  schema_version: '1.6.0';
   /**
    * One benchmark run: UTC start time and a random suffix.
    */
@@ -108,6 +108,35 @@ export interface ResultRecord {
    */
   cache: 'cold' | 'warm' | 'warm-disk' | 'warm-memory' | 'none';
   repetition: number;
+  /**
+   * How many clients ran this step at once against the same store (the matrix's `clients` entry): 1 for a plain step. Each client writes its own records, told apart by host.runner_id; fleet aggregates (scale_out.sql) are taken over the window in which all of them were running.
+   */
+  clients: number;
+  /**
+   * How this client of a fleet step (clients > 1) was started with the others; null for a plain step.
+   */
+  fleet: {
+    /**
+     * This client's number in the fleet (1-based).
+     */
+    client: number;
+    /**
+     * The start barrier: 'file' (client processes on one host, a shared folder), 's3' (runners, marker objects in the results bucket).
+     */
+    barrier: 'file' | 's3';
+    /**
+     * The common start instant the barrier gave every client (UTC): the step's measuring began at it.
+     */
+    start_at: string;
+    /**
+     * This host's clock offset from its reference (chrony's estimate against the Amazon Time Sync Service on AWS) when it started; null where one clock serves every client (one host).
+     */
+    clock_offset_ms: number | null;
+    /**
+     * Where clock_offset_ms comes from: 'chrony', or 'one host' for local client processes.
+     */
+    clock_source: string;
+  } | null;
   /**
    * ok: every operation succeeded and verified; failed: at least one failed or the step broke; unsupported: the method refuses the operation; did-not-finish: the step's time budget ran out before its work was done (see progress) — never ranked beside finished figures.
    */

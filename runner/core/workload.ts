@@ -125,6 +125,12 @@ export interface ReferenceView {
  * is checked against and the report orders by, without loading the workload's code. One per
  * workload in runner/workloads/NAME.ts, listed in runner/workloads/catalog.ts.
  */
+/**
+ * What a workload means at fleet scale (matrix `clients` above 1): what the clients share and what
+ * each has to itself, or why it makes no sense there (its fleet steps record not-applicable).
+ */
+export type FleetFacts = { readonly shared: string; readonly own: string } | { readonly notApplicable: string };
+
 export interface WorkloadDescriptor<P = Record<string, unknown>> {
   readonly name: string;
   readonly summary: string;
@@ -143,6 +149,8 @@ export interface WorkloadDescriptor<P = Record<string, unknown>> {
    * step records one `not-applicable` measurement with the reason instead of running.
    */
   readonly requires: readonly Capability[];
+  /** What the clients of a fleet step share and what each has to itself, or why it is not applicable at fleet scale. */
+  readonly fleet: FleetFacts;
   /** Runs once per step on a fresh mount (recorded as cold): repeating it warm would measure nothing new. */
   readonly coldOnly?: boolean;
   /**

@@ -42,7 +42,7 @@ function latencyHistogramErrors(r: ResultRecord): string[] {
 /** The fields every record of one step shares. */
 export type StepFacts = Pick<ResultRecord,
   'run_id' | 'host' | 'endpoint' | 'method' | 'method_variant' | 'method_version' | 'method_options' |
-  'workload' | 'workload_params' | 'step' | 'cache' | 'repetition'>;
+  'workload' | 'workload_params' | 'step' | 'cache' | 'repetition' | 'clients' | 'fleet'>;
 
 const MIB = 1024 * 1024;
 

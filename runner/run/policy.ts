@@ -3,6 +3,7 @@ import { missingRequirement, type Capability } from '../core/capabilities';
 import { ExitCode, UserError } from '../core/errors';
 import type { MethodChoice, Step } from '../core/matrix';
 import type { Availability } from '../core/method';
+import type { FleetFacts } from '../core/workload';
 import { isRunId, RUN_ID_EXAMPLE, type MatrixCacheState, type PassCache } from '../core/vocabulary';
 import type { RunManifest } from '../results/writer';
 
@@ -38,6 +39,12 @@ export function notApplicableReason(
   workload: { name: string; requires: readonly Capability[] },
 ): string | null {
   return missingRequirement(method, workload);
+}
+
+/** Why a fleet step (clients > 1) does not apply: its workload makes no sense at fleet scale (its descriptor says why); null when it runs. */
+export function fleetNotApplicableReason(workload: { name: string; fleet: FleetFacts }, clients: number): string | null {
+  if (clients <= 1 || !('notApplicable' in workload.fleet)) return null;
+  return `${workload.name} with ${clients} clients at once: ${workload.fleet.notApplicable}`;
 }
 
 /** What to do with the matrix's methods, given what this host offers. */

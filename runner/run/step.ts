@@ -4,6 +4,7 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Batch, didNotFinish, notApplicable, requestsOnly, type Measurement } from '../core/batch';
+import { arriveAndWait, type MarkerStore } from '../core/barrier';
 import { Interrupted, onCleanup, onEmergencyExit } from '../core/cleanup';
 import { errorSummary } from '../core/errors';
 import { waitForFixtureOnMount } from '../core/fixture-visibility';
@@ -21,7 +22,7 @@ import { intervalRecords, type IntervalRecord } from '../results/intervals';
 import { stringMap, toRecord, type ResultRecord, type StepFacts } from '../results/record';
 import { findWorkload } from '../workloads';
 import { writeFixtureThroughMount } from './fixtures';
-import { cacheClaimFlag, notApplicableReason, passesFor, withFailureCause, type Pass } from './policy';
+import { cacheClaimFlag, fleetNotApplicableReason, notApplicableReason, passesFor, withFailureCause, type Pass } from './policy';
 import { armStepWatchdog, stepBoundS, WATCHDOG_GRACE_S } from './step-watchdog';
 
 /** What every step of a run shares. */
@@ -46,6 +47,24 @@ export interface StepEnv {
   onMounted?: OpenContext['onMounted'];
   /** The server's access log, when the runner can read it: each measurement's requests are counted. */
   accessLog: AccessLog | null;
+  /** This client's place in a fleet: fleet steps (clients > 1) wait at its barrier before each pass. Absent: not a fleet client. */
+  fleet?: FleetMember;
+}
+
+/** One client of a fleet (a process of `s3ab run --clients`, or a runner of an AWS fleet execution). */
+export interface FleetMember {
+  /** This client's number (1-based). */
+  client: number;
+  barrier: NonNullable<ResultRecord['fleet']>['barrier'];
+  markers: MarkerStore;
+  /** This host's clock offset from its reference when it was checked (null: one host's clock serves every client). */
+  clockOffsetMs: number | null;
+  clockSource: string;
+  /** Added to the latest ready marker's stamp: the common start (covers the slowest client's poll, and S3's whole-second stamps). */
+  leadMs: number;
+  /** How long a client waits for the others to be ready. */
+  timeoutMs: number;
+  pollMs: number;
 }
 
 /** A measurement kept for the records, with the stretches of the server's log that are its requests (none: not counted). */
@@ -124,7 +143,7 @@ export async function runStep(step: Step, env: StepEnv, intervals: IntervalRecor
   const method = findMethod(step.method.name)!;
   const workload = findWorkload(step.workload.name)!;
   const facts = stepFacts(step, method, workload, env);
-  const inapplicable = notApplicableReason(method, workload);
+  const inapplicable = notApplicableReason(method, workload) ?? fleetNotApplicableReason(workload, step.clients);
   if (inapplicable) {
     const version = (await method.probe()).version ?? 'unknown';
     return [toRecord({ ...facts, method_version: version }, notApplicable(workload.name, inapplicable))];
@@ -193,6 +212,8 @@ async function runPasses(run: StepRun, passes: Pass[]): Promise<void> {
       // subfolders through the mount never leaves a client (Mountpoint) with a vanished parent.
       if (session.fs && method.offers.includes('objects-in-bucket')) await reference.putBytes(`${passPrefix}.s3ab-pass`, Buffer.alloc(0));
       else if (session.fs) await mkdir(session.fs.pathOf(passPrefix), { recursive: true });
+      // A fleet's clients start each pass together: all prepared (mounted, fixture seen), then one instant.
+      await fleetStart(run, pass);
       // The first measurement of a pass counts from here: mounting and fixtures are not its requests.
       run.ledger.skip();
       const ctx = workloadContext({ run, session, fixture, pass, prefix: passPrefix, reference });
@@ -218,6 +239,23 @@ async function runPasses(run: StepRun, passes: Pass[]): Promise<void> {
       await env.reference.deletePrefix(`${volumeName}/`).catch(() => {});
     }
   }
+}
+
+/** A fleet step's pass waits at the barrier until every client is ready; its records then say when they started together. */
+async function fleetStart(run: StepRun, pass: Pass): Promise<void> {
+  const { step, env } = run;
+  if (step.clients <= 1) return;
+  const f = env.fleet;
+  if (!f) throw new Error(`step ${step.index} is for ${step.clients} clients at once, but this process is not one of a fleet's clients (s3ab run --clients, or an AWS execution with layout "fleet")`);
+  const round = `step${step.index}-${pass.cache}${pass.keep ? '' : '-priming'}`;
+  env.progress.note(`waiting for ${step.clients} clients to be ready (${round})`);
+  const startMs = await arriveAndWait(f.markers, {
+    clients: step.clients, client: f.client, round, leadMs: f.leadMs, timeoutMs: f.timeoutMs, pollMs: f.pollMs, signal: run.abort.signal,
+  });
+  run.facts = {
+    ...run.facts,
+    fleet: { client: f.client, barrier: f.barrier, start_at: new Date(startMs).toISOString(), clock_offset_ms: f.clockOffsetMs, clock_source: f.clockSource },
+  };
 }
 
 /** The step's records: what it measured, its did-not-finish measurements, and its failure if it broke. */
@@ -275,7 +313,7 @@ function stepFacts(step: Step, method: MethodDefinition, workload: WorkloadDefin
     run_id: env.runId, host: env.host, endpoint: env.endpointFacts,
     method: method.name, method_variant: step.method.variant, method_version: 'unknown', method_options: stringMap(step.method.options),
     workload: workload.name, workload_params: workload.describe(step.workload.params), step: step.index,
-    cache: 'none', repetition: step.repetition,
+    cache: 'none', repetition: step.repetition, clients: step.clients, fleet: null,
   };
 }
 

@@ -32,6 +32,7 @@ export const dirWalkDescriptor = {
     size: parseSize(p.size),
     keyOf: (i) => `file-${String(i).padStart(6, '0')}.txt`,
   }),
+  fleet: { shared: 'the fixture tree: every client walks the same objects', own: 'nothing (it only reads)' },
   requires: [],
   operations: ['walk'],
   work: { counts: ['objects'], of: (p) => ({ ops: p.objects, bytes: 0 }) },

@@ -40,6 +40,7 @@ export const fioSeqDescriptor = {
     sizes: p.sizes.map((s) => formatGivenSize(s)).join(','), files: String(p.files), io: p.io.join(','),
     ioengine: p.ioengine, max_block_size: formatGivenSize(p.max_block_size),
   }),
+  fleet: { shared: 'the store and its bandwidth', own: 'its files, in its own folder: each client writes then reads its own' },
   requires: ['file-system'],
   operations: ['read', 'write'],
   payloadReads: ['read'],

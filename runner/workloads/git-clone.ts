@@ -33,6 +33,7 @@ export const gitCloneDescriptor = {
   paramsSchema: GIT_CLONE_PARAMS_SCHEMA,
   // The implementation adds the git version (git-clone.impl.ts).
   describe: (p) => ({ files: String(p.files), commits: String(p.commits) }),
+  fleet: { shared: 'the store', own: 'its clone, in its own folder (N developers cloning at once)' },
   requires: ['file-system'],
   operations: ['clone'],
   // Unbudgeted, a big history on a slow client takes hours, as a big tar does: half a second a file.

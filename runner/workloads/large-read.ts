@@ -31,6 +31,7 @@ export const largeReadDescriptor = {
     size: parseSize(p.size),
     keyOf: (i) => `large-${i}.bin`,
   }),
+  fleet: { shared: 'the data set: every client reads the same large objects', own: 'the digests it writes back, in its own folder' },
   requires: [],
   operations: ['read', 'write-digest'],
   payloadReads: ['read'],

@@ -56,6 +56,7 @@ export const metadataDescriptor = {
   coldOnly: true,
   paramsSchema: METADATA_PARAMS_SCHEMA,
   describe: describeMetadataParams,
+  fleet: { shared: 'the store; each client works in its own folder of one tree', own: 'its folder and every file in it' },
   requires: ['file-system'],
   operations: METADATA_TESTS,
   work: { counts: ['ops'], of: (p) => ({ ops: p.ops * p.tests.length, bytes: p.ops * p.tests.length * parseSize(p.size) }) },

@@ -25,6 +25,7 @@ export const objectsDescriptor = {
     },
   },
   describe: (p) => ({ sizes: p.sizes.map((s) => formatGivenSize(s)).join(','), files: String(p.files) }),
+  fleet: { shared: 'the bucket', own: 'its objects, under its own prefix: every client uploads, lists, reads and deletes its own' },
   requires: [],
   operations: ['upload', 'list', 'head', 'download', 'delete'],
   payloadReads: ['download'],

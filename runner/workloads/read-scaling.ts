@@ -67,6 +67,7 @@ export const readScalingDescriptor = {
       size: Math.max(...files.map((f) => f.size)), keyOf: (i) => files[i].name, sizeOf: (i) => files[i].size,
     };
   },
+  fleet: { notApplicable: 'it scales readers inside one client; scaling across clients is large-read\'s and small-reads\' at fleet scale' },
   requires: ['file-system'],
   operations: ['single-stream', 'concurrent-1', 'concurrent-4', 'concurrent-16'],
   payloadReads: ['single-stream', 'concurrent-1', 'concurrent-4', 'concurrent-16'],

@@ -40,6 +40,7 @@ export const semanticsDescriptor = {
     },
   },
   describe: (p) => ({ propagation_timeout_s: String(p.propagation_timeout_s) }),
+  fleet: { notApplicable: 'its probes check one client\'s view of its own writes; run by N clients at once they would measure the same thing N times' },
   requires: ['file-system'],
   operations: PROBES,
   // A fixed set of probes: its time is theirs and their propagation waits, not a count.

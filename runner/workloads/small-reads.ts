@@ -30,6 +30,7 @@ export const smallReadsDescriptor = {
     size: parseSize(p.size),
     keyOf: (i) => `small-${String(i).padStart(6, '0')}.txt`,
   }),
+  fleet: { shared: 'the data set: every client reads the same small objects', own: 'nothing (it only reads)' },
   requires: [],
   operations: ['read'],
   payloadReads: ['read'],

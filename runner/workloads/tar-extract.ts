@@ -59,6 +59,7 @@ export const tarExtractDescriptor = {
   validate: validateTarExtractParams,
   // The implementation adds the tar version (tar-extract.impl.ts).
   describe: (p) => ({ files: String(p.files), dirs: String(p.dirs), totalSize: formatGivenSize(p.totalSize), maxSize: formatGivenSize(p.maxSize) }),
+  fleet: { shared: 'the store', own: 'its extracted tree, in its own folder' },
   requires: ['file-system'],
   operations: ['extract', 'permissions', 'timestamps', 'ownership'],
   reachesBucket: ['extract'],

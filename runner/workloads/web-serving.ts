@@ -84,6 +84,7 @@ export const webServingDescriptor = {
       size: Math.max(...plan.files.map((f) => f.size)), keyOf: (i) => plan.files[i].path, sizeOf: (i) => plan.files[i].size,
     };
   },
+  fleet: { shared: 'the site: every client serves the same files, as N web servers behind a load balancer (seed 004)', own: 'nothing (it only reads)' },
   requires: ['file-system'],
   operations: ['read'],
   payloadReads: ['read'],

@@ -102,7 +102,7 @@ describe('merging distributions', () => {
 describe('records', () => {
   const facts: StepFacts = {
     run_id: '20260115T101500Z-901d3e', method: 's3-api', method_variant: 'default', method_version: 'v', method_options: {},
-    workload: 'objects', workload_params: {}, step: 1, cache: 'none', repetition: 1,
+    workload: 'objects', workload_params: {}, step: 1, cache: 'none', repetition: 1, clients: 1, fleet: null,
     endpoint: { kind: 'embedded', url: null, server: null },
     host: {
       hostname: 'h', instance_type: 'local', vcpus: 2, memory_bytes: 1, kernel: 'k', os: 'o', region: null, availability_zone: null,

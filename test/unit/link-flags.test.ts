@@ -75,7 +75,7 @@ describe('linkFlag: a throughput against the baseline and the burst', () => {
 describe('toRecord applies the flag and records both limits', () => {
   const facts: StepFacts = {
     run_id: '20260115T101500Z-901d3e', method: 'mountpoint', method_variant: 'default', method_version: 'mount-s3 1.0', method_options: {},
-    workload: 'large-read', workload_params: {}, step: 1, cache: 'cold', repetition: 1,
+    workload: 'large-read', workload_params: {}, step: 1, cache: 'cold', repetition: 1, clients: 1, fleet: null,
     endpoint: { kind: 'aws', url: null, server: null },
     host: {
       hostname: 'h', instance_type: 'c7g.large', vcpus: 2, memory_bytes: 4 * 2 ** 30, kernel: 'k', os: 'o', region: 'us-east-1', availability_zone: 'us-east-1a',

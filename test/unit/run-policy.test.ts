@@ -6,7 +6,7 @@ import { fixtureBytes } from '../../runner/core/workload';
 
 const choice = (name: string, optional = false): MethodChoice => ({ name, variant: 'default', options: {}, optional });
 const stepsOf = (methods: MethodChoice[], n = 2): Step[] =>
-  Array.from({ length: n }, (_, rep) => methods.map((method) => ({ method, workload: { name: 'objects', params: {} }, repetition: rep + 1 }))).flat()
+  Array.from({ length: n }, (_, rep) => methods.map((method) => ({ method, workload: { name: 'objects', params: {} }, repetition: rep + 1, clients: 1 }))).flat()
     .map((s, i) => ({ ...s, index: i + 1 }));
 
 describe('passesFor: which passes a step runs', () => {
