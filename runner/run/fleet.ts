@@ -1,13 +1,15 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { Batch } from '../core/batch';
 import { Interrupted, onCleanup, onEmergencyExit } from '../core/cleanup';
 import { errorSummary, RunError } from '../core/errors';
 import { seriesSettings } from '../core/intervals';
 import type { Step } from '../core/matrix';
+import { mountTable } from '../core/mounts-table';
+import { memoryBackedTmp } from '../core/tmp';
 import { findMethod } from '../methods';
 import type { IntervalRecord } from '../results/intervals';
 import { toRecord, type ResultRecord } from '../results/record';
@@ -37,6 +39,8 @@ interface ClientProcess {
   /** The end of its standard error: why it died, when it wrote no records. */
   stderrTail: string;
   out: string;
+  /** Its own temp folder (TMPDIR): its scratch folders and mount points, so that what a killed client left is found. */
+  tmp: string;
 }
 
 /** A client's share of the step's records, read back from its output. */
@@ -93,7 +97,8 @@ export class LocalFleet {
   /** Removes the run's fleet folder (markers, stop reasons, the clients' outputs). */
   async close(): Promise<void> {
     this.removeDir();
-    if (this.dir) await rm(this.dir, { recursive: true, force: true });
+    // Never remove a folder with a mount in it (that would delete through the mount): detach first.
+    if (this.dir && !detachMountsUnder(this.dir).length) await rm(this.dir, { recursive: true, force: true });
     this.dir = null;
   }
 
@@ -101,7 +106,9 @@ export class LocalFleet {
     if (!this.dir) {
       const dir = await mkdtemp(join(tmpdir(), `s3ab-fleet-${this.runId}-`));
       this.dir = dir;
-      this.removeDir = onCleanup(`fleet folder ${dir}`, () => rm(dir, { recursive: true, force: true }));
+      this.removeDir = onCleanup(`fleet folder ${dir}`, async () => {
+        if (!detachMountsUnder(dir).length) await rm(dir, { recursive: true, force: true });
+      });
     }
     return this.dir;
   }
@@ -126,6 +133,8 @@ export class LocalFleet {
       if (env.signal.aborted) onAbort();
       return await Promise.all(clients.map(async (c) => {
         const result = await readClientResult(c, step, env);
+        const reaped = reapClient(c);
+        if (reaped.length) env.progress.log(`client ${c.client} left ${reaped.join(', ')}: removed`);
         // The others would wait at the barrier for a client that is gone: stop them now.
         if (result.failure) stopper.stop(`client ${c.client} of ${step.clients} failed: ${result.failure}`);
         return result;
@@ -202,11 +211,13 @@ class Stopper {
 
 /** Starts one client process, its spec on stdin; its progress goes to the run's (client 1's notes, everyone's messages). */
 function startClient(spec: FleetClientSpec, stopFile: string, env: StepEnv, runId: string): ClientProcess {
+  const tmp = join(dirname(spec.out), fleetClientId(spec.client));
+  mkdirSync(tmp, { recursive: true });
   const proc = spawn(process.execPath, [clientScript(), 'fleet-client', '--run', runId, '--client', String(spec.client)], {
-    stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, [FLEET_STOP_REASON_ENV]: stopFile },
+    stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, [FLEET_STOP_REASON_ENV]: stopFile, TMPDIR: tmp },
   });
   const c: ClientProcess = {
-    client: spec.client, proc, stderrTail: '', out: spec.out,
+    client: spec.client, proc, stderrTail: '', out: spec.out, tmp,
     exited: new Promise((resolve) => {
       proc.once('error', (err) => { c.stderrTail += `\n${err.message}`; resolve({ code: null, signal: null }); });
       proc.once('exit', (code, signal) => resolve({ code, signal }));
@@ -267,4 +278,44 @@ function missingClientRecord(step: Step, env: StepEnv, client: number, cause: st
   broken.fail(new Error(cause));
   const cache = passesFor(method.kind, !!workload.coldOnly, env.cache)[0].cache;
   return toRecord({ ...facts, cache }, broken.finish(), env.signal.reason instanceof Interrupted ? ['step-failed', 'interrupted'] : ['step-failed']);
+}
+
+/**
+ * Mounts under `folder` (a client's, or the run's fleet folder): each FUSE connection aborted (its
+ * client cannot hang the detach) and the mount detached. Returns those that are still there.
+ */
+function detachMountsUnder(folder: string): string[] {
+  const under = () => mountTable().filter((m) => m.mountPoint.startsWith(`${folder}/`));
+  for (const m of under()) {
+    // A FUSE mount's connection (fusectl, named by the device's minor number): aborting it ends a hung client's hold.
+    if (m.fsType.startsWith('fuse')) {
+      try {
+        writeFileSync(`/sys/fs/fuse/connections/${m.device.split(':')[1]}/abort`, '1');
+      } catch {
+        // fusectl not mounted, or the connection is gone already
+      }
+    }
+    spawnSync('umount', ['-l', m.mountPoint], { timeout: 5_000 });
+  }
+  return under().map((m) => m.mountPoint);
+}
+
+/**
+ * What a client killed before its own cleanup (SIGKILL, a crash) left behind: its mounts, its temp
+ * folder, its folders on the RAM disk (named with its pid: they hold the store's credentials).
+ * A client that ended normally left nothing and this removes its empty temp folder. Returns what was found.
+ */
+function reapClient(c: ClientProcess): string[] {
+  const found: string[] = mountTable().filter((m) => m.mountPoint.startsWith(`${c.tmp}/`)).map((m) => `mount ${m.mountPoint}`);
+  if (!detachMountsUnder(c.tmp).length) rmSync(c.tmp, { recursive: true, force: true });
+  const pid = c.proc.pid;
+  if (pid !== undefined) {
+    const ram = memoryBackedTmp();
+    const own = new RegExp(`^s3ab-[a-z0-9-]+-${pid}-[A-Za-z0-9]{6}$`);
+    for (const name of readdirSync(ram).filter((n) => own.test(n))) {
+      rmSync(join(ram, name), { recursive: true, force: true });
+      found.push(join(ram, name));
+    }
+  }
+  return found;
 }
