@@ -129,6 +129,7 @@ export class LocalFleet {
     const bound = setTimeout(() => stopper.stop(`the fleet step outlived its bound of ${Math.round(fleetBoundMs(step, env) / 1000)} s`), fleetBoundMs(step, env));
     try {
       for (let client = 1; client <= step.clients; client++) clients.push(startClient(this.specFor(step, env, client, stepDir), stopFile, env, this.runId));
+      env.progress.log(`step ${step.index}: ${step.clients} client processes (${clients.map((c) => `${fleetClientId(c.client)} pid ${c.proc.pid ?? 'none'}`).join(', ')})`);
       env.signal.addEventListener('abort', onAbort, { once: true });
       if (env.signal.aborted) onAbort();
       return await Promise.all(clients.map(async (c) => {
