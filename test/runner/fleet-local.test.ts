@@ -115,6 +115,18 @@ test('1 and 3 clients of s3-crt and mountpoint: runner ids, one start, overlappi
   expect(leftovers(runId, pids)).toEqual([]);
 });
 
+test('--clients: bad values are bad input with the fix, nothing created; --help says a single N adds the baseline', async () => {
+  const results = join(dir, 'never');
+  for (const bad of ['0', '2.5', '65', 'three']) {
+    const r = await s3ab(['run', '--clients', bad, '--results', results]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(new RegExp(`--clients "${bad.replace('.', '\\.')}": "${bad.replace('.', '\\.')}" is not a whole number from 1 to 64\n  fix: give fleet sizes from 1 to 64, e\\.g\\. --clients 3`));
+    expect(existsSync(results)).toBe(false);
+  }
+  const help = (await s3ab(['run', '--help'])).stdout.replace(/\s+/g, ' ');
+  expect(help).toMatch(/--clients <n,\.\.\.> fleet sizes: .* a single N means 1,N, since scaling is read against the one-client baseline\. On one machine this measures the mechanism and the host's contention, not a fleet/);
+});
+
 describe('a client killed mid-step', () => {
   let server: EmbeddedEndpoint;
   beforeAll(async () => { server = await startEmbeddedEndpoint(); });
