@@ -128,7 +128,7 @@ export class LocalFleet {
     const unregisterEmergency = onEmergencyExit(() => stopper.interruptNow());
     const bound = setTimeout(() => stopper.stop(`the fleet step outlived its bound of ${Math.round(fleetBoundMs(step, env) / 1000)} s`), fleetBoundMs(step, env));
     try {
-      for (let client = 1; client <= step.clients; client++) clients.push(startClient(this.specFor(step, env, client, stepDir), stopFile, env, this.runId));
+      await this.startAll(step, env, stepDir, clients, stopper);
       env.progress.log(`step ${step.index}: ${step.clients} client processes (${clients.map((c) => `${fleetClientId(c.client)} pid ${c.proc.pid ?? 'none'}`).join(', ')})`);
       env.signal.addEventListener('abort', onAbort, { once: true });
       if (env.signal.aborted) onAbort();
@@ -146,6 +146,19 @@ export class LocalFleet {
       env.signal.removeEventListener('abort', onAbort);
       unregisterCleanup();
       unregisterEmergency();
+    }
+  }
+
+  /** Starts the step's clients into `clients`; if one cannot start, stops those that did and throws. */
+  private async startAll(step: Step, env: StepEnv, stepDir: string, clients: ClientProcess[], stopper: Stopper): Promise<void> {
+    try {
+      for (let client = 1; client <= step.clients; client++) clients.push(startClient(this.specFor(step, env, client, stepDir), stopper.stopFile, env, this.runId));
+    } catch (err) {
+      // Those already started would wait at the barrier for the rest.
+      stopper.stop(`client ${clients.length + 1} could not be started: ${errorSummary(err)}`);
+      await Promise.all(clients.map((c) => c.exited));
+      clients.forEach(reapClient);
+      throw err;
     }
   }
 
@@ -181,7 +194,7 @@ class Stopper {
   private reason: string | null = null;
   private killer: NodeJS.Timeout | null = null;
 
-  constructor(private readonly clients: readonly ClientProcess[], private readonly stopFile: string) {}
+  constructor(private readonly clients: readonly ClientProcess[], readonly stopFile: string) {}
 
   stop(reason: string): void {
     if (this.reason !== null) return;
