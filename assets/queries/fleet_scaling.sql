@@ -5,8 +5,8 @@
 --   clients_failed: the others (failed, unverified, did-not-finish);
 -- * the all-running window = first finish - last start over the good clients (min recorded_at -
 --   max started_at). window_ms <= 0: the clients never all ran at once, and there is no aggregate;
--- * aggregate_mib_s / aggregate_ops_s over that window only: each good client's bytes (operations)
---   inside it, from its interval series where it has one on the wall clock (intervals partly
+-- * aggregate_mib_s / aggregate_ops_s over that window only (MiB/s null where no payload moves):
+--   each good client's bytes (operations) inside it, from its interval series where it has one on the wall clock (intervals partly
 --   inside count pro rata), else its mean rate x the window. aggregate_basis says which: 'series',
 --   'mean rate' or 'mixed' (some clients each way);
 -- * client_*_min / _max: the spread of the good clients' own rates;
@@ -86,7 +86,7 @@ aggregated AS (
     count(DISTINCT CASE WHEN good THEN instance_type END) AS instance_types,
     max(w0 - first_t0) * 1e3 AS start_spread_ms,
     max(w1 - w0) * 1e3 AS window_ms,
-    CASE WHEN max(w1 - w0) > 0 THEN
+    CASE WHEN max(w1 - w0) > 0 AND count(CASE WHEN good THEN throughput_mib_s END) > 0 THEN
       sum(CASE WHEN good THEN (CASE WHEN intervals > 0 THEN series_bytes ELSE throughput_mib_s * 1048576 * (w1 - w0) END) END) / 1048576 / max(w1 - w0)
     END AS aggregate_mib_s,
     CASE WHEN max(w1 - w0) > 0 THEN
