@@ -1,4 +1,4 @@
-import { ratio } from './format';
+import { num, ratio } from './format';
 import { methodLabel } from './labels';
 import { compareCases, compareMethods } from './order';
 import { operationWithMode, type Row } from './rows';
@@ -106,6 +106,13 @@ function methodOf(rows: Row[], unit: ScalingCase['unit']): ScalingMethod {
   }
   const m = { method: String(rows[0].method), method_variant: String(rows[0].method_variant) };
   return { ...m, label: methodLabel(m), points };
+}
+
+/** The link limit of the fleet's hosts: N runners' links, or "one host" where local clients share one; '–' for operations/s or unknown. */
+export function fleetLinkText(p: ScalingPoint, unit: ScalingCase['unit']): string {
+  if (unit !== 'MiB/s') return '–';
+  if (p.clients > 1 && p.hosts === 1) return 'one host';
+  return p.linkLimitMibS === null ? '–' : num(p.linkLimitMibS);
 }
 
 /** "s3-crt: 1.9x at 3 clients": the largest fleet with an aggregate, against one client. */

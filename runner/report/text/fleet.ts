@@ -1,7 +1,7 @@
 import { caseLabel, methodCacheLabel, type SizeLabels } from '../labels';
 import { durationText, latencyText, num, ratio } from '../format';
 import type { ReportModel, Row } from '../model';
-import type { ScalingCase, ScalingPoint } from '../scaling';
+import { fleetLinkText, type ScalingCase, type ScalingPoint } from '../scaling';
 import { markOf } from './marks';
 import { textTable, wrapText, type Column } from './table';
 
@@ -23,13 +23,6 @@ function aggregateText(p: ScalingPoint): string {
   if (p.aggregate !== null) return `${num(p.aggregate)}${p.neverAllRunning ? ` (${p.repetitions - p.neverAllRunning} of ${p.repetitions})` : ''}`;
   if (p.repetitions && p.neverAllRunning === p.repetitions) return 'never all running';
   return p.clientsOk ? '–' : 'FAILED';
-}
-
-/** The link limit of the fleet's hosts: N runners' links, or "one host" where local clients share one. */
-export function fleetLinkText(p: ScalingPoint, unit: ScalingCase['unit']): string {
-  if (unit !== 'MiB/s') return '–';
-  if (p.clients > 1 && p.hosts === 1) return 'one host';
-  return p.linkLimitMibS === null ? '–' : num(p.linkLimitMibS);
 }
 
 /** One case's table: a row per method and client count. */
