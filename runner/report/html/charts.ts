@@ -411,7 +411,7 @@ export function scalingSpec(opts: {
     mark: { type: 'line', point: { filled: true, size: 30 }, strokeWidth: 1.8 },
     encoding: {
       x, y: { field: 'value', type: 'quantitative', title: opts.yTitle, scale: { zero: true } }, color, detail: { field: 'kind' },
-      strokeDash: { field: 'kind', type: 'nominal', title: null, scale: { domain: kinds, range: kinds.map((k) => (k === 'measured' ? [1, 0] : [4, 3])) }, legend: { symbolType: 'stroke', symbolStrokeColor: '#57606a' } },
+      strokeDash: { field: 'kind', type: 'nominal', title: null, scale: { domain: kinds, range: kinds.map((k) => (k === 'measured' ? [1, 0] : [4, 3])) }, legend: { symbolType: 'stroke', symbolStrokeColor: '#57606a', symbolStrokeWidth: 2, symbolSize: 240, encode: { symbols: { update: { stroke: { value: '#57606a' } } } } } },
     },
   }];
   if (opts.links.length) {

@@ -470,7 +470,7 @@ async function scalingCase(ctx: Ctx, c: ScalingCase): Promise<string> {
     m.label, `${p.clients}${p.clientsFailed ? ` (${p.clientsOk} ok, ${p.clientsFailed} failed)` : ''}`,
     p.aggregate !== null ? num(p.aggregate) : p.repetitions && p.neverAllRunning === p.repetitions ? 'never all running' : '–',
     p.speedup === null ? '–' : ratio(p.speedup, 1), num(p.ideal), fleetLinkText(p, c.unit), latencyText(p.p99Us),
-    p.clientMin === null ? '–' : p.clientMin === p.clientMax ? num(p.clientMin) : `${num(p.clientMin)}–${num(p.clientMax)}`, p.basis ?? '–', durationText(p.windowMs),
+    p.clientMin === null ? '–' : num(p.clientMin) === num(p.clientMax) ? num(p.clientMin) : `${num(p.clientMin)}–${num(p.clientMax)}`, p.basis ?? '–', durationText(p.windowMs),
   ]));
   return `<h3 id="scaling-${slug(label)}">${esc(label)}</h3>` +
     figure(svg, `Left: aggregate ${c.unit === 'MiB/s' ? 'throughput' : 'operations per second'} against client count, one solid line per method; dashed in the same color, the ideal: ` +

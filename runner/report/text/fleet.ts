@@ -34,7 +34,7 @@ function scalingTable(c: ScalingCase, sizes: SizeLabels, width: number, wide: bo
   ];
   const rows = c.methods.flatMap((m) => m.points.map((p, i) => [
     i === 0 ? m.label : '', clientsText(p), aggregateText(p), p.speedup === null ? '–' : ratio(p.speedup, 1), num(p.ideal), fleetLinkText(p, c.unit),
-    latencyText(p.p99Us), p.clientMin === null ? '–' : p.clientMin === p.clientMax || p.clients === 1 ? num(p.clientMin) : `${num(p.clientMin)}–${num(p.clientMax)}`,
+    latencyText(p.p99Us), p.clientMin === null ? '–' : num(p.clientMin) === num(p.clientMax) ? num(p.clientMin) : `${num(p.clientMin)}–${num(p.clientMax)}`,
     p.basis ?? '–', ...(wide ? [p.windowMs === null ? '–' : durationText(p.windowMs)] : []),
   ]));
   const label = `${c.workload} ${caseLabel(c, sizes)} — ${c.unit === 'MiB/s' ? 'aggregate MiB/s' : 'aggregate operations/s'}`;
