@@ -37,7 +37,7 @@ const ROWS: Row[] = [
 /** The model of a run with these fleet rows (and a plain cell per method, as a run has). */
 const modelWith = (rows: Row[]) => buildReportModel({
   fleet_scaling: rows,
-  report_cells: [...new Set(rows.map((r) => String(r.method)))].map((method) => cellRow({ workload: 'large-read', operation: 'read', object_size_bytes: 100 * MiB, method, cache: 'cold', mib_s_median: 100 })),
+  report_cells: [...new Set(rows.map((r) => String(r.method)))].map((method) => cellRow({ workload: 'large-read', operation: 'read', object_size_bytes: 100 * MiB, method, cache: 'cold', mib_s_median: 100 })) as unknown as Row[],
 }, RUN);
 
 describe('the scaling table of the report model', () => {
