@@ -50,6 +50,8 @@ const cases: FleetCase[] = [
 describe('fleet_scaling.sql on synthetic fleet records', () => {
   const dir = mkdtempSync(join(tmpdir(), 's3ab-test-fleet-scaling-'));
   let rows: Record<string, unknown>[] = [];
+  let cells: Record<string, unknown>[] = [];
+  let intervals: Record<string, unknown>[] = [];
   const byClients = (k: number) => rows.find((r) => r.clients === k)!;
 
   beforeAll(async () => {
@@ -58,7 +60,11 @@ describe('fleet_scaling.sql on synthetic fleet records', () => {
     const db = await openResults(dir, RUN);
     try {
       // DuckDB counts come back as BigInt.
-      rows = (await query(db.connection, SQL)).map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, typeof v === 'bigint' ? Number(v) : v])));
+      const plain = (list: Record<string, unknown>[]) => list.map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, typeof v === 'bigint' ? Number(v) : v])));
+      rows = plain(await query(db.connection, SQL));
+      const sql = (name: string) => namedQueries().find((q) => q.name === name)!.sql;
+      cells = plain(await query(db.connection, sql('report_cells')));
+      intervals = plain(await query(db.connection, sql('interval_series')));
     } finally {
       db.close();
     }
@@ -113,5 +119,11 @@ describe('fleet_scaling.sql on synthetic fleet records', () => {
     expect(r.window_ms).toBeCloseTo(-1000, 6);
     expect([r.aggregate_mib_s, r.aggregate_ops_s, r.aggregate_basis]).toEqual([null, null, null]);
     expect(r.clients_ok).toBe(2);
+  });
+
+  test('the report\'s other tables keep the smallest fleet size only: never a median over different numbers of clients', () => {
+    expect(cells.map((c) => [c.method, c.records, c.repetitions, c.mib_s_median])).toEqual([['s3-crt', 1, 1, 100]]);
+    expect(intervals.length).toBe(10);
+    expect(new Set(intervals.map((i) => i.step))).toEqual(new Set([1]));
   });
 });
