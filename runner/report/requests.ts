@@ -135,7 +135,7 @@ const methodOf = (r: Row) => methodCacheLabel({ method: String(r.method), method
 export const FLEET_UNCOUNTED = 'they share the server\'s log: their records say null';
 
 /** The run has a step measured by several clients (or runners) at once. */
-export const hasFleetSteps = (model: Pick<ReportModel, 'scaleOut'>) => model.scaleOut.some((r) => Number(r.runners) > 1);
+export const hasFleetSteps = (model: Pick<ReportModel, 'scaling'>) => model.scaling.length > 0;
 
 /**
  * "Requests and request cost": per case and method, the requests the server answered per
