@@ -57,12 +57,13 @@ async function describeFixture(spec: Fixture['spec'], prefix: string, signal: Ab
 
 /** Every object of the fixture is in the bucket with its size: the measurements then verify their bytes against the digests. */
 async function checkPresent(f: Fixture, reference: ReferenceStore): Promise<void> {
+  // Keys relative to the fixture's prefix, as ReferenceStore.list gives them.
   const listed = new Map((await reference.list(f.prefix)).map((o) => [o.key, o.size]));
   for (let i = 0; i < f.spec.count; i++) {
-    const key = f.prefix + f.spec.keyOf(i);
+    const key = f.spec.keyOf(i);
     const size = f.spec.sizeOf?.(i) ?? f.spec.size;
     if (listed.get(key) !== size) {
-      throw new RunError(`the fleet's shared fixture ${f.spec.id} is incomplete: ${key} is ${listed.has(key) ? `${listed.get(key)} bytes, not ${size}` : 'missing'}`,
+      throw new RunError(`the fleet's shared fixture ${f.spec.id} is incomplete: ${f.prefix}${key} is ${listed.has(key) ? `${listed.get(key)} bytes, not ${size}` : 'missing'}`,
         'client 1 failed while writing it (its own log says why); run the execution again');
     }
   }
