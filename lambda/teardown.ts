@@ -195,7 +195,7 @@ export async function handler(event: TeardownEvent, context?: Pick<Context, 'get
   // A fleet's barrier markers in the results bucket (not versioned): what a runner that failed could not remove.
   const barrier = `${RESULTS_LAYOUT.fleetBarrier}${runId}/`;
   try {
-    deletedVersions += await deleteBarrierMarkers(clients.s3, env('RESULTS_BUCKET'), barrier);
+    await deleteBarrierMarkers(clients.s3, env('RESULTS_BUCKET'), barrier);
   } catch (err) {
     notEmptied.push(`s3://${env('RESULTS_BUCKET')}/${barrier}`);
     problems.push(`s3://${env('RESULTS_BUCKET')}/${barrier} not emptied (${why(err)}); delete it with \`aws s3 rm --recursive\``);
