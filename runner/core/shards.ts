@@ -107,23 +107,27 @@ export function fleetRunners(steps: Pick<ShardStep, 'clients'>[]): number {
 
 /**
  * The `fleet` layout's shards: runner r runs the steps with more than r clients, in step order
- * (its units cut to those steps); its load is their cost on it.
+ * (its units cut to those steps). Runner 0 runs every step, so the others keep its pace: a fleet
+ * step starts when runner 0 reaches it. A runner's load is therefore runner 0's time until the
+ * end of the runner's last unit (runner 0 writes each workload's fixture once; the others read it)
+ * — the time its command runs, and is billed, waiting at the barriers included.
  */
 function fleetShards(steps: ShardStep[], runners: number, cost: UnitCost): Shard[] {
   const needed = fleetRunners(steps);
   if (runners !== needed) throw new Error(`layout "fleet" needs one runner per client of its largest fleet: ${needed}, got ${runners}`);
+  // Runner 0's time at the end of each of its units.
+  const placed: string[] = [];
+  let elapsed = 0;
+  const endOf = new Map<number, number>();
+  for (const u of shardUnits(steps)) {
+    elapsed += cost.seconds(u, 0, placed);
+    if (!placed.includes(u.workload)) placed.push(u.workload);
+    for (const i of u.steps) endOf.set(i, elapsed);
+  }
   return Array.from({ length: runners }, (_, runner) => {
-    const mine = steps.filter((s) => (s.clients ?? 1) > runner);
-    const units = shardUnits(mine);
-    const workloads = [...new Set(mine.map((s) => s.workload.name))];
-    // Runner 0 (client 1) writes each workload's fixture once; the others read what it wrote.
-    const placed: string[] = runner === 0 ? [] : [...workloads];
-    let load = 0;
-    for (const u of units) {
-      load += cost.seconds(u, runner, placed);
-      if (!placed.includes(u.workload)) placed.push(u.workload);
-    }
-    return { runner, steps: mine.map((s) => s.index).sort((a, b) => a - b), workloads, load };
+    const mine = steps.filter((s) => (s.clients ?? 1) > runner).map((s) => s.index).sort((a, b) => a - b);
+    const workloads = [...new Set(steps.filter((s) => mine.includes(s.index)).map((s) => s.workload.name))];
+    return { runner, steps: mine, workloads, load: mine.length ? endOf.get(mine[mine.length - 1])! : 0 };
   });
 }
 

@@ -8,10 +8,12 @@ import { makeS3Client, PREFLIGHT_BOUNDS_MS } from '../endpoint/s3-client';
 import { targetFor } from '../endpoint/target';
 import { FLEET_BARRIER } from '../core/barrier';
 import { fleetClock } from '../core/clock';
+import { expandSteps } from '../core/matrix';
 import { fleetRunners } from '../core/shards';
 import { fleetDataPrefix, INTERVALS_FOLDER, runDay } from '../core/vocabulary';
 import { S3Markers } from '../endpoint/s3-markers';
 import { matrixFor } from '../catalog';
+import { fleetWaitMs } from './fleet-wait';
 import type { FleetRun } from './options';
 import type { FleetMember } from './step';
 import { runBenchmark, type RunOutcome } from '.';
@@ -128,6 +130,8 @@ async function fleetRun(opts: ShardOptions, f: NonNullable<ShardOptions['fleet']
   const member: FleetMember = {
     client: f.client, barrier: 's3', markers: new S3Markers(client, where.bucket, `${where.prefix}${opts.runId}/`),
     clockOffsetMs: clock.offsetMs, clockSource: clock.source, ...FLEET_BARRIER.s3,
+    // Client k also waits, at its barriers, for the steps client 1 runs without it.
+    timeoutMs: fleetWaitMs(expandSteps(matrix), f.client, opts.stepBudgetS ?? matrix.budgetS, FLEET_BARRIER.s3.timeoutMs),
   };
   return { run: { member, size, sharedPrefix: fleetDataPrefix(opts.runId) }, close: () => client.destroy() };
 }

@@ -89,8 +89,19 @@ describe('planShards: longest processing time first over units', () => {
     const shards = planShards(fleet, 4, 'fleet', byWorkload({ a: 6 }, { a: 10 }));
     expect(shards.map((s) => s.steps)).toEqual([[1, 2, 3, 4, 5, 6], [3, 4, 5, 6], [5, 6], [5, 6]]);
     expect(shards.map((s) => s.workloads)).toEqual([['a'], ['a'], ['a'], ['a']]);
-    // Runner 0: its unit and the fixture (10); the others read the fixture runner 0 wrote.
-    expect(shards.map((s) => s.load)).toEqual([16, 6, 6, 6]);
+    // Runner 0: its unit and the fixture (10). The others keep its pace (a fleet step starts when
+    // runner 0 reaches it): each runs until runner 0 ends its last unit.
+    expect(shards.map((s) => s.load)).toEqual([16, 16, 16, 16]);
+  });
+
+  test('fleet: a runner whose last step comes before runner 0\'s end is done at the end of that unit', () => {
+    // Two workloads; b has only 1-client steps (say its fleet steps were left out): runner 1 ends with a.
+    const fleet = [
+      { index: 1, repetition: 1, clients: 1, workload: { name: 'a', params: {} } }, { index: 2, repetition: 1, clients: 2, workload: { name: 'a', params: {} } },
+      { index: 3, repetition: 1, clients: 1, workload: { name: 'b', params: {} } },
+    ];
+    const shards = planShards(fleet, 2, 'fleet', byWorkload({ a: 5, b: 7 }, { a: 1, b: 2 }));
+    expect(shards.map((s) => [s.steps, s.load])).toEqual([[[1, 2, 3], 15], [[2], 6]]);
   });
 
   test('fleet: the runner count must be the largest fleet', () => {
