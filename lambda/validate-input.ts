@@ -130,6 +130,7 @@ function checkLayout(ev: ExecutionInput, clients: number[], asked: ValidatedRunn
   if (!LAYOUTS.includes(layout)) throw bad(`input.layout "${ev.layout}" is not a layout`, `use one of ${LAYOUTS.join(', ')} (${LAYOUT_HELP})`);
   const fleet = fleetRunners(clients.map((c) => ({ clients: c })));
   if (layout === 'shard' && fleet > 1) throw bad(`the matrix's clients [${clients.join(', ')}] ask for fleets of up to ${fleet} runners at once, which layout "shard" cannot run`, 'leave "layout" out or give "layout": "fleet"');
+  if (layout === 'fleet' && fleet > MAX_RUNNERS) throw bad(`the matrix's largest fleet has ${fleet} clients: as many runners, more than the ${MAX_RUNNERS} an execution may have`, `give "clients" up to ${MAX_RUNNERS}`);
   const count = asked?.reduce((n, r) => n + r.count, 0);
   if (layout === 'fleet' && count !== undefined && count !== fleet) {
     throw bad(`layout "fleet" with clients [${clients.join(', ')}] needs ${fleet} runner(s), one per client of its largest fleet; input.runners asks for ${count}`,

@@ -97,6 +97,7 @@ describe('ValidateInput: the runner\'s matrix validator before anything exists; 
       .rejects.toThrow(/layout "fleet" with clients \[1, 3\] needs 3 runner\(s\), one per client of its largest fleet; input.runners asks for 2 — give 3 runners/);
     await expect(validate.handler({ input: { matrix: fleet, layout: 'shard' } }))
       .rejects.toThrow(/the matrix's clients \[1, 3\] ask for fleets of up to 3 runners at once, which layout "shard" cannot run — leave "layout" out or give "layout": "fleet"/);
+    await expect(validate.handler({ input: { matrix: { ...MATRIX, clients: [1, 32] } } })).rejects.toThrow(/the matrix's largest fleet has 32 clients: as many runners, more than the 20 an execution may have — give "clients" up to 20/);
     // A plain matrix: shard, and no runner is a fleet's client.
     expect((await validate.handler({ input: { matrix: MATRIX } })).shards.every((x) => x.fleetClient === 0)).toBe(true);
   });
