@@ -7,6 +7,8 @@
 -- record's parameters name (fio-seq: direct or buffered; from `direct` = 1/0 where `io` is absent),
 -- NULL for workloads without one: direct and buffered results are different cases, never one median.
 -- (map_keys first: Athena fails on a missing map key; CASE evaluates only the branch it takes.)
+-- Fleet runs (matrix `clients`): each workload's smallest fleet size only (1: the plain steps),
+-- never a median over different numbers of clients at once; fleet_scaling.sql has the fleets.
 SELECT
   run_id,
   workload,
@@ -59,9 +61,10 @@ FROM (
     CASE
       WHEN contains(map_keys(workload_params), 'io') THEN workload_params['io']
       WHEN contains(map_keys(workload_params), 'direct') THEN (CASE workload_params['direct'] WHEN '1' THEN 'direct' WHEN '0' THEN 'buffered' END)
-    END AS io
+    END AS io,
+    min(clients) OVER (PARTITION BY run_id, workload) AS least_clients
   FROM results
 ) AS r
-WHERE operation <> 'step' AND operation NOT LIKE '(%'
+WHERE operation <> 'step' AND operation NOT LIKE '(%' AND clients = least_clients
 GROUP BY run_id, workload, operation, io, object_size_bytes, method, method_variant, cache
 ORDER BY run_id, workload, operation, io, object_size_bytes, method, method_variant, cache

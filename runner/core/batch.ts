@@ -98,7 +98,7 @@ export class Batch {
   private planned: { count: number; unit: WorkUnit } | null = null;
   private meter: WorkMeter | null = null;
   /** Completions for the interval series, on the batch's own clock (ns since its start: wall or active time); null when the series is off. */
-  private readonly log = seriesSettings.intervalMs > 0 ? new OpLog() : null;
+  private log = seriesSettings.intervalMs > 0 ? new OpLog() : null;
 
   constructor(
     readonly operation: string,
@@ -113,6 +113,8 @@ export class Batch {
    */
   plan(count: number, unit: Extract<WorkUnit, 'ops' | 'bytes'> = 'ops'): this {
     this.planned = { count, unit };
+    // Room for every planned completion up front: a log growing inside the timed operations allocates (and can start a GC) there.
+    if (this.log && unit === 'ops' && this.log.length === 0) this.log = new OpLog(count);
     return this;
   }
 

@@ -30,6 +30,13 @@ export const MIN_FINE_INTERVALS = 4;
  */
 export const MIN_EVENTS_PER_INTERVAL = 2;
 
+/**
+ * A long read reports its progress every this many bytes (read-files threads, reads through a
+ * mount), so the read of one large file keeps a series of its course, not one entry at its end (a
+ * comb the series rule refuses).
+ */
+export const PROGRESS_BYTES = 4 * 1024 * 1024;
+
 /** One interval of a series. */
 export interface Interval {
   /** Start, in ms after the measurement's start. */
@@ -86,9 +93,12 @@ export class OpLog {
     this.spread = new Float64Array(n);
   }
 
-  /** A successful operation ended at `atNs` after `latencyNs`, having moved `bytes` over that time. */
-  ok(atNs: number, latencyNs: number, bytes: number): void {
-    this.push(atNs, latencyNs, bytes, latencyNs);
+  /**
+   * A successful operation ended at `atNs` after `latencyNs`, having moved `bytes` over that time
+   * — or over the `spreadNs` before `atNs` when its earlier bytes were logged as progress.
+   */
+  ok(atNs: number, latencyNs: number, bytes: number, spreadNs = latencyNs): void {
+    this.push(atNs, latencyNs, bytes, spreadNs);
   }
 
   /** An operation failed at `atNs` (bytes it moved before failing, if any, still count). */

@@ -1,5 +1,6 @@
 import type { Hash } from 'node:crypto';
 import { Worker } from 'node:worker_threads';
+import { PROGRESS_BYTES, reportBytes } from './intervals';
 
 /**
  * Sequential file reads on a dedicated thread, as fio's psync engine reads: blocking 1 MiB preads
@@ -106,6 +107,9 @@ export async function readRestOnThread(fd: number, start: number, hash: Pick<Has
   });
   reader.worker.ref();
   reader.worker.postMessage({ id, fd, start, data: reader.data, control, chunk: CHUNK });
+  // The bytes read so far go to the measurement's series every PROGRESS_BYTES (a large file's course).
+  let unreported = start;
+  let since = process.hrtime.bigint();
   try {
     for (let slot = 0; ; slot = (slot + 1) % SLOTS) {
       let state = Atomics.load(ctl, slot);
@@ -118,6 +122,13 @@ export async function readRestOnThread(fd: number, start: number, hash: Pick<Has
       hash.update(view.subarray(slot * CHUNK, slot * CHUNK + state));
       Atomics.store(ctl, slot, EMPTY);
       Atomics.notify(ctl, slot);
+      unreported += state;
+      if (unreported >= PROGRESS_BYTES) {
+        const now = process.hrtime.bigint();
+        reportBytes(unreported, Number(now - since));
+        unreported = 0;
+        since = now;
+      }
     }
     const result = await done;
     if (result.error) {

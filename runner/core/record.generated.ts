@@ -109,7 +109,7 @@ export interface ResultRecord {
   cache: 'cold' | 'warm' | 'warm-disk' | 'warm-memory' | 'none';
   repetition: number;
   /**
-   * How many clients ran this step at once against the same store (the matrix's `clients` entry): 1 for a plain step. Each client writes its own records, told apart by host.runner_id; fleet aggregates (scale_out.sql) are taken over the window in which all of them were running.
+   * How many clients ran this step at once against the same store (the matrix's `clients` entry): 1 for a plain step. Each client writes its own records, told apart by host.runner_id; fleet aggregates (fleet_scaling.sql) are taken over the window in which all of them were running.
    */
   clients: number;
   /**

@@ -11,7 +11,7 @@ import type { Availability, Fetched, ListedObject, MethodDefinition, OpenContext
 import { excludeFromTiming } from '../core/op-timing';
 import { projectRoot } from '../core/paths';
 import { nowNs } from '../core/stats';
-import { parseSize } from '../core/units';
+import { formatSize, parseSize } from '../core/units';
 
 import { INSTALL } from '../core/install';
 import { s3CrtDescriptor } from './s3-crt';
@@ -89,6 +89,18 @@ export function crtEventLoopThreads(value: unknown, cpus: number): number {
 }
 
 /**
+ * Bytes per socket read and channel message (aws-c-io's g_aws_channel_max_fragment_size, which the
+ * client sets before it connects); 0 = `default` (the CRT's 16 KiB). See s3-crt-client.py.
+ */
+export function crtSocketReadSize(value: unknown): number {
+  const text = String(value ?? s3CrtDescriptor.variants.default.socket_read_size);
+  if (text === 'default') return 0;
+  const bytes = parseSize(text);
+  if (!(bytes >= 4096 && bytes <= 16 * 1024 * 1024)) throw new Error(`s3-crt option socket_read_size must be default or a size from 4KiB to 16MiB, not ${text}`);
+  return bytes;
+}
+
+/**
  * Threads that write a GET's parts into its file, off the CRT's delivery thread (0: the body
  * callback writes each part before the CRT delivers the next; native writes have none).
  */
@@ -160,6 +172,7 @@ class CrtSession implements StorageSession {
     const memoryLimit = parseSize(String(o.memory_limit ?? '0'));
     const writeSize = crtWriteSize(o.write_size);
     const writers = crtWriters(o.writers, writeSize);
+    const socketReadSize = crtSocketReadSize(o.socket_read_size);
     const malloc = crtMalloc(o.malloc);
     const eventLoopThreads = crtEventLoopThreads(o.event_loop_threads, availableParallelism());
     const t = ctx.target;
@@ -167,7 +180,7 @@ class CrtSession implements StorageSession {
       crtClientScript(), '--region', t.region, '--bucket', t.bucket, '--part-size', String(partSize),
       '--target-gbps', String(Number(o.target_throughput_gbps ?? 10)), '--max-connections', String(Number(o.max_connections ?? 0)),
       '--memory-limit', String(memoryLimit), '--event-loop-threads', String(eventLoopThreads),
-      '--checksum', String(o.checksum ?? 'CRC32'), '--write-size', String(writeSize), '--writers', String(writers),
+      '--checksum', String(o.checksum ?? 'CRC32'), '--write-size', String(writeSize), '--writers', String(writers), '--socket-read-size', String(socketReadSize),
       ...(t.endpointUrl ? ['--endpoint', t.endpointUrl] : []), ...(t.forcePathStyle ? ['--path-style'] : []),
     ];
     // Credentials in the environment only, never on the command line.
@@ -220,6 +233,9 @@ class CrtSession implements StorageSession {
         : `PUT: send_filepath; GET: ${writers ? `${writers} writer threads` : 'the body callback'}, pwrite of ${String(o.write_size ?? s3CrtDescriptor.variants.default.write_size)} at each part's offset`,
       ...(malloc === 'retain' ? { glibc_tunables: GLIBC_RETAIN } : {}), malloc_large_blocks: largeBlocks,
       client_process: 'one per session',
+      // What the client process has in effect, and why not what was asked where it could not set it.
+      socket_read_size: ready.config.socket_read_size ? formatSize(Number(ready.config.socket_read_size)) : 'unknown',
+      ...(ready.config.socket_read_problem ? { socket_read_problem: String(ready.config.socket_read_problem) } : {}),
     };
     const session = new CrtSession(child, ready.version ?? version, options, ctx);
     session.stderrTail = stderr;

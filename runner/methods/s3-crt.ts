@@ -15,10 +15,11 @@ export const s3CrtDescriptor = {
   variants: {
     // The CRT's own defaults with 8 MiB parts, except: a GET's parts written by two writer threads
     // in 64 KiB pwrites (off the CRT's delivery thread), the CRT's freed buffers kept in the
-    // process, three event-loop threads per CPU (docs/performance.md: bench:transfer).
+    // process, three event-loop threads per CPU, sockets read 256 KiB at a time instead of 16 KiB
+    // (docs/performance.md: bench:transfer).
     default: {
       part_size: '8MiB', target_throughput_gbps: 10, max_connections: 0, memory_limit: '0', event_loop_threads: '3/cpu', checksum: 'CRC32',
-      write_size: '64KiB', writers: 2, malloc: 'retain',
+      write_size: '64KiB', writers: 2, malloc: 'retain', socket_read_size: '256KiB',
     },
   },
 } as const satisfies MethodDescriptor;

@@ -6,9 +6,10 @@ import {
   normalizeCells, normalizeHealth, normalizeIntervals, normalizeMethodFacts, normalizeWorkloadFacts, plainRows,
   type CellRow, type HealthRow, type MethodFacts, type Row, type WorkloadFacts,
 } from './rows';
+import { scalingCases, type ScalingCase } from './scaling';
 import { cellSeries, type CellSeries } from './series';
 
-export type { CellRow, HealthRow, MethodFacts, Row, WorkloadFacts };
+export type { CellRow, HealthRow, MethodFacts, Row, ScalingCase, WorkloadFacts };
 
 /**
  * The one report model (issue 24): what every printer reads — the text summary, the HTML page,
@@ -20,7 +21,7 @@ export type { CellRow, HealthRow, MethodFacts, Row, WorkloadFacts };
  */
 
 /** The SQL files (assets/queries/NAME.sql) the model is built from. */
-export const MODEL_QUERIES = ['report_cells', 'run_facts', 'workload_facts', 'run_health', 'request_counts', 'scale_out', 'instance_types', 'interval_series'] as const;
+export const MODEL_QUERIES = ['report_cells', 'run_facts', 'workload_facts', 'run_health', 'request_counts', 'fleet_scaling', 'instance_types', 'interval_series'] as const;
 export type ModelQueryName = (typeof MODEL_QUERIES)[number];
 export type ModelRows = Record<ModelQueryName, Row[]>;
 
@@ -103,8 +104,9 @@ export interface ReportModel extends RunContext {
   health: HealthRow[];
   /** request_counts.sql rows, in the report's order. */
   requests: Row[];
-  /** scale_out.sql and instance_types.sql rows (runs on several runners or instance types). */
-  scaleOut: Row[];
+  /** Scaling out (fleet_scaling.sql): per case and method, the aggregate and p99 at each client count; empty without a fleet step. */
+  scaling: ScalingCase[];
+  /** instance_types.sql rows (runs on several instance types). */
   instanceTypes: Row[];
   /** Sizes as the matrix gave them. */
   sizes: SizeLabels;
@@ -182,7 +184,7 @@ export function buildReportModel(rows: Partial<ModelRows>, run: RunContext): Rep
     skipped: skippedOf(run.manifests),
     link: facts ? { limitMibS: facts.link_limit_mib_s, baselineMibS: facts.link_baseline_mib_s ?? null, source: facts.link_limit_source } : null,
     methods, methodOrder, workloads, cells, health, requests,
-    scaleOut: plainRows(rows.scale_out), instanceTypes: plainRows(rows.instance_types),
+    scaling: scalingCases(plainRows(rows.fleet_scaling)), instanceTypes: plainRows(rows.instance_types),
     sizes: new SizeLabels(workloads),
     integrity: integrityOf(cells, health),
   };

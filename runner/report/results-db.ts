@@ -117,7 +117,7 @@ export async function openRecords(
   const instance = await DuckDBInstance.create(':memory:', opts.threads ? { threads: String(opts.threads) } : {});
   const connection = await instance.connect();
   await connection.run('CREATE MACRO approx_percentile(x, p) AS quantile_cont(x, p)');
-  // Trino's ISO 8601 parsing and epoch seconds (scale_out.sql's time window), in DuckDB spelling.
+  // Trino's ISO 8601 parsing and epoch seconds (fleet_scaling.sql's time window), in DuckDB spelling.
   await connection.run('CREATE MACRO from_iso8601_timestamp(s) AS CAST(s AS TIMESTAMPTZ)');
   await connection.run('CREATE MACRO to_unixtime(t) AS epoch(t)');
   // Trino's parse_datetime for the one format the SQL files use: S3 access logs' [06/Feb/2019:00:00:38 +0000].

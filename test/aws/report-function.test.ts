@@ -120,7 +120,7 @@ describe('the Report function: Athena rows of a real results folder in, the same
     expect(page.body).toMatch(/^<!DOCTYPE html>/);
     // summary.json: the model's tables, as `s3ab report --format json` writes them.
     const summary = JSON.parse((await read(`reports/${runId}/summary.json`)).body);
-    expect(Object.keys(summary)).toEqual(['run', 'cases', 'verdicts', 'findings', 'untrusted', 'requests', 'methods', 'workloads']);
+    expect(Object.keys(summary)).toEqual(['run', 'cases', 'verdicts', 'findings', 'untrusted', 'requests', 'methods', 'scaling', 'workloads']);
     expect(summary.cases.length).toBe(local.model.cells.length);
   });
 
@@ -214,7 +214,7 @@ describe('the Report function: Athena rows of a real results folder in, the same
     const failing = '20260117T000000Z-111111';
     await expect(report.handler({ runId: 'nope', queries })).rejects.toMatchObject({ name: 'InvalidEvent', message: expect.stringContaining('runId (a run id) and queries are required') });
     await expect(report.handler({ runId: failing, queries: queries.filter((q) => q.name !== 'run_facts' && q.name !== 'run_health') }))
-      .rejects.toMatchObject({ name: 'InvalidEvent', message: expect.stringMatching(/the Aggregate output has no run_facts, run_health — the report needs the named queries report_cells, run_facts, workload_facts, run_health, request_counts, scale_out, instance_types, interval_series/) });
+      .rejects.toMatchObject({ name: 'InvalidEvent', message: expect.stringMatching(/the Aggregate output has no run_facts, run_health — the report needs the named queries report_cells, run_facts, workload_facts, run_health, request_counts, fleet_scaling, instance_types, interval_series/) });
     await expect(report.handler({ runId: failing, queries: [...queries.filter((q) => q.name !== 'run_health'), { name: 'run_health', queryExecutionId: 'qe-gone' }] }))
       .rejects.toMatchObject({ name: 'InvalidRequestException', message: expect.stringContaining('qe-gone') });
     const listed = await s3.send(new ListObjectsV2Command({ Bucket: RESULTS, Prefix: `reports/${failing}/` }));

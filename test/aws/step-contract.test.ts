@@ -134,7 +134,7 @@ describe('step-runner contract: the runner invoked as the SSM run-step document 
   });
 
 
-  test('scale-out: two runners (two instance types) run step 1 at once; the summary queries add them up on DuckDB', async () => {
+  test('two runners (two instance types) each run step 1 on their own (clients 1, no fleet); the summary queries compare the types on DuckDB', async () => {
     const [a, b] = await Promise.all([invoke('1', 'i-0aaa'), invoke('1', 'i-0bbb', { S3AB_INSTANCE_TYPE: 'm7i.large' })]);
     for (const r of [a, b]) expect({ code: r.status, err: r.stderr.slice(-500) }).toEqual({ code: 0, err: expect.any(String) });
     // The results bucket as Athena sees it, copied to a local folder for DuckDB.
@@ -151,7 +151,7 @@ describe('step-runner contract: the runner invoked as the SSM run-step document 
     try {
       records = (await query(db.connection, "SELECT to_json(r) AS j FROM results r WHERE step = 1 AND operation = 'read'")).map((x) => JSON.parse(String(x.j)));
       const sql = Object.fromEntries(namedQueries().map((q) => [q.name, q.sql]));
-      scale = (await query(db.connection, sql.scale_out)).filter((r) => Number(r.step) === 1);
+      scale = (await query(db.connection, sql.fleet_scaling)).filter((r) => r.workload === 'small-reads');
       types = (await query(db.connection, sql.instance_types)).filter((r) => r.workload === 'small-reads');
     } finally {
       db.close();
@@ -160,28 +160,26 @@ describe('step-runner contract: the runner invoked as the SSM run-step document 
     for (const r of records) expect(Date.parse(r.started_at)).toBeLessThanOrEqual(Date.parse(r.recorded_at));
     const bytes = records.reduce((n, r) => n + r.bytes, 0);
     expect(bytes).toBe(2 * 8 * 256 * 1024);
-    const windowS = (Math.max(...records.map((r) => Date.parse(r.recorded_at))) - Math.min(...records.map((r) => Date.parse(r.started_at)))) / 1000;
     expect(scale).toHaveLength(1);
     // DuckDB counts come back as BigInt.
     const row = Object.fromEntries(Object.entries(scale[0]).map(([k, v]) => [k, typeof v === 'bigint' ? Number(v) : v]));
-    expect(row).toMatchObject({ run_id: RUN, method: 's3-api', workload: 'small-reads', operation: 'read', runners: 2, instance_types: 2, measurements: 2, failed_measurements: 0, total_bytes: bytes });
-    // Window and aggregate from the records' own times (ms precision in the ISO strings).
-    expect(Number(row.window_ms) / 1000).toBeCloseTo(windowS, 2);
-    expect(Number(row.aggregate_mib_s)).toBeCloseTo(bytes / 2 ** 20 / windowS, 1);
-    expect(Number(row.sum_of_runner_mib_s)).toBeCloseTo(records.reduce((n, r) => n + r.throughput_mib_s!, 0), 2);
-    expect(Number(row.window_ms)).toBeGreaterThanOrEqual(Math.max(...records.map((r) => r.duration_ms)) - 1);
-    expect(Number(row.overlap_ms)).toBeLessThanOrEqual(Number(row.window_ms));
+    // Not a fleet step (clients 1 on each runner): fleet_scaling.sql still counts both runners, over the window both were measuring.
+    expect(row).toMatchObject({ run_id: RUN, method: 's3-api', workload: 'small-reads', operation: 'read', clients: 1, clients_ok: 2, clients_failed: 0 });
+    const allRunningS = (Math.min(...records.map((r) => Date.parse(r.recorded_at))) - Math.max(...records.map((r) => Date.parse(r.started_at)))) / 1000;
+    expect(Number(row.window_ms) / 1000).toBeCloseTo(allRunningS, 2);
+    if (allRunningS <= 0) expect(row.aggregate_mib_s).toBeNull();
+    else if (row.aggregate_basis === 'mean rate') expect(Number(row.aggregate_mib_s)).toBeCloseTo(records.reduce((n, r) => n + r.throughput_mib_s!, 0), 1);
+    expect([row.client_mib_s_min, row.client_mib_s_max]).toEqual([Math.min(...records.map((r) => r.throughput_mib_s!)), Math.max(...records.map((r) => r.throughput_mib_s!))]);
     // One row per instance type, each its runner's own median.
     expect(types.map((t) => [t.instance_type, Number(t.runners), Number(t.mib_s_median)]).sort()).toEqual(
       records.map((r) => [r.host.instance_type, 1, r.throughput_mib_s]).sort(),
     );
-    // The local summary shows both tables for a run with several runners.
+    // The local summary shows the instance types of a run with several runners.
     const report = await s3ab(['report', '--results', local, '--run', RUN]);
     expect(report.code).toBe(0);
     expect(report.stdout).toContain('runners: 2 manifests (complete)');
-    expect(report.stdout).toMatch(/scale-out — one step on several runners at once/);
-    // The case wraps in 100 columns: "small-reads read" then "256 KiB" under it.
-    expect(report.stdout).toMatch(/^ *1\/1 +small-reads(?: read)?(?: 256 KiB)? +s3-api +2 \(2 types\)/m);
+    // Scaling out is for fleet steps (clients > 1) only.
+    expect(report.stdout).not.toMatch(/Scaling out/);
     expect(report.stdout).toMatch(/instance types — median/);
     expect(report.stdout).toMatch(/c7g\.large.*m7i\.large/);
   }, 120_000);

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SCHEMA_VERSION, recordErrors, type ResultRecord } from '../../runner/results/record';
 import { FIXTURE_LINK_LIMIT, FIXTURE_WORKLOADS, METADATA_TESTS, SEMANTICS_PROBES, writeReportFixture } from '../../scripts/fixtures/report-fixture';
+import { writeScalingFixture } from '../../scripts/fixtures/fleet-fixture';
 import { openInChromium, type OpenedPage } from '../helpers/browser';
 import { s3ab } from '../helpers/cli';
 import { num } from '../../runner/report/format';
@@ -533,5 +534,53 @@ describe('report errors', () => {
     const r = await s3ab(['report', '--results', dir, '--run', '20990101T000000Z-ffffff', '--html', join(work, 'y.html')]);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain(`runs there: ${runId}`);
+  });
+});
+
+describe('the Scaling out section of a fleet run (synthetic fleet records: s3-crt and mountpoint at 1, 2 and 4 clients)', () => {
+  const dir = join(work, 'fleet');
+  const file = join(work, 'fleet.html');
+  let opened: OpenedPage;
+  let stdout = '';
+
+  beforeAll(async () => {
+    await writeScalingFixture(dir, undefined, { linkLimitMibS: FIXTURE_LINK_LIMIT });
+    const r = await s3ab(['report', '--results', dir, '--html', file]);
+    expect({ code: r.code, stderr: r.stderr }).toEqual({ code: 0, stderr: '' });
+    stdout = r.stdout;
+    opened = await openInChromium(file);
+  }, 120_000);
+  afterAll(async () => opened?.close());
+
+  test('one chart per case: aggregate against clients per method with its ideal line, the one host\'s link limit, and p99; no chart warnings', async () => {
+    expect(stdout).not.toMatch(/chart warning/);
+    const s = await sections(opened.page);
+    expect(s.scaling).toMatchObject({ hasData: true, charts: 1 });
+    const chart = opened.page.locator('section#scaling figure.chart svg');
+    // Per method a measured and an ideal line on the left, a p99 line on the right; the link limit once.
+    expect(await chart.locator('.mark-line path').count()).toBe(2 * 2 + 2 + 1);
+    expect(await chart.locator('.link_limit_label_marks text').allTextContents()).toEqual(['link limit (one host)']);
+    const text = await chart.evaluate((svg) => svg.textContent ?? '');
+    expect(text).toMatch(/aggregate throughput \(MiB\/s\)/);
+    expect(text).toMatch(/p99 latency \(ms, merged over the clients\)/);
+    for (const legend of ['measured', 'ideal (linear)', 's3-crt', 'mountpoint']) expect(text).toContain(legend);
+  });
+
+  test('the verdict and the table: × of one client at each client count', async () => {
+    const section = opened.page.locator('section#scaling');
+    // Per client 400, 360, 290 MiB/s (s3-crt) and 300, 210, 100 (mountpoint) at 1, 2, 4 clients.
+    expect(await section.locator('p.verdict').innerText()).toBe('Verdict: s3-crt: 2.9x at 4 clients; mountpoint: 1.33x at 4 clients');
+    const rows = await section.locator('tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.children].slice(0, 6).map((td) => td.textContent)));
+    expect(rows).toEqual([
+      ['s3-crt', '1', '400', '1x', '400', num(FIXTURE_LINK_LIMIT)], ['s3-crt', '2', '720', '1.8x', '800', 'one host'], ['s3-crt', '4', '1,160', '2.9x', '1,600', 'one host'],
+      ['mountpoint', '1', '300', '1x', '300', num(FIXTURE_LINK_LIMIT)], ['mountpoint', '2', '420', '1.4x', '600', 'one host'], ['mountpoint', '4', '400', '1.33x', '1,200', 'one host'],
+    ]);
+  });
+
+  test('the text summary of the same run prints the section', async () => {
+    const r = await s3ab(['report', '--results', dir]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('Scaling out');
+    expect(r.stdout).toMatch(/verdict: s3-crt: 2\.9x at 4 clients; mountpoint: 1\.33x at 4 clients/);
   });
 });

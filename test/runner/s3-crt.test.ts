@@ -3,7 +3,7 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Batch } from '../../runner/core/batch';
 import { startEmbeddedEndpoint, type EmbeddedEndpoint } from '../../runner/endpoint/embedded';
-import { crtEventLoopThreads, crtMalloc, crtWriteSize, crtWriters, GLIBC_RETAIN, s3Crt } from '../../runner/methods/s3-crt.impl';
+import { crtEventLoopThreads, crtMalloc, crtSocketReadSize, crtWriteSize, crtWriters, GLIBC_RETAIN, s3Crt } from '../../runner/methods/s3-crt.impl';
 import { writePatternFile } from '../../runner/core/data';
 import type { OpenContext, StorageSession } from '../../runner/core/method';
 import type { ResultRecord } from '../../runner/results/record';
@@ -51,7 +51,7 @@ describe('s3-crt (awscrt) against the embedded versitygw', () => {
       }
       const download = records.find((r) => r.operation === 'download' && r.object_size_bytes === 16 * 1024 * 1024)!;
       expect(download.method_version).toMatch(/^awscrt \d+\.\d+\.\d+ \(aws-c-s3\)$/);
-      expect(download.method_options).toMatchObject({ part_size: '8MiB', target_throughput_gbps: expect.any(String), checksum: 'CRC32', write_size: '64KiB', writers: '2', malloc: 'retain', malloc_large_blocks: 'heap', event_loop_threads_setting: '3/cpu' });
+      expect(download.method_options).toMatchObject({ part_size: '8MiB', target_throughput_gbps: expect.any(String), checksum: 'CRC32', write_size: '64KiB', writers: '2', malloc: 'retain', malloc_large_blocks: 'heap', event_loop_threads_setting: '3/cpu', socket_read_size: '256 KiB' });
       expect(Number(download.method_options.event_loop_threads)).toBe(3 * availableParallelism());
       expect(download.throughput_mib_s).toBeGreaterThan(0);
       expect(crtClients()).toEqual([]);
@@ -130,6 +130,30 @@ describe('s3-crt (awscrt) against the embedded versitygw', () => {
       } finally {
         await base.delete('crt-test/multi');
       }
+    }, 60_000);
+
+    test('socket_read_size: the CRT\'s channel global is set in the client (recorded), and a GET through it is byte-exact', async () => {
+      const size = 3 * 1024 * 1024 + 777;
+      const src = join(scratch, 'socket-read');
+      const digest = await writePatternFile(src, 'crt-socket-read', size);
+      const large = await open();
+      expect(large.options).toMatchObject({ socket_read_size: '256 KiB' });
+      expect(large.options.socket_read_problem).toBeUndefined();
+      const crtDefault = await open({ options: { ...s3Crt.variants.default, socket_read_size: 'default' } });
+      expect(crtDefault.options).toMatchObject({ socket_read_size: '16 KiB' });
+      await large.put('crt-test/socket-read', { path: src, size });
+      try {
+        for (const session of [large, crtDefault]) {
+          const got = await session.get('crt-test/socket-read');
+          expect({ bytes: got.bytes, digest: await got.digest() }).toEqual({ bytes: size, digest });
+          await got.discard();
+        }
+      } finally {
+        await large.delete('crt-test/socket-read');
+      }
+      expect(crtSocketReadSize('1MiB')).toBe(1024 * 1024);
+      expect(crtSocketReadSize('default')).toBe(0);
+      expect(() => crtSocketReadSize('1KiB')).toThrow(/default or a size from 4KiB to 16MiB/);
     }, 60_000);
 
     test('malloc retain: glibc keeps the client\'s large blocks in its heap (recorded in the options); system: mmap\'d', async () => {

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ESTIMATE_MARKERS, ESTIMATE_PAGE, ESTIMATE_PROFILES, estimateTable, FLEET_MARKERS, FLEET_PAGE, fleetTable, withTable } from '../../scripts/cost-model';
+import { ESTIMATE_MARKERS, ESTIMATE_PAGE, ESTIMATE_PROFILES, estimateTable, withTable } from '../../scripts/cost-model';
 import { FLEET_BARRIER } from '../../runner/core/barrier';
 import { expandSteps, loadProfile, resolveMatrix, type ResolvedMatrix } from '../../runner/core/matrix';
 import { fixtureWrites, type WorkFacts } from '../../runner/core/workload';
@@ -31,12 +31,6 @@ describe('the measured model of an AWS execution (runner/plan/)', () => {
     const page = readFileSync(join(ROOT, ESTIMATE_PAGE), 'utf8');
     expect(page).toContain(ESTIMATE_MARKERS[0]);
     expect(withTable(page, estimateTable())).toBe(page);
-  });
-
-  test('the fleet facts in docs/aws.md are the workload descriptors\' (regenerate with `npm run cost:aws -- --docs`)', () => {
-    const page = readFileSync(join(ROOT, FLEET_PAGE), 'utf8');
-    expect(page).toContain(FLEET_MARKERS[0]);
-    expect(withTable(page, fleetTable(), FLEET_MARKERS)).toBe(page);
   });
 
   test('`s3ab aws estimate fleet`: 4 runners, runner 1 runs every step, runner 4 only the 4-client ones; the wall is runner 1\'s', () => {

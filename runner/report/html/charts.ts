@@ -379,3 +379,58 @@ export function timeSeriesSpec(opts: { points: TimePoint[]; panels: string[]; co
     resolve: { scale: { y: 'independent', x: 'independent' } },
   } as unknown as TopLevelSpec;
 }
+
+export interface ScalingChartPoint {
+  method: string;
+  clients: number;
+  /** 'measured' (the aggregate) or 'ideal (linear)' (clients × the 1-client figure). */
+  kind: string;
+  value: number;
+}
+
+/**
+ * Scaling out, one case: the aggregate against client count per method (solid), its ideal linear
+ * line from the 1-client figure (dashed, same color), the link limit of the fleet's hosts where
+ * known (red, dashed; flat where the clients share one host); beside it p99 against client count.
+ */
+export function scalingSpec(opts: {
+  points: ScalingChartPoint[];
+  p99: { method: string; clients: number; p99Ms: number }[];
+  links: { clients: number; limit: number }[];
+  linkLabel: string;
+  clientCounts: number[];
+  yTitle: string;
+  colors: MethodColors;
+}): TopLevelSpec {
+  const methods = opts.colors.domain.filter((m) => opts.points.some((p) => p.method === m) || opts.p99.some((p) => p.method === m));
+  const color = { field: 'method', type: 'nominal', title: 'method', scale: subset(opts.colors, methods), legend: { symbolType: 'stroke', symbolStrokeWidth: 2 } } as const;
+  const x = { field: 'clients', type: 'quantitative', title: 'clients', scale: { domain: [Math.min(...opts.clientCounts), Math.max(...opts.clientCounts)], nice: false }, axis: { values: opts.clientCounts, format: 'd' } } as const;
+  const kinds = ['measured', 'ideal (linear)'].filter((k) => opts.points.some((p) => p.kind === k));
+  const throughput: unknown[] = [{
+    data: { values: opts.points },
+    mark: { type: 'line', point: { filled: true, size: 30 }, strokeWidth: 1.8 },
+    encoding: {
+      x, y: { field: 'value', type: 'quantitative', title: opts.yTitle, scale: { zero: true } }, color, detail: { field: 'kind' },
+      strokeDash: { field: 'kind', type: 'nominal', title: null, scale: { domain: kinds, range: kinds.map((k) => (k === 'measured' ? [1, 0] : [4, 3])) }, legend: { symbolType: 'stroke', symbolStrokeColor: '#57606a', symbolStrokeWidth: 2, symbolSize: 240, encode: { symbols: { update: { stroke: { value: '#57606a' } } } } } },
+    },
+  }];
+  if (opts.links.length) {
+    const last = [...opts.links].sort((a, b) => b.clients - a.clients)[0];
+    throughput.push(
+      { name: 'link_limit', data: { values: opts.links }, mark: { type: 'line', color: '#d00000', strokeDash: [4, 3], strokeWidth: 1, point: false }, encoding: { x, y: { field: 'limit', type: 'quantitative' } } },
+      {
+        name: 'link_limit_label', data: { values: [last] }, mark: { type: 'text', color: '#d00000', align: 'right', baseline: 'bottom', dy: -3, fontSize: 10 },
+        encoding: { x, y: { field: 'limit', type: 'quantitative' }, text: { value: opts.linkLabel } },
+      },
+    );
+  }
+  const latency = {
+    data: { values: opts.p99 },
+    mark: { type: 'line', point: { filled: true, size: 30 }, strokeWidth: 1.8 },
+    encoding: { x, y: { field: 'p99Ms', type: 'quantitative', title: 'p99 latency (ms, merged over the clients)', scale: { zero: true } }, color },
+  };
+  return {
+    hconcat: [{ width: 360, height: 220, layer: throughput }, { width: 260, height: 220, ...latency }],
+    resolve: { scale: { color: 'shared', strokeDash: 'independent' } },
+  } as unknown as TopLevelSpec;
+}

@@ -1,4 +1,5 @@
 import type { Cell, ReportModel } from '../model';
+import { fleetLinkText, type ScalingCase } from '../scaling';
 import {
   accessGroup, cacheCases, groupCaseLabels, isSupportCheck, jobCells, measured, movesPayload, semanticsMatrix, shownCache, sizeSweeps, tableOf,
   type SweepGroup,
@@ -9,8 +10,8 @@ import { byOrder, cacheRank, operationOrder } from '../order';
 import { peakUnlikeSustained, type CellSeries, type MeasurementSeries, type RatePoint } from '../series';
 import { verdicts } from '../verdicts';
 import {
-  ChartRenderer, cacheSpec, methodColors, percentileSpec, rangeDotSpec, sizeSweepSpec, timeSeriesSpec,
-  type CachePoint, type MethodColors, type PercentilePoint, type RangePoint, type SweepPoint, type TimePoint,
+  ChartRenderer, cacheSpec, methodColors, percentileSpec, rangeDotSpec, scalingSpec, sizeSweepSpec, timeSeriesSpec,
+  type CachePoint, type ScalingChartPoint, type MethodColors, type PercentilePoint, type RangePoint, type SweepPoint, type TimePoint,
 } from './charts';
 import { bytesText, durationText, esc, latencyText, num, percentText, ratio, slug, spreadText } from './format';
 import { STYLE } from './style';
@@ -445,6 +446,49 @@ async function semanticsSection(ctx: Ctx): Promise<Section> {
  * text summary; for s3files rows also S3 Files' own metering, modelled (counted or not: on AWS the
  * records carry no counts).
  */
+/** One case of Scaling out: its chart (aggregate and p99 against client count), verdict and table. */
+async function scalingCase(ctx: Ctx, c: ScalingCase): Promise<string> {
+  const label = `${c.workload} · ${caseLabel(c, ctx.model.sizes)}`;
+  const points: ScalingChartPoint[] = c.methods.flatMap((m) => m.points.flatMap((p) => [
+    ...(p.aggregate !== null ? [{ method: m.label, clients: p.clients, kind: 'measured', value: p.aggregate }] : []),
+    ...(p.ideal !== null ? [{ method: m.label, clients: p.clients, kind: 'ideal (linear)', value: p.ideal }] : []),
+  ]));
+  const p99 = c.methods.flatMap((m) => m.points.filter((p) => p.p99Us !== null).map((p) => ({ method: m.label, clients: p.clients, p99Ms: p.p99Us! / 1000 })));
+  const all = c.methods.flatMap((m) => m.points);
+  const clientCounts = [...new Set(all.map((p) => p.clients))].sort((a, b) => a - b);
+  // The link limit of each fleet size: the least any method's hosts gave (they are the same runners).
+  const links = c.unit !== 'MiB/s' ? [] : clientCounts.flatMap((k) => {
+    const known = all.filter((p) => p.clients === k && p.linkLimitMibS !== null).map((p) => p.linkLimitMibS!);
+    return known.length ? [{ clients: k, limit: Math.min(...known) }] : [];
+  });
+  const oneHost = all.every((p) => p.hosts <= 1);
+  const svg = await ctx.charts.svg(scalingSpec({
+    points, p99, links, clientCounts, colors: ctx.colors, yTitle: c.unit === 'MiB/s' ? 'aggregate throughput (MiB/s)' : 'aggregate operations/s',
+    linkLabel: oneHost ? 'link limit (one host)' : 'link limit of N runners',
+  }));
+  const rows = c.methods.flatMap((m) => m.points.map((p) => [
+    m.label, `${p.clients}${p.clientsFailed ? ` (${p.clientsOk} ok, ${p.clientsFailed} failed)` : ''}`,
+    p.aggregate !== null ? num(p.aggregate) : p.repetitions && p.neverAllRunning === p.repetitions ? 'never all running' : '–',
+    p.speedup === null ? '–' : ratio(p.speedup, 1), num(p.ideal), fleetLinkText(p, c.unit), latencyText(p.p99Us),
+    p.clientMin === null ? '–' : num(p.clientMin) === num(p.clientMax) ? num(p.clientMin) : `${num(p.clientMin)}–${num(p.clientMax)}`, p.basis ?? '–', durationText(p.windowMs),
+  ]));
+  return `<h3 id="scaling-${slug(label)}">${esc(label)}</h3>` +
+    figure(svg, `Left: aggregate ${c.unit === 'MiB/s' ? 'throughput' : 'operations per second'} against client count, one solid line per method; dashed in the same color, the ideal: ` +
+      `the 1-client figure × clients${links.length ? `; red, the link limit ${oneHost ? 'of the one host the clients share' : 'of the N runners together'}` : ''}. Right: p99 of the clients' latencies merged.`) +
+    `<p class="verdict"><strong>Verdict:</strong> ${esc(c.verdict)}</p>` +
+    table(['method', 'clients', `aggregate ${c.unit}`, '× 1 client', 'ideal', 'link limit', 'p99', 'per client', 'from', 'all running'], rows);
+}
+
+/** Scaling out (fleet runs only): per case, aggregate and p99 against client count per method. */
+async function scalingSection(ctx: Ctx): Promise<Section | null> {
+  if (!ctx.model.scaling.length) return null;
+  const parts = ['<p class="lead">One step run by several clients at once against one store. The aggregate counts each client\'s bytes (operations) inside the window in which all ' +
+    'of them were running — the last start to the first finish — over that window: from the client\'s interval series where it kept one, else its mean rate × the window ("from"). ' +
+    'p99 comes from the clients\' latency histograms merged bucket by bucket, never from averaged percentiles. Medians over repetitions.</p>'];
+  for (const c of ctx.model.scaling) parts.push(await scalingCase(ctx, c));
+  return { id: 'scaling', title: 'Scaling out', hasData: true, body: parts.join('\n') };
+}
+
 function requestsSection(ctx: Ctx): Section {
   const base = { id: 'requests', title: 'Requests and request cost' };
   const rows = ctx.model.requests;
@@ -610,6 +654,8 @@ export async function renderHtmlReport(model: ReportModel): Promise<RenderedRepo
     await cacheSection(ctx),
     await semanticsSection(ctx),
     await workloadsSection(ctx, sweeps),
+    // Fleet runs only: a run without a fleet step has no such section, rather than an empty one.
+    ...[await scalingSection(ctx)].filter((x): x is Section => x !== null),
     requestsSection(ctx),
     factsSection(ctx),
   ];

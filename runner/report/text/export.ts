@@ -17,7 +17,7 @@ export interface DataTable {
 
 const n = (v: number | null | undefined): number | null => (v === null || v === undefined ? null : v);
 
-/** Every table of the model: cases, verdicts, findings, broken measurements, requests, methods, workloads. */
+/** Every table of the model: cases, verdicts, findings, broken measurements, requests, methods, scaling (fleet runs), workloads. */
 export function modelTables(model: ReportModel): DataTable[] {
   const cells: DataTable = {
     name: 'cases',
@@ -47,6 +47,16 @@ export function modelTables(model: ReportModel): DataTable[] {
     {
       name: 'methods', columns: ['label', 'method', 'method_variant', 'method_version', 'records', 'options'],
       rows: model.methods.map((m) => [methodLabel(m), m.method, m.method_variant, m.method_version, m.records, JSON.stringify(m.method_options)]),
+    },
+    {
+      name: 'scaling', columns: ['workload', 'operation', 'object_size_bytes', 'cache', 'method', 'method_variant', 'label', 'unit', 'clients', 'repetitions',
+        'never_all_running', 'clients_ok', 'clients_failed', 'aggregate', 'speedup', 'ideal', 'fleet_link_limit_mib_s', 'hosts', 'p99_us', 'client_min', 'client_max',
+        'window_ms', 'basis', 'verdict'],
+      rows: model.scaling.flatMap((c) => c.methods.flatMap((m) => m.points.map((p) => [
+        c.workload, c.operation, c.object_size_bytes, c.cache, m.method, m.method_variant, m.label, c.unit, p.clients, p.repetitions,
+        p.neverAllRunning, p.clientsOk, p.clientsFailed, p.aggregate, p.speedup, p.ideal, p.linkLimitMibS, p.hosts, p.p99Us, p.clientMin, p.clientMax,
+        p.windowMs, p.basis, c.verdict,
+      ]))),
     },
     { name: 'workloads', columns: ['workload', 'parameters', 'methods', 'repetitions', 'records'], rows: model.workloads.map((w) => [w.workload, JSON.stringify(w.workload_params), w.methods, w.repetitions, w.records]) },
   ];

@@ -1,41 +1,55 @@
-import { methodCacheLabel, type SizeLabels } from '../labels';
-import { bytesText, num } from '../format';
+import { caseLabel, methodCacheLabel, type SizeLabels } from '../labels';
+import { durationText, latencyText, num, ratio } from '../format';
 import type { ReportModel, Row } from '../model';
+import { fleetLinkText, type ScalingCase, type ScalingPoint } from '../scaling';
 import { markOf } from './marks';
 import { textTable, wrapText, type Column } from './table';
 
 /**
- * Runs on several runners (AWS mode): the aggregate throughput of one step run by N runners at
- * once (scale_out.sql), and instance types side by side (instance_types.sql). Printed only when
- * the run has more than one runner or instance type.
+ * Fleet runs: "Scaling out" — one step run by 1, 2, 4… clients at once against one store
+ * (the model's `scaling` table, from fleet_scaling.sql), printed when the run has a fleet step;
+ * and instance types side by side (instance_types.sql), printed when the run has several.
  */
 
 /** A query row's method and cache state, as every table names them. */
 const methodCacheOf = (r: Row) => methodCacheLabel({ method: String(r.method), method_variant: String(r.method_variant), cache: r.cache });
 const what = (r: Row, sizes: SizeLabels) => `${r.workload} ${r.operation}${r.object_size_bytes !== null && r.object_size_bytes !== undefined ? ` ${sizes.of(Number(r.object_size_bytes))}` : ''}${r.io ? ` ${r.io}` : ''}`;
 
-/** Per step and operation: runners, bytes, window, overlap, aggregate MiB/s against the sum of the runners' own rates. */
-export function scaleOutLines(model: ReportModel, width: number): string[] {
-  const scaled = model.scaleOut.filter((r) => Number(r.runners) > 1);
-  if (!scaled.length) return [];
+/** "4", or "4 (3 ok, 1 failed)". */
+const clientsText = (p: ScalingPoint) => `${p.clients}${p.clientsFailed ? ` (${p.clientsOk} ok, ${p.clientsFailed} failed)` : ''}`;
+
+/** The aggregate, or why there is none. */
+function aggregateText(p: ScalingPoint): string {
+  if (p.aggregate !== null) return `${num(p.aggregate)}${p.neverAllRunning ? ` (${p.repetitions - p.neverAllRunning} of ${p.repetitions})` : ''}`;
+  if (p.repetitions && p.neverAllRunning === p.repetitions) return 'never all running';
+  return p.clientsOk ? '–' : 'FAILED';
+}
+
+/** One case's table: a row per method and client count. */
+function scalingTable(c: ScalingCase, sizes: SizeLabels, width: number, wide: boolean): string[] {
   const columns: Column[] = [
-    { head: 'step', align: 'right' }, { head: 'case', wrap: true }, { head: 'method', wrap: true }, { head: 'runners', wrap: true }, { head: 'total', align: 'right' },
-    { head: 'window', align: 'right' }, { head: 'overlap', align: 'right' }, { head: 'aggregate MiB/s', align: 'right' }, { head: 'sum of runners', align: 'right' },
+    { head: 'method', wrap: true }, { head: 'clients', wrap: true }, { head: c.unit, align: 'right' }, { head: 'x 1 client', align: 'right' },
+    { head: 'ideal', align: 'right' }, { head: 'link limit', align: 'right' }, { head: 'p99', align: 'right' }, { head: 'per client', align: 'right', wrap: true },
+    { head: 'from', wrap: true }, ...(wide ? [{ head: 'all running', align: 'right' as const }] : []),
   ];
-  const rows = scaled.map((r) => {
-    const windowMs = Number(r.window_ms);
-    const failed = Number(r.failed_measurements);
-    return [
-      `${r.step}/${r.repetition}`, what(r, model.sizes), methodCacheOf(r),
-      `${r.runners}${Number(r.instance_types) > 1 ? ` (${r.instance_types} types)` : ` × ${r.instance_type}`}${failed ? ` (+${failed} failed)` : ''}`,
-      bytesText(r.total_bytes), `${num(windowMs / 1000)} s`, `${windowMs > 0 ? Math.round((100 * Number(r.overlap_ms)) / windowMs) : 0}%`,
-      `${num(r.aggregate_mib_s)}${markOf(r)}`, num(r.sum_of_runner_mib_s),
-    ];
-  });
+  const rows = c.methods.flatMap((m) => m.points.map((p, i) => [
+    i === 0 ? m.label : '', clientsText(p), aggregateText(p), p.speedup === null ? '–' : ratio(p.speedup, 1), num(p.ideal), fleetLinkText(p, c.unit),
+    latencyText(p.p99Us), p.clientMin === null ? '–' : num(p.clientMin) === num(p.clientMax) ? num(p.clientMin) : `${num(p.clientMin)}–${num(p.clientMax)}`,
+    p.basis ?? '–', ...(wide ? [p.windowMs === null ? '–' : durationText(p.windowMs)] : []),
+  ]));
+  const label = `${c.workload} ${caseLabel(c, sizes)} — ${c.unit === 'MiB/s' ? 'aggregate MiB/s' : 'aggregate operations/s'}`;
+  return ['', ...wrapText(label, width, '  '), ...textTable(columns, rows, width), ...wrapText(`  verdict: ${c.verdict}`, width, '    ')];
+}
+
+/**
+ * "Scaling out": per case and method, the aggregate and merged p99 at each client count, its
+ * multiple of one client's, the ideal (linear) figure and the link limit; a verdict per case.
+ */
+export function scalingLines(model: ReportModel, width: number, wide = false): string[] {
+  if (!model.scaling.length) return [];
   return [
-    '', ...wrapText('scale-out — one step on several runners at once: aggregate = total bytes / (latest end − earliest start); step/repetition', width, '  '),
-    ...textTable(columns, rows, width),
-    ...wrapText('"overlap": share of the window during which every runner was measuring; a low overlap means the runners did not run at the same moment, and the aggregate understates what they could do together.', width),
+    '', ...wrapText('Scaling out — one step run by several clients at once against one store. Aggregate: the clients\' bytes (operations) inside the window in which all of them ran (first finish − last start), over that window; p99 from the clients\' latencies merged, never averaged; "from": the clients\' interval series, or their mean rate × the window. Medians over repetitions. The tables above show each workload\'s smallest fleet size only.', width),
+    ...model.scaling.flatMap((c) => scalingTable(c, model.sizes, width, wide)),
   ];
 }
 

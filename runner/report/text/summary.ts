@@ -5,7 +5,7 @@ import { caseLabel, methodCacheLabel, methodLabel, seedLabel, workloadSummary } 
 import type { Cell, ReportModel } from '../model';
 import { requestsLines } from '../requests';
 import { verdicts } from '../verdicts';
-import { instanceTypesLines, scaleOutLines } from './fleet';
+import { instanceTypesLines, scalingLines } from './fleet';
 import { CACHE_MARK, markOf, NET_MARK } from './marks';
 import { textTable, wrapText, type Column, type TextCell } from './table';
 import { wideLines } from './wide';
@@ -43,7 +43,7 @@ export function summaryLines(model: ReportModel, opts: SummaryOptions = {}): str
       else measurementLines(model, workload, width, out);
     }
   }
-  out.push(...requestsLines(model, width), ...scaleOutLines(model, width), ...instanceTypesLines(model, width));
+  out.push(...requestsLines(model, width), ...scalingLines(model, width, opts.wide), ...instanceTypesLines(model, width));
   notApplicableLines(model, width, out);
   integrityLines(model, width, out);
   return out;

@@ -1,6 +1,6 @@
 import { closeSync, openSync, readSync, constants as C } from 'node:fs';
 import { crc32 } from 'node:zlib';
-import { OpLog, opLogBuffers } from '../../core/intervals';
+import { OpLog, opLogBuffers, PROGRESS_BYTES } from '../../core/intervals';
 import { describeFailure, nowNs, type ThreadContext, type ThreadJobHandler } from '../../core/thread-job';
 
 /**
@@ -57,6 +57,23 @@ interface FileRead {
   crc: number;
   /** Time inside open/read/close so far, ns. */
   spentNs: number;
+  /** Bytes already in the series' log as progress, and the log clock's reading when they were. */
+  loggedBytes: number;
+  loggedAtNs: number;
+}
+
+/** Where a file's progress goes (every PROGRESS_BYTES; one comparison per read() call while the log is on): the log, its clock ('wall', or 'active' time: the reader's calls before this file plus this file's so far). */
+interface ProgressLog {
+  log: OpLog;
+  wall: boolean;
+  activeBeforeNs: number;
+}
+
+function logProgress(p: ProgressLog, out: FileRead, wallNs: number): void {
+  const at = p.wall ? wallNs : p.activeBeforeNs + out.spentNs;
+  p.log.progress(at, out.got - out.loggedBytes, at - out.loggedAtNs);
+  out.loggedBytes = out.got;
+  out.loggedAtNs = at;
 }
 
 /**
@@ -65,13 +82,15 @@ interface FileRead {
  * error; `out` then holds what was done until then. The measured loop and the warm-up both run
  * this one function, so the warm-up compiles exactly the code that is measured.
  */
-function readWhole(path: string, buffer: Buffer, out: FileRead): void {
+function readWhole(path: string, buffer: Buffer, out: FileRead, progress: ProgressLog | null = null): void {
   out.got = 0;
   out.crc = 0;
   out.spentNs = 0;
+  out.loggedBytes = 0;
   let fd = -1;
   try {
     let t = nowNs();
+    out.loggedAtNs = progress && !progress.wall ? progress.activeBeforeNs : t;
     fd = openSync(path, C.O_RDONLY);
     for (;;) {
       const n = readSync(fd, buffer, 0, buffer.length, null);
@@ -79,6 +98,7 @@ function readWhole(path: string, buffer: Buffer, out: FileRead): void {
       out.spentNs += t2 - t;
       if (n === 0) break;
       out.got += n;
+      if (progress && out.got - out.loggedBytes >= PROGRESS_BYTES) logProgress(progress, out, t2);
       out.crc = crc32(buffer.subarray(0, n), out.crc);
       t = nowNs();
     }
@@ -110,7 +130,7 @@ const WARM_UP_CHUNK = 4096;
  */
 function warmUp(): void {
   const buffer = Buffer.allocUnsafe(WARM_UP_CHUNK);
-  const read: FileRead = { got: 0, crc: 0, spentNs: 0 };
+  const read: FileRead = { got: 0, crc: 0, spentNs: 0, loggedBytes: 0, loggedAtNs: 0 };
   readWhole(__filename, buffer, read);
   const { got, crc } = read;
   for (let i = 0; i < WARM_UP_READS; i++) {
@@ -130,21 +150,27 @@ function run(state: State, ctx: ThreadContext): { result: ReadFilesResult; trans
   const r: ReadFilesResult = {
     ops: 0, ok: 0, failed: 0, latenciesNs: latencies, activeNs: 0, startNs: nowNs(), endNs: 0, bytes: 0, mismatches: 0, errors: {}, firstError: null, log: null,
   };
-  const log = job.opLog ? new OpLog(job.sequence.length) : null;
+  // Room for every file's completion and its progress entries: the log does not grow inside the timed loop.
+  const entries = job.sequence.reduce((n, i) => n + 1 + Math.floor(job.files[i].size / PROGRESS_BYTES), 0);
+  const log = job.opLog ? new OpLog(entries) : null;
+  const progress: ProgressLog | null = log ? { log, wall: job.opLog === 'wall', activeBeforeNs: 0 } : null;
   const at = () => (job.opLog === 'active' ? r.activeNs : nowNs());
-  const read: FileRead = { got: 0, crc: 0, spentNs: 0 };
+  const read: FileRead = { got: 0, crc: 0, spentNs: 0, loggedBytes: 0, loggedAtNs: 0 };
   let lastNote = r.startNs;
   for (const index of job.sequence) {
     if (ctx.aborted()) break;
     const file = job.files[index];
     try {
-      readWhole(file.path, buffer, read);
+      if (progress) progress.activeBeforeNs = r.activeNs;
+      readWhole(file.path, buffer, read, progress);
       r.ops++;
       r.activeNs += read.spentNs;
       if (read.got === file.size && read.crc === file.crc32) {
         latencies[r.ok++] = read.spentNs;
         r.bytes += read.got;
-        log?.ok(at(), read.spentNs, read.got);
+        // The bytes not yet logged as progress, over the time since the last progress entry.
+        const end = at();
+        log?.ok(end, read.spentNs, read.got - read.loggedBytes, read.loggedBytes ? end - read.loggedAtNs : read.spentNs);
         ctx.count(read.got, 1);
       } else {
         log?.failed(at());
