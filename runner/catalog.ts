@@ -20,6 +20,8 @@ export interface MatrixSource {
   cache?: string[];
   /** `--step-budget`: every step's time budget in seconds, over the matrix's `budget_s`. */
   stepBudgetS?: number;
+  /** `--clients`: the fleet sizes, over the matrix's `clients` (1 is the plain step). */
+  clients?: number[];
 }
 
 /** The matrix the options name (profile or file), overrides applied, not yet validated. Throws UserError. */

@@ -1,11 +1,11 @@
 import { Option, type Command } from 'commander';
 import { installSignalHandlers } from '../core/cleanup';
 import { errorSummary } from '../core/errors';
-import { profileNames } from '../core/matrix';
+import { MAX_CLIENTS, profileNames } from '../core/matrix';
 import { defaultReportPath, writeHtmlReport } from '../report/html-report';
 import { printSummary } from '../report/summary';
 import { runBenchmark } from '../run';
-import { exitCodeFor } from '../run/policy';
+import { exitCodeFor, parseClientsOption } from '../run/policy';
 import { duration, nonEmptyList, nonNegativeNumber, out, positiveInt } from './args';
 
 /** `s3ab run`: a matrix against the embedded server or a named endpoint, then the summary and the HTML report. */
@@ -27,6 +27,7 @@ export function registerRun(program: Command): void {
     .option('--html <file>', 'where to write the run\'s HTML report (default: RESULTS/_reports/RUNID.html)')
     .option('--no-html', 'do not write the HTML report')
     .option('--series-interval <seconds>', 'interval of the time series (bytes, operations, errors, latency per interval) of measurements of 10 intervals or more; shorter ones (0.5 s or more) are cut into up to 10 finer intervals; 0 keeps none', nonNegativeNumber, 1)
+    .option('--clients <n,...>', `fleet sizes: every step also runs with that many client processes at once on this host, each with its own mount or SDK client, started together by a barrier (1 to ${MAX_CLIENTS}); a single N means 1,N, since scaling is read against the one-client baseline. On one machine this measures the mechanism and the host's contention, not a fleet (default: the matrix's clients, else 1)`)
     .option('--wait', 'when another run on this host is mounting, wait for it instead of refusing (one mount benchmark per host)')
     .addOption(new Option('--quiet', 'no progress output').hideHelp())
     .addHelpText('after', `
@@ -34,6 +35,7 @@ Examples:
   s3ab run                                   quick profile, embedded versitygw, both S3 API methods
   s3ab run --profile seed --methods s3-api   the seeds' sizes, SDK only
   s3ab run --endpoint http://127.0.0.1:9000 --bucket bench --region us-east-1
+  s3ab run --clients 3 --methods s3-crt,mountpoint --workloads large-read   1 and 3 clients at once
 Exit codes: 0 complete (steps that ran out of their budget included: did-not-finish is a result), 1 a step failed or
 hung (results marked incomplete), 2 bad input (nothing created), 130 interrupted.`)
     .action(async (o) => {
@@ -41,6 +43,7 @@ hung (results marked incomplete), 2 bad input (nothing created), 130 interrupted
       installSignalHandlers(abort);
       const outcome = await runBenchmark({
         profile: o.profile, matrixFile: o.matrix, methods: o.methods, workloads: o.workloads, repetitions: o.repetitions, cache: o.cache, stepBudgetS: o.stepBudget,
+        clients: o.clients === undefined ? undefined : parseClientsOption(o.clients),
         resultsDir: o.results, endpoint: o.endpoint, bucket: o.bucket, region: o.region, quiet: o.quiet, signal: abort.signal, waitForLock: o.wait,
         seriesIntervalMs: o.seriesInterval * 1000,
       });

@@ -12,6 +12,9 @@ import type { WorkloadDescriptor } from './workload';
 
 export type { Matrix };
 
+/** The most clients a fleet step may have (the matrix schema's `clients` maximum). */
+export const MAX_CLIENTS: number = matrixSchema.properties.clients.items.maximum;
+
 /** One method with its variant and final options. */
 export interface MethodChoice {
   name: string;

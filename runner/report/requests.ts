@@ -131,6 +131,12 @@ export function s3filesNote(): string {
 const caseOf = (r: Row, sizes: SizeLabels) => `${r.workload} ${r.operation}${r.object_size_bytes === null || r.object_size_bytes === undefined ? '' : ` ${sizes.of(Number(r.object_size_bytes))}`}`;
 const methodOf = (r: Row) => methodCacheLabel({ method: String(r.method), method_variant: String(r.method_variant), cache: r.cache });
 
+/** Why a fleet step's requests are not counted, where the report says so. */
+export const FLEET_UNCOUNTED = 'they share the server\'s log: their records say null';
+
+/** The run has a step measured by several clients (or runners) at once. */
+export const hasFleetSteps = (model: Pick<ReportModel, 'scaling'>) => model.scaling.length > 0;
+
 /**
  * "Requests and request cost": per case and method, the requests the server answered per
  * operation by type, GET bytes per byte read, and the request cost per 1,000 operations; the cache
@@ -169,7 +175,7 @@ export function requestsLines(model: ReportModel, width: number): string[] {
   }
   if (uncounted.length) {
     const methods = [...new Set(uncounted.map((r) => methodCacheLabel({ method: String(r.method), method_variant: String(r.method_variant) }, false)))];
-    out.push(...wrapText(`requests: not counted for ${methods.join(', ')} (${uncounted.reduce((n, r) => n + Number(r.not_counted), 0)} measurements): the runner reads only the embedded server's access log (not a named endpoint's); on AWS, \`s3ab aws query requests\` counts them from S3 server access logs`, width, '    '));
+    out.push(...wrapText(`requests: not counted for ${methods.join(', ')} (${uncounted.reduce((n, r) => n + Number(r.not_counted), 0)} measurements): the runner reads only the embedded server's access log (not a named endpoint's)${hasFleetSteps(model) ? `, and cannot tell apart the clients of a step run by several at once (${FLEET_UNCOUNTED})` : ''}; on AWS, \`s3ab aws query requests\` counts them from S3 server access logs`, width, '    '));
   }
   return out;
 }

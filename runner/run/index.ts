@@ -23,6 +23,7 @@ import type { IntervalRecord } from '../results/intervals';
 import type { ResultRecord } from '../results/record';
 import { markAbandoned } from '../results/manifests';
 import { ResultsWriter, type RunManifest } from '../results/writer';
+import { LocalFleet } from './fleet';
 import { writeFixtures } from './fixtures';
 import { finishFleet, fleetFixtures } from './shared-fixtures';
 import type { RunOptions, RunOutcome } from './options';
@@ -64,6 +65,9 @@ export async function runBenchmark(opts: RunOptions): Promise<RunOutcome> {
   let writer: ResultsWriter | null = null;
   let unregisterEmergencyManifest = () => {};
   const files: string[] = [];
+  // Steps with several clients at once run as client processes of this host (run/fleet.ts); an AWS
+  // runner's steps (`s3ab step`) are one client each of a fleet of runners, not a local fleet.
+  const fleet = !opts.onlySteps && plan.steps.some((st) => st.clients > 1) ? new LocalFleet(plan.runId) : null;
   try {
     store = await openStore(opts, plan.prefix, runnerVolumePrefix(plan.runId, opts.runnerId), abort.ctrl, (m) => progress.log(m));
     writer = await openResults(opts, plan, store, (m) => progress.log(m));
@@ -85,7 +89,7 @@ export async function runBenchmark(opts: RunOptions): Promise<RunOutcome> {
       fixtures, progress, signal: abort.ctrl.signal, cache: plan.matrix.cache, budgetS: plan.matrix.budgetS, watchdog: opts.watchdog,
       onMounted: opts.onMounted, accessLog: store.accessLog, fleet: opts.fleet?.member,
     };
-    await runSteps(plan, env, opts, store, writer, files, abort.ctrl);
+    await runSteps(plan, env, { opts, store, writer, files, abort: abort.ctrl, fleet });
     if (opts.fleet) await finishFleet(opts.fleet, store.reference, progress, abort.ctrl.signal, true);
     progress.stop();
     settle(writer, plan, abort.ctrl.signal.reason as Error | undefined);
@@ -100,6 +104,7 @@ export async function runBenchmark(opts: RunOptions): Promise<RunOutcome> {
     if (store) noteLeftovers(writer, await store.removeRunObjects(), progress);
   } finally {
     abort.unlink();
+    await fleet?.close();
     await store?.close();
     releaseLock();
     unregisterEmergencyManifest();
@@ -236,18 +241,30 @@ async function measureLink(store: OpenStore, plan: RunPlan, opts: RunOptions, si
   return hostFacts(link, opts.runnerId ?? null);
 }
 
+/** What the steps phase works with besides the plan and the steps' environment. */
+interface StepsPhase {
+  opts: RunOptions;
+  store: OpenStore;
+  writer: ResultsWriter;
+  /** Every record file written, in order. */
+  files: string[];
+  abort: AbortController;
+  /** Runs the steps with several clients at once (null: the run has none). */
+  fleet: LocalFleet | null;
+}
+
 /** Phase 6: every step in order, each step's records written as it ends. */
-async function runSteps(plan: RunPlan, env: StepEnv, opts: RunOptions, store: OpenStore, writer: ResultsWriter, files: string[], abort: AbortController): Promise<void> {
+async function runSteps(plan: RunPlan, env: StepEnv, { opts, store, writer, files, abort, fleet }: StepsPhase): Promise<void> {
   for (const [i, step] of plan.steps.entries()) {
     if (abort.signal.aborted) break;
     // Progress counts the steps this run runs (skipped methods and other runners' steps left out).
     const position = i + 1;
-    const label = stepLabel(step);
+    const label = step.clients > 1 ? `${stepLabel(step)}, ${step.clients} clients at once` : stepLabel(step);
     env.progress.step(position, label);
     opts.onStep?.(step.index, label);
     const started = Date.now();
     const intervals: IntervalRecord[] = [];
-    const records = await runStep(step, env, intervals);
+    const records = step.clients > 1 && fleet ? await fleet.runStep(step, env, intervals) : await runStep(step, env, intervals);
     const broken = stepFailed(records);
     if (broken) writer.manifest.steps_failed++;
     const unfinished = records.find((r) => r.status === 'did-not-finish');

@@ -4,7 +4,7 @@ import type { EmbeddedEndpoint } from '../endpoint/embedded';
 import type { RunManifest } from '../results/writer';
 import type { FleetMember, StepEnv } from './step';
 
-/** This process as one client of a fleet: its place at the barrier, and the fleet's shared data. */
+/** This process as one runner of an AWS fleet: its place at the barrier, and the fleet's shared data. */
 export interface FleetRun {
   member: FleetMember;
   /** The fleet's clients in all (its largest step's `clients`): each reads the fixtures client 1 writes. */
@@ -53,7 +53,7 @@ export interface RunOptions extends MatrixSource {
    * place of its workload's default (tests shorten them). @default run/step-watchdog.ts
    */
   watchdog?: StepEnv['watchdog'];
-  /** This process is one client of a fleet (`s3ab step --fleet-client`, `s3ab run --clients`): fleet steps wait at its barrier; fixtures are shared. */
+  /** This process is one runner of an AWS fleet (`s3ab step --fleet-client`): fleet steps wait at its barrier; fixtures are shared. (`s3ab run --clients` runs its own client processes: run/fleet.ts.) */
   fleet?: FleetRun;
   /** With --bucket and no --endpoint: the bucket is on AWS S3 (regional endpoint, standard credentials). */
   awsTarget?: boolean;

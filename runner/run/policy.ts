@@ -1,7 +1,7 @@
 import type { Measurement } from '../core/batch';
 import { missingRequirement, type Capability } from '../core/capabilities';
 import { ExitCode, UserError } from '../core/errors';
-import type { MethodChoice, Step } from '../core/matrix';
+import { MAX_CLIENTS, type MethodChoice, type Step } from '../core/matrix';
 import type { Availability } from '../core/method';
 import type { FleetFacts } from '../core/workload';
 import { isRunId, RUN_ID_EXAMPLE, type MatrixCacheState, type PassCache } from '../core/vocabulary';
@@ -105,6 +105,21 @@ export function chooseSteps(all: readonly Step[], only?: readonly number[]): Ste
     if (!Number.isInteger(n) || n < 1 || n > all.length) throw new UserError(`step ${n} is not in the matrix (it has ${all.length} steps)`, `give a step from 1 to ${all.length}`);
   }
   return only ? all.filter((st) => only.includes(st.index)) : [...all];
+}
+
+/**
+ * `s3ab run --clients LIST`: the fleet sizes. A list is taken as given; a single N above 1 means
+ * [1, N], because scaling is read against the one-client baseline of the same run. Throws UserError.
+ */
+export function parseClientsOption(text: string): number[] {
+  const items = text.split(',').map((s) => s.trim());
+  const bad = items.find((s) => !/^\d+$/.test(s) || Number(s) < 1 || Number(s) > MAX_CLIENTS);
+  if (bad !== undefined || !items.length) {
+    throw new UserError(`--clients "${text}": ${bad === undefined || bad === '' ? 'no fleet size given' : `"${bad}" is not a whole number from 1 to ${MAX_CLIENTS}`}`,
+      `give fleet sizes from 1 to ${MAX_CLIENTS}, e.g. --clients 3 (run with 1 and 3 clients) or --clients 1,2,4`);
+  }
+  const sizes = [...new Set(items.map(Number))].sort((a, b) => a - b);
+  return sizes.length === 1 && sizes[0] > 1 ? [1, sizes[0]] : sizes;
 }
 
 /** Checks the run's identity and endpoint options before anything is created. Throws UserError. */

@@ -308,7 +308,7 @@ function nothingDone(budgetS: number, atMs: number): Measurement {
 }
 
 /** The fields every record of the step shares (version and options are the session's once it is open). */
-function stepFacts(step: Step, method: MethodDefinition, workload: WorkloadDefinition<unknown>, env: StepEnv): StepFacts {
+export function stepFacts(step: Step, method: MethodDefinition, workload: WorkloadDefinition<unknown>, env: StepEnv): StepFacts {
   return {
     run_id: env.runId, host: env.host, endpoint: env.endpointFacts,
     method: method.name, method_variant: step.method.variant, method_version: 'unknown', method_options: stringMap(step.method.options),

@@ -1,7 +1,7 @@
 import { UserError } from '../../runner/core/errors';
 import { lockDecision } from '../../runner/core/host-lock';
 import type { MethodChoice, Step } from '../../runner/core/matrix';
-import { checkRunOptions, chooseSteps, exitCodeFor, finalStatus, methodsToProbe, notApplicableReason, passesFor, planAvailability, spaceProblem, stepFailed, withFailureCause } from '../../runner/run/policy';
+import { checkRunOptions, chooseSteps, parseClientsOption, exitCodeFor, finalStatus, methodsToProbe, notApplicableReason, passesFor, planAvailability, spaceProblem, stepFailed, withFailureCause } from '../../runner/run/policy';
 import { fixtureBytes } from '../../runner/core/workload';
 
 const choice = (name: string, optional = false): MethodChoice => ({ name, variant: 'default', options: {}, optional });
@@ -93,6 +93,22 @@ describe('chooseSteps and checkRunOptions: bad input before anything is created'
     expect(() => checkRunOptions({ endpoint: 'h:1', bucket: 'b' })).toThrow(/is not a URL/);
     expect(() => checkRunOptions({ runId: '20261122T101500Z-ab12cd', runnerId: 'i-0abc', endpoint: 'http://127.0.0.1:9000', bucket: 'b' })).not.toThrow();
     expect(() => checkRunOptions({ bucket: 'b', awsTarget: true })).not.toThrow();
+  });
+});
+
+describe('parseClientsOption: s3ab run --clients', () => {
+  test('a list is taken as given (sorted, once each); a single N above 1 adds the one-client baseline', () => {
+    expect(parseClientsOption('1,2,4')).toEqual([1, 2, 4]);
+    expect(parseClientsOption('4, 2,2')).toEqual([2, 4]);
+    expect(parseClientsOption('3')).toEqual([1, 3]);
+    expect(parseClientsOption('1')).toEqual([1]);
+    expect(parseClientsOption('64')).toEqual([1, 64]);
+  });
+  test.each([['0', '"0"'], ['2.5', '"2.5"'], ['65', '"65"'], ['1,x', '"x"'], ['', 'no fleet size'], ['-3', '"-3"']])('--clients %s is bad input naming %s, with the fix', (text, named) => {
+    const err = (() => { try { parseClientsOption(text); } catch (e) { return e; } return null; })() as UserError;
+    expect(err).toBeInstanceOf(UserError);
+    expect(err.problem).toContain(named);
+    expect(err.fix).toMatch(/from 1 to 64, e\.g\. --clients 3/);
   });
 });
 

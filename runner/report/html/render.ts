@@ -17,7 +17,8 @@ import { bytesText, durationText, esc, latencyText, num, percentText, ratio, slu
 import { STYLE } from './style';
 import { NEAR_BASELINE } from '../../results/record';
 import {
-  MEASURED_COST_HEAD, REQUEST_PRICES, requestCells, requestRowsShown, requestsCounted, REQUESTS_ONLY_NOTE, S3FILES_HEAD, s3filesCostText, s3filesFigures, s3filesMeteredText, s3filesNote,
+  FLEET_UNCOUNTED, hasFleetSteps, MEASURED_COST_HEAD, REQUEST_PRICES, requestCells, requestRowsShown, requestsCounted, REQUESTS_ONLY_NOTE, S3FILES_HEAD, s3filesCostText, s3filesFigures,
+  s3filesMeteredText, s3filesNote,
 } from '../requests';
 import { isRequestsOnly } from '../../core/vocabulary';
 
@@ -497,7 +498,7 @@ function requestsSection(ctx: Ctx): Section {
   if (!shown.length) {
     return {
       ...base, hasData: false,
-      body: noData(uncounted.length ? 'the requests of this run were not counted by the runner: it reads only the embedded server\'s access log (on AWS, `s3ab aws query requests` counts them from S3 server access logs once they are delivered).' : 'this run has no request counts.',
+      body: noData(uncounted.length ? 'the requests of this run were not counted by the runner: it reads only the embedded server\'s access log' + (hasFleetSteps(ctx.model) ? `, and cannot tell apart the clients of a step run by several at once (${FLEET_UNCOUNTED})` : '') + ' (on AWS, `s3ab aws query requests` counts them from S3 server access logs once they are delivered).' : 'this run has no request counts.',
         'The embedded server counts every measurement\'s S3 requests from its access log; on AWS, `s3ab aws query requests` counts them from S3 server access logs.'),
     };
   }
@@ -524,7 +525,7 @@ function requestsSection(ctx: Ctx): Section {
   })];
   if (shown.some((r) => isRequestsOnly(String(r.operation)))) parts.push(`<p>${esc(REQUESTS_ONLY_NOTE)}</p>`);
   if (withS3Files) parts.push(`<p class="modelled-note">${esc(s3filesNote())}</p>`);
-  if (uncounted.length) parts.push(`<p>Not counted: ${esc([...new Set(uncounted.map((r) => String(r.method)))].join(', '))} (the runner reads only the embedded server's access log; on AWS, \`s3ab aws query requests\` counts them from S3 server access logs).</p>`);
+  if (uncounted.length) parts.push(`<p>Not counted: ${esc([...new Set(uncounted.map((r) => String(r.method)))].join(', '))} (the runner reads only the embedded server's access log${hasFleetSteps(ctx.model) ? `, and cannot tell apart the clients of a step run by several at once: ${FLEET_UNCOUNTED}` : ''}; on AWS, \`s3ab aws query requests\` counts them from S3 server access logs).</p>`);
   return { ...base, hasData: true, body: parts.join('\n') };
 }
 
