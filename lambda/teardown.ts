@@ -1,7 +1,8 @@
 import { EC2Client } from '@aws-sdk/client-ec2';
-import { DeleteObjectsCommand, ListObjectVersionsCommand, S3Client, type ObjectIdentifier } from '@aws-sdk/client-s3';
+import { DeleteObjectsCommand, ListObjectsV2Command, ListObjectVersionsCommand, S3Client, type ObjectIdentifier } from '@aws-sdk/client-s3';
 import type { Context } from 'aws-lambda';
 import { DOCS_PREFIX } from '../lib/document-prefixes';
+import { RESULTS_LAYOUT } from '../lib/results-layout';
 import { logger, NamedError } from './shared/powertools';
 import { findInstances, runnerFilters, terminateInstances } from './shared/runners';
 import { env, s3Client } from './shared/s3';
@@ -123,10 +124,24 @@ export async function deleteAllVersions(client: S3Client, bucket: string, prefix
   }
 }
 
+/** Deletes the (few) start-barrier markers under `prefix` of the results bucket; returns how many. */
+async function deleteBarrierMarkers(client: S3Client, bucket: string, prefix: string): Promise<number> {
+  let deleted = 0;
+  for (;;) {
+    const page = await client.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix }));
+    const keys = (page.Contents ?? []).map((o) => ({ Key: o.Key! }));
+    if (!keys.length) return deleted;
+    const res = await client.send(new DeleteObjectsCommand({ Bucket: bucket, Delete: { Objects: keys, Quiet: true } }));
+    if (res.Errors?.length) throw new Error(`${res.Errors[0].Key}: ${res.Errors[0].Code} ${res.Errors[0].Message}`);
+    deleted += keys.length;
+  }
+}
+
 /**
  * Teardown, one round: terminates every runner tagged with this run (found by tag, so runners whose
  * ids were lost with a failed state are found too) and deletes the benchmark data the run wrote —
- * every version — under s3ab/RUNID/, docs/RUNID/ and the S3 Files access point's RUNID/, until
+ * every version — under s3ab/RUNID/, docs/RUNID/ and the S3 Files access point's RUNID/ (and a
+ * fleet's barrier markers, fleet-barrier/RUNID/ in the results bucket), until
  * its time budget ends: a third of the invocation's time (ROUND_SHARE_OF_TIMEOUT, from the Lambda
  * context; never later than STOP_BEFORE_DEADLINE_MS before the deadline) or `budgetMs`. Returns `done: false` with what is left when time ran out; the state
  * machine invokes it again (lib/pipeline/teardown-flow.ts). Each part is tried even when another
@@ -176,6 +191,14 @@ export async function handler(event: TeardownEvent, context?: Pick<Context, 'get
     }
   } finally {
     clearTimeout(abortTimer);
+  }
+  // A fleet's barrier markers in the results bucket (not versioned): what a runner that failed could not remove.
+  const barrier = `${RESULTS_LAYOUT.fleetBarrier}${runId}/`;
+  try {
+    await deleteBarrierMarkers(clients.s3, env('RESULTS_BUCKET'), barrier);
+  } catch (err) {
+    notEmptied.push(`s3://${env('RESULTS_BUCKET')}/${barrier}`);
+    problems.push(`s3://${env('RESULTS_BUCKET')}/${barrier} not emptied (${why(err)}); delete it with \`aws s3 rm --recursive\``);
   }
   const done = notEmptied.length === 0;
   logger.info('teardown', { runId, terminated: ids, deletedVersions, done, notEmptied, problems });

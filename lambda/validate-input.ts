@@ -1,7 +1,7 @@
 import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { UserError } from '../runner/core/errors';
 import { expandSteps, loadProfile, resolveMatrix } from '../runner/core/matrix';
-import { LAYOUTS, stepList, type Layout } from '../runner/core/shards';
+import { fleetRunners, impliedLayout, LAYOUTS, stepList, type Layout } from '../runner/core/shards';
 import { newRunId, runDay, stepLabel } from '../runner/core/vocabulary';
 import { architectureOf, DEFAULT_RUNNER_INSTANCE_TYPE, INSTANCE_TYPE_FORM, MAX_RUNNERS, RUNNER_IMAGE, type Architecture } from '../lib/instance-types';
 import { RESULTS_LAYOUT } from '../lib/results-layout';
@@ -22,7 +22,7 @@ export interface ExecutionInput {
   profile?: string;
   runners?: RunnerSpec[];
   lambdas?: { documents?: number; repetitions?: number };
-  /** How the steps are spread over the runners (runner/core/shards.ts). @default 'shard' */
+  /** How the steps are spread over the runners (runner/core/shards.ts). @default the matrix's: fleet when its `clients` go above 1, else shard */
   layout?: string;
 }
 
@@ -48,6 +48,8 @@ export interface ShardItem {
   imageId: string;
   /** The assets/install.json components its setup installs. */
   install: string[];
+  /** Its runner's client number in a fleet (runner + 1; layout "fleet"), or 0: not a fleet's client. The run-step document passes it to `s3ab step --fleet-client`. */
+  fleetClient: number;
 }
 
 export interface ValidatedRun {
@@ -95,8 +97,7 @@ export function validateInput(input: unknown, defaultInstanceType: string, maxSh
   const repetitions = ev.lambdas?.repetitions ?? 3;
   if (!Number.isInteger(documents) || documents < 1 || documents > 1000) throw bad(`input.lambdas.documents must be 1–1000, got ${JSON.stringify(documents)}`, 'seed 001 used 20');
   if (!Number.isInteger(repetitions) || repetitions < 1 || repetitions > 20) throw bad(`input.lambdas.repetitions must be 1–20, got ${JSON.stringify(repetitions)}`, 'seed 001 used 3');
-  const layout = (ev.layout ?? 'shard') as Layout;
-  if (!LAYOUTS.includes(layout)) throw bad(`input.layout "${ev.layout}" is not a layout`, `use one of ${LAYOUTS.join(', ')} (shard: each runner runs all methods of its workloads; replicate: every runner runs every step)`);
+  const layout = checkLayout(ev, resolved.clients, asked, bad);
   let plan: ExecutionEstimate;
   try {
     plan = estimateExecution({ matrix: resolved, budgetSeconds: budgetOf(raw), runners: asked, defaultType: defaultInstanceType, layout, lambdas: { documents, repetitions } });
@@ -111,11 +112,32 @@ export function validateInput(input: unknown, defaultInstanceType: string, maxSh
   const shards = plan.shards.map((s): ShardItem => ({
     runner: s.runner, steps: stepList(s.steps), count: s.steps.length, workloads: s.workloads,
     modelledSeconds: Math.round(s.modelledSeconds), timeoutSeconds: s.timeoutSeconds, instanceType: s.instanceType, imageId: imageOf.get(s.instanceType)!, install: s.install,
+    fleetClient: layout === 'fleet' ? s.runner + 1 : 0,
   }));
   return { matrix: raw, matrixName: resolved.name, steps, layout, shards, runners, runnerCount: shards.length, documents, lambdaRepetitions: Array.from({ length: repetitions }, (_, i) => i + 1) };
 }
 
 type Bad = (problem: string, fix: string) => NamedError;
+
+const LAYOUT_HELP = 'shard: each runner runs all methods of its workloads; fleet: runner r runs every step with more than r clients, side by side with the others';
+
+/**
+ * The execution's layout: the one asked for, else the matrix's (`impliedLayout`). A fleet needs
+ * one runner per client of its largest fleet; steps with clients > 1 cannot run under `shard`.
+ */
+function checkLayout(ev: ExecutionInput, clients: number[], asked: ValidatedRunnerSpec[] | undefined, bad: Bad): Layout {
+  const layout = (ev.layout ?? impliedLayout(clients)) as Layout;
+  if (!LAYOUTS.includes(layout)) throw bad(`input.layout "${ev.layout}" is not a layout`, `use one of ${LAYOUTS.join(', ')} (${LAYOUT_HELP})`);
+  const fleet = fleetRunners(clients.map((c) => ({ clients: c })));
+  if (layout === 'shard' && fleet > 1) throw bad(`the matrix's clients [${clients.join(', ')}] ask for fleets of up to ${fleet} runners at once, which layout "shard" cannot run`, 'leave "layout" out or give "layout": "fleet"');
+  if (layout === 'fleet' && fleet > MAX_RUNNERS) throw bad(`the matrix's largest fleet has ${fleet} clients: as many runners, more than the ${MAX_RUNNERS} an execution may have`, `give "clients" up to ${MAX_RUNNERS}`);
+  const count = asked?.reduce((n, r) => n + r.count, 0);
+  if (layout === 'fleet' && count !== undefined && count !== fleet) {
+    throw bad(`layout "fleet" with clients [${clients.join(', ')}] needs ${fleet} runner(s), one per client of its largest fleet; input.runners asks for ${count}`,
+      `give ${fleet} runners in input.runners (e.g. [{"instanceType":"c7g.large","count":${fleet}}]), or leave "runners" out: the plan derives them`);
+  }
+  return layout;
+}
 
 /** Runner specs as the state machine launches them: each type runs Amazon Linux 2023, its architecture decides the image. */
 function checkRunners(runners: unknown, bad: Bad): ValidatedRunnerSpec[] {
@@ -139,7 +161,7 @@ function checkPlan(plan: ExecutionEstimate, maxShardSeconds: number, bad: Bad): 
   const idle = plan.shards.filter((s) => !s.steps.length).length;
   if (idle) {
     throw bad(`${plan.shards.length} runners but the matrix has ${new Set(plan.steps.map((s) => s.workload)).size} workload(s) × ${new Set(plan.steps.map((s) => s.repetition)).size} repetition(s) for them: ${idle} runner(s) would measure nothing under layout "shard"`,
-      'launch at most one runner per (workload, repetition), leave "runners" out for the model\'s own plan, or use "layout": "replicate" to run every step on every runner');
+      'launch at most one runner per (workload, repetition), or leave "runners" out for the model\'s own plan');
   }
   const limit = Math.min(maxShardSeconds, shardLimitSeconds(plan));
   const late = plan.shards.find((s) => s.timeoutSeconds > limit);

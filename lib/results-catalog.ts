@@ -57,6 +57,8 @@ export class ResultsCatalog extends Construct {
       lifecycleRules: [
         { id: 'expire-athena-results', prefix: RESULTS_LAYOUT.athena, expiration: Duration.days(30) },
         { id: 'abort-incomplete-uploads', abortIncompleteMultipartUploadAfter: Duration.days(1) },
+        // Runners and Teardown remove a fleet's barrier markers; this catches what a lost execution left.
+        { id: 'expire-fleet-barrier', prefix: RESULTS_LAYOUT.fleetBarrier, expiration: Duration.days(1) },
       ],
       removalPolicy: RemovalPolicy.DESTROY,
       autoDeleteObjects: true,

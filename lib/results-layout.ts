@@ -17,4 +17,6 @@ export const RESULTS_LAYOUT = {
   athena: 'athena/',
   /** The data bucket's S3 server access logs (date-partitioned: access-logs/ACCOUNT/REGION/BUCKET/YYYY/MM/DD/…), the access_logs table's location. */
   accessLogs: 'access-logs/',
+  /** A fleet execution's start-barrier markers (runner/endpoint/s3-markers.ts): fleet-barrier/RUNID/ROUND/CLIENT, removed by each runner at its end and by Teardown. */
+  fleetBarrier: 'fleet-barrier/',
 } as const;

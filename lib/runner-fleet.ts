@@ -123,6 +123,7 @@ export class RunnerFleet extends Construct {
       parameters: {
         runId: { type: 'String', description: 'Run id of the execution', allowedPattern: RUN_ID_PATTERN.source },
         steps: { type: 'String', description: 'Step numbers (1-based) of the matrix, comma-separated, in run order', allowedPattern: STEP_LIST_PATTERN.source },
+        fleetClient: { type: 'String', default: '0', description: 'This runner\'s client number in a fleet execution (layout "fleet": 1 for the first runner), or 0 for none', allowedPattern: '^[0-9]{1,3}$' },
       },
       runCommand: runStepScript({ resultsBucket: props.resultsBucket.bucketName, dataBucket: props.dataBucket.bucketName, fileSystemId: props.fileSystemId }),
     });
@@ -155,6 +156,8 @@ export class RunnerFleet extends Construct {
       new iam.PolicyStatement({ sid: 'ListResultsBucket', actions: ['s3:ListBucket'], resources: [props.resultsBucket.bucketArn] }),
       new iam.PolicyStatement({ sid: 'ReadExecutionInput', actions: ['s3:GetObject'], resources: [props.resultsBucket.arnForObjects(`${RESULTS_LAYOUT.executions}*`)] }),
       new iam.PolicyStatement({ sid: 'WriteResults', actions: ['s3:PutObject'], resources: [props.resultsBucket.arnForObjects(`${RESULTS_LAYOUT.records}*`)] }),
+      // A fleet's start barrier: each runner leaves its ready markers, lists the others' (ListResultsBucket) and removes its own at its end.
+      new iam.PolicyStatement({ sid: 'FleetBarrier', actions: ['s3:PutObject', 's3:DeleteObject'], resources: [props.resultsBucket.arnForObjects(`${RESULTS_LAYOUT.fleetBarrier}*`)] }),
       new iam.PolicyStatement({ sid: 'MountS3Files', actions: ['s3files:ClientMount', 's3files:ClientWrite', 's3files:ClientRootAccess'], resources: [props.fileSystemArn] }),
       // The setup and run-step commands end their tasks by callback. These actions take no resource
       // (Service Authorization Reference: no resource types): the task token names the task.
@@ -170,6 +173,7 @@ export class RunnerFleet extends Construct {
     acknowledge(policy, `AwsSolutions-IAM5[Resource::${dataArn}/${VOLUME_ROOT}*]`, 'JuiceFS keeps each step\'s volume under s3ab-RUNID-STEP/ (a name, not a prefix: no slash allowed), created at run time');
     acknowledge(policy, `AwsSolutions-IAM5[Resource::${resultsArn}/${RESULTS_LAYOUT.executions}*]`, 'the execution\'s matrix, written by ValidateInput under a run id known only at run time');
     acknowledge(policy, `AwsSolutions-IAM5[Resource::${resultsArn}/${RESULTS_LAYOUT.records}*]`, 'result files go to results/dt=DATE/RUNID--… (Hive partitions by date)');
+    acknowledge(policy, `AwsSolutions-IAM5[Resource::${resultsArn}/${RESULTS_LAYOUT.fleetBarrier}*]`, 'a fleet\'s start-barrier markers go to fleet-barrier/RUNID/ROUND/CLIENT, a run id made at run time');
     acknowledge(policy, 'AwsSolutions-IAM5[Resource::*]', 'states:SendTaskHeartbeat, SendTaskSuccess and SendTaskFailure take no resource ARN; the task token the command carries names the task');
     for (const action of ['s3:GetBucket*', 's3:GetObject*', 's3:List*']) {
       acknowledge(role, `AwsSolutions-IAM5[Action::${action}]`, 'read of the CDK asset bucket holding the runner bundle (Asset.grantRead)');
@@ -286,7 +290,7 @@ export function runnerRecipes(p: { s3fsVersion: string; rcloneVersion: string })
  * sections that do not install anything on the host as they are, stands in for `bundle`, and
  * leaves out the rest (scripts/rehearsal/documents.ts).
  */
-export const SECTION = (name: 'prologue' | 'callback' | 'packages' | 'bundle' | 'clients' | 's3files' | 'verify') => `: s3ab-section ${name}`;
+export const SECTION = (name: 'prologue' | 'callback' | 'packages' | 'bundle' | 'clients' | 's3files' | 'clock' | 'verify') => `: s3ab-section ${name}`;
 
 /**
  * The shell lines that end a runner command's Step Functions task by callback: heartbeats while it
@@ -370,6 +374,12 @@ export function setupScript(p: { bundleUrl: string; assetsUrl: string; fileSyste
     'mkdir -p /mnt/s3files',
     `mountpoint -q /mnt/s3files || mount -t s3files ${p.fileSystemId}:/ /mnt/s3files`,
     'stat -f /mnt/s3files >/dev/null && ls /mnt/s3files >/dev/null',
+    SECTION('clock'),
+    // A fleet's runners start together by their clocks: chronyd against the Amazon Time Sync
+    // Service (169.254.169.123, Amazon Linux 2023's default source); `s3ab step` checks the offset.
+    'step "clock: chronyd"',
+    'systemctl is-active --quiet chronyd || systemctl enable --now chronyd',
+    'chronyc -n tracking | grep -E "^(Reference ID|System time)" || { echo "s3ab setup: chronyd does not answer (chronyc tracking): fleet steps need the clock offset" >&2; exit 3; }',
     SECTION('verify'),
     ...names.map((n) => `if wants ${n}; then step "${n}: $(${recipes[n].check})"; fi`),
     'step "done: $(rpm -q amazon-efs-utils), node $("$NODE" --version)"',
@@ -402,6 +412,6 @@ export function runStepScript(p: { resultsBucket: string; dataBucket: string; fi
     ...callbackLines({ error: 'CommandFailed', what: 'run-step', log, reportedFile: reported, heartbeats: false }),
     `export S3AB_S3FILES_FS_ID=${p.fileSystemId}`,
     `aws s3 cp --only-show-errors s3://${p.resultsBucket}/${RESULTS_LAYOUT.executions}{{ runId }}/matrix.json /opt/s3ab/matrix-{{ runId }}.json`,
-    `"$(cat /opt/s3ab/node)" /opt/s3ab/dist/s3ab.js step --matrix /opt/s3ab/matrix-{{ runId }}.json --steps {{ steps }} --run-id {{ runId }} --runner-id "$S3AB_RUNNER_ID" --bucket ${p.dataBucket} --region "$S3AB_REGION" --results s3://${p.resultsBucket}/${RESULTS_LAYOUT.records.replace(/\/$/, '')} --task-token "$TASK_TOKEN" --heartbeat-seconds {{ heartbeatSeconds }} --reported-file ${reported}`,
+    `"$(cat /opt/s3ab/node)" /opt/s3ab/dist/s3ab.js step --matrix /opt/s3ab/matrix-{{ runId }}.json --steps {{ steps }} --run-id {{ runId }} --runner-id "$S3AB_RUNNER_ID" --bucket ${p.dataBucket} --region "$S3AB_REGION" --results s3://${p.resultsBucket}/${RESULTS_LAYOUT.records.replace(/\/$/, '')} --fleet-client {{ fleetClient }} --fleet-barrier s3://${p.resultsBucket}/${RESULTS_LAYOUT.fleetBarrier.replace(/\/$/, '')} --task-token "$TASK_TOKEN" --heartbeat-seconds {{ heartbeatSeconds }} --reported-file ${reported}`,
   ];
 }

@@ -44,7 +44,7 @@ async function measure(profile: string): Promise<Measurement> {
 export const ESTIMATE_PAGE = 'docs/runner-types.md';
 
 /** The profiles the table models. */
-export const ESTIMATE_PROFILES = ['quick', 'mounts', 'seed', 'full'] as const;
+export const ESTIMATE_PROFILES = ['quick', 'mounts', 'seed', 'full', 'fleet'] as const;
 
 const minutes = (s: number) => (s < 3600 ? `${Math.round(s / 60)} min` : `${(s / 3600).toFixed(1)} h`);
 const dollars = (x: number) => `$${x.toFixed(2)}`;
@@ -56,7 +56,8 @@ export function estimateTable(estimates: Record<string, ExecutionEstimate> = Obj
   const rows = names.map((p) => {
     const e = estimates[p];
     const hits = e.budgetHits.reduce((a, h) => a + h.steps, 0);
-    return `| \`${p}\` | ${e.steps.length} | ${runnersLine(e)} | ${minutes(e.wallSeconds)} | ${dollars(e.executionDollars)} | ${dollars(e.methodsDollars)} | ${hits} | ${count(e.historyEvents)} | ${e.measuredProfile}${MEASURED_PROFILES[e.measuredProfile] > 1 ? ' (sample ÷ ' + MEASURED_PROFILES[e.measuredProfile] + ')' : ''} |`;
+    // A fleet step runs on each of its clients' runners: the matrix's steps are counted once.
+    return `| \`${p}\` | ${new Set(e.steps.map((x) => x.index)).size} | ${runnersLine(e)}${e.layout === 'fleet' ? ' (layout fleet)' : ''} | ${minutes(e.wallSeconds)} | ${dollars(e.executionDollars)} | ${dollars(e.methodsDollars)} | ${hits} | ${count(e.historyEvents)} | ${e.measuredProfile}${MEASURED_PROFILES[e.measuredProfile] > 1 ? ' (sample ÷ ' + MEASURED_PROFILES[e.measuredProfile] + ')' : ''} |`;
   });
   const methods = [...new Set(names.flatMap((p) => estimates[p].methodsRequests.map((r) => r.method)))];
   const cell = (p: string, method: string) => {

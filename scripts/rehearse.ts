@@ -1,5 +1,5 @@
 /**
- * `npm run rehearse -- [--profile P | --matrix FILE] [--runners TYPE:COUNT,...] [--layout shard|replicate] [--fail setup|run-step|runner-dies] [--drop-grant ROLE:ACTION@RESOURCE]`:
+ * `npm run rehearse -- [--profile P | --matrix FILE] [--runners TYPE:COUNT,...] [--layout shard|fleet] [--fail setup|run-step|runner-dies] [--drop-grant ROLE:ACTION@RESOURCE]`:
  * a whole AWS execution rehearsed here (scripts/rehearsal/rehearse.ts) — the synthesized state
  * machine, the real Lambda handlers, local runner sandboxes running the SSM documents' own lines
  * against the embedded S3 server, every request evaluated against the template's IAM — then its
@@ -18,11 +18,12 @@ import { AWS_FACTS } from '../runner/plan/aws-facts';
 import { estimateExecution } from '../runner/plan/execution-model';
 import { loadProfile, resolveMatrix } from '../runner/core/matrix';
 import { CATALOG } from '../runner/catalog';
+import { impliedLayout } from '../runner/core/shards';
 
 const { values } = parseArgs({
   options: {
-    profile: { type: 'string', default: 'quick' }, matrix: { type: 'string' }, runners: { type: 'string', default: `${DEFAULT_RUNNER_INSTANCE_TYPE}:1` },
-    layout: { type: 'string', default: 'shard' }, fail: { type: 'string' }, 'poll-seconds': { type: 'string', default: '0' }, json: { type: 'string' },
+    profile: { type: 'string', default: 'quick' }, matrix: { type: 'string' }, runners: { type: 'string' },
+    layout: { type: 'string' }, fail: { type: 'string' }, 'poll-seconds': { type: 'string', default: '0' }, json: { type: 'string' },
     'drop-grant': { type: 'string' }, heartbeat: { type: 'string' },
     documents: { type: 'string', default: '5' }, 'server-on-disk': { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
   },
@@ -32,8 +33,9 @@ if (values.help) {
     'usage: npm run rehearse -- [options]',
     '  --profile P         quick (default), mounts, seed or full',
     '  --matrix FILE       a matrix file instead of a profile',
-    `  --runners SPEC      TYPE:COUNT,... (default ${DEFAULT_RUNNER_INSTANCE_TYPE}:1)`,
-    '  --layout L          shard (default: each runner runs all methods of its workloads) or replicate (every runner every step)',
+    `  --runners SPEC      TYPE:COUNT,... (default ${DEFAULT_RUNNER_INSTANCE_TYPE}:1; a fleet: one per client of its largest, as ValidateInput derives them)`,
+    '  --layout L          shard (each runner runs all methods of its workloads) or fleet (runner r runs the steps with clients > r,',
+    '                      started together at an S3 barrier; the sandboxes share this host\'s clock and CPU); default: the matrix\'s',
     '  --fail WHAT         inject a failure: the first runner\'s setup or run-step command fails (setup, run-step),',
     '                      or its run-step processes are killed mid-steps, no exit trap (runner-dies: fails at the heartbeat timeout)',
     '  --drop-grant G      take a grant out of the template\'s IAM first: ROLE:ACTION[@RESOURCE], e.g.',
@@ -47,7 +49,11 @@ if (values.help) {
   ].join('\n'));
   process.exit(0);
 }
-const runners = values.runners!.split(',').map((spec) => {
+const rawMatrix = (values.matrix ? JSON.parse(readFileSync(values.matrix, 'utf8')) : loadProfile(values.profile!)) as { clients?: number[] };
+// A fleet's runners are its clients: left to ValidateInput unless asked for.
+const fleet = (values.layout ?? impliedLayout(rawMatrix.clients ?? [1])) === 'fleet';
+const runners = values.runners ?? (fleet ? undefined : `${DEFAULT_RUNNER_INSTANCE_TYPE}:1`);
+const runnerSpecs = runners?.split(',').map((spec) => {
   const [instanceType, count] = spec.split(':');
   return { instanceType, count: Number(count ?? 1) };
 });
@@ -68,8 +74,8 @@ try {
   process.exit(2);
 }
 const input = {
-  ...(values.matrix ? { matrix: JSON.parse(readFileSync(values.matrix, 'utf8')) } : { profile: values.profile }),
-  runners, layout: values.layout, lambdas: { documents: Number(values.documents), repetitions: 1 },
+  ...(values.matrix ? { matrix: rawMatrix } : { profile: values.profile }),
+  ...(runnerSpecs ? { runners: runnerSpecs } : {}), ...(values.layout ? { layout: values.layout } : {}), lambdas: { documents: Number(values.documents), repetitions: 1 },
 };
 
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
@@ -89,6 +95,9 @@ function print(r: RehearsalReport): void {
   for (const d of r.iam.denials) console.log(`  DENIED ${d.principal} ${d.action} on ${d.resource} (${d.decision}; ${d.count}×, ${d.source})`);
   console.log(`S3 requests: ${r.s3.requests} (${Object.entries(r.s3.byOperation).sort((a, b) => b[1] - a[1]).map(([k, v]) => `${k.replace(/^s3_/, '')} ${v}`).join(', ')})`);
   console.log(`objects: ${r.s3.versionsCreated} versions written in the data bucket, ${r.s3.versionsDeleted} versions and delete markers deleted by Teardown`);
+  for (const f of r.fleet) {
+    console.log(`fleet step ${f.step} (${f.cache}): ${f.runners} of ${f.clients} clients recorded, ${f.startInstants} common start instant(s), first measurements ${f.spreadMs} ms apart; clock: ${f.clockSources.join(', ')}`);
+  }
   console.log(`left behind: ${r.leftovers.runnerProcesses} runner processes, ${r.leftovers.mounts} mounts, ${r.leftovers.versions} versions of the run`);
   atSeedScale(r);
   console.log(`status: ${r.status}${r.error ? ` — ${r.error.name}: ${r.error.message}` : ''}; report: ${r.reportLocation ?? '(none)'}; wall ${seconds(r.wallMs)}`);

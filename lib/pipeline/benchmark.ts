@@ -65,6 +65,8 @@ export class BenchmarkSteps extends sfn.StateMachineFragment {
     const runShard = callbackCommandTask(this, 'RunShard', command(fleet.runStepDocument.ref, 'run-step', {
       'runId.$': 'States.Array($.runId)',
       'steps.$': 'States.Array($.shard.steps)',
+      // The runner's place in a fleet (0: none): its start barrier and shared fixtures.
+      'fleetClient.$': "States.Array(States.Format('{}', $.shard.fleetClient))",
       'executionTimeout.$': "States.Array(States.Format('{}', $.shard.timeoutSeconds))",
     }), [documentArn(fleet.runStepDocument.ref), runners], {
       timeout: sfn.Timeout.at('$.taskTimeoutSeconds'), heartbeat: heartbeat.timeout,

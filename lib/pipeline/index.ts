@@ -189,7 +189,10 @@ export class Pipeline extends Construct {
       .allow(['ec2:TerminateInstances'], [instances], { conditions: stackTagged, acknowledge: { [instanceFinding]: terminateTagged } })
       .allow(['s3:ListBucketVersions', 's3:ListBucket'], [storage.bucket.bucketArn])
       .allowObjects(storage.bucket, ['s3:DeleteObject', 's3:DeleteObjectVersion'], [DATA_ROOT, VOLUME_ROOT, DOCS_PREFIX, storage.accessPointPrefix],
-        { reason: 'teardown deletes the run\'s objects under these prefixes (RUNID named at run time)' });
+        { reason: 'teardown deletes the run\'s objects under these prefixes (RUNID named at run time)' })
+      // A fleet's start-barrier markers a runner could not remove (it failed first): fleet-barrier/RUNID/.
+      .allow(['s3:ListBucket'], [results.bucket.bucketArn])
+      .allowObjects(results.bucket, ['s3:DeleteObject'], [RESULTS_LAYOUT.fleetBarrier], { env: 'RESULTS_BUCKET', reason: 'teardown deletes a fleet\'s barrier markers under fleet-barrier/RUNID/ (run id made at run time)' });
 
     // The HTML report (charts rendered to SVG by Vega): one full vCPU (1,769 MB) renders a seed run's
     // page in about a second; `npm run bench:report-function` measures the bundle and the render.

@@ -29,7 +29,10 @@ export const runnersLine = (e: Pick<ExecutionEstimate, 'runners'>) => e.runners.
  */
 export function printEstimate(e: ExecutionEstimate, out: Out): void {
   const m = MEASUREMENTS[e.measuredProfile];
-  out(`${e.matrix}: ${e.steps.length} steps on ${runnersLine(e)} (layout ${e.layout}), modelled from assets/measured/${e.measuredProfile}.json${m.sampleDivisor > 1 ? ` (its sample: counts ÷ ${m.sampleDivisor}, scaled back)` : ''}`);
+  const distinct = new Set(e.steps.map((x) => x.index)).size;
+  // A fleet step runs on each of its clients' runners: the runs are counted apart from the steps.
+  const runs = distinct === e.steps.length ? '' : ` (${e.steps.length} runs: a fleet step on each of its clients' runners, started together)`;
+  out(`${e.matrix}: ${distinct} steps${runs} on ${runnersLine(e)} (layout ${e.layout}), modelled from assets/measured/${e.measuredProfile}.json${m.sampleDivisor > 1 ? ` (its sample: counts ÷ ${m.sampleDivisor}, scaled back)` : ''}`);
   const p = e.phases;
   out(`modelled wall: ${minutes(e.wallSeconds)} — runners online ${minutes(p.before)}, then the last runner's setup ${minutes(p.setup)} and shard ${minutes(p.runners)}, the states after it ${minutes(p.after)}, teardown ${minutes(p.teardown)} (${Math.max(1, Math.ceil(p.teardown / 30))} rounds of 30 s of deletes)`);
   out(`the execution's own cost: ${dollars(e.executionDollars)}`);

@@ -1,5 +1,6 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { installSignalHandlers } from '../core/cleanup';
+import { UserError } from '../core/errors';
 import { parseStepList } from '../core/shards';
 import { runShard, runShardWithCallback } from '../run/remote-step';
 import { exitCodeFor } from '../run/policy';
@@ -16,6 +17,15 @@ const seconds = (v: string) => {
   return n;
 };
 
+const clientNumber = (v: string) => {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError('must be a whole number ≥ 0 (0: not a fleet\'s client)');
+  return n;
+};
+const missingBarrier = (): never => {
+  throw new UserError('--fleet-client was given without --fleet-barrier', 'add --fleet-barrier s3://BUCKET/PREFIX (where the fleet\'s start-barrier markers go; the run-step document passes it)');
+};
+
 /** `s3ab step`: this runner's steps of an execution's matrix, records uploaded (what SSM runs on AWS). */
 export function registerStep(program: Command): void {
   program
@@ -30,6 +40,8 @@ export function registerStep(program: Command): void {
     .option('--endpoint <url>', 'S3-compatible endpoint (default: AWS S3 in --region)')
     .option('--region <region>', 'region (default: AWS_REGION)')
     .option('--step-budget <time>', 'time budget of every step, e.g. 10m (default: the matrix\'s budget_s): a step still running then stops cleanly, recorded as did-not-finish', duration)
+    .option('--fleet-client <n>', 'this runner\'s client number in a fleet execution (1-based; 0: not a fleet\'s client): fleet steps start at the barrier with the others, fixtures are shared', clientNumber, 0)
+    .option('--fleet-barrier <s3url>', 'with --fleet-client: where the fleet\'s start-barrier markers go, s3://BUCKET/PREFIX (RUNID/ROUND/CLIENT under it)')
     .option('--task-token <token>', 'a Step Functions task token: send heartbeats while the steps run, then SendTaskSuccess or SendTaskFailure (the pipeline\'s callback)')
     .option('--heartbeat-seconds <n>', 'seconds between heartbeats with --task-token', seconds, 60)
     .option('--reported-file <file>', 'with --task-token: a file written once the task was ended, for the command\'s exit trap')
@@ -40,6 +52,7 @@ export function registerStep(program: Command): void {
       const opts = {
         matrixFile: o.matrix, steps: o.steps, runId: o.runId, runnerId: o.runnerId ?? process.env.S3AB_RUNNER_ID, results: o.results,
         bucket: o.bucket, endpoint: o.endpoint, region: o.region, quiet: o.quiet, signal: abort.signal, stepBudgetS: o.stepBudget,
+        fleet: o.fleetClient ? { client: o.fleetClient, barrier: o.fleetBarrier ?? missingBarrier() } : undefined,
       };
       const log = (line: string) => process.stderr.write(`${line}\n`);
       const outcome = o.taskToken

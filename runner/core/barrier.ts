@@ -22,6 +22,17 @@ export interface MarkerStore {
   removeOwn(client: number): Promise<void>;
 }
 
+/**
+ * The barrier's timing per store. S3 stamps a marker with whole seconds (Last-Modified), so the
+ * latest marker may be up to 1 s older than its stamp says, and the others see it within a poll
+ * and a listing: the lead covers both with room for a runner's clock offset (≤ 50 ms, core/clock.ts).
+ * The timeout covers a runner still setting up (mounting, hashing the shared fixtures) while
+ * another waits.
+ */
+export const FLEET_BARRIER = {
+  s3: { leadMs: 3_000, pollMs: 500, timeoutMs: 10 * 60_000 },
+} as const;
+
 export interface BarrierOptions {
   /** How many clients the round waits for. */
   clients: number;

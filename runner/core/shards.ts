@@ -4,10 +4,22 @@ import type { Step } from './matrix';
  * How an execution's steps are spread over its runners:
  * - `shard`: units of (workload, repetition) are placed on the runners, each unit whole, so every
  *   method of a unit is compared on one host while the runners work in parallel;
- * - `replicate`: every runner runs every step (scale-out and instance-type comparisons).
+ * - `fleet`: runner r (0-based) runs every step whose `clients` exceeds r — a 1-client step on
+ *   runner 0 only, a 4-client step on runners 0–3 — each in step order, so the clients of a fleet
+ *   step reach its start barrier together; the execution needs max(clients) runners
+ *   (`fleetRunners`).
  */
-export const LAYOUTS = ['shard', 'replicate'] as const;
+export const LAYOUTS = ['shard', 'fleet'] as const;
 export type Layout = (typeof LAYOUTS)[number];
+
+/**
+ * The layout a matrix implies: `fleet` when any of its fleet sizes (`clients`) exceeds 1 — such
+ * steps run only on several runners at once — else `shard`. Profiles and `s3ab aws estimate` take
+ * it from here; an execution's input may name it, and ValidateInput refuses `shard` for a fleet.
+ */
+export function impliedLayout(clients: readonly number[]): Layout {
+  return clients.some((c) => c > 1) ? 'fleet' : 'shard';
+}
 
 /** What a shard plan places whole on one runner: one repetition of one workload, every method of it. */
 export interface ShardUnit {
@@ -38,11 +50,14 @@ export interface UnitCost {
   fits?(unit: ShardUnit, runner: number): boolean;
 }
 
+/** What the layouts need of a step. */
+export type ShardStep = Pick<Step, 'index' | 'workload' | 'repetition'> & Partial<Pick<Step, 'clients'>>;
+
 /** Without a model, a unit costs its step count. */
 const BY_STEP_COUNT: UnitCost = { seconds: (u) => u.steps.length };
 
 /** The units of a step list: one per (workload, repetition), in run order. */
-export function shardUnits(steps: Pick<Step, 'index' | 'workload' | 'repetition'>[]): ShardUnit[] {
+export function shardUnits(steps: ShardStep[]): ShardUnit[] {
   const units = new Map<string, ShardUnit>();
   for (const s of steps) {
     const key = `${s.workload.name}\u0000${s.repetition}`;
@@ -63,15 +78,11 @@ export function shardUnits(steps: Pick<Step, 'index' | 'workload' | 'repetition'
  * without a unit gets an empty share, which the caller reports (it would cost money and measure
  * nothing).
  */
-export function planShards(steps: Pick<Step, 'index' | 'workload' | 'repetition'>[], runners: number, layout: Layout, cost: UnitCost = BY_STEP_COUNT, room = 0): Shard[] {
+export function planShards(steps: ShardStep[], runners: number, layout: Layout, cost: UnitCost = BY_STEP_COUNT, room = 0): Shard[] {
   if (!Number.isInteger(runners) || runners < 1) throw new Error(`runners must be a whole number ≥ 1, got ${runners}`);
-  const all = steps.map((s) => s.index);
   const names = [...new Set(steps.map((s) => s.workload.name))];
   const ids = Array.from({ length: runners }, (_, runner) => runner);
-  if (layout === 'replicate') {
-    const units = shardUnits(steps);
-    return ids.map((runner) => ({ runner, steps: all, workloads: names, load: units.reduce((a, u) => a + cost.seconds(u, runner, names), 0) }));
-  }
+  if (layout === 'fleet') return fleetShards(steps, runners, cost);
   const units = shardUnits(steps).map((unit, order) => ({ unit, order, longest: Math.max(...ids.map((r) => cost.seconds(unit, r, []))) }));
   units.sort((a, b) => b.longest - a.longest || a.order - b.order);
   const plain = place(units.map((u) => u.unit), ids, cost, null);
@@ -87,6 +98,37 @@ export function planShards(steps: Pick<Step, 'index' | 'workload' | 'repetition'
     s.workloads.sort((a, b) => names.indexOf(a) - names.indexOf(b));
   }
   return shards;
+}
+
+/** The runners a `fleet` execution needs: its largest fleet (a step's `clients`; 1 when none is given). */
+export function fleetRunners(steps: Pick<ShardStep, 'clients'>[]): number {
+  return Math.max(1, ...steps.map((s) => s.clients ?? 1));
+}
+
+/**
+ * The `fleet` layout's shards: runner r runs the steps with more than r clients, in step order
+ * (its units cut to those steps). Runner 0 runs every step, so the others keep its pace: a fleet
+ * step starts when runner 0 reaches it. A runner's load is therefore runner 0's time until the
+ * end of the runner's last unit (runner 0 writes each workload's fixture once; the others read it)
+ * — the time its command runs, and is billed, waiting at the barriers included.
+ */
+function fleetShards(steps: ShardStep[], runners: number, cost: UnitCost): Shard[] {
+  const needed = fleetRunners(steps);
+  if (runners !== needed) throw new Error(`layout "fleet" needs one runner per client of its largest fleet: ${needed}, got ${runners}`);
+  // Runner 0's time at the end of each of its units.
+  const placed: string[] = [];
+  let elapsed = 0;
+  const endOf = new Map<number, number>();
+  for (const u of shardUnits(steps)) {
+    elapsed += cost.seconds(u, 0, placed);
+    if (!placed.includes(u.workload)) placed.push(u.workload);
+    for (const i of u.steps) endOf.set(i, elapsed);
+  }
+  return Array.from({ length: runners }, (_, runner) => {
+    const mine = steps.filter((s) => (s.clients ?? 1) > runner).map((s) => s.index).sort((a, b) => a - b);
+    const workloads = [...new Set(steps.filter((s) => mine.includes(s.index)).map((s) => s.workload.name))];
+    return { runner, steps: mine, workloads, load: mine.length ? endOf.get(mine[mine.length - 1])! : 0 };
+  });
 }
 
 /**

@@ -127,6 +127,11 @@ export function runDataPrefix(runId: string, runnerId?: string | null): string {
   return `${DATA_ROOT}${runId}/${runnerId ? `${runnerId}/` : ''}`;
 }
 
+/** A fleet's common data under its run (the fixtures every client reads): `s3ab/RUNID/fleet/` (runner ids are instance ids, never "fleet"). */
+export function fleetDataPrefix(runId: string): string {
+  return runDataPrefix(runId, 'fleet');
+}
+
 /**
  * Clients that keep their data under a volume *name* rather than a prefix (JuiceFS: objects under
  * NAME/, the name [a-z0-9-] and at most 63 characters) get one per step under this root, beside

@@ -1,7 +1,8 @@
 import { architectureOf, MAX_RUNNERS } from '../../lib/instance-types';
+import { FLEET_BARRIER } from '../core/barrier';
 import { NEAR_BASELINE } from '../core/host';
 import type { ResolvedMatrix } from '../core/matrix';
-import { planShards, shardUnits, type Layout, type ShardUnit } from '../core/shards';
+import { fleetRunners, impliedLayout, planShards, shardUnits, type Layout, type ShardUnit } from '../core/shards';
 import { FIXTURE_WRITES, fixtureWrites } from '../core/workload';
 import { findWorkloadDescriptor } from '../workloads/catalog';
 import { AWS_FACTS, baselineMiBps, instanceHourly, PRICES, pricedTypes, runnerHourly } from './aws-facts';
@@ -20,7 +21,7 @@ export interface PlanInput {
   runners?: RunnerSpec[];
   /** The stack's runner type: the default plan's type for link-bound units. */
   defaultType: string;
-  /** @default 'shard' */
+  /** @default the matrix's (`impliedLayout`: fleet when a step has clients > 1) */
   layout?: Layout;
   /** The document functions' benchmark (execution input `lambdas`). @default { documents: 20, repetitions: 3 } */
   lambdas?: { documents: number; repetitions: number };
@@ -105,16 +106,24 @@ class Model {
   private readonly stepsByType = new Map<string, StepEstimate[]>();
   private readonly prepByType = new Map<string, Map<string, { seconds: number; requests: Counts }>>();
 
+  readonly layout: Layout;
+
   constructor(readonly input: PlanInput) {
     this.measurement = measurementFor(input.matrix, input.measurements ?? MEASUREMENTS);
-    this.units = shardUnits(this.steps(input.defaultType).map((s) => ({ index: s.index, repetition: s.repetition, workload: { name: s.workload, params: {} } })));
+    this.layout = input.layout ?? impliedLayout(input.matrix.clients);
+    this.units = shardUnits(this.shardSteps(input.defaultType));
+  }
+
+  /** The steps as the layouts place them. */
+  shardSteps(type: string) {
+    return this.steps(type).map((s) => ({ index: s.index, repetition: s.repetition, clients: s.clients, workload: { name: s.workload, params: {} } }));
   }
 
   /** Each step on a runner of this type (its link sets the transfer time). */
   steps(type: string): StepEstimate[] {
     const link = baselineMiBps(type);
     if (!link) throw new Error(`no network figures for ${type} in assets/instance-network.json: add its baseline bandwidth (AWS's Network specifications tables)`);
-    if (!this.stepsByType.has(type)) this.stepsByType.set(type, modelSteps(this.input.matrix, this.measurement, { linkMiBps: link, budgetSeconds: this.input.budgetSeconds }));
+    if (!this.stepsByType.has(type)) this.stepsByType.set(type, modelSteps(this.input.matrix, this.measurement, { linkMiBps: link, budgetSeconds: this.input.budgetSeconds, barrierLeadSeconds: FLEET_BARRIER.s3.leadMs / 1000 }));
     return this.stepsByType.get(type)!;
   }
 
@@ -207,12 +216,12 @@ const typeOf = (specs: RunnerSpec[]) => specs.flatMap((s) => Array.from({ length
 /** The plan of an execution with these runners: shards by modelled time, then its phases and cost. */
 function planWith(model: Model, specs: RunnerSpec[], room = 0): ExecutionEstimate {
   const types = typeOf(specs);
-  const layout = model.input.layout ?? 'shard';
+  const layout = model.layout;
   const typeFor = model.typesFor(types);
-  const steps = model.steps(types[0]).map((s) => ({ index: s.index, repetition: s.repetition, workload: { name: s.workload, params: {} } }));
-  const shards = planShards(steps, types.length, layout, {
+  const shards = planShards(model.shardSteps(types[0]), types.length, layout, {
     seconds: (u, r, placed) => model.unitSeconds(u, types[r], placed),
-    fits: (u, r) => layout === 'replicate' || typeFor.get(u.workload) === types[r],
+    // A fleet's clients run the same steps side by side, on whatever types were asked for.
+    fits: (u, r) => layout === 'fleet' || typeFor.get(u.workload) === types[r],
   }, Math.max(0, room));
   const planned: PlannedShard[] = shards.map((sh) => {
     const type = types[sh.runner];
@@ -227,7 +236,7 @@ function planWith(model: Model, specs: RunnerSpec[], room = 0): ExecutionEstimat
   // Time to spare before the wall target: spend it keeping each workload's units on fewer
   // runners (each writes the workload's fixture once), if that still ends within the target.
   const spare = WALL_TARGET_SECONDS - estimate.wallSeconds;
-  if (room !== 0 || spare <= 0 || layout === 'replicate') return estimate;
+  if (room !== 0 || spare <= 0 || layout === 'fleet') return estimate;
   const grouped = planWith(model, specs, Math.max(...planned.map((s) => s.modelledSeconds)) + spare);
   const cheaper = estimate.unpriced.length ? grouped.runnerSeconds < estimate.runnerSeconds : grouped.executionDollars < estimate.executionDollars;
   return grouped.wallSeconds <= WALL_TARGET_SECONDS && cheaper ? grouped : estimate;
@@ -364,7 +373,8 @@ function poolOptions(model: Model, type: string, workloads: Set<string>, room: n
  */
 export function defaultPlan(input: PlanInput): ExecutionEstimate {
   const model = new Model(input);
-  if ((input.layout ?? 'shard') === 'replicate') return planWith(model, [{ instanceType: input.defaultType, count: 1 }]);
+  // A fleet: one runner of the stack's type per client of its largest fleet.
+  if (model.layout === 'fleet') return planWith(model, [{ instanceType: input.defaultType, count: fleetRunners(input.matrix.clients.map((clients) => ({ clients }))) }]);
   const cheap = cheaperType(input.defaultType) ?? input.defaultType;
   const onCheap = new Set(input.matrix.workloads.filter((w) => model.carries(cheap, w.name)).map((w) => w.name));
   const onFast = new Set(input.matrix.workloads.map((w) => w.name).filter((w) => !onCheap.has(w)));

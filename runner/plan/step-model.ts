@@ -13,7 +13,9 @@ export interface StepEstimate {
   method: string;
   variant: string;
   repetition: number;
-  /** Seconds on AWS, its budget applied. */
+  /** How many clients run it at once (a fleet step: each on its own runner, after the start barrier). */
+  clients: number;
+  /** Seconds on AWS, its budget applied (a fleet step: one client's, plus the barrier's lead before each pass). */
   seconds: number;
   /** Seconds without a budget, and where they come from: as measured here (scaled), AWS's request latency, the link. */
   full: { seconds: number; here: number; latency: number; transfer: number };
@@ -82,6 +84,8 @@ export interface StepModelOptions {
   linkMiBps: number;
   /** The steps' time budget (matrix `budget_s`), or null for none. */
   budgetSeconds: number | null;
+  /** A fleet step's wait at its start barrier before each pass (core/barrier.ts FLEET_BARRIER). @default 0 */
+  barrierLeadSeconds?: number;
 }
 
 /**
@@ -108,6 +112,10 @@ export function modelSteps(matrix: ResolvedMatrix, m: Measurement, o: StepModelO
     parallel: findWorkloadDescriptor(w.name)!.work.parallelism?.(w.params as never) ?? 1,
   }]));
   const figures = new Map<string, { figure: Figure; source: string }>();
+  // A fleet step's clients start each pass together, the barrier's lead after the last is ready
+  // (a pass per cache state at most); the model takes every client as fast as one alone: the
+  // slowest client's time is the measured one's.
+  const barrier = (o.barrierLeadSeconds ?? 0) * Math.max(1, matrix.cache.length);
   return expandSteps(matrix).map((s) => {
     const key = figureKey({ method: s.method.name, variant: s.method.variant, workload: s.workload.name });
     if (!figures.has(key)) figures.set(key, figureFor(m, s));
@@ -126,8 +134,8 @@ export function modelSteps(matrix: ResolvedMatrix, m: Measurement, o: StepModelO
     const didNotFinish = o.budgetSeconds !== null && work > o.budgetSeconds;
     const done = didNotFinish ? o.budgetSeconds! / work : 1;
     return {
-      index: s.index, workload: s.workload.name, method: s.method.name, variant: s.method.variant, repetition: s.repetition,
-      seconds: didNotFinish ? setupHere + o.budgetSeconds! + done * cleanup : full.seconds, full, didNotFinish,
+      index: s.index, workload: s.workload.name, method: s.method.name, variant: s.method.variant, repetition: s.repetition, clients: s.clients,
+      seconds: (didNotFinish ? setupHere + o.budgetSeconds! + done * cleanup : full.seconds) + (s.clients > 1 ? barrier : 0), full, didNotFinish,
       requests: didNotFinish ? times(requests, done) : requests, runnerRequests: times(f.runnerRequests, k.ops * done), peakMiBps: f.peakMiBps ?? 0, figure: source,
     };
   });

@@ -25,6 +25,7 @@ import { markAbandoned } from '../results/manifests';
 import { ResultsWriter, type RunManifest } from '../results/writer';
 import { LocalFleet } from './fleet';
 import { writeFixtures } from './fixtures';
+import { finishFleet, fleetFixtures } from './shared-fixtures';
 import type { RunOptions, RunOutcome } from './options';
 import { checkEnvironment, checkRunOptions, chooseSteps, finalStatus, methodsToProbe, notApplicableReason, planAvailability, spaceProblem, stepFailed, type SpaceNeed } from './policy';
 import { runStep, type StepEnv } from './step';
@@ -79,13 +80,17 @@ export async function runBenchmark(opts: RunOptions): Promise<RunOutcome> {
     const host = await measureLink(store, plan, opts, abort.ctrl.signal, progress);
     progress.log(`run ${plan.runId}: ${describePlan(plan)}, results in ${writer.partitionDir}`);
     const needed = plan.matrix.workloads.filter((w) => plan.steps.some((st) => st.workload.name === w.name));
-    const fixtures = await writeFixtures({ workloads: needed }, store.reference.boundTo(abort.ctrl.signal), plan.prefix, progress, abort.ctrl.signal);
+    // A fleet's clients read one data set, written once (shared-fixtures.ts).
+    const fixtures = opts.fleet
+      ? await fleetFixtures(opts.fleet, { workloads: needed }, store.reference.boundTo(abort.ctrl.signal), progress, abort.ctrl.signal)
+      : await writeFixtures({ workloads: needed }, store.reference.boundTo(abort.ctrl.signal), plan.prefix, progress, abort.ctrl.signal);
     const env: StepEnv = {
       target: store.target, host, endpointFacts: store.endpointFacts, runId: plan.runId, runnerId: opts.runnerId ?? null, prefix: plan.prefix, reference: store.reference,
       fixtures, progress, signal: abort.ctrl.signal, cache: plan.matrix.cache, budgetS: plan.matrix.budgetS, watchdog: opts.watchdog,
-      onMounted: opts.onMounted, accessLog: store.accessLog,
+      onMounted: opts.onMounted, accessLog: store.accessLog, fleet: opts.fleet?.member,
     };
     await runSteps(plan, env, { opts, store, writer, files, abort: abort.ctrl, fleet });
+    if (opts.fleet) await finishFleet(opts.fleet, store.reference, progress, abort.ctrl.signal, true);
     progress.stop();
     settle(writer, plan, abort.ctrl.signal.reason as Error | undefined);
     noteLeftovers(writer, await store.removeRunObjects(), progress);
@@ -95,6 +100,7 @@ export async function runBenchmark(opts: RunOptions): Promise<RunOutcome> {
     const reason = abort.ctrl.signal.reason;
     writer.manifest.status = reason instanceof Interrupted ? 'interrupted' : 'failed';
     writer.manifest.problem = errorSummary(reason ?? err);
+    if (store && opts.fleet) await finishFleet(opts.fleet, store.reference, progress, new AbortController().signal, false).catch((e) => progress.log(`the fleet's barrier markers were not all removed (${errorSummary(e)}); the pipeline's Teardown deletes them`));
     if (store) noteLeftovers(writer, await store.removeRunObjects(), progress);
   } finally {
     abort.unlink();

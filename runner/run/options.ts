@@ -2,7 +2,16 @@ import type { OpenContext } from '../core/method';
 import type { MatrixSource } from '../catalog';
 import type { EmbeddedEndpoint } from '../endpoint/embedded';
 import type { RunManifest } from '../results/writer';
-import type { StepEnv } from './step';
+import type { FleetMember, StepEnv } from './step';
+
+/** This process as one runner of an AWS fleet: its place at the barrier, and the fleet's shared data. */
+export interface FleetRun {
+  member: FleetMember;
+  /** The fleet's clients in all (its largest step's `clients`): each reads the fixtures client 1 writes. */
+  size: number;
+  /** The fleet's common data prefix ("s3ab/RUNID/fleet/"): the fixtures, written once by client 1 and deleted by it at the end. */
+  sharedPrefix: string;
+}
 
 /** Everything `s3ab run` and `s3ab step` can ask of a run. */
 export interface RunOptions extends MatrixSource {
@@ -44,6 +53,8 @@ export interface RunOptions extends MatrixSource {
    * place of its workload's default (tests shorten them). @default run/step-watchdog.ts
    */
   watchdog?: StepEnv['watchdog'];
+  /** This process is one runner of an AWS fleet (`s3ab step --fleet-client`): fleet steps wait at its barrier; fixtures are shared. (`s3ab run --clients` runs its own client processes: run/fleet.ts.) */
+  fleet?: FleetRun;
   /** With --bucket and no --endpoint: the bucket is on AWS S3 (regional endpoint, standard credentials). */
   awsTarget?: boolean;
 }

@@ -6,7 +6,16 @@ import { UserError, errorSummary } from '../core/errors';
 import { explain } from '../endpoint/preflight';
 import { makeS3Client, PREFLIGHT_BOUNDS_MS } from '../endpoint/s3-client';
 import { targetFor } from '../endpoint/target';
-import { INTERVALS_FOLDER, runDay } from '../core/vocabulary';
+import { FLEET_BARRIER } from '../core/barrier';
+import { fleetClock } from '../core/clock';
+import { expandSteps } from '../core/matrix';
+import { fleetRunners } from '../core/shards';
+import { fleetDataPrefix, INTERVALS_FOLDER, runDay } from '../core/vocabulary';
+import { S3Markers } from '../endpoint/s3-markers';
+import { matrixFor } from '../catalog';
+import { fleetWaitMs } from './fleet-wait';
+import type { FleetRun } from './options';
+import type { FleetMember } from './step';
 import { runBenchmark, type RunOutcome } from '.';
 import { TaskCallback } from './task-callback';
 
@@ -25,6 +34,8 @@ export interface ShardOptions {
   signal?: AbortSignal;
   /** Every step's time budget in seconds, over the matrix's budget_s. */
   stepBudgetS?: number;
+  /** This runner's client number in a fleet execution (1-based; layout "fleet"), and where the fleet's barrier markers go (s3://BUCKET/PREFIX; the run id is added). */
+  fleet?: { client: number; barrier: string };
 }
 
 export interface ShardOutcome {
@@ -62,6 +73,7 @@ export async function runShard(opts: ShardOptions): Promise<ShardOutcome> {
   } finally {
     checker.destroy();
   }
+  const fleet = opts.fleet ? await fleetRun(opts, opts.fleet, targetFor({ endpoint: opts.endpoint, bucket: parseS3Url(opts.fleet.barrier).bucket, region: opts.region })) : undefined;
   const scratch = await mkdtemp(join(tmpdir(), 's3ab-step-results-'));
   const client: S3Client = makeS3Client(resultsTarget, { maxSockets: 4 });
   const uploaded: string[] = [];
@@ -82,7 +94,7 @@ export async function runShard(opts: ShardOptions): Promise<ShardOutcome> {
     const run = await runBenchmark({
       matrixFile: opts.matrixFile, onlySteps: opts.steps, runId: opts.runId, runnerId: opts.runnerId, stepBudgetS: opts.stepBudgetS,
       resultsDir: scratch, bucket: opts.bucket, endpoint: opts.endpoint, region: opts.region, awsTarget: !opts.endpoint,
-      quiet: opts.quiet, signal: opts.signal,
+      quiet: opts.quiet, signal: opts.signal, fleet: fleet?.run,
       // The interval series: their own table's location, results/intervals/dt=DAY/ (lib/results-catalog.ts).
       onIntervalsFile: async (file) => {
         await upload(file, `${results.prefix}${INTERVALS_FOLDER}/dt=${day}/${basename(file)}`, 'application/x-ndjson');
@@ -96,8 +108,32 @@ export async function runShard(opts: ShardOptions): Promise<ShardOutcome> {
     return { run, uploaded, records };
   } finally {
     client.destroy();
+    fleet?.close();
     await rm(scratch, { recursive: true, force: true });
   }
+}
+
+/**
+ * This runner's place in a fleet execution: its barrier (markers under the barrier location's
+ * RUNID/), its clock (refused beyond CLOCK_BOUND_MS when the fleet has more than one client), the
+ * fleet's size (its matrix's largest `clients`) and shared data prefix.
+ */
+async function fleetRun(opts: ShardOptions, f: NonNullable<ShardOptions['fleet']>, target: ReturnType<typeof targetFor>): Promise<{ run: FleetRun; close: () => void }> {
+  const matrix = matrixFor({ matrixFile: opts.matrixFile });
+  const size = fleetRunners(matrix.clients.map((clients) => ({ clients })));
+  if (!Number.isInteger(f.client) || f.client < 1 || f.client > size) {
+    throw new UserError(`--fleet-client ${f.client} is not a client of this matrix's fleet (clients ${matrix.clients.join(', ')}: 1 to ${size})`, 'the pipeline passes runner index + 1 (ValidateInput\'s shards[i].fleetClient); give 1 to the number of runners');
+  }
+  const clock = size > 1 ? await fleetClock() : { offsetMs: null, source: 'one host' as const };
+  const where = parseS3Url(f.barrier);
+  const client = makeS3Client(target, { maxSockets: 2 });
+  const member: FleetMember = {
+    client: f.client, barrier: 's3', markers: new S3Markers(client, where.bucket, `${where.prefix}${opts.runId}/`),
+    clockOffsetMs: clock.offsetMs, clockSource: clock.source, ...FLEET_BARRIER.s3,
+    // Client k also waits, at its barriers, for the steps client 1 runs without it.
+    timeoutMs: fleetWaitMs(expandSteps(matrix), f.client, opts.stepBudgetS ?? matrix.budgetS, FLEET_BARRIER.s3.timeoutMs),
+  };
+  return { run: { member, size, sharedPrefix: fleetDataPrefix(opts.runId) }, close: () => client.destroy() };
 }
 
 /** How `s3ab step` ends the Step Functions task of its command (the run-step document passes these). */

@@ -120,7 +120,7 @@ export class LocalCloud {
     for (let i = 0; i < p.MinCount; i++) {
       const id = `i-${(++this.n).toString(16).padStart(17, '0')}`;
       const dir = join(this.o.root, id);
-      for (const d of ['tmp', 'log']) mkdirSync(join(dir, d), { recursive: true });
+      for (const d of ['tmp', 'log', 'lock']) mkdirSync(join(dir, d), { recursive: true });
       this.sandboxes.set(id, { id, dir, instanceType: p.InstanceType, subnet: p.SubnetId, tags, state: 'running', launchedAt: Date.now() });
       ids.push(id);
     }
@@ -240,7 +240,9 @@ export class LocalCloud {
     const inv: Invocation = { instanceId: box.id, status: 'InProgress', output: '', child: null, startedAt: Date.now(), endedAt: null };
     // Its own process group, as the SSM agent runs it: terminating the sandbox kills the whole tree.
     // The runner's own environment: the document sets S3AB_HOME and TMPDIR itself.
-    const env: NodeJS.ProcessEnv = { ...process.env, ...this.o.env, TMPDIR: join(box.dir, 'tmp') };
+    // Each sandbox its own mount lock, as each runner is its own host: a fleet's sandboxes mount at
+    // once and meet at the barrier (one lock for all would hold the others off until it timed out).
+    const env: NodeJS.ProcessEnv = { ...process.env, ...this.o.env, TMPDIR: join(box.dir, 'tmp'), S3AB_LOCK_DIR: join(box.dir, 'lock') };
     delete env.S3AB_HOME;
     const child = spawn('bash', [join(box.dir, `${id}.sh`)], { cwd: box.dir, detached: true, env, stdio: ['ignore', 'pipe', 'pipe'] });
     const keep = (c: Buffer) => { inv.output = (inv.output + c.toString()).slice(-SSM_OUTPUT_LIMIT); };

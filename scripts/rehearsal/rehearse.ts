@@ -13,6 +13,7 @@
  * checkS3Requests → the report.
  */
 import { RESULTS_LAYOUT } from '../../lib/results-layout';
+import { ONE_HOST_CLOCK_ENV } from '../../runner/core/clock';
 import { CreateBucketCommand, GetObjectCommand, ListObjectsV2Command, ListObjectVersionsCommand, PutBucketVersioningCommand, type S3Client } from '@aws-sdk/client-s3';
 import type { Context } from 'aws-lambda';
 import { StateMachine } from 'aws-local-stepfunctions';
@@ -38,6 +39,7 @@ import { LocalCloud, type Fault } from './local-cloud';
 import { iamRequestsOf, parseLoggedRequest, recordBodyResources } from './s3-iam';
 import { mountRequests, ruleRequests, syncRequests } from './s3-files';
 import { LocalStepFunctions, type CallbackFigures } from './step-functions';
+import { fleetFigures, type FleetPassFigure, type FleetRecord } from './fleet-figures';
 import { stepFigures, type PreparationFigure, type StepFigure, type StepRecord } from './step-figures';
 import { RehearsalTemplate } from './template';
 
@@ -104,6 +106,8 @@ export interface RehearsalReport {
   leftovers: { runnerProcesses: number; mounts: number; versions: number; sandboxes: number };
   /** Each step's wall time and S3 requests, and the runner's preparation (with one runner; null with several). */
   measured: { steps: StepFigure[]; preparation: PreparationFigure } | null;
+  /** A fleet execution's steps with clients > 1, per pass: runners that recorded it, their common start, how far apart they began. */
+  fleet: FleetPassFigure[];
 }
 
 /** What the phases share. */
@@ -195,6 +199,9 @@ function localCloud(r: Rehearsal): LocalCloud {
     env: {
       AWS_ACCESS_KEY_ID: creds.accessKeyId, AWS_SECRET_ACCESS_KEY: creds.secretAccessKey, AWS_REGION: 'us-east-1', AWS_DEFAULT_REGION: 'us-east-1',
       AWS_EC2_METADATA_DISABLED: 'true', AWS_ENDPOINT_URL_SFN: r.sfn.endpoint, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+      // Every sandbox runs on this one host, so one clock serves a fleet's clients: said so in their
+      // records (clock_source "one host", no offset), never taken for chrony's.
+      [ONE_HOST_CLOCK_ENV]: 'one-host',
     },
   });
 }
@@ -417,6 +424,9 @@ async function inspectRun(r: Rehearsal, runId: string | null): Promise<Inspectio
       const page = await r.admin.send(new ListObjectVersionsCommand({ Bucket: r.server.target.bucket, Prefix: prefix }));
       versions += (page.Versions?.length ?? 0) + (page.DeleteMarkers?.length ?? 0);
     }
+    // A fleet's barrier markers in the results bucket: removed by the runners and Teardown.
+    const markers = await r.admin.send(new ListObjectVersionsCommand({ Bucket: RESULTS_BUCKET, Prefix: `${RESULTS_LAYOUT.fleetBarrier}${runId}/` }));
+    versions += (markers.Versions?.length ?? 0) + (markers.DeleteMarkers?.length ?? 0);
   }
   const records = runId ? await resultRecords(r.admin, RESULTS_BUCKET, runId) : [];
   // Per step, measured (one runner only: the runners share this server's log).
@@ -465,7 +475,13 @@ function reportOf(r: Rehearsal, run: ExecutionOutcome, seen: Inspection, s3Iam: 
   const iamError = denials.length
     ? { name: 'AccessDenied', message: `the template's IAM denies ${denials.length} request kind(s): ${denials.map((d) => `${d.principal} may not ${d.action} on ${d.resource} (${d.decision}; ${d.count} request(s), seen in the ${d.source})`).join('; ')}` }
     : null;
-  const error = run.error && iamError ? { name: run.error.name, message: `${run.error.message} [and ${iamError.message}]` } : run.error ?? iamError;
+  // A fleet step whose clients did not all record it, or not from one start instant, did not run as a fleet.
+  const fleet = fleetFigures(seen.records as FleetRecord[]);
+  const apart = fleet.filter((f) => f.runners !== f.clients || f.startInstants !== 1);
+  const fleetError = !run.error && apart.length
+    ? { name: 'FleetApart', message: apart.map((f) => `step ${f.step} (${f.cache}): ${f.runners} of ${f.clients} clients recorded it, from ${f.startInstants} start instant(s)`).join('; ') }
+    : null;
+  const error = run.error && iamError ? { name: run.error.name, message: `${run.error.message} [and ${iamError.message}]` } : run.error ?? iamError ?? fleetError;
   const teardownOut = run.output?.teardown?.value;
   return {
     status: error ? 'FAILED' : 'SUCCEEDED', error, runId: run.runId, reportLocation: run.output?.report?.value?.reportLocation ?? null, wallMs,
@@ -478,6 +494,7 @@ function reportOf(r: Rehearsal, run: ExecutionOutcome, seen: Inspection, s3Iam: 
     iam: { requests: r.iam.requests, evaluations: r.iam.evaluations, unseen: s3Iam.unseen, denials },
     leftovers: { runnerProcesses: seen.runnerProcesses, mounts: seen.mounts, versions: seen.versions, sandboxes: 0 },
     measured: seen.measured,
+    fleet,
   };
 }
 

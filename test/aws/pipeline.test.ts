@@ -203,7 +203,8 @@ async function execute(input: unknown, cloud: ReturnType<typeof fakeCloud>) {
 
 const MATRIX = { methods: ['s3-api'], repetitions: 1, workloads: { 'small-reads': { files: 4 }, 'dir-walk': { objects: 10 } } };
 const INPUT = { matrix: MATRIX, runners: [{ instanceType: 'c7g.large', count: 2 }], lambdas: { documents: 5, repetitions: 2 } };
-const MIXED = { ...INPUT, layout: 'replicate', runners: [{ instanceType: 'c7g.large', count: 2 }, { instanceType: 'm7i.large', count: 1 }] };
+// A fleet of three on mixed types: steps 1–2 (small-reads with 1 and 3 clients), 3–4 (dir-walk).
+const MIXED = { ...INPUT, matrix: { ...MATRIX, clients: [1, 3] }, layout: 'fleet', runners: [{ instanceType: 'c7g.large', count: 2 }, { instanceType: 'm7i.large', count: 1 }] };
 
 test('the synthesized definition is valid ASL (asl-validator) and uses JSONPath only', () => {
   const { isValid, errorsText } = aslValidator(definition);
@@ -447,14 +448,14 @@ test('mixed architectures: each runner spec launches the Amazon Linux 2023 image
   const byType = (t: string) => [...cloud.instances.values()].filter((i) => i.instanceType === t).map((i) => i.imageId);
   expect(byType('c7g.large')).toEqual([RUNNER_IMAGE.arm64, RUNNER_IMAGE.arm64]);
   expect(byType('m7i.large')).toEqual([RUNNER_IMAGE.x86_64]);
-  // Layout "replicate": every runner runs every step.
-  expect(cloud.stepsRun.sort()).toEqual(['1,2@i-00000001', '1,2@i-00000002', '1,2@i-00000003']);
+  // Layout "fleet": runner r runs the steps with more than r clients.
+  expect(cloud.stepsRun.sort()).toEqual(['1,2,3,4@i-00000001', '2,4@i-00000002', '2,4@i-00000003']);
   expect([...cloud.instances.values()].every((i) => i.state === 'terminated')).toBe(true);
 });
 
 test('more runners than SSM\'s default page (10): all are seen online at the first check', async () => {
   const cloud = fakeCloud();
-  const { error } = await execute({ ...INPUT, layout: 'replicate', runners: [{ instanceType: 'c7g.large', count: 8 }, { instanceType: 'c6i.large', count: 4 }] }, cloud);
+  const { error } = await execute({ ...INPUT, matrix: { ...MATRIX, clients: [1, 12] }, layout: 'fleet', runners: [{ instanceType: 'c7g.large', count: 8 }, { instanceType: 'c6i.large', count: 4 }] }, cloud);
   expect(error).toBeNull();
   expect(cloud.calls.filter((c) => c === 'CheckRunnersOnline')).toHaveLength(1);
   expect(cloud.stepsRun).toHaveLength(12);

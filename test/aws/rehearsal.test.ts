@@ -50,6 +50,21 @@ describe('a rehearsal of a whole execution: the synthesized state machine, the r
     expect(out).toMatch(/status: SUCCEEDED; report: s3:\/\//);
   }, 300_000);
 
+  test('issue 26: a fleet of three sandboxes (scripts/rehearsal/fleet.json: clients 1 and 3) starts each fleet step together at the S3 barrier, every request allowed, nothing left', () => {
+    const fleet = JSON.parse(readFileSync(join(ROOT, 'scripts', 'rehearsal', 'fleet.json'), 'utf8'));
+    const { code, out, report: r } = rehearse([], fleet, 'c7g.large:3');
+    expect({ code, status: r.status, error: r.error }).toEqual({ code: 0, status: 'SUCCEEDED', error: null });
+    // Runner 1 runs all four steps, runners 2 and 3 the two 3-client ones.
+    expect(r.commands.filter((c) => c.document === 'run-step').map((c) => c.steps).sort()).toEqual([2, 2, 4]);
+    // Each fleet step's pass: recorded by all three clients, from one start instant, their first measurements close (one host's clock).
+    expect(r.fleet.map((f) => [f.step, f.runners, f.clients, f.startInstants, f.clockSources])).toEqual([[3, 3, 3, 1, ['one host']], [4, 3, 3, 1, ['one host']]]);
+    for (const f of r.fleet) expect(f.spreadMs).toBeLessThan(1000);
+    // The barrier's markers (PUT, listed, deleted in the results bucket) were judged with the rest; the fixtures and markers are gone.
+    expect(r.iam.denials).toEqual([]);
+    expect(r.leftovers).toEqual(NOTHING_LEFT);
+    expect(out).toMatch(/fleet step 3 \(none\): 3 of 3 clients recorded, 1 common start instant\(s\)/);
+  }, 300_000);
+
   test('a runner\'s command that fails mid-steps: its exit trap reports the failure, the execution fails naming it, exit 1, and still nothing is left behind', () => {
     const { code, report: r } = rehearse(['--fail', 'run-step']);
     expect(code).toBe(1);

@@ -106,6 +106,20 @@ describe('IAM: least privilege', () => {
     expect(JSON.stringify(bySid.WriteResults.Resource)).toContain('/results/*');
     expect(bySid.WriteResults.Action).toBe('s3:PutObject');
     expect(bySid.MountS3Files.Action).toEqual(['s3files:ClientMount', 's3files:ClientWrite', 's3files:ClientRootAccess']);
+    // A fleet's start barrier: markers put and deleted under fleet-barrier/ of the results bucket only (listed with ListResultsBucket).
+    expect(bySid.FleetBarrier.Action).toEqual(['s3:PutObject', 's3:DeleteObject']);
+    expect(bySid.FleetBarrier.Resource).toEqual({ 'Fn::Join': ['', [{ 'Fn::GetAtt': [expect.stringMatching(/^ResultsBucket/), 'Arn'] }, '/fleet-barrier/*']] });
+    const deletes = statementsOf(props).filter((st) => asList(st.Action).includes('s3:DeleteObject'));
+    expect(deletes.map((st) => st.Sid).sort()).toEqual(['FleetBarrier', 'WriteBenchmarkData']);
+  });
+
+  test('Teardown removes a fleet\'s leftover barrier markers: list the results bucket, delete under fleet-barrier/ only', () => {
+    const [, props] = resourcesOf(s, 'AWS::IAM::Policy').find(([id]) => id.startsWith('PipelineTeardownFn'))!;
+    const onResults = statementsOf(props).filter((st) => JSON.stringify(st.Resource).includes('ResultsBucket'));
+    expect(onResults.map((st) => [st.Action, st.Resource])).toEqual([
+      ['s3:ListBucket', { 'Fn::GetAtt': [expect.stringMatching(/^ResultsBucket/), 'Arn'] }],
+      ['s3:DeleteObject', { 'Fn::Join': ['', [{ 'Fn::GetAtt': [expect.stringMatching(/^ResultsBucket/), 'Arn'] }, '/fleet-barrier/*']] }],
+    ]);
   });
 
   test('the before function reaches only docs/ of the data bucket; the after function only its access point', () => {
@@ -299,11 +313,14 @@ describe('runner fleet', () => {
 
   test('the run-step document runs the runner bundle for this runner\'s steps, uploads to the results bucket and ends its task itself', () => {
     const [, doc] = resourcesOf(s, 'AWS::SSM::Document').find(([id]) => id.includes('RunStep'))!;
-    expect(Object.keys(doc.Content.parameters).sort()).toEqual(['executionTimeout', 'heartbeatSeconds', 'runId', 'steps', 'taskToken']);
+    expect(Object.keys(doc.Content.parameters).sort()).toEqual(['executionTimeout', 'fleetClient', 'heartbeatSeconds', 'runId', 'steps', 'taskToken']);
+    // A fleet's client number (ValidateInput's shards[i].fleetClient; 0: not a fleet's client).
+    expect(doc.Content.parameters.fleetClient).toMatchObject({ default: '0', allowedPattern: '^[0-9]{1,3}$' });
     // The same step-list rule as `s3ab step --steps` (runner/core/shards.ts).
     expect(doc.Content.parameters.steps.allowedPattern).toBe(STEP_LIST_PATTERN.source);
     const text = JSON.stringify(doc.Content.mainSteps[0].inputs.runCommand);
     expect(text).toMatch(/s3ab\.js step --matrix .* --steps \{\{ steps \}\} --run-id \{\{ runId \}\}.* --task-token \\"\$TASK_TOKEN\\" --heartbeat-seconds \{\{ heartbeatSeconds \}\} --reported-file \/opt\/s3ab\/reported-\{\{ runId \}\}/);
+    expect(text).toMatch(/ --fleet-client \{\{ fleetClient \}\} --fleet-barrier s3:\/\/.*\/fleet-barrier --task-token/);
     // The exit trap reports only what the runner did not.
     expect(text).toContain('[ -e \\"/opt/s3ab/reported-{{ runId }}\\" ] || ');
     // Scratch and client disk caches on the EBS volume, not on AL2023's RAM-disk /tmp.

@@ -1,4 +1,4 @@
-import { CreateBucketCommand, GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import { CreateBucketCommand, DeleteObjectCommand, GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -54,13 +54,14 @@ describe('step-runner contract: the runner invoked as the SSM run-step document 
   });
 
   /** Runs the document's line with {{ parameters }} filled in; local paths and the endpoints are the only changes (no TASK_TOKEN: no callback). */
-  function invoke(steps: string, runnerId: string, env: NodeJS.ProcessEnv = {}): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  function invoke(steps: string, runnerId: string, env: NodeJS.ProcessEnv = {}, fleet = { client: '0', run: RUN }): Promise<{ status: number | null; stdout: string; stderr: string }> {
+    const run = fleet.run;
     const cmd = line
-      .replaceAll('{{ runId }}', RUN).replaceAll('{{ steps }}', steps).replaceAll('{{ heartbeatSeconds }}', '1')
-      .replace(`/opt/s3ab/reported-${RUN}`, join(dir, `reported-${runnerId}`))
+      .replaceAll('{{ runId }}', run).replaceAll('{{ steps }}', steps).replaceAll('{{ heartbeatSeconds }}', '1').replaceAll('{{ fleetClient }}', fleet.client)
+      .replace(`/opt/s3ab/reported-${run}`, join(dir, `reported-${runnerId}`))
       .replace('"$(cat /opt/s3ab/node)"', JSON.stringify(process.execPath))
       .replace('/opt/s3ab/dist/s3ab.js', S3AB)
-      .replace(`/opt/s3ab/matrix-${RUN}.json`, join(dir, `matrix-${RUN}.json`))
+      .replace(`/opt/s3ab/matrix-${run}.json`, join(dir, `matrix-${run}.json`))
       + ` --endpoint ${server.target.endpointUrl}`;
     const child = spawn('bash', ['-c', cmd], {
       env: {
@@ -79,8 +80,36 @@ describe('step-runner contract: the runner invoked as the SSM run-step document 
   const keys = async (prefix: string) => ((await client.send(new ListObjectsV2Command({ Bucket: RESULTS, Prefix: prefix }))).Contents ?? []).map((o) => o.Key!);
 
   test('the synthesized line runs `s3ab step` with the execution\'s run id, steps, runner and buckets', () => {
-    expect(line).toMatch(/s3ab\.js step --matrix \/opt\/s3ab\/matrix-\{\{ runId \}\}\.json --steps \{\{ steps \}\} --run-id \{\{ runId \}\} --runner-id "\$S3AB_RUNNER_ID" --bucket s3ab-bench --region "\$S3AB_REGION" --results s3:\/\/s3ab-results\/results --task-token "\$TASK_TOKEN" --heartbeat-seconds \{\{ heartbeatSeconds \}\} --reported-file \/opt\/s3ab\/reported-\{\{ runId \}\}$/);
+    expect(line).toMatch(/s3ab\.js step --matrix \/opt\/s3ab\/matrix-\{\{ runId \}\}\.json --steps \{\{ steps \}\} --run-id \{\{ runId \}\} --runner-id "\$S3AB_RUNNER_ID" --bucket s3ab-bench --region "\$S3AB_REGION" --results s3:\/\/s3ab-results\/results --fleet-client \{\{ fleetClient \}\} --fleet-barrier s3:\/\/s3ab-results\/fleet-barrier --task-token "\$TASK_TOKEN" --heartbeat-seconds \{\{ heartbeatSeconds \}\} --reported-file \/opt\/s3ab\/reported-\{\{ runId \}\}$/);
   });
+
+  test('issue 26: a fleet of two runners (clients [1, 2]): client 1 writes the shared fixture, both start step 2 at one instant from the S3 barrier, nothing is left', async () => {
+    const run = '20261122T111500Z-f1ee70';
+    writeFileSync(join(dir, `matrix-${run}.json`), JSON.stringify({ name: 'contract-fleet', repetitions: 1, clients: [1, 2], methods: ['s3-api'], workloads: { 'small-reads': { files: 8, size: '256KiB' } } }));
+    // Both on this host: one clock, said so (never taken for chrony's).
+    const oneHost = { S3AB_FLEET_CLOCK: 'one-host' };
+    const [a, b] = await Promise.all([invoke('1,2', 'i-0f01', oneHost, { client: '1', run }), invoke('2', 'i-0f02', oneHost, { client: '2', run })]);
+    for (const r of [a, b]) expect({ code: r.status, err: r.stderr.slice(-800) }).toEqual({ code: 0, err: expect.any(String) });
+    const records: ResultRecord[] = [];
+    for (const key of (await keys(`results/dt=2026-11-22/${run}--s002`))) {
+      const body = await (await client.send(new GetObjectCommand({ Bucket: RESULTS, Key: key }))).Body!.transformToString();
+      records.push(...body.trim().split('\n').map((l) => JSON.parse(l)));
+    }
+    const reads = records.filter((r) => r.operation === 'read');
+    expect(reads.map((r) => [r.host.runner_id, r.clients, r.fleet?.client, r.fleet?.barrier, r.fleet?.clock_source, r.fleet?.clock_offset_ms, r.verified]).sort()).toEqual([
+      ['i-0f01', 2, 1, 's3', 'one host', null, true], ['i-0f02', 2, 2, 's3', 'one host', null, true],
+    ]);
+    // One start instant for both, from the markers' S3 time stamps; their measurements began within half a second of it (one clock, a busy host).
+    expect(new Set(reads.map((r) => r.fleet!.start_at)).size).toBe(1);
+    for (const r of reads) expect(Math.abs(Date.parse(r.started_at) - Date.parse(r.fleet!.start_at))).toBeLessThan(500);
+    // Both read the one fixture client 1 wrote (one fixture of 8 objects written, under s3ab/RUN/fleet/), then nothing is left of it or of the barrier.
+    expect(a.stdout + a.stderr).toMatch(/writing fixture small-reads/);
+    expect(b.stdout + b.stderr).not.toMatch(/writing fixture/);
+    expect(((await client.send(new ListObjectsV2Command({ Bucket: server.target.bucket, Prefix: `s3ab/${run}/` }))).KeyCount ?? 0)).toBe(0);
+    expect(await keys(`fleet-barrier/${run}/`)).toEqual([]);
+    // This run's records out of the way of the tests that read every record.
+    for (const key of [...await keys(`results/dt=2026-11-22/${run}`), ...await keys(`results/_runs/${run}`)]) await client.send(new DeleteObjectCommand({ Bucket: RESULTS, Key: key }));
+  }, 120_000);
 
   test('two runners run step 2 at once: each uploads its own records to results/dt=DAY/ and reports completion', async () => {
     const [a, b] = await Promise.all([invoke('2', 'i-0aaa'), invoke('2', 'i-0bbb')]);
@@ -105,7 +134,7 @@ describe('step-runner contract: the runner invoked as the SSM run-step document 
   });
 
 
-  test('replicate: two runners (two instance types) run step 1 independently; the summary queries compare the types on DuckDB', async () => {
+  test('two runners (two instance types) each run step 1 on their own (clients 1, no fleet); the summary queries compare the types on DuckDB', async () => {
     const [a, b] = await Promise.all([invoke('1', 'i-0aaa'), invoke('1', 'i-0bbb', { S3AB_INSTANCE_TYPE: 'm7i.large' })]);
     for (const r of [a, b]) expect({ code: r.status, err: r.stderr.slice(-500) }).toEqual({ code: 0, err: expect.any(String) });
     // The results bucket as Athena sees it, copied to a local folder for DuckDB.

@@ -1,6 +1,6 @@
 import { TerminateInstancesCommand } from '@aws-sdk/client-ec2';
 import {
-  CreateBucketCommand, DeleteObjectCommand, ListObjectVersionsCommand, PutBucketVersioningCommand, PutObjectCommand, type S3Client,
+  CreateBucketCommand, DeleteObjectCommand, ListObjectsV2Command, ListObjectVersionsCommand, PutBucketVersioningCommand, PutObjectCommand, type S3Client,
 } from '@aws-sdk/client-s3';
 import { readFileSync, statSync } from 'node:fs';
 import { cleanupAll } from '../../runner/core/cleanup';
@@ -12,6 +12,7 @@ import { fakeEc2, terminatedIds, type FakeInstance } from '../helpers/ec2';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 const DATA = 's3ab-data';
+const RESULTS = 's3ab-results';
 const RUN = '20261122T101500Z-abc123';
 const OTHER = '20261122T090000Z-def456';
 
@@ -39,12 +40,13 @@ describe('Teardown: the run\'s runners terminated, every version of its data del
     server = await startEmbeddedEndpoint();
     s3 = makeS3Client(server.target, { maxSockets: 4 });
     await s3.send(new CreateBucketCommand({ Bucket: DATA }));
+    await s3.send(new CreateBucketCommand({ Bucket: RESULTS }));
     // The data bucket is versioned (S3 Files requires it), as versitygw's versioning directory allows.
     await s3.send(new PutBucketVersioningCommand({ Bucket: DATA, VersioningConfiguration: { Status: 'Enabled' } }));
     Object.assign(process.env, {
       AWS_ACCESS_KEY_ID: server.target.credentials!.accessKeyId, AWS_SECRET_ACCESS_KEY: server.target.credentials!.secretAccessKey,
       AWS_REGION: 'us-east-1', S3AB_S3_ENDPOINT: server.target.endpointUrl,
-      STACK_NAME: 'S3AccessBench', DATA_BUCKET: DATA, ACCESS_POINT_PREFIX: 'lambda/', POWERTOOLS_LOG_LEVEL: 'SILENT',
+      STACK_NAME: 'S3AccessBench', DATA_BUCKET: DATA, RESULTS_BUCKET: RESULTS, ACCESS_POINT_PREFIX: 'lambda/', POWERTOOLS_LOG_LEVEL: 'SILENT',
     });
     teardown = await import('../../lambda/teardown');
   }, 60_000);
@@ -80,6 +82,10 @@ describe('Teardown: the run\'s runners terminated, every version of its data del
     await put(`s3ab/${RUN}.txt`, 'a key that only starts like the run\'s prefix');
     await put('keep/me', 'v1');
     await put('keep/me', 'v2');
+    // A fleet's barrier markers its failed runners left in the results bucket (not versioned), and another run's.
+    const marker = (run: string, round: string, client: number) => s3.send(new PutObjectCommand({ Bucket: RESULTS, Key: `fleet-barrier/${run}/${round}/${client}`, Body: '', ContentLength: 0 }));
+    for (const run of [RUN, OTHER]) for (const client of [1, 2, 3]) await marker(run, 'step4-cold', client);
+    await s3.send(new PutObjectCommand({ Bucket: RESULTS, Key: `results/dt=2026-11-22/${RUN}--i-aaa--0001.jsonl`, Body: '{}' }));
     const isOurs = (v: string) => v.includes(`/${RUN}/`) || v.startsWith(`s3ab-${RUN.toLowerCase()}-`);
     const ours = (await versions(s3)).filter(isOurs);
     expect(ours.length).toBe(3 * 2 + 2 + 7 + 1); // two versions each, a version and its delete marker, seven objects, a volume's chunk
@@ -106,6 +112,9 @@ describe('Teardown: the run\'s runners terminated, every version of its data del
     expect(await versions(s3)).toEqual(others);
     expect(others.filter((v) => v.startsWith('keep/me@'))).toHaveLength(2);
     expect(others.filter((v) => v.includes(`/${OTHER}/`) || v.startsWith(`s3ab-${OTHER.toLowerCase()}-`))).toHaveLength(ours.length);
+    // Of the results bucket, only this run's barrier markers went.
+    const results = (await s3.send(new ListObjectsV2Command({ Bucket: RESULTS }))).Contents!.map((o) => o.Key).sort();
+    expect(results).toEqual([`fleet-barrier/${OTHER}/step4-cold/1`, `fleet-barrier/${OTHER}/step4-cold/2`, `fleet-barrier/${OTHER}/step4-cold/3`, `results/dt=2026-11-22/${RUN}--i-aaa--0001.jsonl`]);
   });
 
   test('deleteAllVersions lists page after page (key and version markers), deletes each version once, then lists from the start to confirm nothing is left', async () => {

@@ -62,7 +62,7 @@ describe('ValidateInput: the runner\'s matrix validator before anything exists; 
     expect(run.layout).toBe('shard');
     expect(run.shards).toEqual([{
       runner: 0, steps: '1,2,3,4,5,6,7,8', count: 8, workloads: ['small-reads', 'dir-walk'],
-      modelledSeconds: expect.any(Number), timeoutSeconds: expect.any(Number), instanceType: 'm7g.large', imageId: RUNNER_IMAGE.arm64, install: ['awscli'],
+      modelledSeconds: expect.any(Number), timeoutSeconds: expect.any(Number), instanceType: 'm7g.large', imageId: RUNNER_IMAGE.arm64, install: ['awscli'], fleetClient: 0,
     }]);
     expect(run.shards[0].modelledSeconds).toBeGreaterThan(0);
     expect(followsFromModel(run.shards[0])).toBe(true);
@@ -84,29 +84,47 @@ describe('ValidateInput: the runner\'s matrix validator before anything exists; 
     expect(run.shards.flatMap((x) => x.steps.split(',')).map(Number).sort()).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
     await expect(validate.handler({ input: { matrix: MATRIX, runners: [{ instanceType: 'c7g.large', count: 5 }] } }))
       .rejects.toThrow(/5 runners but the matrix has 2 workload\(s\) × 2 repetition\(s\) for them: 1 runner\(s\) would measure nothing under layout "shard" — launch at most one runner per \(workload, repetition\)/);
-    await expect(validate.handler({ input: { matrix: MATRIX, layout: 'spread' } })).rejects.toThrow(/input.layout "spread" is not a layout — use one of shard, replicate/);
+    await expect(validate.handler({ input: { matrix: MATRIX, layout: 'spread' } })).rejects.toThrow(/input.layout "spread" is not a layout — use one of shard, fleet/);
+  });
+
+  test('layout "fleet": one runner per client of the largest fleet, derived or checked; "shard" cannot run a fleet', async () => {
+    const fleet = { ...MATRIX, clients: [1, 3] };
+    const derived = await validate.handler({ input: { matrix: fleet } });
+    expect(derived.layout).toBe('fleet');
+    expect(derived.runnerCount).toBe(3);
+    expect(derived.shards.map((x) => x.fleetClient)).toEqual([1, 2, 3]);
+    await expect(validate.handler({ input: { matrix: fleet, runners: [{ instanceType: 'c7g.large', count: 2 }] } }))
+      .rejects.toThrow(/layout "fleet" with clients \[1, 3\] needs 3 runner\(s\), one per client of its largest fleet; input.runners asks for 2 — give 3 runners/);
+    await expect(validate.handler({ input: { matrix: fleet, layout: 'shard' } }))
+      .rejects.toThrow(/the matrix's clients \[1, 3\] ask for fleets of up to 3 runners at once, which layout "shard" cannot run — leave "layout" out or give "layout": "fleet"/);
+    await expect(validate.handler({ input: { matrix: { ...MATRIX, clients: [1, 32] } } })).rejects.toThrow(/the matrix's largest fleet has 32 clients: as many runners, more than the 20 an execution may have — give "clients" up to 20/);
+    // A plain matrix: shard, and no runner is a fleet's client.
+    expect((await validate.handler({ input: { matrix: MATRIX } })).shards.every((x) => x.fleetClient === 0)).toBe(true);
   });
 
   test('a profile by name, runner specs and the Lambda benchmark\'s size', async () => {
-    const run = await validate.handler({ input: { profile: 'quick', layout: 'replicate', runners: [{ instanceType: 'c7g.large', count: 2 }, { instanceType: 'm7i.xlarge', count: 3 }], lambdas: { documents: 50, repetitions: 2 } } });
-    expect(run.matrixName).toBe('quick');
-    // Layout "replicate": every runner runs every step (instance types compared on the same steps).
-    expect(run.shards.map((x) => x.count)).toEqual(Array(5).fill(run.steps.length));
-    expect(run.steps).toHaveLength(expandSteps(resolveMatrix(loadProfile('quick'), 'quick', CATALOG)).length);
-    expect(run).toMatchObject({ runnerCount: 5, documents: 50, lambdaRepetitions: [1, 2] });
+    const run = await validate.handler({ input: { profile: 'fleet', runners: [{ instanceType: 'c7g.large', count: 2 }, { instanceType: 'm7i.xlarge', count: 2 }], lambdas: { documents: 50, repetitions: 2 } } });
+    expect(run.matrixName).toBe('fleet');
+    // The fleet profile's clients [1, 2, 4] imply layout "fleet": runner 1 runs every step, runner 2 the 2- and 4-client ones, runners 3–4 the 4-client ones.
+    const steps = expandSteps(resolveMatrix(loadProfile('fleet'), 'fleet', CATALOG));
+    expect(run.layout).toBe('fleet');
+    expect(run.shards.map((x) => x.count)).toEqual([steps.length, (steps.length * 2) / 3, steps.length / 3, steps.length / 3]);
+    expect(run.shards.map((x) => x.fleetClient)).toEqual([1, 2, 3, 4]);
+    expect(run.steps).toHaveLength(steps.length);
+    expect(run).toMatchObject({ runnerCount: 4, documents: 50, lambdaRepetitions: [1, 2] });
     // Graviton and x86 side by side: each spec records its architecture and the image it launches.
     expect(run.runners).toEqual([
       { instanceType: 'c7g.large', count: 2, architecture: 'arm64', imageId: RUNNER_IMAGE.arm64 },
-      { instanceType: 'm7i.xlarge', count: 3, architecture: 'x86_64', imageId: RUNNER_IMAGE.x86_64 },
+      { instanceType: 'm7i.xlarge', count: 2, architecture: 'x86_64', imageId: RUNNER_IMAGE.x86_64 },
     ]);
-    // Each shard's runner: the specs expanded in order, each with its image; the quick profile's methods' components.
+    // Each shard's runner: the specs expanded in order, each with its image; the fleet profile's methods' components.
     expect(run.shards.map((x) => [x.instanceType, x.imageId])).toEqual([
-      ['c7g.large', RUNNER_IMAGE.arm64], ['c7g.large', RUNNER_IMAGE.arm64], ['m7i.xlarge', RUNNER_IMAGE.x86_64], ['m7i.xlarge', RUNNER_IMAGE.x86_64], ['m7i.xlarge', RUNNER_IMAGE.x86_64],
+      ['c7g.large', RUNNER_IMAGE.arm64], ['c7g.large', RUNNER_IMAGE.arm64], ['m7i.xlarge', RUNNER_IMAGE.x86_64], ['m7i.xlarge', RUNNER_IMAGE.x86_64],
     ]);
-    expect(run.shards[0].install).toEqual(installFor(expandSteps(resolveMatrix(loadProfile('quick'), 'quick', CATALOG)).map((s) => ({ method: s.method.name, workload: s.workload.name }))));
+    expect(run.shards[0].install).toEqual(installFor(steps.map((s) => ({ method: s.method.name, workload: s.workload.name }))));
     expect(run.shards[0].install.length).toBeGreaterThan(0);
     const body = await (await s3.send(new GetObjectCommand({ Bucket: RESULTS, Key: run.matrixKey }))).Body!.transformToString();
-    expect(JSON.parse(body)).toEqual(loadProfile('quick'));
+    expect(JSON.parse(body)).toEqual(loadProfile('fleet'));
   });
 
   test('a plan whose shard would outlast what the execution leaves it is refused, naming the fix', async () => {

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ESTIMATE_MARKERS, ESTIMATE_PAGE, ESTIMATE_PROFILES, estimateTable, withTable } from '../../scripts/cost-model';
+import { FLEET_BARRIER } from '../../runner/core/barrier';
 import { expandSteps, loadProfile, resolveMatrix, type ResolvedMatrix } from '../../runner/core/matrix';
 import { fixtureWrites, type WorkFacts } from '../../runner/core/workload';
 import { CATALOG } from '../../runner/catalog';
@@ -30,6 +31,30 @@ describe('the measured model of an AWS execution (runner/plan/)', () => {
     const page = readFileSync(join(ROOT, ESTIMATE_PAGE), 'utf8');
     expect(page).toContain(ESTIMATE_MARKERS[0]);
     expect(withTable(page, estimateTable())).toBe(page);
+  });
+
+  test('`s3ab aws estimate fleet`: 4 runners, runner 1 runs every step, runner 4 only the 4-client ones; the wall is runner 1\'s', () => {
+    const e = estimateFor({ profile: 'fleet' });
+    const steps = expandSteps(profile('fleet'));
+    expect(e.layout).toBe('fleet');
+    expect(e.runners).toEqual([{ instanceType: 'c8gn.large', count: 4 }]);
+    const clientsOf = (i: number) => steps[i - 1].clients;
+    expect(e.shards[0].steps).toEqual(steps.map((s) => s.index));
+    expect(e.shards[1].steps).toEqual(steps.filter((s) => s.clients >= 2).map((s) => s.index));
+    for (const r of [2, 3]) expect(e.shards[r].steps.map(clientsOf).every((c) => c === 4)).toBe(true);
+    expect(e.shards[3].steps).toHaveLength(steps.filter((s) => s.clients === 4).length);
+    // Runner 1 writes the fixtures and runs every step: the longest shard, the one the wall waits for.
+    expect(e.phases.runners).toBe(Math.max(...e.shards.map((s) => s.modelledSeconds)));
+    expect(e.phases.runners).toBe(e.shards[0].modelledSeconds);
+    // A fleet step costs one client's time plus the barrier's lead: 3 s more than the same step alone.
+    const alone = estimateExecution(input('fleet', { matrix: { ...profile('fleet'), clients: [1] } }));
+    const one = e.steps.find((s) => s.clients === 1)!;
+    const four = e.steps.find((s) => s.clients === 4 && s.workload === one.workload && s.method === one.method && s.repetition === one.repetition)!;
+    expect(four.seconds - one.seconds).toBeCloseTo(FLEET_BARRIER.s3.leadMs / 1000, 6);
+    expect(alone.layout).toBe('shard');
+    // Every client's requests are counted: 1 + 2 + 4 clients' runs of each step of one client.
+    expect(e.methodsDollars).toBeGreaterThan(alone.methodsDollars * 6.9);
+    expect(e.wallSeconds).toBeGreaterThan(e.phases.runners);
   });
 
   test('the target: a seed execution in ≤ 45 min and ≤ $1.10 of its own cost, as `s3ab aws estimate seed` prints it', () => {

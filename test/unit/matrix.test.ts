@@ -19,7 +19,7 @@ describe('matrix validation', () => {
     for (const name of profileNames()) {
       const m = resolveMatrix(loadProfile(name), name, CATALOG);
       expect(m.methods.length).toBeGreaterThan(0);
-      expect(expandSteps(m)).toHaveLength(m.methods.length * m.workloads.length * m.repetitions);
+      expect(expandSteps(m)).toHaveLength(m.methods.length * m.workloads.length * m.repetitions * m.clients.length);
     }
   });
 

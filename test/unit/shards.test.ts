@@ -1,4 +1,4 @@
-import { parseStepList, planShards, shardUnits, stepList, STEP_LIST_PATTERN, type ShardUnit, type UnitCost } from '../../runner/core/shards';
+import { fleetRunners, parseStepList, planShards, shardUnits, stepList, STEP_LIST_PATTERN, type ShardUnit, type UnitCost } from '../../runner/core/shards';
 
 /** Steps of a matrix in run order: per workload, per repetition, `methods` steps. */
 const steps = (spec: Record<string, number>, methods = 2) => {
@@ -82,10 +82,31 @@ describe('planShards: longest processing time first over units', () => {
     expect(planShards(steps({ a: 1 }), 2, 'shard').map((s) => s.steps)).toEqual([[1, 2], []]);
   });
 
-  test('replicate: every runner runs every step, and its load is all of them', () => {
-    const shards = planShards(steps({ a: 2, b: 1 }, 1), 3, 'replicate', byWorkload({ a: 5, b: 7 }));
-    expect(shards.map((s) => s.steps)).toEqual([[1, 2, 3], [1, 2, 3], [1, 2, 3]]);
-    expect(shards.map((s) => s.load)).toEqual([17, 17, 17]);
+  test('fleet: runner r runs the steps with more than r clients, in step order; only runner 0 writes fixtures', () => {
+    // One workload, one repetition, clients [1, 2, 4], two methods: steps 1–2 (1 client), 3–4 (2), 5–6 (4).
+    const fleet = [1, 1, 2, 2, 4, 4].map((clients, i) => ({ index: i + 1, repetition: 1, clients, workload: { name: 'a', params: {} } }));
+    expect(fleetRunners(fleet)).toBe(4);
+    const shards = planShards(fleet, 4, 'fleet', byWorkload({ a: 6 }, { a: 10 }));
+    expect(shards.map((s) => s.steps)).toEqual([[1, 2, 3, 4, 5, 6], [3, 4, 5, 6], [5, 6], [5, 6]]);
+    expect(shards.map((s) => s.workloads)).toEqual([['a'], ['a'], ['a'], ['a']]);
+    // Runner 0: its unit and the fixture (10). The others keep its pace (a fleet step starts when
+    // runner 0 reaches it): each runs until runner 0 ends its last unit.
+    expect(shards.map((s) => s.load)).toEqual([16, 16, 16, 16]);
+  });
+
+  test('fleet: a runner whose last step comes before runner 0\'s end is done at the end of that unit', () => {
+    // Two workloads; b has only 1-client steps (say its fleet steps were left out): runner 1 ends with a.
+    const fleet = [
+      { index: 1, repetition: 1, clients: 1, workload: { name: 'a', params: {} } }, { index: 2, repetition: 1, clients: 2, workload: { name: 'a', params: {} } },
+      { index: 3, repetition: 1, clients: 1, workload: { name: 'b', params: {} } },
+    ];
+    const shards = planShards(fleet, 2, 'fleet', byWorkload({ a: 5, b: 7 }, { a: 1, b: 2 }));
+    expect(shards.map((s) => [s.steps, s.load])).toEqual([[[1, 2, 3], 15], [[2], 6]]);
+  });
+
+  test('fleet: the runner count must be the largest fleet', () => {
+    const fleet = [1, 3].map((clients, i) => ({ index: i + 1, repetition: 1, clients, workload: { name: 'a', params: {} } }));
+    expect(() => planShards(fleet, 2, 'fleet')).toThrow(/needs one runner per client of its largest fleet: 3, got 2/);
   });
 
   test('a runner count below one is an error', () => {
