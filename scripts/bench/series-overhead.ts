@@ -15,7 +15,7 @@
  * also prints the log's own cost per operation (an OpLog entry, in a tight loop) over each
  * measurement's time per operation: what the series adds where nothing else differs.
  * Usage:
- *   npm run bench:series [-- --rounds 21 --files 20000 --dir /dev/shm]
+ *   npm run bench:series [-- --rounds 21 --files 20000 --dir /dev/shm --only create,stat,readers,batch]
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
@@ -37,8 +37,12 @@ const { values } = parseArgs({
     rounds: { type: 'string', default: '21' },
     files: { type: 'string', default: '20000' },
     dir: { type: 'string', default: '/dev/shm' },
+    // Some of the measurements only: create, stat, readers, batch (comma list).
+    only: { type: 'string', default: 'create,stat,readers,batch' },
   },
 });
+const ONLY = new Set(values.only!.split(',').map((x) => x.trim()));
+for (const x of ONLY) if (!['create', 'stat', 'readers', 'batch'].includes(x)) throw new Error(`--only: ${x} is not one of create, stat, readers, batch`);
 const ROUNDS = Number(values.rounds);
 const FILES = Number(values.files);
 const TARGET_PCT = 1;
@@ -149,13 +153,17 @@ async function main(): Promise<void> {
   const entryNs = logCostNs();
   console.log(`\n0. the log's own cost: ${entryNs.toFixed(1)} ns per entry (OpLog.ok into a fresh, growing log)`);
   try {
-    console.log(`\n1. metadata thread, ${FILES} operations (its timed time)`);
-    results.push(await compare('metadata create', metadata(dir, 'create'), entryNs));
-    results.push(await compare('metadata stat', metadata(dir, 'stat'), entryNs));
-    console.log('\n2. 16 read-files threads, 48,000 small-file reads (80/20), wall time');
-    results.push(await compare('readers', await readers(dir), entryNs));
-    console.log(`\n3. Batch (object workloads' timing), ${FILES} sequential 4 KiB reads (sum of operation times)`);
-    results.push(await compare('batch', batch(dir), entryNs));
+    if (ONLY.has('create') || ONLY.has('stat')) console.log(`\n1. metadata thread, ${FILES} operations (its timed time)`);
+    if (ONLY.has('create')) results.push(await compare('metadata create', metadata(dir, 'create'), entryNs));
+    if (ONLY.has('stat')) results.push(await compare('metadata stat', metadata(dir, 'stat'), entryNs));
+    if (ONLY.has('readers')) {
+      console.log('\n2. 16 read-files threads, 48,000 small-file reads (80/20), wall time');
+      results.push(await compare('readers', await readers(dir), entryNs));
+    }
+    if (ONLY.has('batch')) {
+      console.log(`\n3. Batch (object workloads' timing), ${FILES} sequential 4 KiB reads (sum of operation times)`);
+      results.push(await compare('batch', batch(dir), entryNs));
+    }
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
