@@ -60,6 +60,8 @@ interface FileRead {
   /** Bytes already in the series' log as progress, and the log clock's reading when they were. */
   loggedBytes: number;
   loggedAtNs: number;
+  /** When the file was closed (the process-wide clock): the series' wall clock reads it, no clock call of its own. */
+  closedNs: number;
 }
 
 /** Where a file's progress goes (every PROGRESS_BYTES; one comparison per read() call while the log is on): the log, its clock ('wall', or 'active' time: the reader's calls before this file plus this file's so far). */
@@ -105,7 +107,8 @@ function readWhole(path: string, buffer: Buffer, out: FileRead, progress: Progre
     t = nowNs();
     closeSync(fd);
     fd = -1;
-    out.spentNs += nowNs() - t;
+    out.closedNs = nowNs();
+    out.spentNs += out.closedNs - t;
   } finally {
     if (fd >= 0) {
       try { closeSync(fd); } catch { /* the read failure is what counts */ }
@@ -126,25 +129,22 @@ const WARM_UP_CHUNK = 4096;
 /**
  * Warms the thread up untimed, before the common start: reads of this thread's own script (a file
  * of the runner, never one under test, so no cache of the file system under test is touched),
- * several calls per file as in the measured loop, each checked as the measured reads are, with a
- * progress log exactly where the measured loop will have one (the script is far smaller than
- * PROGRESS_BYTES: nothing is logged).
+ * several calls per file as in the measured loop, each checked as the measured reads are (without a
+ * progress log, as every file smaller than PROGRESS_BYTES is read).
  */
-function warmUp(progress: ProgressLog | null): void {
+function warmUp(): void {
   const buffer = Buffer.allocUnsafe(WARM_UP_CHUNK);
-  const read: FileRead = { got: 0, crc: 0, spentNs: 0, loggedBytes: 0, loggedAtNs: 0 };
-  readWhole(__filename, buffer, read, progress);
+  const read: FileRead = { got: 0, crc: 0, spentNs: 0, loggedBytes: 0, loggedAtNs: 0, closedNs: 0 };
+  readWhole(__filename, buffer, read);
   const { got, crc } = read;
   for (let i = 0; i < WARM_UP_READS; i++) {
-    readWhole(__filename, buffer, read, progress);
+    readWhole(__filename, buffer, read);
     if (read.got !== got || read.crc !== crc) throw new Error(`warm-up: ${__filename} changed while being read`);
   }
 }
 
 function prepare(job: ReadFilesJob): State {
-  // Warmed up as it will be measured: a read loop compiled for no log and then given one (series on)
-  // is deoptimized and compiled again inside the measurement (bench:series saw +17% for the readers).
-  warmUp(job.opLog ? { log: new OpLog(16), wall: job.opLog === 'wall', activeBeforeNs: 0 } : null);
+  warmUp();
   return { job, buffer: Buffer.allocUnsafe(job.chunkBytes) };
 }
 
@@ -158,15 +158,19 @@ function run(state: State, ctx: ThreadContext): { result: ReadFilesResult; trans
   const entries = job.sequence.reduce((n, i) => n + 1 + Math.floor(job.files[i].size / PROGRESS_BYTES), 0);
   const log = job.opLog ? new OpLog(entries) : null;
   const progress: ProgressLog | null = log ? { log, wall: job.opLog === 'wall', activeBeforeNs: 0 } : null;
-  const at = () => (job.opLog === 'active' ? r.activeNs : nowNs());
-  const read: FileRead = { got: 0, crc: 0, spentNs: 0, loggedBytes: 0, loggedAtNs: 0 };
+  // A completion's time on the log's clock: the reader's active time, or the file's close (wall).
+  const at = () => (job.opLog === 'active' ? r.activeNs : read.closedNs);
+  const read: FileRead = { got: 0, crc: 0, spentNs: 0, loggedBytes: 0, loggedAtNs: 0, closedNs: 0 };
   let lastNote = r.startNs;
   for (const index of job.sequence) {
     if (ctx.aborted()) break;
     const file = job.files[index];
     try {
       if (progress) progress.activeBeforeNs = r.activeNs;
-      readWhole(file.path, buffer, read, progress);
+      // Only a file that can reach PROGRESS_BYTES is read with the log: handing the loop a log object
+      // for every small file cost web-serving's 16 readers 20% of their rate (bench:series, from
+      // its JIT-compiled read loop), and a small file never logs progress anyway.
+      readWhole(file.path, buffer, read, file.size >= PROGRESS_BYTES ? progress : null);
       r.ops++;
       r.activeNs += read.spentNs;
       if (read.got === file.size && read.crc === file.crc32) {
@@ -187,7 +191,8 @@ function run(state: State, ctx: ThreadContext): { result: ReadFilesResult; trans
       r.ops++;
       r.failed++;
       r.activeNs += read.spentNs;
-      log?.failed(at());
+      // Failed before its close: the file's close time is not this file's.
+      log?.failed(job.opLog === 'active' ? r.activeNs : nowNs());
       r.errors[f.code] = (r.errors[f.code] ?? 0) + 1;
       r.firstError ??= `${file.path}: ${f.message}`;
     }
