@@ -115,3 +115,24 @@ export class FileMarkers implements MarkerStore {
 }
 
 const safe = (round: string) => round.replace(/[^A-Za-z0-9._-]/g, '_');
+
+/**
+ * The gate measuring threads pass before they are released (runner/core/threads.ts). In a fleet
+ * step the step sets it for each pass: every client's threads are made and warmed up first (16
+ * reader threads warming up on a shared host take seconds, after the pass's own barrier), then all
+ * clients' threads are released at one more common instant. Null outside a fleet step.
+ */
+let threadsGate: (() => Promise<void>) | null = null;
+
+/** Sets the gate (a barrier round per call); returns the function that removes it. */
+export function setThreadsGate(gate: () => Promise<void>): () => void {
+  threadsGate = gate;
+  return () => {
+    if (threadsGate === gate) threadsGate = null;
+  };
+}
+
+/** Passes the gate, if one is set: resolves at the fleet's common release instant. */
+export function passThreadsGate(): Promise<void> | null {
+  return threadsGate ? threadsGate() : null;
+}

@@ -228,7 +228,7 @@ export interface ResultRecord {
     extrapolated_total_s: number | null;
   } | null;
   /**
-   * Plausibility and integrity flags. served-from-cache: faster than the link can carry, or a cold read for which the server sent fewer GET bytes than were read; not-warm: a warm read for which the server sent every byte again; possibly-network-capped: at or above 90% of the host's baseline (sustained) bandwidth and at most its burst — the network, not the method, may have set the figure (at the baseline, or above it only while burst credits lasted).
+   * Plausibility and integrity flags. served-from-cache: faster than the link can carry (unless the server's log shows it sent every byte of the read: then the link estimate was low), or a cold read for which the server sent fewer GET bytes than were read; not-warm: a warm read for which the server sent every byte again; possibly-network-capped: at or above 90% of the host's baseline (sustained) bandwidth and at most its burst — the network, not the method, may have set the figure (at the baseline, or above it only while burst credits lasted).
    */
   flags: ('served-from-cache' | 'not-warm' | 'possibly-network-capped' | 'step-failed' | 'interrupted')[];
   /**

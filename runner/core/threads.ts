@@ -6,6 +6,7 @@ import { Worker } from 'node:worker_threads';
 import { errorSummary } from './errors';
 import { openMeter, type WorkUnit } from './meter';
 import type { CacheState } from './vocabulary';
+import { passThreadsGate } from './barrier';
 import { sharedLiveCounter } from './intervals';
 import { CONTROL_ABORT, CONTROL_GO } from './thread-job';
 
@@ -170,11 +171,20 @@ export async function runThreads<R>(jobs: ThreadJob[], opts: ThreadRunOptions): 
   // A thread blocked in a system call on a hung mount never answers: on abort, stop waiting for it
   // (the mount's teardown unblocks it later).
   const abortWait = rejectOnAbort(opts.signal);
+  const release = () => {
+    Atomics.store(control, CONTROL_GO, 1);
+    Atomics.notify(control, CONTROL_GO);
+  };
+  // In a fleet step every client's threads are released together (core/barrier.ts threadsGate).
+  let gateFailure: unknown = null;
   const onReady = () => {
-    if (++ready === workers.length) {
-      Atomics.store(control, CONTROL_GO, 1);
-      Atomics.notify(control, CONTROL_GO);
-    }
+    if (++ready !== workers.length) return;
+    const gate = passThreadsGate();
+    if (!gate) return release();
+    gate.then(release, (err) => {
+      gateFailure = err;
+      onAbort();
+    });
   };
   try {
     await Promise.race([abortWait.aborted, Promise.all(workers.map((worker, i) => threadFinished(worker, i, jobs[i], {
@@ -186,6 +196,7 @@ export async function runThreads<R>(jobs: ThreadJob[], opts: ThreadRunOptions): 
       },
     })))]);
     if (opts.signal.aborted) throw opts.signal.reason ?? new Error('aborted');
+    if (gateFailure) throw gateFailure;
     opts.onSpans?.(spans);
     // The workload records the measurement from these results.
     meter?.end();

@@ -177,6 +177,16 @@ export function cacheClaimFlag(cache: string, bytesRead: number, getBytes: numbe
   return null;
 }
 
+/**
+ * Whether the server's log shows it sent every byte of a cold (or cache-less) read: then a figure
+ * above the link estimate means the estimate was low (it is measured at the run's start, on a
+ * busy host perhaps), not that a cache served the read — the log is a measurement, the estimate
+ * is not.
+ */
+export function serverSentEveryByte(cache: string, bytesRead: number, getBytes: number | null): boolean {
+  return (cache === 'cold' || cache === 'none') && getBytes !== null && bytesRead > 0 && getBytes >= bytesRead;
+}
+
 /** The S3AB_* variables the runner reads, checked before anything is created (a typo must not be ignored without a word). */
 export function checkEnvironment(env: Record<string, string | undefined>, isDirectory: (path: string) => boolean): void {
   const link = env.S3AB_LINK_LIMIT_MIBS;

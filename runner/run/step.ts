@@ -4,7 +4,7 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Batch, didNotFinish, notApplicable, requestsOnly, type Measurement } from '../core/batch';
-import { arriveAndWait, type MarkerStore } from '../core/barrier';
+import { arriveAndWait, setThreadsGate, type MarkerStore } from '../core/barrier';
 import { Interrupted, onCleanup, onEmergencyExit } from '../core/cleanup';
 import { errorSummary } from '../core/errors';
 import { waitForFixtureOnMount } from '../core/fixture-visibility';
@@ -22,7 +22,7 @@ import { intervalRecords, type IntervalRecord } from '../results/intervals';
 import { stringMap, toRecord, type ResultRecord, type StepFacts } from '../results/record';
 import { findWorkload } from '../workloads';
 import { writeFixtureThroughMount } from './fixtures';
-import { cacheClaimFlag, fleetNotApplicableReason, notApplicableReason, passesFor, withFailureCause, type Pass } from './policy';
+import { cacheClaimFlag, fleetNotApplicableReason, notApplicableReason, passesFor, serverSentEveryByte, withFailureCause, type Pass } from './policy';
 import { armStepWatchdog, stepBoundS, WATCHDOG_GRACE_S } from './step-watchdog';
 
 /** What every step of a run shares. */
@@ -111,6 +111,8 @@ class RequestLedger {
 
 /** One step while it runs: what it opened, what it measured, and why it stopped early. */
 interface StepRun {
+  /** Removes the fleet's threads gate this step set (core/barrier.ts); a no-op otherwise. */
+  removeThreadsGate: () => void;
   step: Step;
   env: StepEnv;
   method: MethodDefinition;
@@ -151,7 +153,7 @@ export async function runStep(step: Step, env: StepEnv, intervals: IntervalRecor
   const passes = passesFor(method.kind, !!workload.coldOnly, env.cache);
   const run: StepRun = {
     step, env, method, workload, facts, abort: linkedAbort(env.signal), scope: new MeterScope(env.budgetS), scratchDir: '',
-    session: null, kept: [], ledger: new RequestLedger(env.accessLog), current: passes[0], failure: null, ended: false,
+    session: null, kept: [], ledger: new RequestLedger(env.accessLog), current: passes[0], failure: null, ended: false, removeThreadsGate: () => {},
   };
   const limitS = env.watchdog?.limitS ?? workload.stepLimitS?.(step.workload.params);
   const boundS = stepBoundS(env.budgetS, limitS, env.watchdog?.graceS ?? WATCHDOG_GRACE_S);
@@ -224,6 +226,7 @@ async function runPasses(run: StepRun, passes: Pass[]): Promise<void> {
     run.failure = signal.aborted ? signal.reason : err;
   } finally {
     env.signal.removeEventListener('abort', run.abort.unlink);
+    run.removeThreadsGate();
     await run.session?.close().catch((err) => env.progress.log(`closing ${method.name} failed: ${errorSummary(err)}`));
     // Unmounting is the client's too: the row of requests outside the measurements ends after it.
     const outside = run.ended ? null : run.ledger.outside(run.kept, passes[0].cache);
@@ -249,9 +252,15 @@ async function fleetStart(run: StepRun, pass: Pass): Promise<void> {
   if (!f) throw new Error(`step ${step.index} is for ${step.clients} clients at once, but this process is not one of a fleet's clients (s3ab run --clients, or an AWS execution with layout "fleet")`);
   const round = `step${step.index}-${pass.cache}${pass.keep ? '' : '-priming'}`;
   env.progress.note(`waiting for ${step.clients} clients to be ready (${round})`);
-  const startMs = await arriveAndWait(f.markers, {
-    clients: step.clients, client: f.client, round, leadMs: f.leadMs, timeoutMs: f.timeoutMs, pollMs: f.pollMs, signal: run.abort.signal,
+  const wait = (name: string) => arriveAndWait(f.markers, {
+    clients: step.clients, client: f.client, round: name, leadMs: f.leadMs, timeoutMs: f.timeoutMs, pollMs: f.pollMs, signal: run.abort.signal,
   });
+  const startMs = await wait(round);
+  // Measuring threads (web-serving's readers, metadata) are made and warmed up after this barrier:
+  // each set of them is released at a round of its own, the same sequence on every client.
+  let releases = 0;
+  run.removeThreadsGate();
+  run.removeThreadsGate = setThreadsGate(async () => { await wait(`${round}-threads${++releases}`); });
   run.facts = {
     ...run.facts,
     fleet: { client: f.client, barrier: f.barrier, start_at: new Date(startMs).toISOString(), clock_offset_ms: f.clockOffsetMs, clock_source: f.clockSource },
@@ -291,6 +300,10 @@ function keptRecords(kept: readonly Kept[], facts: StepFacts, workload: Workload
     const claim = workload.payloadReads?.includes(m.operation) && m.status === 'ok' ? cacheClaimFlag(state, m.bytes, requests?.get_bytes ?? null) : null;
     const record = toRecord({ ...facts, cache: state }, withFailureCause(m, failure), [], endedAtMs, requests);
     if (claim && !record.flags.includes(claim)) record.flags.push(claim);
+    // Faster than the link estimate, yet the server sent every byte: the estimate was low, no cache served it.
+    if (workload.payloadReads?.includes(m.operation) && m.status === 'ok' && serverSentEveryByte(state, m.bytes, requests?.get_bytes ?? null)) {
+      record.flags = record.flags.filter((f) => f !== 'served-from-cache');
+    }
     // Served from a cache, the figure says nothing about the network.
     if (record.flags.includes('served-from-cache')) record.flags = record.flags.filter((f) => f !== 'possibly-network-capped');
     return { m, record };

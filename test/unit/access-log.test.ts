@@ -1,7 +1,7 @@
 import { countRequests, parseAccessLogLine, REQUEST_TYPES, requestType, RUNNER_USER_AGENT, uncovered } from '../../runner/endpoint/access-log';
 import { dollars } from '../../runner/report/format';
 import { requestCells, requestFigures } from '../../runner/report/requests';
-import { cacheClaimFlag } from '../../runner/run/policy';
+import { cacheClaimFlag, serverSentEveryByte } from '../../runner/run/policy';
 
 /** Lines as versitygw writes them (S3's server-access-log fields, unquoted). */
 const line = (op: string, key: string, sent: number, size: number, ua = 'aws-sdk-js/3.0 ua/2.1') =>
@@ -42,6 +42,15 @@ describe('cache claims checked against the server', () => {
     expect(cacheClaimFlag('warm-memory', 1000, 10)).toBeNull();
     expect(cacheClaimFlag('warm', 1000, 1000)).toBe('not-warm');
     expect(cacheClaimFlag('cold', 1000, null)).toBeNull(); // not counted: no claim checked
+  });
+
+  test('a cold read the server sent every byte of was not served from a cache, whatever the link estimate', () => {
+    expect(serverSentEveryByte('cold', 1000, 1000)).toBe(true);
+    expect(serverSentEveryByte('none', 1000, 1200)).toBe(true);
+    expect(serverSentEveryByte('cold', 1000, 999)).toBe(false);
+    expect(serverSentEveryByte('cold', 1000, null)).toBe(false); // not counted: the link estimate stands
+    expect(serverSentEveryByte('warm', 1000, 1000)).toBe(false);
+    expect(serverSentEveryByte('cold', 0, 0)).toBe(false);
   });
 });
 
