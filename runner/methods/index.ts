@@ -21,3 +21,6 @@ export const METHODS: readonly MethodDefinition[] = METHOD_DESCRIPTORS.map((d) =
 export function findMethod(name: string): MethodDefinition | undefined {
   return METHODS.find((m) => m.name === name);
 }
+
+/** A FUSE mount's kernel connection, for the run's cleanup of what a killed client process left (run/fleet.ts). */
+export { FuseConnection } from './kit/fuse-connection';

@@ -66,13 +66,21 @@ const probeCrt = once(async (): Promise<Availability> => {
  */
 export const GLIBC_RETAIN = 'glibc.malloc.arena_max=1:glibc.malloc.mmap_max=0:glibc.malloc.trim_threshold=68719476736';
 
+/**
+ * A size option that also takes one keyword for 0 (the CRT's own behaviour): `text` parsed, within
+ * 4 KiB and `max`, else an error naming the option and what it takes.
+ */
+function sizeOrKeyword(option: string, value: unknown, fallback: string, keyword: string, max: { bytes: number; label: string }): number {
+  const text = String(value ?? fallback);
+  if (text === keyword) return 0;
+  const bytes = parseSize(text);
+  if (!(bytes >= 4096 && bytes <= max.bytes)) throw new Error(`s3-crt option ${option} must be ${keyword} or a size from 4KiB to ${max.label}, not ${text}`);
+  return bytes;
+}
+
 /** Bytes per pwrite of a GET's body; 0 = `native` (the CRT writes the file: recv_filepath). */
 export function crtWriteSize(value: unknown): number {
-  const text = String(value ?? s3CrtDescriptor.variants.default.write_size);
-  if (text === 'native') return 0;
-  const bytes = parseSize(text);
-  if (!(bytes >= 4096 && bytes <= 64 * 1024 * 1024)) throw new Error(`s3-crt option write_size must be native or a size from 4KiB to 64MiB, not ${text}`);
-  return bytes;
+  return sizeOrKeyword('write_size', value, s3CrtDescriptor.variants.default.write_size, 'native', { bytes: 64 * 1024 * 1024, label: '64MiB' });
 }
 
 /**
@@ -93,11 +101,7 @@ export function crtEventLoopThreads(value: unknown, cpus: number): number {
  * client sets before it connects); 0 = `default` (the CRT's 16 KiB). See s3-crt-client.py.
  */
 export function crtSocketReadSize(value: unknown): number {
-  const text = String(value ?? s3CrtDescriptor.variants.default.socket_read_size);
-  if (text === 'default') return 0;
-  const bytes = parseSize(text);
-  if (!(bytes >= 4096 && bytes <= 16 * 1024 * 1024)) throw new Error(`s3-crt option socket_read_size must be default or a size from 4KiB to 16MiB, not ${text}`);
-  return bytes;
+  return sizeOrKeyword('socket_read_size', value, s3CrtDescriptor.variants.default.socket_read_size, 'default', { bytes: 16 * 1024 * 1024, label: '16MiB' });
 }
 
 /**

@@ -10,7 +10,7 @@ import { seriesSettings } from '../core/intervals';
 import type { Step } from '../core/matrix';
 import { mountTable } from '../core/mounts-table';
 import { memoryBackedTmp } from '../core/tmp';
-import { findMethod } from '../methods';
+import { findMethod, FuseConnection } from '../methods';
 import type { IntervalRecord } from '../results/intervals';
 import { toRecord, type ResultRecord } from '../results/record';
 import { findWorkload } from '../workloads';
@@ -301,14 +301,8 @@ function missingClientRecord(step: Step, env: StepEnv, client: number, cause: st
 function detachMountsUnder(folder: string): string[] {
   const under = () => mountTable().filter((m) => m.mountPoint.startsWith(`${folder}/`));
   for (const m of under()) {
-    // A FUSE mount's connection (fusectl, named by the device's minor number): aborting it ends a hung client's hold.
-    if (m.fsType.startsWith('fuse')) {
-      try {
-        writeFileSync(`/sys/fs/fuse/connections/${m.device.split(':')[1]}/abort`, '1');
-      } catch {
-        // fusectl not mounted, or the connection is gone already
-      }
-    }
+    // Aborting a FUSE mount's kernel connection ends a hung client's hold on it.
+    if (m.fsType.startsWith('fuse')) FuseConnection.of(m.mountPoint)?.abort();
     spawnSync('umount', ['-l', m.mountPoint], { timeout: 5_000 });
   }
   return under().map((m) => m.mountPoint);

@@ -297,11 +297,13 @@ function keptRecords(kept: readonly Kept[], facts: StepFacts, workload: Workload
   return counted.filter((k) => !isRequestsOnly(k.m.operation) || (k.requests && totalRequests(k.requests))).map(({ m, cache, endedAtMs, requests }) => {
     const state = m.cache ?? cache;
     // Reads checked against what the server sent: a cold read it sent less for came from a cache.
-    const claim = workload.payloadReads?.includes(m.operation) && m.status === 'ok' ? cacheClaimFlag(state, m.bytes, requests?.get_bytes ?? null) : null;
+    const checkedRead = !!workload.payloadReads?.includes(m.operation) && m.status === 'ok';
+    const sent = requests?.get_bytes ?? null;
+    const claim = checkedRead ? cacheClaimFlag(state, m.bytes, sent) : null;
     const record = toRecord({ ...facts, cache: state }, withFailureCause(m, failure), [], endedAtMs, requests);
     if (claim && !record.flags.includes(claim)) record.flags.push(claim);
     // Faster than the link estimate, yet the server sent every byte: the estimate was low, no cache served it.
-    if (workload.payloadReads?.includes(m.operation) && m.status === 'ok' && serverSentEveryByte(state, m.bytes, requests?.get_bytes ?? null)) {
+    if (checkedRead && serverSentEveryByte(state, m.bytes, sent)) {
       record.flags = record.flags.filter((f) => f !== 'served-from-cache');
     }
     // Served from a cache, the figure says nothing about the network.
