@@ -173,7 +173,7 @@ class CrtSession implements StorageSession {
     const o = ctx.options;
     const partSize = parseSize(String(o.part_size ?? '8MiB'));
     if (!(partSize >= 5 * 1024 * 1024)) throw new Error('s3-crt option part_size must be at least 5MiB (the S3 minimum)');
-    const memoryLimit = parseSize(String(o.memory_limit ?? '0'));
+    const memoryLimit = parseSize(String(o.memory_limit ?? s3CrtDescriptor.variants.default.memory_limit));
     const writeSize = crtWriteSize(o.write_size);
     const writers = crtWriters(o.writers, writeSize);
     const socketReadSize = crtSocketReadSize(o.socket_read_size);

@@ -13,13 +13,16 @@ export const s3CrtDescriptor = {
   summary: 'AWS Common Runtime S3 client (aws-c-s3 via awscrt): its own parallel ranged GETs and multipart upload',
   offers: ['objects-in-bucket'],
   variants: {
-    // The CRT's own defaults with 8 MiB parts, except: a GET's parts written by two writer threads
-    // in 64 KiB pwrites (off the CRT's delivery thread), the CRT's freed buffers kept in the
-    // process, three event-loop threads per CPU, sockets read 256 KiB at a time instead of 16 KiB
-    // (docs/performance.md: bench:transfer).
+    // The CRT's own defaults with 8 MiB parts, except (docs/performance.md: bench:transfer): a GET's
+    // parts written by one writer thread in 32 KiB pwrites (the kernel backs large writes with large
+    // page-cache folios, which on a VM that returns free memory to its host are host-faulted on
+    // first touch; two writers only queue on the file's lock), the CRT's read-ahead bounded at
+    // 256 MiB (its 25 connections' 8 MiB parts; the 2 GiB default lets it buffer far ahead of the
+    // file), freed buffers kept in the process, three event-loop threads per CPU, sockets read
+    // 256 KiB at a time instead of 16 KiB.
     default: {
-      part_size: '8MiB', target_throughput_gbps: 10, max_connections: 0, memory_limit: '0', event_loop_threads: '3/cpu', checksum: 'CRC32',
-      write_size: '64KiB', writers: 2, malloc: 'retain', socket_read_size: '256KiB',
+      part_size: '8MiB', target_throughput_gbps: 10, max_connections: 0, memory_limit: '256MiB', event_loop_threads: '3/cpu', checksum: 'CRC32',
+      write_size: '32KiB', writers: 1, malloc: 'retain', socket_read_size: '256KiB',
     },
   },
 } as const satisfies MethodDescriptor;

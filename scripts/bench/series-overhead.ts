@@ -6,16 +6,19 @@
  * per-operation cost of the log is at its largest share:
  *
  * 1. the metadata thread: `create` and `stat` of N files (the thread's own timed time);
- * 2. 16 read-files threads, web-serving's 80/20 reads of small files (wall time, first open to last close);
+ * 2. 16 read-files threads, web-serving's 80/20 reads of small files (wall time, first open to last close;
+ *    192,000 reads: about 2 s here);
  * 3. the Batch path every object workload times its operations with (core/batch.ts): N reads of a
  *    4 KiB file, one at a time (the batch's time: the sum of its operations).
  *
  * The figure per round is (on − off) / off of the measurement's own recorded time; the verdict is
  * the median over rounds. On a shared machine a round varies by far more than 1 %, so the script
  * also prints the log's own cost per operation (an OpLog entry, in a tight loop) over each
- * measurement's time per operation: what the series adds where nothing else differs.
+ * measurement's time per operation: what the series adds where nothing else differs. For the 16
+ * readers, whose separate runs vary by ±25% here, the verdict is a same-run comparison: half the
+ * threads log and half do not, in one measurement (`split` below).
  * Usage:
- *   npm run bench:series [-- --rounds 21 --files 20000 --dir /dev/shm --only create,stat,readers,batch]
+ *   npm run bench:series [-- --rounds 21 --files 20000 --reads 192000 --dir /dev/shm --only create,stat,readers,batch]
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
@@ -24,10 +27,11 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Batch } from '../../runner/core/batch';
 import { DEFAULT_INTERVAL_MS, OpLog, seriesSettings } from '../../runner/core/intervals';
-import { runThread } from '../../runner/core/threads';
+import { runThread, runThreads } from '../../runner/core/threads';
 import { planTree } from '../../runner/core/tree-plan';
 import type { FixtureFile } from '../../runner/core/workload';
 import type { MetadataJob, MetadataResult } from '../../runner/workloads/metadata.thread';
+import type { ReadFilesJob, ReadFilesResult } from '../../runner/workloads/kit/read-files.thread';
 import { runReaders } from '../../runner/workloads/kit/readers';
 import { treeCrcs, writeTree } from '../../runner/workloads/kit/tree';
 import { accessSequences } from '../../runner/workloads/web-serving.impl';
@@ -36,6 +40,9 @@ const { values } = parseArgs({
   options: {
     rounds: { type: 'string', default: '21' },
     files: { type: 'string', default: '20000' },
+    // Reads of the 16 readers: 192,000 make a measurement of about 2 s here, the length from which
+    // the issue asks for a series (48,000 took 0.5 s, where a round varied by ±30%).
+    reads: { type: 'string', default: '192000' },
     dir: { type: 'string', default: '/dev/shm' },
     // Some of the measurements only: create, stat, readers, batch (comma list).
     only: { type: 'string', default: 'create,stat,readers,batch' },
@@ -87,21 +94,43 @@ function metadata(dir: string, test: 'create' | 'stat'): Measure {
   }, { ops: FILES });
 }
 
-/** 16 reader threads, web-serving's 80/20 small-file reads: wall time. */
-async function readers(dir: string): Promise<Measure> {
+/** 16 reader threads, web-serving's 80/20 small-file reads: wall time; and the same-run split (below). */
+async function readers(dir: string): Promise<{ measure: Measure; split: () => Promise<number> }> {
   const plan = planTree({ id: 'bench', files: 2000, dirs: 130, totalBytes: 2000 * 13445, maxFileBytes: 2e6 });
   await writeTree(plan, join(dir, 'web'));
   const crcs = treeCrcs(plan);
   const files: FixtureFile[] = plan.files.map((f, i) => ({ path: join(dir, 'web', f.path), size: f.size, crc32: crcs[i] }));
   const ctx = { root: dir, scratchDir: dir, dataSeed: 'bench', signal, record: () => {}, progress: () => {} };
-  const sequences = accessSequences(files.length, { reads: 48000, readers: 16, hotFraction: 0.2, hotShare: 0.8 }, 'bench');
+  const sequences = accessSequences(files.length, { reads: Number(values.reads), readers: 16, hotFraction: 0.2, hotShare: 0.8 }, 'bench');
   // Wall time over 16 threads on the CPUs there are: the log's cost per read is spread over them.
   const reads = sequences.reduce((n, s) => n + s.length, 0);
-  return Object.assign(async () => {
+  const measure = Object.assign(async () => {
     const r = await runReaders(ctx, files, sequences, 256 * 1024, 'wall');
     if (r.failed || r.mismatches) throw new Error(`readers: ${r.failed} failed: ${r.firstError}`);
     return r.durationNs / 1e6;
   }, { ops: reads / Math.min(16, cpus().length) });
+  let round = 0;
+  /**
+   * One measurement in which half the readers log (the series on) and half do not, released at
+   * once: every thread meets the same machine at the same moments, so the two halves differ by the
+   * log alone. The figure is the logging half's mean time per read over the other half's, − 1;
+   * which half logs alternates per round (even or odd threads). A slower half runs its last reads
+   * with fewer threads beside it, so the figure can understate the log's cost by up to half: the
+   * log's own cost per read is printed with it.
+   */
+  const split = async () => {
+    const logs = (i: number) => i % 2 === round % 2;
+    round++;
+    const jobs: ReadFilesJob[] = sequences.map((sequence, i) => ({ kind: 'read-files', files, sequence, chunkBytes: 256 * 1024, reportProgress: false, opLog: logs(i) ? 'wall' : null }));
+    const results = await runThreads<ReadFilesResult>(jobs, { signal });
+    const perRead = (on: boolean) => {
+      const group = results.filter((_, i) => logs(i) === on);
+      if (group.some((r) => r.failed || r.ok !== r.ops || !!r.log !== on)) throw new Error('readers split: a read failed, or a log was (not) kept');
+      return group.reduce((t, r) => t + (r.endNs - r.startNs), 0) / group.reduce((n, r) => n + r.ops, 0);
+    };
+    return (100 * (perRead(true) - perRead(false))) / perRead(false);
+  };
+  return { measure, split };
 }
 
 /** The Batch path: FILES sequential reads of a 4 KiB file, timed as object workloads time theirs. */
@@ -157,8 +186,20 @@ async function main(): Promise<void> {
     if (ONLY.has('create')) results.push(await compare('metadata create', metadata(dir, 'create'), entryNs));
     if (ONLY.has('stat')) results.push(await compare('metadata stat', metadata(dir, 'stat'), entryNs));
     if (ONLY.has('readers')) {
-      console.log('\n2. 16 read-files threads, 48,000 small-file reads (80/20), wall time');
-      results.push(await compare('readers', await readers(dir), entryNs));
+      console.log(`\n2. 16 read-files threads, ${Number(values.reads).toLocaleString('en')} small-file reads (80/20), wall time`);
+      const r = await readers(dir);
+      const separate = await compare('readers', r.measure, entryNs);
+      // Separate runs of 16 threads on this machine vary by ±25%: the same-run split is the verdict.
+      console.log('   the same run, half the readers logging: their time per read over the other half\'s');
+      const splits: number[] = [];
+      for (let round = 0; round < ROUNDS; round++) {
+        splits.push(await r.split());
+        console.log(`   readers split round ${String(round + 1).padStart(2)}: ${sign(splits[round])}%`);
+      }
+      const m = median(splits);
+      console.log(`   => readers, same run: median of rounds ${sign(m)}% (${sign(Math.min(...splits))} to ${sign(Math.max(...splits))}%); separate runs gave ${sign(separate)}% — ` +
+        `target ≤ ${TARGET_PCT}% (same-run median): ${m <= TARGET_PCT ? 'PASS' : 'FAIL'}`);
+      results.push(m);
     }
     if (ONLY.has('batch')) {
       console.log(`\n3. Batch (object workloads' timing), ${FILES} sequential 4 KiB reads (sum of operation times)`);

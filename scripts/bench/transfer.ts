@@ -37,6 +37,8 @@ const { values } = parseArgs({
   options: {
     size: { type: 'string', default: '1GiB' },
     rounds: { type: 'string', default: '5' },
+    // Untimed rounds first (every contestant alike): a long-lived client's first transfer faults its buffers in.
+    'warm-up': { type: 'string', default: '1' },
     reps: { type: 'string' }, // the former name of --rounds
     // --crt '{"part_size":"16MiB"}' overrides s3-crt's default options (tuning).
     crt: { type: 'string', default: '{}' },
@@ -46,6 +48,7 @@ const { values } = parseArgs({
 });
 const size = parseSize(values.size!);
 const rounds = Number(values.reps ?? values.rounds);
+const warmUps = Number(values['warm-up']);
 const MIB = 1024 * 1024;
 const GIB = 1024 * MIB;
 const ALL = ['s3-api', 's3-crt', 's5cmd', 'aws-cli'] as const;
@@ -57,6 +60,7 @@ const TARGETS: Partial<Record<Name, { label: string; median: number; round: numb
   's3-api': { label: 's3-api within 10% of s5cmd', median: 0.9, round: 0.9 },
 };
 
+if (!Number.isInteger(warmUps) || warmUps < 0) throw new Error(`--warm-up must be a whole number ≥ 0, not ${values['warm-up']}`);
 if (!Number.isInteger(rounds) || rounds < 1) throw new Error(`--rounds must be a whole number ≥ 1, not ${values.reps ?? values.rounds}`);
 const chosen = values.methods!.split(',').map((s) => s.trim()).filter(Boolean);
 for (const m of chosen) if (!ALL.includes(m as Name)) throw new Error(`--methods: unknown contestant ${m} (one of ${ALL.join(', ')})`);
@@ -214,9 +218,9 @@ interface Round { figures: Partial<Record<Name, Figures>>; otherCpus: number; lo
 
 /** One round: every contestant's PUT then GET, in a rotated order; the machine's other work measured beside it. */
 async function runRound(n: number, b: Bench, contestants: Partial<Record<Name, Contestant>>, digest: string): Promise<Round> {
-  const order = names.map((_, i) => names[(i + n - 1) % names.length]);
+  const order = names.map((_, i) => names[(((i + n - 1) % names.length) + names.length) % names.length]);
   const load = loadAverage();
-  console.log(`round ${n}/${rounds}: ${order.join(', ')} — ${formatSize(size)} each way; load average ${load}`);
+  console.log(`${n > 0 ? `round ${n}/${rounds}` : `warm-up ${-n + 1}/${warmUps} (not counted)`}: ${order.join(', ')} — ${formatSize(size)} each way; load average ${load}`);
   const ours = () => [ownCpu(), childrenCpu(), ...b.pids.map(processCpu)].reduce((s, c) => s + total(c), 0);
   const busy0 = machineBusy();
   const ours0 = ours();
@@ -243,9 +247,9 @@ async function runRound(n: number, b: Bench, contestants: Partial<Record<Name, C
 const ratio = (r: Round, name: Name, op: 'put' | 'get') => r.figures[name]![op] / r.figures.s5cmd![op];
 const range = (xs: number[]) => `${Math.min(...xs).toFixed(2)}–${Math.max(...xs).toFixed(2)}`;
 
-function printRounds(all: Round[]): void {
+function printRounds(all: Round[], label = 'round'): void {
   const others = names.filter((n) => n !== 's5cmd');
-  const head = ['round', 'load avg (1 5 15 min)', 'other work, CPUs', 's5cmd PUT / GET MiB/s', ...others.map((n) => `${n} PUT / GET MiB/s (×s5cmd)`)];
+  const head = [label, 'load avg (1 5 15 min)', 'other work, CPUs', 's5cmd PUT / GET MiB/s', ...others.map((n) => `${n} PUT / GET MiB/s (×s5cmd)`)];
   const table = new Table({ head, style: { head: [], border: [] } });
   all.forEach((r, i) => {
     const s = r.figures.s5cmd!;
@@ -311,10 +315,16 @@ async function main() {
     const digest = await writePatternFile(b.src, 'bench-transfer', size);
     const contestants = { ...(await runnerContestants(b)), ...commandContestants(b) };
     console.log(`${cpus().length} CPUs; ${rounds} rounds of ${formatSize(size)} each way per contestant against embedded versitygw (${t.endpointUrl}, keep-alive)`);
+    const warm: Round[] = [];
+    for (let n = 0; n > -warmUps; n--) warm.push(await runRound(n, b, contestants, digest));
     const all: Round[] = [];
     for (let n = 1; n <= rounds; n++) all.push(await runRound(n, b, contestants, digest));
     for (const s of b.sessions) await s.close();
     console.log(`\nper round (data verified by SHA-256, ${digest.slice(0, 12)}…; "other work": the machine's busy CPUs beside this benchmark's processes)`);
+    if (warm.length) {
+      console.log('warm-up rounds, not counted (the CRT client is one long-lived process per session, as the runner keeps it: its first GET faults in the buffers it reads ahead into):');
+      printRounds(warm, 'warm-up');
+    }
     printRounds(all);
     console.log(`\nover ${rounds} rounds: each round's ratio to s5cmd in the same round, then their median and range`);
     const met = printSummary(all, Object.fromEntries(names.map((n) => [n, contestants[n]!.version])));

@@ -51,7 +51,7 @@ describe('s3-crt (awscrt) against the embedded versitygw', () => {
       }
       const download = records.find((r) => r.operation === 'download' && r.object_size_bytes === 16 * 1024 * 1024)!;
       expect(download.method_version).toMatch(/^awscrt \d+\.\d+\.\d+ \(aws-c-s3\)$/);
-      expect(download.method_options).toMatchObject({ part_size: '8MiB', target_throughput_gbps: expect.any(String), checksum: 'CRC32', write_size: '64KiB', writers: '2', malloc: 'retain', malloc_large_blocks: 'heap', event_loop_threads_setting: '3/cpu', socket_read_size: '256 KiB' });
+      expect(download.method_options).toMatchObject({ part_size: '8MiB', target_throughput_gbps: expect.any(String), checksum: 'CRC32', memory_limit: '256MiB', write_size: '32KiB', writers: '1', malloc: 'retain', malloc_large_blocks: 'heap', event_loop_threads_setting: '3/cpu', socket_read_size: '256 KiB' });
       expect(Number(download.method_options.event_loop_threads)).toBe(3 * availableParallelism());
       expect(download.throughput_mib_s).toBeGreaterThan(0);
       expect(crtClients()).toEqual([]);
@@ -119,9 +119,9 @@ describe('s3-crt (awscrt) against the embedded versitygw', () => {
       const base = await open();
       await base.put('crt-test/multi', { path: src, size });
       try {
-        // The default (two writer threads), the callback writing itself, more writers than parts, native.
-        for (const [write_size, writers] of [['64KiB', 2], ['100KiB', 0], ['3MiB', 5], ['native', 0]] as const) {
-          const session = write_size === '64KiB' ? base : await open({ options: { ...s3Crt.variants.default, write_size, writers } });
+        // The default (one writer thread), the callback writing itself, more writers than parts, native.
+        for (const [write_size, writers] of [['32KiB', 1], ['100KiB', 0], ['3MiB', 5], ['native', 0]] as const) {
+          const session = write_size === '32KiB' ? base : await open({ options: { ...s3Crt.variants.default, write_size, writers } });
           expect([session.options.write_size, session.options.writers]).toEqual([write_size, writers]);
           const got = await session.get('crt-test/multi');
           expect({ write_size, writers, bytes: got.bytes, digest: await got.digest() }).toEqual({ write_size, writers, bytes: size, digest });
@@ -169,7 +169,7 @@ describe('s3-crt (awscrt) against the embedded versitygw', () => {
       expect(crtWriteSize('native')).toBe(0);
       expect(() => crtWriteSize('1KiB')).toThrow(/native or a size from 4KiB to 64MiB/);
       expect(() => crtMalloc('jemalloc')).toThrow(/retain or system/);
-      expect([crtWriters(undefined, 65536), crtWriters(0, 65536), crtWriters(4, 0)]).toEqual([2, 0, 0]);
+      expect([crtWriters(undefined, 65536), crtWriters(0, 65536), crtWriters(4, 0)]).toEqual([1, 0, 0]);
       expect(() => crtWriters(-1, 65536)).toThrow(/a count from 0 to 64/);
       expect([crtEventLoopThreads('3/cpu', 2), crtEventLoopThreads(0, 2), crtEventLoopThreads(4, 2)]).toEqual([6, 0, 4]);
       expect(() => crtEventLoopThreads('many', 2)).toThrow(/a count \(0: one per CPU\) or N\/cpu/);

@@ -22,13 +22,19 @@ meta requests: parallel ranged GETs / multipart upload. A PUT reads its file in 
 (send_filepath). The CRT delivers a GET's parts in order, one at a time, on one event-loop thread,
 to the body callback; awscrt's binding hands the callback each part as a bytes object of its own (it
 copies the CRT's buffer: `y#` in aws-crt-python's s3_meta_request.c). With --writers N (the
-runner's default: 2) the callback only queues the part and N writer threads write the parts at
-their offsets, in pwrite calls of --write-size bytes (64 KiB by default; pwrite releases the GIL),
-so the delivery thread goes on receiving while earlier parts are written, as s5cmd's goroutines
-write while others read; with --writers 0 the callback writes each part before the CRT may deliver
-the next. --write-size 0 lets the CRT write the file itself (recv_filepath), one write of the part's
-size per part. Writes of 8 MiB cost this machine's kernel 3-9 times the system time per GiB of
-64 KiB writes (docs/performance.md, bench:transfer); s5cmd writes about 32 KiB at a time.
+runner's default: 1) the callback only queues the part and N writer threads write the parts at
+their offsets, in pwrite calls of --write-size bytes (the runner's default: 32 KiB; pwrite releases
+the GIL), so the delivery thread goes on receiving while earlier parts are written, as s5cmd's
+goroutines write while others read; with --writers 0 the callback writes each part before the CRT
+may deliver the next. --write-size 0 lets the CRT write the file itself (recv_filepath): one write
+of the part's size per part, from several event-loop threads at once. Large writes are slow on a
+VM that returns free memory to its host (virtio-balloon free page reporting, as here): the copy
+into the page cache itself takes the time (perf: 55-70% of the client's samples in
+copy_folio_from_iter_atomic), as when the destination pages fault on the host; the kernel backs a
+large write with large folios, from the high-order free blocks that page reporting hands back,
+while small writes reuse recently freed small pages (our reading of the evidence). More than one writer
+only queues on the file's inode lock (perf: rwsem_spin_on_owner, 7-16% of the client's samples).
+docs/performance.md has the figures (bench:transfer); s5cmd writes about 32 KiB at a time.
 The GET's latency includes the writes and closing the file.
 
 --socket-read-size sets aws-c-io's `g_aws_channel_max_fragment_size` (its channel.h: the most a
