@@ -14,9 +14,10 @@
  * The figure per round is (on − off) / off of the measurement's own recorded time; the verdict is
  * the median over rounds. On a shared machine a round varies by far more than 1 %, so the script
  * also prints the log's own cost per operation (an OpLog entry, in a tight loop) over each
- * measurement's time per operation: what the series adds where nothing else differs. For the 16
- * readers, whose separate runs vary by ±25% here, the verdict is a same-run comparison: half the
- * threads log and half do not, in one measurement (`split` below).
+ * measurement's time per operation: what the series adds where nothing else differs. For the
+ * metadata tests and the 16 readers, whose separate runs vary by more than the target here (the
+ * metadata ones last 0.15–0.25 s), the verdict is a same-run comparison: threads that log and
+ * threads that do not, in one measurement (`metadataSplit`, `split` below).
  * Usage:
  *   npm run bench:series [-- --rounds 21 --files 20000 --reads 192000 --dir /dev/shm --only create,stat,readers,batch]
  */
@@ -92,6 +93,31 @@ function metadata(dir: string, test: 'create' | 'stat'): Measure {
       rmSync(root, { recursive: true, force: true });
     }
   }, { ops: FILES });
+}
+
+/**
+ * The same run, two metadata threads at once, each over its own FILES files, one logging: the
+ * logging thread's time per operation over the other's, − 1 (which one logs alternates per round).
+ */
+function metadataSplit(dir: string, test: 'create' | 'stat'): () => Promise<number> {
+  let round = 0;
+  return async () => {
+    const logs = (i: number) => i === round % 2;
+    round++;
+    const root = mkdtempSync(join(dir, 'meta-'));
+    try {
+      const jobs: MetadataJob[] = [0, 1].map((i) => ({ kind: 'metadata', test, dir: join(root, `t${i}`), ops: FILES, size: 4096, syncEvery: 100, seed: 'bench', opLog: logs(i) }));
+      const results = await runThreads<MetadataResult>(jobs, { signal });
+      const perOp = (on: boolean) => {
+        const r = results.find((_, i) => logs(i) === on)!;
+        if (r.ok !== FILES || !r.verified || !!r.log !== on) throw new Error(`metadata ${test} split: ${r.ok}/${FILES} ok, or a log was (not) kept`);
+        return r.activeNs / r.ok;
+      };
+      return (100 * (perOp(true) - perOp(false))) / perOp(false);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  };
 }
 
 /** 16 reader threads, web-serving's 80/20 small-file reads: wall time; and the same-run split (below). */
@@ -175,6 +201,23 @@ async function compare(name: string, measure: Measure, entryNs: number): Promise
   return m;
 }
 
+/**
+ * The same-run comparison over ROUNDS rounds: each round's figure, then the median — the verdict
+ * where separate runs vary by more than the target (`separate`: their median, printed beside it).
+ */
+async function sameRun(name: string, what: string, split: () => Promise<number>, separate: number): Promise<number> {
+  console.log(`   the same run, ${what}`);
+  const splits: number[] = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    splits.push(await split());
+    console.log(`   ${name} split round ${String(round + 1).padStart(2)}: ${sign(splits[round])}%`);
+  }
+  const m = median(splits);
+  console.log(`   => ${name}, same run: median of rounds ${sign(m)}% (${sign(Math.min(...splits))} to ${sign(Math.max(...splits))}%); separate runs gave ${sign(separate)}% — ` +
+    `target ≤ ${TARGET_PCT}% (same-run median): ${m <= TARGET_PCT ? 'PASS' : 'FAIL'}`);
+  return m;
+}
+
 async function main(): Promise<void> {
   console.log(`series-overhead bench: ${cpus().length} CPUs, load average ${loadavg().map((x) => x.toFixed(2)).join(' ')}; ${ROUNDS} rounds, series on (${DEFAULT_INTERVAL_MS} ms) vs off, interleaved; ${values.dir}`);
   const dir = mkdtempSync(join(values.dir!, 's3ab-bench-series-'));
@@ -183,23 +226,17 @@ async function main(): Promise<void> {
   console.log(`\n0. the log's own cost: ${entryNs.toFixed(1)} ns per entry (OpLog.ok into a fresh, growing log)`);
   try {
     if (ONLY.has('create') || ONLY.has('stat')) console.log(`\n1. metadata thread, ${FILES} operations (its timed time)`);
-    if (ONLY.has('create')) results.push(await compare('metadata create', metadata(dir, 'create'), entryNs));
-    if (ONLY.has('stat')) results.push(await compare('metadata stat', metadata(dir, 'stat'), entryNs));
+    for (const test of ['create', 'stat'] as const) {
+      if (!ONLY.has(test)) continue;
+      const separate = await compare(`metadata ${test}`, metadata(dir, test), entryNs);
+      results.push(await sameRun(`metadata ${test}`, 'two threads at once, one logging: its time per operation over the other\'s', metadataSplit(dir, test), separate));
+    }
     if (ONLY.has('readers')) {
       console.log(`\n2. 16 read-files threads, ${Number(values.reads).toLocaleString('en')} small-file reads (80/20), wall time`);
       const r = await readers(dir);
       const separate = await compare('readers', r.measure, entryNs);
       // Separate runs of 16 threads on this machine vary by ±25%: the same-run split is the verdict.
-      console.log('   the same run, half the readers logging: their time per read over the other half\'s');
-      const splits: number[] = [];
-      for (let round = 0; round < ROUNDS; round++) {
-        splits.push(await r.split());
-        console.log(`   readers split round ${String(round + 1).padStart(2)}: ${sign(splits[round])}%`);
-      }
-      const m = median(splits);
-      console.log(`   => readers, same run: median of rounds ${sign(m)}% (${sign(Math.min(...splits))} to ${sign(Math.max(...splits))}%); separate runs gave ${sign(separate)}% — ` +
-        `target ≤ ${TARGET_PCT}% (same-run median): ${m <= TARGET_PCT ? 'PASS' : 'FAIL'}`);
-      results.push(m);
+      results.push(await sameRun('readers', 'half the readers logging: their time per read over the other half\'s', r.split, separate));
     }
     if (ONLY.has('batch')) {
       console.log(`\n3. Batch (object workloads' timing), ${FILES} sequential 4 KiB reads (sum of operation times)`);
