@@ -14,10 +14,10 @@
  * The figure per round is (on − off) / off of the measurement's own recorded time; the verdict is
  * the median over rounds. On a shared machine a round varies by far more than 1 %, so the script
  * also prints the log's own cost per operation (an OpLog entry, in a tight loop) over each
- * measurement's time per operation: what the series adds where nothing else differs. For the
- * metadata tests and the 16 readers, whose separate runs vary by more than the target here (the
- * metadata ones last 0.15–0.25 s), the verdict is a same-run comparison: threads that log and
- * threads that do not, in one measurement (`metadataSplit`, `split` below).
+ * measurement's time per operation: what the series adds where nothing else differs. Separate runs
+ * vary by more than the target here (±25–40% a round), so the verdict is a same-run comparison:
+ * threads (or a batch's operations) that log beside ones that do not, in one measurement
+ * (`metadataSplit`, `split`, `batchSplit` below).
  * Usage:
  *   npm run bench:series [-- --rounds 21 --files 20000 --reads 192000 --dir /dev/shm --only create,stat,readers,batch]
  */
@@ -44,6 +44,9 @@ const { values } = parseArgs({
     // Reads of the 16 readers: 192,000 make a measurement of about 2 s here, the length from which
     // the issue asks for a series (48,000 took 0.5 s, where a round varied by ±30%).
     reads: { type: 'string', default: '192000' },
+    // Operations per thread in the metadata tests' same-run split: 200,000 take 1–2 s here (20,000
+    // took 0.1–0.2 s, where the two threads' rounds differed by ±35%).
+    'split-files': { type: 'string', default: '200000' },
     dir: { type: 'string', default: '/dev/shm' },
     // Some of the measurements only: create, stat, readers, batch (comma list).
     only: { type: 'string', default: 'create,stat,readers,batch' },
@@ -53,6 +56,7 @@ const ONLY = new Set(values.only!.split(',').map((x) => x.trim()));
 for (const x of ONLY) if (!['create', 'stat', 'readers', 'batch'].includes(x)) throw new Error(`--only: ${x} is not one of create, stat, readers, batch`);
 const ROUNDS = Number(values.rounds);
 const FILES = Number(values.files);
+const SPLIT_FILES = Number(values['split-files']);
 const TARGET_PCT = 1;
 const signal = new AbortController().signal;
 
@@ -96,7 +100,7 @@ function metadata(dir: string, test: 'create' | 'stat'): Measure {
 }
 
 /**
- * The same run, two metadata threads at once, each over its own FILES files, one logging: the
+ * The same run, two metadata threads at once, each over its own SPLIT_FILES files, one logging: the
  * logging thread's time per operation over the other's, − 1 (which one logs alternates per round).
  */
 function metadataSplit(dir: string, test: 'create' | 'stat'): () => Promise<number> {
@@ -106,11 +110,11 @@ function metadataSplit(dir: string, test: 'create' | 'stat'): () => Promise<numb
     round++;
     const root = mkdtempSync(join(dir, 'meta-'));
     try {
-      const jobs: MetadataJob[] = [0, 1].map((i) => ({ kind: 'metadata', test, dir: join(root, `t${i}`), ops: FILES, size: 4096, syncEvery: 100, seed: 'bench', opLog: logs(i) }));
+      const jobs: MetadataJob[] = [0, 1].map((i) => ({ kind: 'metadata', test, dir: join(root, `t${i}`), ops: SPLIT_FILES, size: 4096, syncEvery: 100, seed: 'bench', opLog: logs(i) }));
       const results = await runThreads<MetadataResult>(jobs, { signal });
       const perOp = (on: boolean) => {
         const r = results.find((_, i) => logs(i) === on)!;
-        if (r.ok !== FILES || !r.verified || !!r.log !== on) throw new Error(`metadata ${test} split: ${r.ok}/${FILES} ok, or a log was (not) kept`);
+        if (r.ok !== SPLIT_FILES || !r.verified || !!r.log !== on) throw new Error(`metadata ${test} split: ${r.ok}/${SPLIT_FILES} ok, or a log was (not) kept`);
         return r.activeNs / r.ok;
       };
       return (100 * (perOp(true) - perOp(false))) / perOp(false);
@@ -172,6 +176,35 @@ function batch(dir: string): Measure {
     if (m.ok !== FILES) throw new Error(`batch: ${m.ok}/${FILES} ok: ${m.errorSample}`);
     return m.durationMs;
   }, { ops: FILES });
+}
+
+/**
+ * The same run for the Batch path: two batches, one with the series on and one off, their
+ * operations alternating (A, B, A, B…), so both meet the machine at the same moments: the logging
+ * batch's time per operation over the other's, − 1 (which one goes first alternates per round).
+ */
+function batchSplit(dir: string): () => Promise<number> {
+  const path = join(dir, 'object.bin');
+  let round = 0;
+  return async () => {
+    const make = (on: boolean) => {
+      seriesSettings.intervalMs = on ? DEFAULT_INTERVAL_MS : 0;
+      return new Batch('read', 4096).plan(FILES);
+    };
+    const on = make(true);
+    const off = make(false);
+    const pair = round++ % 2 ? [off, on] : [on, off];
+    for (const b of pair) b.start();
+    for (let i = 0; i < FILES; i++) for (const b of pair) await b.op(() => readFile(path), (buf) => buf.length);
+    const perOp = (b: Batch) => {
+      b.verify(true);
+      const m = b.finish();
+      if (m.ok !== FILES) throw new Error(`batch split: ${m.ok}/${FILES} ok: ${m.errorSample}`);
+      return m.durationMs / m.ok;
+    };
+    const [tOn, tOff] = [perOp(on), perOp(off)];
+    return (100 * (tOn - tOff)) / tOff;
+  };
 }
 
 /** Runs `measure` on and off, alternating which goes first, and prints each round and the median overhead. */
@@ -240,7 +273,8 @@ async function main(): Promise<void> {
     }
     if (ONLY.has('batch')) {
       console.log(`\n3. Batch (object workloads' timing), ${FILES} sequential 4 KiB reads (sum of operation times)`);
-      results.push(await compare('batch', batch(dir), entryNs));
+      const separate = await compare('batch', batch(dir), entryNs);
+      results.push(await sameRun('batch', 'two batches, their operations alternating, one logging: its time per operation over the other\'s', batchSplit(dir), separate));
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });
