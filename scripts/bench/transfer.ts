@@ -5,9 +5,11 @@
  * s5cmd compares figures measured moments apart. Prints every round's MiB/s, ratio and the
  * machine's other work during it, then the median and range of the ratios, the client CPU per GiB
  * of a PUT and of a GET (user and system), and the runner's peak memory. A target is "met" when
- * the median reaches it, "robust" when no round falls below its per-round floor.
+ * the median reaches it, "robust" when no round falls below its per-round floor. Untimed warm-up
+ * rounds (default 1) go first for every contestant and are printed apart: the runner keeps one
+ * CRT client per session, and a client's first GET faults in the buffers it reads ahead into.
  *
- *   npm run bench:transfer [-- --size 1GiB --rounds 5 --crt JSON-OPTIONS --methods s3-crt,s5cmd]
+ *   npm run bench:transfer [-- --size 1GiB --rounds 5 --warm-up 1 --crt JSON-OPTIONS --methods s3-crt,s5cmd]
  *
  * Targets: s3-crt ≥ 0.95× s5cmd in every round and ≥ 1.0× at the median, PUT and GET (issue 23);
  * s3-api within 10% of s5cmd (issue 2); runner peak RSS < 400 MB. s3-api and s3-crt are the
