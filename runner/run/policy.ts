@@ -5,6 +5,7 @@ import { MAX_CLIENTS, type MethodChoice, type Step } from '../core/matrix';
 import type { Availability } from '../core/method';
 import type { FleetFacts } from '../core/workload';
 import { isRunId, RUN_ID_EXAMPLE, type MatrixCacheState, type PassCache } from '../core/vocabulary';
+import type { ResultRecord } from '../core/record.generated';
 import type { RunManifest } from '../results/writer';
 
 /**
@@ -185,6 +186,21 @@ export function cacheClaimFlag(cache: string, bytesRead: number, getBytes: numbe
  */
 export function serverSentEveryByte(cache: string, bytesRead: number, getBytes: number | null): boolean {
   return (cache === 'cold' || cache === 'none') && getBytes !== null && bytesRead > 0 && getBytes >= bytesRead;
+}
+
+/**
+ * A record's flags once the server's count is known: a payload read (`read`, null for any other
+ * measurement) gets its cache claim checked, and loses the link estimate's served-from-cache when
+ * the server sent every byte; a figure served from a cache says nothing about the network.
+ */
+export function reconciledFlags(flags: readonly ResultRecord['flags'][number][], read: { cache: string; bytesRead: number; getBytes: number | null } | null): ResultRecord['flags'] {
+  let out = [...flags];
+  if (read) {
+    const claim = cacheClaimFlag(read.cache, read.bytesRead, read.getBytes);
+    if (claim && !out.includes(claim)) out.push(claim);
+    if (serverSentEveryByte(read.cache, read.bytesRead, read.getBytes)) out = out.filter((f) => f !== 'served-from-cache');
+  }
+  return out.includes('served-from-cache') ? out.filter((f) => f !== 'possibly-network-capped') : out;
 }
 
 /** The S3AB_* variables the runner reads, checked before anything is created (a typo must not be ignored without a word). */

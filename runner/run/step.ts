@@ -22,7 +22,7 @@ import { intervalRecords, type IntervalRecord } from '../results/intervals';
 import { stringMap, toRecord, type ResultRecord, type StepFacts } from '../results/record';
 import { findWorkload } from '../workloads';
 import { writeFixtureThroughMount } from './fixtures';
-import { cacheClaimFlag, fleetNotApplicableReason, notApplicableReason, passesFor, serverSentEveryByte, withFailureCause, type Pass } from './policy';
+import { fleetNotApplicableReason, notApplicableReason, passesFor, reconciledFlags, withFailureCause, type Pass } from './policy';
 import { armStepWatchdog, stepBoundS, WATCHDOG_GRACE_S } from './step-watchdog';
 
 /** What every step of a run shares. */
@@ -298,16 +298,8 @@ function keptRecords(kept: readonly Kept[], facts: StepFacts, workload: Workload
     const state = m.cache ?? cache;
     // Reads checked against what the server sent: a cold read it sent less for came from a cache.
     const checkedRead = !!workload.payloadReads?.includes(m.operation) && m.status === 'ok';
-    const sent = requests?.get_bytes ?? null;
-    const claim = checkedRead ? cacheClaimFlag(state, m.bytes, sent) : null;
     const record = toRecord({ ...facts, cache: state }, withFailureCause(m, failure), [], endedAtMs, requests);
-    if (claim && !record.flags.includes(claim)) record.flags.push(claim);
-    // Faster than the link estimate, yet the server sent every byte: the estimate was low, no cache served it.
-    if (checkedRead && serverSentEveryByte(state, m.bytes, sent)) {
-      record.flags = record.flags.filter((f) => f !== 'served-from-cache');
-    }
-    // Served from a cache, the figure says nothing about the network.
-    if (record.flags.includes('served-from-cache')) record.flags = record.flags.filter((f) => f !== 'possibly-network-capped');
+    record.flags = reconciledFlags(record.flags, checkedRead ? { cache: state, bytesRead: m.bytes, getBytes: requests?.get_bytes ?? null } : null);
     return { m, record };
   });
 }

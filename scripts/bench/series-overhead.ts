@@ -56,6 +56,8 @@ const FILES = Number(values.files);
 const TARGET_PCT = 1;
 const signal = new AbortController().signal;
 
+/** How much longer `on` took than `off`, in %. */
+const overPct = (on: number, off: number) => (100 * (on - off)) / off;
 const sign = (x: number) => `${x >= 0 ? '+' : ''}${x.toFixed(2)}`;
 const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -129,7 +131,7 @@ async function readers(dir: string): Promise<{ measure: Measure; split: () => Pr
       if (group.some((r) => r.failed || r.ok !== r.ops || !!r.log !== on)) throw new Error('readers split: a read failed, or a log was (not) kept');
       return group.reduce((t, r) => t + (r.endNs - r.startNs), 0) / group.reduce((n, r) => n + r.ops, 0);
     };
-    return (100 * (perRead(true) - perRead(false))) / perRead(false);
+    return overPct(perRead(true), perRead(false));
   };
   return { measure, split };
 }
@@ -173,8 +175,7 @@ function batchSplit(dir: string): () => Promise<number> {
       if (m.ok !== FILES) throw new Error(`batch split: ${m.ok}/${FILES} ok: ${m.errorSample}`);
       return m.durationMs / m.ok;
     };
-    const [tOn, tOff] = [perOp(on), perOp(off)];
-    return (100 * (tOn - tOff)) / tOff;
+    return overPct(perOp(on), perOp(off));
   };
 }
 
@@ -191,11 +192,11 @@ async function compare(name: string, measure: Measure, entryNs: number): Promise
   on.length = 0;
   for (let round = 0; round < ROUNDS; round++) {
     for (const seriesOn of round % 2 === 0 ? [true, false] : [false, true]) await run(seriesOn);
-    overheads.push((100 * (on[round] - off[round])) / off[round]);
+    overheads.push(overPct(on[round], off[round]));
     console.log(`   ${name} round ${String(round + 1).padStart(2)}: on ${on[round].toFixed(1)} ms, off ${off[round].toFixed(1)} ms: ${overheads[round] >= 0 ? '+' : ''}${overheads[round].toFixed(2)}%`);
   }
   const m = median(overheads);
-  const fastest = (100 * (Math.min(...on) - Math.min(...off))) / Math.min(...off);
+  const fastest = overPct(Math.min(...on), Math.min(...off));
   // The log's own cost: one entry per operation, over the operation's time with the series off.
   const perOpUs = (median(off) * 1000) / measure.ops;
   const estimate = (100 * entryNs) / 1000 / perOpUs;

@@ -1,7 +1,7 @@
 import { countRequests, parseAccessLogLine, REQUEST_TYPES, requestType, RUNNER_USER_AGENT, uncovered } from '../../runner/endpoint/access-log';
 import { dollars } from '../../runner/report/format';
 import { requestCells, requestFigures } from '../../runner/report/requests';
-import { cacheClaimFlag, serverSentEveryByte } from '../../runner/run/policy';
+import { cacheClaimFlag, reconciledFlags, serverSentEveryByte } from '../../runner/run/policy';
 
 /** Lines as versitygw writes them (S3's server-access-log fields, unquoted). */
 const line = (op: string, key: string, sent: number, size: number, ua = 'aws-sdk-js/3.0 ua/2.1') =>
@@ -51,6 +51,14 @@ describe('cache claims checked against the server', () => {
     expect(serverSentEveryByte('cold', 1000, null)).toBe(false); // not counted: the link estimate stands
     expect(serverSentEveryByte('warm', 1000, 1000)).toBe(false);
     expect(serverSentEveryByte('cold', 0, 0)).toBe(false);
+  });
+
+  test('a record\'s flags reconciled with the server\'s count', () => {
+    const read = (cache: string, getBytes: number | null) => ({ cache, bytesRead: 1000, getBytes });
+    expect(reconciledFlags(['served-from-cache', 'possibly-network-capped'], read('cold', 1000))).toEqual(['possibly-network-capped']); // the estimate was low
+    expect(reconciledFlags(['possibly-network-capped'], read('cold', 10))).toEqual(['served-from-cache']); // the claim, and no network figure
+    expect(reconciledFlags([], read('warm', 1000))).toEqual(['not-warm']);
+    expect(reconciledFlags(['served-from-cache', 'possibly-network-capped'], null)).toEqual(['served-from-cache']); // not a read: the estimate stands
   });
 });
 

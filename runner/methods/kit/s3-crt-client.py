@@ -29,7 +29,7 @@ goroutines write while others read; with --writers 0 the callback writes each pa
 may deliver the next. --write-size 0 lets the CRT write the file itself (recv_filepath): one write
 of the part's size per part, from several event-loop threads at once. Large writes are slow on a
 VM that returns free memory to its host (virtio-balloon free page reporting, as here): the copy
-into the page cache itself takes the time (perf: 55-70% of the client's samples in
+into the page cache itself takes the time (perf: 43-70% of the writer's samples in
 copy_folio_from_iter_atomic), as when the destination pages fault on the host; the kernel backs a
 large write with large folios, from the high-order free blocks that page reporting hands back,
 while small writes reuse recently freed small pages (our reading of the evidence). More than one writer
