@@ -10,8 +10,10 @@ import { AsyncLocalStorage } from 'node:async_hooks';
  *
  * Nothing is computed while the measurement runs: each operation's completion goes into an OpLog
  * (four numbers in typed arrays, no allocation per operation) and the series is cut from it after
- * the measurement, untimed. `npm run bench:series` measures what
- * the log costs a measurement (series on against off).
+ * the measurement, untimed. `npm run bench:series` measures what the log costs a measurement:
+ * series on against off in separate runs, and, as its verdict, what logs against what does not
+ * within one run (half the readers; two interleaved batches; the metadata thread's operations
+ * after a logged one against those after an unlogged one).
  */
 
 /** The default width of an interval. */

@@ -34,8 +34,50 @@ export interface MetadataJob {
   seed: string;
   /** Leave the test directory in place (the performance script inspects nothing; tests may). */
   keep?: boolean;
-  /** Log each operation's completion (on the operations' own clock) for the interval series. */
-  opLog?: boolean;
+  /**
+   * Log each operation's completion (on the operations' own clock) for the interval series. `'split'`
+   * (the series bench, scripts/bench/series-overhead.ts): log a pseudo-random half of the
+   * operations only (splitPicks) and return the times of the operations that follow a logged one
+   * and of those that follow an unlogged one (`MetadataResult.split`).
+   */
+  opLog?: boolean | 'split';
+}
+
+/**
+ * What the log costs the recorded time, measured in one run (`opLog: 'split'`). The entry is written
+ * after the operation's clock stops, so its only cost to the recorded time (the sum of the
+ * operations' own times) is on the operation that follows it (caches, TLB, branch predictor):
+ * compare the operations after a logged one with those after an unlogged one. Every operation but
+ * the first is in one of the two groups (`afterLogged + afterUnlogged === ops - 1`), failed ones
+ * included, as in `activeNs`.
+ */
+export interface MetadataSplit {
+  /** Operations logged (an entry each in `MetadataResult.log`, ok or failed). */
+  logged: number;
+  /** Sum of the times (ns) and count of the operations that follow a logged operation. */
+  afterLoggedNs: number;
+  afterLogged: number;
+  /** Sum of the times (ns) and count of the operations that follow an unlogged operation. */
+  afterUnloggedNs: number;
+  afterUnlogged: number;
+}
+
+/**
+ * Which operations a split run logs (1) and which it does not (0): exactly ⌊ops / 2⌋ of them,
+ * shuffled with a Prng seeded from the job's seed — not by parity, since create's and a sync's
+ * patterns repeat every N operations.
+ */
+export function splitPicks(seed: string, ops: number): Uint8Array {
+  const picks = new Uint8Array(ops);
+  picks.fill(1, 0, Math.floor(ops / 2));
+  const rng = new Prng(`${seed}/log-split`);
+  for (let i = ops - 1; i > 0; i--) {
+    const j = rng.below(i + 1);
+    const t = picks[i];
+    picks[i] = picks[j];
+    picks[j] = t;
+  }
+  return picks;
 }
 
 export interface MetadataResult {
@@ -56,8 +98,10 @@ export interface MetadataResult {
   verified: boolean;
   verifyProblem: string | null;
   cleanupProblem: string | null;
-  /** The completions (OpLog.toArrays) when the job asked for them. */
+  /** The completions (OpLog.toArrays) when the job asked for them; in split mode, of the logged operations only. */
   log?: ReturnType<OpLog['toArrays']> | null;
+  /** Split mode's two groups (`opLog: 'split'`), else null. */
+  split?: MetadataSplit | null;
 }
 
 interface State {
@@ -374,6 +418,12 @@ function run(state: State, ctx: ThreadContext): { result: MetadataResult; transf
     paths: { a: each(job, (i) => join(job.dir, fileName(i))), b: [], single: '', ...spec.paths?.(job) },
   };
   const log = job.opLog ? new OpLog(job.ops) : null;
+  // Split mode only (the series bench): which operations log, and the two groups' sums. `picks` is
+  // null otherwise, so the normal loop pays two tests of a constant per operation, off the clock.
+  const picks = job.opLog === 'split' ? splitPicks(job.seed, job.ops) : null;
+  // [ns after an unlogged operation, count, ns after a logged one, count]: indexed by the pick, no
+  // branch on it, so the bookkeeping treats both groups alike.
+  const groups = new Float64Array(4);
   const succeeded: boolean[] = new Array(job.ops).fill(false);
   let lastNote = nowNs();
   for (let i = 0; i < job.ops; i++) {
@@ -392,16 +442,25 @@ function run(state: State, ctx: ThreadContext): { result: MetadataResult; transf
     result.ops++;
     result.activeNs += dt;
     ctx.done();
+    // The log entry below is written after this operation's clock stopped: it can add to the
+    // recorded time only through the next operation, so split mode files each operation's time
+    // under whether the one before it was logged.
+    if (picks !== null && i > 0) {
+      const g = picks[i - 1] * 2;
+      groups[g] += dt;
+      groups[g + 1]++;
+    }
+    const logs = log !== null && (picks === null || picks[i] === 1);
     if (failure === null) {
       latencies[result.ok++] = dt;
       succeeded[i] = true;
       const bytes = spec.countsBytes !== false ? value : 0;
       result.bytes += bytes;
-      log?.ok(result.activeNs, dt, bytes);
+      if (logs) log.ok(result.activeNs, dt, bytes);
       ctx.count(bytes, 1);
     } else {
       const f = describeFailure(failure, job.dir);
-      log?.failed(result.activeNs);
+      if (logs) log.failed(result.activeNs);
       result.failed++;
       result.errors[f.code] = (result.errors[f.code] ?? 0) + 1;
       result.firstError ??= f.message;
@@ -419,6 +478,7 @@ function run(state: State, ctx: ThreadContext): { result: MetadataResult; transf
   result.verified = problem === null && result.ok > 0;
   result.verifyProblem = problem;
   result.log = log?.toArrays() ?? null;
+  result.split = picks !== null ? { logged: log!.length, afterLoggedNs: groups[2], afterLogged: groups[3], afterUnloggedNs: groups[0], afterUnlogged: groups[1] } : null;
   return finish(result, state);
 }
 
