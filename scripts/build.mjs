@@ -2,12 +2,17 @@
 // Bundles the runner into one file, dist/s3ab.js: the same bundle runs locally and on EC2 under SSM.
 // `--if-stale` skips the build when no source is newer than the bundle.
 import { build } from 'esbuild';
-import { copyFileSync, existsSync, statSync, readdirSync } from 'node:fs';
+import { cpSync, existsSync, rmSync, statSync, readdirSync } from 'node:fs';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const out = join(root, 'dist', 's3ab.js');
+// The s3-crt method's client crate, shipped with the bundle: an EC2 runner builds it with cargo
+// (lib/runner-fleet.ts, recipe s3-crt-client) from dist/crates/s3-crt-client, the same layout.
+// Its sources and lockfile only (never a target folder): src/ whole, so a new module ships too.
+const CRATE = join('crates', 's3-crt-client');
+const CRATE_FILES = ['Cargo.toml', 'Cargo.lock', 'build.rs', 'src'];
 
 function newest(dir) {
   let t = 0;
@@ -18,8 +23,10 @@ function newest(dir) {
   return t;
 }
 
-if (process.argv.includes('--if-stale') && existsSync(out) && existsSync(join(root, 'dist', 'fs-thread.js')) && existsSync(join(root, 'dist', 's3-crt-client.py'))) {
-  const sources = Math.max(newest(join(root, 'runner')), newest(join(root, 'assets')), statSync(join(root, 'package-lock.json')).mtimeMs);
+const shipped = [out, join(root, 'dist', 'fs-thread.js'), ...['Cargo.toml', 'Cargo.lock', 'build.rs', join('src', 'main.rs')].map((f) => join(root, 'dist', CRATE, f))];
+if (process.argv.includes('--if-stale') && shipped.every((f) => existsSync(f))) {
+  const sources = Math.max(newest(join(root, 'runner')), newest(join(root, 'assets')), statSync(join(root, 'package-lock.json')).mtimeMs,
+    ...CRATE_FILES.map((f) => join(root, CRATE, f)).map((p) => (statSync(p).isDirectory() ? newest(p) : statSync(p).mtimeMs)));
   if (statSync(out).mtimeMs >= sources) process.exit(0);
 }
 await build({
@@ -52,5 +59,6 @@ await build({
   logLevel: 'warning',
   legalComments: 'none',
 });
-// The s3-crt method's client process (runner/methods/s3-crt.impl.ts finds it next to the bundle).
-copyFileSync(join(root, 'runner', 'methods', 'kit', 's3-crt-client.py'), join(root, 'dist', 's3-crt-client.py'));
+// The s3-crt method's client crate, copied afresh so that no file removed from crates/ stays behind.
+rmSync(join(root, 'dist', CRATE), { recursive: true, force: true });
+for (const f of CRATE_FILES) cpSync(join(root, CRATE, f), join(root, 'dist', CRATE, f), { recursive: true });

@@ -50,14 +50,18 @@ const minutes = (s: number) => (s < 3600 ? `${Math.round(s / 60)} min` : `${(s /
 const dollars = (x: number) => `$${x.toFixed(2)}`;
 const count = (x: number) => Math.round(x).toLocaleString('en-US');
 
-/** The docs' table: each profile's modelled execution (`s3ab aws estimate PROFILE`), then its measured clients' own requests per method. */
+/**
+ * The docs' table: each profile's modelled execution (`s3ab aws estimate PROFILE`: a warm build
+ * cache), the same plan's wall with a cold one (–: no runner builds a client), then its measured
+ * clients' own requests per method.
+ */
 export function estimateTable(estimates: Record<string, ExecutionEstimate> = Object.fromEntries(ESTIMATE_PROFILES.map((p) => [p, estimateFor({ profile: p })]))): string {
   const names = Object.keys(estimates);
   const rows = names.map((p) => {
     const e = estimates[p];
     const hits = e.budgetHits.reduce((a, h) => a + h.steps, 0);
     // A fleet step runs on each of its clients' runners: the matrix's steps are counted once.
-    return `| \`${p}\` | ${new Set(e.steps.map((x) => x.index)).size} | ${runnersLine(e)}${e.layout === 'fleet' ? ' (layout fleet)' : ''} | ${minutes(e.wallSeconds)} | ${dollars(e.executionDollars)} | ${dollars(e.methodsDollars)} | ${hits} | ${count(e.historyEvents)} | ${e.measuredProfile}${MEASURED_PROFILES[e.measuredProfile] > 1 ? ' (sample ÷ ' + MEASURED_PROFILES[e.measuredProfile] + ')' : ''} |`;
+    return `| \`${p}\` | ${new Set(e.steps.map((x) => x.index)).size} | ${runnersLine(e)}${e.layout === 'fleet' ? ' (layout fleet)' : ''} | ${minutes(e.wallSeconds)} | ${e.coldBuildExtraSeconds > 0 ? minutes(e.coldWallSeconds) : '–'} | ${dollars(e.executionDollars)} | ${dollars(e.methodsDollars)} | ${hits} | ${count(e.historyEvents)} | ${e.measuredProfile}${MEASURED_PROFILES[e.measuredProfile] > 1 ? ' (sample ÷ ' + MEASURED_PROFILES[e.measuredProfile] + ')' : ''} |`;
   });
   const methods = [...new Set(names.flatMap((p) => estimates[p].methodsRequests.map((r) => r.method)))];
   const cell = (p: string, method: string) => {
@@ -65,8 +69,8 @@ export function estimateTable(estimates: Record<string, ExecutionEstimate> = Obj
     return r ? `${count(r.requests.total)} (${dollars(r.dollars)})` : '–';
   };
   return [
-    '| profile | steps | runners | modelled wall | the execution\'s own cost | the measured clients\' own requests | steps at their budget | history events | measured from |',
-    '|---|---:|---|---:|---:|---:|---:|---:|---|',
+    '| profile | steps | runners | modelled wall | … with a cold build cache | the execution\'s own cost | the measured clients\' own requests | steps at their budget | history events | measured from |',
+    '|---|---:|---|---:|---:|---:|---:|---:|---:|---|',
     ...rows,
     '',
     'The measured clients\' own S3 requests per method (and their cost), per execution:',

@@ -55,8 +55,8 @@ export interface PipelineProps {
   readonly ready?: PollBudget;
   /**
    * The setup command's own SSM execution timeout: a fresh 2-vCPU runner installs its shard's
-   * clients (compiling s3fs is the longest part) and fetches the bundle — minutes — so a slow
-   * mirror does not end a run. @default Duration.minutes(30)
+   * clients (compiling s3fs or the s3-crt client is the longest part) and fetches the bundle —
+   * minutes — so a slow mirror does not end a run. @default Duration.minutes(30)
    */
   readonly setupTimeout?: Duration;
   /**

@@ -18,9 +18,10 @@ export function registerAws(program: Command): void {
   aws.command('estimate [profile]').description('the modelled execution of a profile or matrix on AWS, from measured figures (runner/plan/): runners and shards, wall time, the execution\'s own cost, the measured clients\' own requests per method, the steps expected to hit their budget')
     .option('-m, --matrix <file>', 'matrix JSON file instead of a profile')
     .option('--runners <type:count,...>', 'runner specs, e.g. c8gn.large:4,c7g.large:12 (default: the model\'s plan: the cheapest within 45 min, else the fastest)', runnerSpecs)
+    .option('--cold-build-cache', 'model a cold build cache: every runner that installs the s3-crt client builds it (the first execution after crates/s3-crt-client changes, per architecture); default: warm, it downloads it')
     .action(async (profile: string | undefined, o) => {
       const { estimateFor, printEstimate } = await import('../aws/estimate');
-      printEstimate(estimateFor({ profile: o.matrix ? undefined : profile ?? 'quick', matrixFile: o.matrix, runners: o.runners }), print);
+      printEstimate(estimateFor({ profile: o.matrix ? undefined : profile ?? 'quick', matrixFile: o.matrix, runners: o.runners, buildCache: o.coldBuildCache ? 'cold' : 'warm' }), print);
     });
   aws.command('query <name>').description('run a named Athena query (assets/queries/NAME.sql) and print the table; `requests` prints each step\'s S3 requests from the data bucket\'s server access logs')
     .option('--run <id>', 'with `requests`: one run only').addOption(stackOpt()).addOption(regionOpt())

@@ -31,8 +31,11 @@ Examples:
       let names = positional.filter((n) => !n.startsWith('-'));
       if (o.forRun) {
         const matrix = matrixFor({ profile: o.profile, matrixFile: o.matrix, methods: o.methods, workloads: o.workloads });
-        // Optional methods that cannot run here (S3 Files off AWS) have nothing to install.
-        names = [...new Set([...matrix.methods.map((m) => m.name), ...matrix.workloads.map((w) => w.name)])].filter((n) => installCommand(n) !== null);
+        // Optional methods are not installed for a run: they join it where they are present (S3
+        // Files on AWS; s3-crt once its client is built, a cargo build of minutes the quick
+        // profile's first run does not wait for), and the run names what is skipped and why.
+        const wanted = [...matrix.methods.filter((m) => !m.optional).map((m) => m.name), ...matrix.workloads.map((w) => w.name)];
+        names = [...new Set(wanted)].filter((n) => installCommand(n) !== null);
       }
       const r = spawnSync(process.execPath, [script, ...(o.quiet ? ['--quiet'] : []), ...(o.verbose ? ['--verbose'] : []), ...names], { stdio: 'inherit' });
       process.exitCode = r.status ?? 1;

@@ -10,7 +10,7 @@ const COMMON: Options = { allow_delete: true, allow_overwrite: true, part_size: 
 export const mountpointDescriptor = {
   name: 'mountpoint',
   kind: 'mount',
-  userAgent: /mountpoint-s3/, // mount-s3 and the launcher both name mountpoint-s3
+  userAgent: /^(mountpoint-s3|s3ab-mount-s3)\//, // mount-s3 and the launcher (s3-crt's client names mountpoint-s3-client after itself)
   summary: 'Mountpoint for Amazon S3 (mount-s3 / mountpoint-s3-fs): fast sequential reads; no rename, append or in-place writes on general-purpose buckets',
   offers: ['file-system', 'objects-in-bucket'],
   variants: {

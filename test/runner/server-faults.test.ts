@@ -99,7 +99,7 @@ describe('a named endpoint that stops answering mid-run', () => {
       const clean = /`(s3ab clean --run \S+ --endpoint \S+ --bucket \S+ --region \S+)`/.exec(outcome.manifest.problem!);
       expect(clean).not.toBeNull();
       // No client left running: the CRT client processes were children of this process.
-      const children = spawnSync('pgrep', ['-P', String(process.pid), '-f', 's3-crt-client']).stdout.toString().trim();
+      const children = spawnSync('pgrep', ['-P', String(process.pid), '-f', 's3ab-s3-crt']).stdout.toString().trim();
       expect(children).toBe('');
       expect([...stepFolders()].filter((f) => !foldersBefore.has(f))).toEqual([]);
       // The named command removes what the frozen endpoint kept (run against the server itself).

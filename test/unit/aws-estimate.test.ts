@@ -11,12 +11,13 @@ import { findWorkloadDescriptor, WORKLOAD_DESCRIPTORS } from '../../runner/workl
 import { estimateFor } from '../../runner/aws/estimate';
 import { AWS_FACTS, baselineMiBps } from '../../runner/plan/aws-facts';
 import {
-  budgetOf, cheaperType, EXECUTION_TIMEOUT_SECONDS, estimateExecution, shardTimeoutSeconds, stateMachineCounts, WALL_TARGET_SECONDS, type PlanInput,
+  budgetOf, cheaperType, EXECUTION_TIMEOUT_SECONDS, estimateExecution, shardLimitSeconds, shardTimeoutSeconds, stateMachineCounts, WALL_TARGET_SECONDS, type PlanInput,
 } from '../../runner/plan/execution-model';
 import { MEASURED_PROFILES, MEASUREMENTS, measurementFor, sampleOf, type Measurement } from '../../runner/plan/measurement';
-import { installFor, setupSeconds } from '../../runner/plan/setup-model';
+import { installFor, s3CrtClientBuildSeconds, setupSeconds } from '../../runner/plan/setup-model';
 import { modelSteps, sampleMatrix, total } from '../../runner/plan/step-model';
 import { ROOT } from '../helpers/cli';
+import runnerSetup from '../../assets/measured/runner-setup.json';
 
 const profileJson = (name: string) => {
   const { $schema: _schema, ...json } = JSON.parse(readFileSync(join(ROOT, 'assets', 'profiles', `${name}.json`), 'utf8'));
@@ -57,12 +58,46 @@ describe('the measured model of an AWS execution (runner/plan/)', () => {
     expect(e.wallSeconds).toBeGreaterThan(e.phases.runners);
   });
 
-  test('the target: a seed execution in ≤ 45 min and ≤ $1.10 of its own cost, as `s3ab aws estimate seed` prints it', () => {
+  test('the target: a seed execution in ≤ 45 min and ≤ $1.10 of its own cost, as `s3ab aws estimate seed` prints it (a warm build cache)', () => {
     const e = estimateFor({ profile: 'seed' });
+    expect(e.buildCache).toBe('warm');
     expect(e.wallSeconds).toBeLessThanOrEqual(45 * 60);
     expect(e.executionDollars).toBeLessThanOrEqual(1.1);
     // Every profile of the table fits the history limit of one execution by construction (callbacks).
     for (const p of ESTIMATE_PROFILES) expect(estimateFor({ profile: p }).historyEvents).toBeLessThan(25_000);
+  });
+
+  test('a cold build cache: the timeouts allow for it whatever the estimate models; its wall is at most the warm one\'s plus the cold build', async () => {
+    const build = s3CrtClientBuildSeconds();
+    const { checkPipelineProps } = await import('../../lib/pipeline/index');
+    const setupTimeout = checkPipelineProps({}).setupTimeout.toSeconds();
+    const warm = estimateFor({ profile: 'seed' });
+    const cold = estimateFor({ profile: 'seed', buildCache: 'cold' });
+    expect(cold.buildCache).toBe('cold');
+    const building = warm.shards.filter((s) => s.install.includes('s3-crt-client'));
+    expect(building.length).toBeGreaterThan(0);
+    for (const e of [warm, cold]) {
+      for (const s of e.shards) {
+        // Each shard's setup budget is its cold setup: the build where it installs the client, within the setup document's timeout.
+        expect(s.coldSetup.seconds).toBeGreaterThanOrEqual(s.setup.seconds);
+        if (s.install.includes('s3-crt-client')) expect(s.coldSetup.seconds).toBeGreaterThanOrEqual(build);
+        expect(s.coldSetup.seconds).toBeLessThanOrEqual(setupTimeout);
+        expect(e.setupBudgetSeconds).toBeGreaterThanOrEqual(s.coldSetup.seconds);
+        // The command timeout is the steps' alone (setup has its own): the cache does not move it.
+        expect(s.timeoutSeconds).toBe(shardTimeoutSeconds(s.modelledSeconds));
+      }
+      // What the execution leaves a shard's command allows for a cold build, warm or cold.
+      expect(shardLimitSeconds(e)).toBeLessThanOrEqual(EXECUTION_TIMEOUT_SECONDS - e.phases.before - build - e.phases.after - e.phases.teardown);
+    }
+    // Warm, those shards download the client; the same plan cold adds at most the build, and the cold plan is no slower than that.
+    for (const s of building) expect(s.setup.longest).not.toBe('s3-crt-client build');
+    expect(warm.coldBuildExtraSeconds).toBeGreaterThan(0);
+    expect(warm.coldBuildExtraSeconds).toBeLessThanOrEqual(build);
+    expect(warm.coldWallSeconds).toBeGreaterThan(warm.wallSeconds);
+    expect(warm.coldWallSeconds).toBeLessThanOrEqual(warm.wallSeconds + build);
+    expect(cold.wallSeconds).toBeLessThanOrEqual(warm.wallSeconds + build);
+    expect(cold.coldWallSeconds).toBe(cold.wallSeconds);
+    expect(cold.phases.setup).toBeGreaterThanOrEqual(build);
   });
 
   test.each(Object.keys(MEASURED_PROFILES))('the measurement of %s is of the profile as it is now, every step measured but those of methods that cannot run here', (name) => {
@@ -70,8 +105,15 @@ describe('the measured model of an AWS execution (runner/plan/)', () => {
     const divisor = MEASURED_PROFILES[name];
     // A changed profile needs a new measurement: `npm run cost:aws -- --measure NAME`.
     // The budget is left out: it bounds the steps, and no step of a measured profile came near it.
-    const unbudgeted = ({ budget_s: _b, ...rest }: Record<string, unknown>) => rest;
-    expect(unbudgeted(m.matrix as Record<string, unknown>)).toEqual(unbudgeted((divisor > 1 ? sampleOf(profileJson(name), divisor) : profileJson(name)) as Record<string, unknown>));
+    // So is a method's `optional` flag: it says whether a run may skip the method where its client
+    // is missing, not what is measured — the method, its variant and options are compared.
+    const unflagged = (method: unknown) => {
+      if (typeof method !== 'object' || method === null) return method;
+      const { optional: _o, ...rest } = method as Record<string, unknown>;
+      return Object.keys(rest).length === 1 && typeof rest.name === 'string' ? rest.name : rest;
+    };
+    const compared = ({ budget_s: _b, methods, ...rest }: Record<string, unknown>) => ({ ...rest, methods: (methods as unknown[]).map(unflagged) });
+    expect(compared(m.matrix as Record<string, unknown>)).toEqual(compared((divisor > 1 ? sampleOf(profileJson(name), divisor) : profileJson(name)) as Record<string, unknown>));
     const matrix = resolveMatrix(m.matrix, name, CATALOG);
     const optional = new Set(matrix.methods.filter((x) => x.optional).map((x) => x.name));
     const expected = new Set(expandSteps(matrix).filter((s) => !optional.has(s.method.name)).map((s) => `${s.method.name}/${s.method.variant}/${s.workload.name}`));
@@ -208,16 +250,30 @@ describe('the measured model of an AWS execution (runner/plan/)', () => {
     test('setup installs only what a shard needs: the s3fs build makes a mount shard\'s setup longer than an S3 API shard\'s', () => {
       const of = (methods: string[], workload: string) => methods.map((method) => ({ method, workload }));
       expect(installFor(of(['s3-api'], 'objects'))).toEqual([]);
-      expect(installFor(of(['s3-crt', 'aws-cli'], 'objects'))).toEqual(['awscli', 'awscrt']);
+      expect(installFor(of(['s3-crt', 'aws-cli'], 'objects'))).toEqual(['awscli', 's3-crt-client']);
       // fio-seq needs a file system: its S3 API steps record not-applicable, and need neither their clients nor fio.
       expect(installFor(of(['s3-crt', 'aws-cli', 's3fs'], 'fio-seq'))).toEqual(['s3fs', 'fio']);
       const link = baselineMiBps('c7g.large');
-      const api = setupSeconds([], link);
-      const mounts = setupSeconds(installFor(of(['s3fs', 'mountpoint', 'rclone', 'juicefs'], 'fio-seq')), link);
+      const api = setupSeconds([], link, 'warm');
+      const mounts = setupSeconds(installFor(of(['s3fs', 'mountpoint', 'rclone', 'juicefs'], 'fio-seq')), link, 'warm');
       expect(mounts.seconds).toBeGreaterThan(api.seconds);
       expect(mounts.longest).toMatch(/^s3fs .* build$/);
       // The package phase starts with the sourced dnf metadata refresh.
       expect(api.packages).toBeGreaterThanOrEqual(AWS_FACTS.dnfMetadataSeconds);
+      // With a cold build cache the s3-crt client is compiled on the runner: its cold cargo build
+      // measured here, scaled from this machine's CPUs to a runner's 2 vCPUs, runs beside the rest.
+      const built = runnerSetup['s3-crt-client'];
+      const crt = setupSeconds(installFor(of(['s3-crt'], 'objects')), link, 'cold');
+      expect(crt.longest).toBe('s3-crt-client build');
+      expect(crt.parallel).toBeCloseTo(built.wallSeconds * built.cpus / 2);
+      expect(crt.parallel).toBeCloseTo(s3CrtClientBuildSeconds());
+      expect(crt.seconds).toBeCloseTo(crt.packages + crt.parallel);
+      // With a warm one it downloads the binary (~9 MiB over the link): the bundle is the longest part, as without the client.
+      const cached = setupSeconds(installFor(of(['s3-crt'], 'objects')), link, 'warm');
+      expect(cached.longest).toBe('bundle');
+      expect(cached.seconds).toBeCloseTo(api.seconds);
+      // Nothing else depends on the cache.
+      expect(setupSeconds(installFor(of(['s3fs', 'mountpoint', 'rclone', 'juicefs'], 'fio-seq')), link, 'cold')).toEqual(mounts);
     });
 
     test('history and transitions grow with the runners, not with how long they run (callbacks, not polls)', () => {

@@ -1,7 +1,10 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import install from '../../assets/install.json';
 import { installCommand } from '../../runner/core/install';
 import { METHOD_DESCRIPTORS } from '../../runner/methods/catalog';
 import { WORKLOAD_DESCRIPTORS } from '../../runner/workloads/catalog';
+import { ROOT } from '../helpers/cli';
 
 describe('assets/install.json: what each method and workload needs', () => {
   const components = Object.keys(install.components);
@@ -18,6 +21,20 @@ describe('assets/install.json: what each method and workload needs', () => {
   });
   test('the tests install every component a method or workload needs', () => {
     for (const c of [...Object.values(install.methods).flat(), ...Object.values(install.workloads).flat()]) expect(install.tests).toContain(c);
+  });
+  test('cargo components: a crate with its lockfile (every build is --locked) and the Rust its edition needs', () => {
+    const cargo = Object.entries(install.components as Record<string, { kind: string; crate?: string; bin?: string; minRust?: string }>).filter(([, c]) => c.kind === 'cargo');
+    expect(cargo.map(([name]) => name)).toEqual(expect.arrayContaining(['mountpoint', 's3-crt-client']));
+    for (const [, c] of cargo) {
+      for (const f of ['Cargo.toml', 'Cargo.lock', 'build.rs', join('src', 'main.rs')]) expect(existsSync(join(ROOT, c.crate!, f))).toBe(true);
+      const [major, minor] = c.minRust!.split('.').map(Number);
+      // Edition 2024 came with Rust 1.85.
+      if (/^edition = "2024"/m.test(readFileSync(join(ROOT, c.crate!, 'Cargo.toml'), 'utf8'))) expect(major * 1000 + minor).toBeGreaterThanOrEqual(1085);
+    }
+    // The s3-crt method's client: compiled from crates/s3-crt-client here (scripts/setup.mjs) and on
+    // an EC2 runner (lib/runner-fleet.ts, from the copy the runner bundle ships: scripts/build.mjs).
+    expect(install.methods['s3-crt']).toEqual(['s3-crt-client']);
+    expect(install.components['s3-crt-client']).toMatchObject({ kind: 'cargo', crate: 'crates/s3-crt-client', bin: 's3ab-s3-crt' });
   });
   test('install commands name what needs installing, and nothing for methods without a client here', () => {
     expect(installCommand('s3fs')).toBe('npm run setup -- s3fs');

@@ -20,7 +20,8 @@ test('the log second of a line, in UTC', () => {
 test('each client is told apart by its User-Agent; the runner\'s own client is not a method', () => {
   expect(methodOf('aws-sdk-js/3.1168.0 ua/2.1 os/linux lang/js')).toBe('s3-api');
   expect(methodOf('aws-sdk-js/3.1168.0 ua/2.1 os/linux lang/js m/N,E,g s3ab-runner')).toBe('s3-api'); // stepFigures checks the runner first
-  expect(methodOf('CRTS3NativeClient/1.5.1 platform/unknown m/Ab')).toBe('s3-crt');
+  expect(methodOf('s3ab-s3-crt/0.1.0 mountpoint-s3-client/0.22.1 CRTS3NativeClient/0.1.x platform/unknown')).toBe('s3-crt');
+  expect(methodOf('mountpoint-s3/1.19.0 mountpoint-s3-client/0.22.1 CRTS3NativeClient/0.1.x platform/unknown')).toBe('mountpoint');
   expect(methodOf('s3ab-mount-s3/0.1.0 mountpoint-s3-client/0.22.1 CRTS3NativeClient/1.1.3 platform/unknown')).toBe('mountpoint');
   expect(methodOf('aws-cli/2.9.19 Python/3.11.2 Linux/6.18')).toBe('aws-cli');
   expect(methodOf('s3fs/1.90 (commit hash unknown; GnuTLS(gcrypt))')).toBe('s3fs');
@@ -52,7 +53,7 @@ test('steps shorter than the log\'s second: a request goes to the step of the me
   // Three steps inside seconds 10 and 11: s3-api 10.0–10.3, s3-crt 10.3–10.5, aws-cli 10.5–11.9.
   const records = [record(1, 10, 10, 's3-api', 'i-1', 0, 300), record(2, 10, 10, 's3-crt', 'i-1', 300, 500), record(3, 10, 11, 'aws-cli', 'i-1', 500, 900)];
   const log = [
-    line('data', '10', 's3_PutObject', 0, 10, 'CRTS3NativeClient/1.5.1 platform/unknown'),
+    line('data', '10', 's3_PutObject', 0, 10, 's3ab-s3-crt/0.1.0 mountpoint-s3-client/0.22.1 CRTS3NativeClient/0.1.x platform/unknown'),
     line('data', '10', 's3_PutObject', 0, 10, 'aws-sdk-js/3 ua/2.1'),
     line('data', '10', 's3_HeadObject', 0, 0, 'aws-cli/2.9.19 Python/3.11.2'),
     line('data', '11', 's3_HeadObject', 0, 0, 'aws-sdk-js/3 ua/2.1 s3ab-runner'), // the runner's check: only aws-cli's step reaches 11
