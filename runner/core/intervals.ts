@@ -8,12 +8,16 @@ import { AsyncLocalStorage } from 'node:async_hooks';
  * default) for a measurement of FINE_INTERVALS intervals or more; a shorter one is cut into finer
  * intervals (seriesWidthMs), so a read of a few hundred MiB still shows its course.
  *
- * Nothing is computed while the measurement runs: each operation's completion goes into an OpLog
- * (four numbers in typed arrays, no allocation per operation) and the series is cut from it after
- * the measurement, untimed. `npm run bench:series` measures what the log costs a measurement:
- * series on against off in separate runs, and, as its verdict, what logs against what does not
- * within one run (half the readers; two interleaved batches; the metadata thread's operations
- * after a logged one against those after an unlogged one).
+ * Nothing is computed while the measurement runs, and the series is cut after it, untimed, from an
+ * OpLog of the operations' completions (four numbers each in typed arrays, no allocation per
+ * operation). The readers and the Batch path write each completion into the OpLog as the
+ * measurement runs; the metadata thread's timed loop writes none: it keeps each operation's time,
+ * bytes and outcome in arrays it fills with the series on or off alike, and builds its OpLog from
+ * them after the loop (runner/workloads/metadata.thread.ts, metadataOpLog). `npm run bench:series`
+ * measures what the log costs a measurement: series on against off in separate runs, and, as the
+ * verdict where the log is written while the measurement runs, what logs against what does not
+ * within one run (half the readers; two interleaved batches); for the metadata thread, that its
+ * results with the series on and off differ by the log alone.
  */
 
 /** The default width of an interval. */

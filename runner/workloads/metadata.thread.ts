@@ -35,49 +35,11 @@ export interface MetadataJob {
   /** Leave the test directory in place (the performance script inspects nothing; tests may). */
   keep?: boolean;
   /**
-   * Log each operation's completion (on the operations' own clock) for the interval series. `'split'`
-   * (the series bench, scripts/bench/series-overhead.ts): log a pseudo-random half of the
-   * operations only (splitPicks) and return the times of the operations that follow a logged one
-   * and of those that follow an unlogged one (`MetadataResult.split`).
+   * Keep each operation's completion (on the operations' own clock) for the interval series. The
+   * timed loop is the same either way: the log is built from its per-operation arrays after it
+   * (metadataOpLog), untimed.
    */
-  opLog?: boolean | 'split';
-}
-
-/**
- * What the log costs the recorded time, measured in one run (`opLog: 'split'`). The entry is written
- * after the operation's clock stops, so its only cost to the recorded time (the sum of the
- * operations' own times) is on the operation that follows it (caches, TLB, branch predictor):
- * compare the operations after a logged one with those after an unlogged one. Every operation but
- * the first is in one of the two groups (`afterLogged + afterUnlogged === ops - 1`), failed ones
- * included, as in `activeNs`.
- */
-export interface MetadataSplit {
-  /** Operations logged (an entry each in `MetadataResult.log`, ok or failed). */
-  logged: number;
-  /** Sum of the times (ns) and count of the operations that follow a logged operation. */
-  afterLoggedNs: number;
-  afterLogged: number;
-  /** Sum of the times (ns) and count of the operations that follow an unlogged operation. */
-  afterUnloggedNs: number;
-  afterUnlogged: number;
-}
-
-/**
- * Which operations a split run logs (1) and which it does not (0): exactly ⌊ops / 2⌋ of them,
- * shuffled with a Prng seeded from the job's seed — not by parity, since create's and a sync's
- * patterns repeat every N operations.
- */
-export function splitPicks(seed: string, ops: number): Uint8Array {
-  const picks = new Uint8Array(ops);
-  picks.fill(1, 0, Math.floor(ops / 2));
-  const rng = new Prng(`${seed}/log-split`);
-  for (let i = ops - 1; i > 0; i--) {
-    const j = rng.below(i + 1);
-    const t = picks[i];
-    picks[i] = picks[j];
-    picks[j] = t;
-  }
-  return picks;
+  opLog?: boolean;
 }
 
 export interface MetadataResult {
@@ -98,10 +60,8 @@ export interface MetadataResult {
   verified: boolean;
   verifyProblem: string | null;
   cleanupProblem: string | null;
-  /** The completions (OpLog.toArrays) when the job asked for them; in split mode, of the logged operations only. */
+  /** The completions (OpLog.toArrays) when the job asked for them, built after the timed loop. */
   log?: ReturnType<OpLog['toArrays']> | null;
-  /** Split mode's two groups (`opLog: 'split'`), else null. */
-  split?: MetadataSplit | null;
 }
 
 interface State {
@@ -404,12 +364,27 @@ function prepare(job: MetadataJob, ctx: ThreadContext): State {
   return state;
 }
 
+/**
+ * The interval series' log of a timed loop, built after it from its per-operation arrays (untimed):
+ * operation i, in order, completed at the sum of the operations' own times up to and including
+ * it (the loop's `activeNs` after it) — `ok` with its time and bytes, or `failed`.
+ */
+export function metadataOpLog(opNs: Float64Array, opBytes: Float64Array, succeeded: ArrayLike<boolean>, ops: number): OpLog {
+  const log = new OpLog(ops);
+  let at = 0;
+  for (let i = 0; i < ops; i++) {
+    at += opNs[i];
+    if (succeeded[i]) log.ok(at, opNs[i], opBytes[i]);
+    else log.failed(at);
+  }
+  return log;
+}
+
 function run(state: State, ctx: ThreadContext): { result: MetadataResult; transfer: ArrayBuffer[] } {
   const { job } = state;
   const spec = TESTS[job.test];
-  const latencies = new Float64Array(job.ops);
   const result: MetadataResult = {
-    test: job.test, ops: 0, ok: 0, failed: 0, latenciesNs: latencies, activeNs: 0, bytes: 0, errors: {}, firstError: null,
+    test: job.test, ops: 0, ok: 0, failed: 0, latenciesNs: new Float64Array(0), activeNs: 0, bytes: 0, errors: {}, firstError: null,
     setupError: state.setupError, verified: false, verifyProblem: null, cleanupProblem: null,
   };
   if (state.setupError) return finish(result, state);
@@ -417,13 +392,11 @@ function run(state: State, ctx: ThreadContext): { result: MetadataResult; transf
     state, job, openFds: [], createdFds: [], readBuffer: Buffer.alloc(job.size),
     paths: { a: each(job, (i) => join(job.dir, fileName(i))), b: [], single: '', ...spec.paths?.(job) },
   };
-  const log = job.opLog ? new OpLog(job.ops) : null;
-  // Split mode only (the series bench): which operations log, and the two groups' sums. `picks` is
-  // null otherwise, so the normal loop pays two tests of a constant per operation, off the clock.
-  const picks = job.opLog === 'split' ? splitPicks(job.seed, job.ops) : null;
-  // [ns after an unlogged operation, count, ns after a logged one, count]: indexed by the pick, no
-  // branch on it, so the bookkeeping treats both groups alike.
-  const groups = new Float64Array(4);
+  // Every operation's own time (ok or failed, in order), its payload bytes and whether it succeeded,
+  // filled with the series on or off alike: the loop never logs, so the series adds nothing to the
+  // timed loop (not even a branch on it); its log is cut from these arrays after the loop, untimed.
+  const opNs = new Float64Array(job.ops);
+  const opBytes = new Float64Array(job.ops);
   const succeeded: boolean[] = new Array(job.ops).fill(false);
   let lastNote = nowNs();
   for (let i = 0; i < job.ops; i++) {
@@ -441,26 +414,17 @@ function run(state: State, ctx: ThreadContext): { result: MetadataResult; transf
     if (failure === null) failure = spec.check?.(l, i, value) ?? null;
     result.ops++;
     result.activeNs += dt;
+    opNs[i] = dt;
     ctx.done();
-    // The log entry below is written after this operation's clock stopped: it can add to the
-    // recorded time only through the next operation, so split mode files each operation's time
-    // under whether the one before it was logged.
-    if (picks !== null && i > 0) {
-      const g = picks[i - 1] * 2;
-      groups[g] += dt;
-      groups[g + 1]++;
-    }
-    const logs = log !== null && (picks === null || picks[i] === 1);
     if (failure === null) {
-      latencies[result.ok++] = dt;
+      result.ok++;
       succeeded[i] = true;
       const bytes = spec.countsBytes !== false ? value : 0;
+      opBytes[i] = bytes;
       result.bytes += bytes;
-      if (logs) log.ok(result.activeNs, dt, bytes);
       ctx.count(bytes, 1);
     } else {
       const f = describeFailure(failure, job.dir);
-      if (logs) log.failed(result.activeNs);
       result.failed++;
       result.errors[f.code] = (result.errors[f.code] ?? 0) + 1;
       result.firstError ??= f.message;
@@ -470,15 +434,18 @@ function run(state: State, ctx: ThreadContext): { result: MetadataResult; transf
       ctx.progress(`${job.test}: ${i + 1}/${job.ops}`);
     }
   }
-  // Files of a failed batch sync stay open: close them, untimed.
+  // Untimed from here. Files of a failed batch sync stay open: close them.
   for (const fd of l.openFds.splice(0)) {
     try { closeSync(fd); } catch { /* already reported */ }
   }
+  // The successful operations' times, in order.
+  const latencies = new Float64Array(result.ok);
+  for (let i = 0, k = 0; i < result.ops; i++) if (succeeded[i]) latencies[k++] = opNs[i];
+  result.latenciesNs = latencies;
   const problem = verifyState(state, succeeded, result.ok);
   result.verified = problem === null && result.ok > 0;
   result.verifyProblem = problem;
-  result.log = log?.toArrays() ?? null;
-  result.split = picks !== null ? { logged: log!.length, afterLoggedNs: groups[2], afterLogged: groups[3], afterUnloggedNs: groups[0], afterUnlogged: groups[1] } : null;
+  result.log = job.opLog ? metadataOpLog(opNs, opBytes, succeeded, result.ops).toArrays() : null;
   return finish(result, state);
 }
 
@@ -490,10 +457,7 @@ function finish(result: MetadataResult, state: State): { result: MetadataResult;
       result.cleanupProblem = describeFailure(err, state.job.dir).message;
     }
   }
-  const latencies = result.latenciesNs.slice(0, result.ok);
-  result.latenciesNs = latencies;
-  const logBuffers = opLogBuffers(result.log);
-  return { result, transfer: [latencies.buffer as ArrayBuffer, ...logBuffers] };
+  return { result, transfer: [result.latenciesNs.buffer as ArrayBuffer, ...opLogBuffers(result.log)] };
 }
 
 /** Checks, untimed, that the file system now holds what the successful operations made. Null when it does. */

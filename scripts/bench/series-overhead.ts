@@ -1,9 +1,9 @@
 /**
  * What the interval series costs a measurement (issue 24: ≤ 1 % of its time, or the interval
- * widens). The same measurement runs with the series on (the default 1 s interval: every
- * completion goes into the OpLog) and off (`--series-interval 0`: no log), interleaved over rounds
- * in one run, the order alternating, on tmpfs so the operations are as short as they get and the
- * per-operation cost of the log is at its largest share:
+ * widens). The same measurement runs with the series on (the default 1 s interval) and off
+ * (`--series-interval 0`), interleaved over rounds in one run, the order alternating, on tmpfs so
+ * the operations are as short as they get and the per-operation cost of the series is at its
+ * largest share:
  *
  * 1. the metadata thread: `create` and `stat` of N files (the thread's own timed time);
  * 2. 16 read-files threads, web-serving's 80/20 reads of small files (wall time, first open to last close;
@@ -12,16 +12,23 @@
  *    4 KiB file, one at a time (the batch's time: the sum of its operations).
  *
  * The separate runs' figure per round is (on − off) / off of the measurement's own recorded time,
- * printed with its median over rounds. On a shared machine a round varies by far more than 1 %, so
- * the script also prints the log's own cost per operation (an OpLog entry, in a tight loop) over
- * each measurement's time per operation: what the series adds where nothing else differs. Separate
- * runs vary by more than the target here (±25–40% a round), so every measurement's verdict is a
- * same-run comparison of what logs against what does not, in one measurement: for the metadata
- * thread, its operations after a logged one against those after an unlogged one, a random half
- * logging (`metadataSplit`: the entry is written off the operation's clock, so only the next
- * operation can pay for it); for the 16 readers, half the threads logging (`split`); for the Batch
- * path, two batches with their operations alternating (`batchSplit`). The separate runs' median is
- * printed beside each verdict.
+ * printed with its median over rounds. Separate runs vary by more than the target here (±25–40% a
+ * round), so each verdict rests on something that does not:
+ *
+ * - the metadata thread's timed loop does not log at all: it fills the same per-operation arrays
+ *   (each operation's time, bytes, outcome) with the series on or off, and the series' log is built
+ *   from them after the loop, untimed (runner/workloads/metadata.thread.ts). The series adds
+ *   nothing to its measured time; the bench checks that a run with the series on and one with it
+ *   off return the same result but for the log (sameLoop, which throws if not), prints what
+ *   building the log after the loop costs per operation (outside the measurement), and prints the
+ *   separate runs' median beside the verdict as a check;
+ * - for the others, the log is written in the timed code, so the verdict is a same-run comparison
+ *   of what logs against what does not, in one measurement: for the 16 readers, half the threads
+ *   logging (`split`); for the Batch path, two batches with their operations alternating
+ *   (`batchSplit`). The separate runs' median is printed beside each verdict, and so is the log's
+ *   own cost per operation (an OpLog entry, in a tight loop) over the measurement's time per
+ *   operation: what the series adds where nothing else differs.
+ *
  * Usage:
  *   npm run bench:series [-- --rounds 21 --files 20000 --reads 192000 --dir /dev/shm --only create,stat,readers,batch]
  */
@@ -35,7 +42,7 @@ import { DEFAULT_INTERVAL_MS, OpLog, seriesSettings } from '../../runner/core/in
 import { runThread, runThreads } from '../../runner/core/threads';
 import { planTree } from '../../runner/core/tree-plan';
 import type { FixtureFile } from '../../runner/core/workload';
-import { splitPicks, type MetadataJob, type MetadataResult } from '../../runner/workloads/metadata.thread';
+import { metadataOpLog, type MetadataJob, type MetadataResult } from '../../runner/workloads/metadata.thread';
 import type { ReadFilesJob, ReadFilesResult } from '../../runner/workloads/kit/read-files.thread';
 import { runReaders } from '../../runner/workloads/kit/readers';
 import { treeCrcs, writeTree } from '../../runner/workloads/kit/tree';
@@ -85,77 +92,66 @@ function logCostNs(): number {
   return median(runs);
 }
 
+/** One metadata thread's result for `test` over FILES files, the series on or off (checked: all ok, verified, the log kept or not). */
+async function metadataRun(dir: string, test: 'create' | 'stat', seriesOn: boolean): Promise<MetadataResult> {
+  const root = mkdtempSync(join(dir, 'meta-'));
+  try {
+    const job: MetadataJob = { kind: 'metadata', test, dir: join(root, 't'), ops: FILES, size: 4096, syncEvery: 100, seed: 'bench', opLog: seriesOn };
+    const r = await runThread<MetadataResult>(job, { signal });
+    if (r.ok !== FILES || !r.verified) throw new Error(`metadata ${test}: ${r.ok}/${FILES} ok, ${r.firstError ?? r.verifyProblem ?? r.setupError?.message}`);
+    if (seriesOn !== !!r.log) throw new Error(`metadata ${test}: the log was ${r.log ? 'kept' : 'not kept'} with the series ${seriesOn ? 'on' : 'off'}`);
+    return r;
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+}
+
 /** The metadata thread's timed time for one test over FILES files. */
 function metadata(dir: string, test: 'create' | 'stat'): Measure {
-  return Object.assign(async (seriesOn: boolean) => {
-    const root = mkdtempSync(join(dir, 'meta-'));
-    try {
-      const job: MetadataJob = { kind: 'metadata', test, dir: join(root, 't'), ops: FILES, size: 4096, syncEvery: 100, seed: 'bench', opLog: seriesOn };
-      const r = await runThread<MetadataResult>(job, { signal });
-      if (r.ok !== FILES || !r.verified) throw new Error(`metadata ${test}: ${r.ok}/${FILES} ok, ${r.firstError ?? r.verifyProblem ?? r.setupError?.message}`);
-      if (seriesOn !== !!r.log) throw new Error(`metadata ${test}: the log was ${r.log ? 'kept' : 'not kept'} with the series ${seriesOn ? 'on' : 'off'}`);
-      return r.activeNs / 1e6;
-    } finally {
-      rmSync(root, { recursive: true, force: true });
-    }
-  }, { ops: FILES });
+  return Object.assign(async (seriesOn: boolean) => (await metadataRun(dir, test, seriesOn)).activeNs / 1e6, { ops: FILES });
 }
 
 /**
- * The same run for the metadata thread: one measurement in which the thread logs a pseudo-random
- * half of its operations (`opLog: 'split'`, a fresh half each round). The thread writes an entry
- * after the operation's clock stops, so the log can add to the recorded time (the sum of the
- * operations' own times) only through the operation that follows; the figure is the mean time of
- * an operation after a logged one over the mean after an unlogged one, − 1, without the slowest 1%
- * of the operations (one cut for both groups). Both groups meet the machine at the same moments,
- * interleaved op by op. A round whose groups are implausible (either
- * empty, the logged share away from half, the log not holding exactly the logged operations, the
- * sums not those of the operations' latencies) throws.
- *
- * Why the cut: a mean over thousands of operations of 5–15 µs moves by tens of % when the thread is
- * descheduled for a few ms once (rounds of the plain means ranged −31 to +82 % here), and such a
- * stall lands on either group at random. The log cannot stall an operation by milliseconds: its
- * arrays are allocated before the loop, so an entry makes no allocation (no GC) and no system
- * call. `untrimmed` keeps each round's figure over all operations, printed beside the verdict.
+ * That the metadata thread's timed loop is the same with the series on or off, as its results
+ * show it: one run each way, and the two results must match in everything but the log and the
+ * times (the same keys, counts, bytes, errors and verification, as many latencies), the log holding
+ * an entry per operation ending at the measured time. Throws if not. The loop itself has no branch
+ * on the series (runner/workloads/metadata.thread.ts, `run`): this checks the thread still returns
+ * what that design returns.
  */
-function metadataSplit(dir: string, test: 'create' | 'stat'): (() => Promise<number>) & { untrimmed: number[] } {
-  let round = 0;
-  const untrimmed: number[] = [];
-  return Object.assign(async () => {
-    const root = mkdtempSync(join(dir, 'meta-'));
-    try {
-      const job: MetadataJob = { kind: 'metadata', test, dir: join(root, 't'), ops: FILES, size: 4096, syncEvery: 100, seed: `bench/split-${round++}`, opLog: 'split' };
-      const r = await runThread<MetadataResult>(job, { signal });
-      if (r.ok !== FILES || !r.verified) throw new Error(`metadata ${test} split: ${r.ok}/${FILES} ok, ${r.firstError ?? r.verifyProblem ?? r.setupError?.message}`);
-      const s = r.split;
-      if (!s || !r.log) throw new Error(`metadata ${test} split: the thread returned ${s ? 'no log' : 'no split'}`);
-      const half = (n: number, of: number) => Math.abs(n / of - 0.5) <= 0.02;
-      if (!s.afterLogged || !s.afterUnlogged || s.afterLogged + s.afterUnlogged !== FILES - 1 || s.logged !== r.log.at.length || !half(s.logged, FILES) || !half(s.afterLogged, FILES - 1)) {
-        throw new Error(`metadata ${test} split: implausible groups over ${FILES} operations: ${s.logged} logged (${r.log.at.length} log entries), ` +
-          `${s.afterLogged} after a logged one, ${s.afterUnlogged} after an unlogged one`);
-      }
-      // The same groups from the latencies (every operation succeeded: latency i is operation i's),
-      // in the same order: the thread's sums must be these exactly.
-      const picks = splitPicks(job.seed, FILES);
-      const lat = r.latenciesNs;
-      const sums = [0, 0];
-      for (let i = 1; i < FILES; i++) sums[picks[i - 1]] += lat[i];
-      if (sums[1] !== s.afterLoggedNs || sums[0] !== s.afterUnloggedNs) {
-        throw new Error(`metadata ${test} split: the thread's sums (${s.afterLoggedNs}, ${s.afterUnloggedNs} ns) are not its latencies' (${sums[1]}, ${sums[0]} ns)`);
-      }
-      const cut = [...lat].sort((a, b) => a - b)[Math.floor(0.99 * (FILES - 1))];
-      const kept = [[0, 0], [0, 0]];
-      for (let i = 1; i < FILES; i++) {
-        if (lat[i] > cut) continue;
-        kept[picks[i - 1]][0] += lat[i];
-        kept[picks[i - 1]][1]++;
-      }
-      untrimmed.push(overPct(s.afterLoggedNs / s.afterLogged, s.afterUnloggedNs / s.afterUnlogged));
-      return overPct(kept[1][0] / kept[1][1], kept[0][0] / kept[0][1]);
-    } finally {
-      rmSync(root, { recursive: true, force: true });
-    }
-  }, { untrimmed });
+async function sameLoop(dir: string, test: 'create' | 'stat'): Promise<void> {
+  const on = await metadataRun(dir, test, true);
+  const off = await metadataRun(dir, test, false);
+  const shape = (r: MetadataResult) => {
+    const { log: _log, latenciesNs, activeNs: _activeNs, ...rest } = r;
+    return JSON.stringify({ keys: Object.keys(r).sort(), latencies: [latenciesNs.constructor.name, latenciesNs.length], ...rest });
+  };
+  const log = on.log;
+  const problem = off.log !== null ? 'the run with the series off kept a log'
+    : !log || log.at.length !== FILES ? `the run with the series on logged ${log?.at.length ?? 'no'} entries for ${FILES} operations`
+      : log.at[FILES - 1] !== on.activeNs ? `its log ends at ${log.at[FILES - 1]} ns, not at the measured ${on.activeNs} ns`
+        : shape(on) !== shape(off) ? `the results differ beyond the log: on ${shape(on)}, off ${shape(off)}`
+          : null;
+  if (problem) throw new Error(`metadata ${test}: the timed loop is not shown to be the same with the series on and off: ${problem}`);
+}
+
+/**
+ * ns per operation to build the metadata thread's log from its per-operation arrays after the timed
+ * loop (metadataOpLog, over FILES operations of which every 50th failed; the median of 7 runs):
+ * outside the measurement, printed for what it costs the thread's run, not its measured time.
+ */
+function metadataLogBuildNs(): number {
+  const opNs = Float64Array.from({ length: FILES }, (_, i) => 5000 + (i % 97));
+  const opBytes = new Float64Array(FILES).fill(4096);
+  const succeeded = Array.from({ length: FILES }, (_, i) => i % 50 !== 49);
+  const runs: number[] = [];
+  for (let r = 0; r < 7; r++) {
+    const t0 = process.hrtime.bigint();
+    const log = metadataOpLog(opNs, opBytes, succeeded, FILES);
+    runs.push(Number(process.hrtime.bigint() - t0) / FILES);
+    if (log.length !== FILES) throw new Error('the metadata log lost entries');
+  }
+  return median(runs);
 }
 
 /** 16 reader threads, web-serving's 80/20 small-file reads: wall time; and the same-run split (below). */
@@ -240,8 +236,13 @@ function batchSplit(dir: string): () => Promise<number> {
   };
 }
 
-/** Runs `measure` on and off, alternating which goes first, and prints each round and the median overhead. */
-async function compare(name: string, measure: Measure, entryNs: number): Promise<number> {
+/**
+ * Runs `measure` on and off, alternating which goes first, and prints each round and the median
+ * overhead. `entryNs`: the log's own cost per entry, where the timed code writes one per operation;
+ * null where it writes none (the metadata thread), and the median is then a check that on and off
+ * run the same loop, not a verdict.
+ */
+async function compare(name: string, measure: Measure, entryNs: number | null): Promise<number> {
   const overheads: number[] = [];
   const on: number[] = [];
   const off: number[] = [];
@@ -258,11 +259,16 @@ async function compare(name: string, measure: Measure, entryNs: number): Promise
   }
   const m = median(overheads);
   const fastest = overPct(Math.min(...on), Math.min(...off));
+  const head = `   => ${name}: median on ${median(on).toFixed(1)} ms, off ${median(off).toFixed(1)} ms; measured overhead: median of rounds ${sign(m)}%, ` +
+    `fastest on vs fastest off ${sign(fastest)}%`;
+  if (entryNs === null) {
+    console.log(`${head} — the same timed loop on and off (no log entry in it): the difference of separate runs, a check, not the verdict`);
+    return m;
+  }
   // The log's own cost: one entry per operation, over the operation's time with the series off.
   const perOpUs = (median(off) * 1000) / measure.ops;
   const estimate = (100 * entryNs) / 1000 / perOpUs;
-  console.log(`   => ${name}: median on ${median(on).toFixed(1)} ms, off ${median(off).toFixed(1)} ms; measured overhead: median of rounds ${sign(m)}%, ` +
-    `fastest on vs fastest off ${sign(fastest)}%; the log's own cost: ${entryNs.toFixed(1)} ns per ${perOpUs.toFixed(2)} µs operation = ${estimate.toFixed(3)}% — ` +
+  console.log(`${head}; the log's own cost: ${entryNs.toFixed(1)} ns per ${perOpUs.toFixed(2)} µs operation = ${estimate.toFixed(3)}% — ` +
     `target ≤ ${TARGET_PCT}% (median of rounds): ${m <= TARGET_PCT ? 'PASS' : 'FAIL'}`);
   return m;
 }
@@ -287,42 +293,47 @@ async function sameRun(name: string, what: string, split: () => Promise<number>,
 async function main(): Promise<void> {
   console.log(`series-overhead bench: ${cpus().length} CPUs, load average ${loadavg().map((x) => x.toFixed(2)).join(' ')}; ${ROUNDS} rounds, series on (${DEFAULT_INTERVAL_MS} ms) vs off, interleaved; ${values.dir}`);
   const dir = mkdtempSync(join(values.dir!, 's3ab-bench-series-'));
-  const results: number[] = [];
+  // Each measurement's verdict: pass or not.
+  const results: boolean[] = [];
   const entryNs = logCostNs();
   console.log(`\n0. the log's own cost: ${entryNs.toFixed(1)} ns per entry (OpLog.ok into a fresh, growing log)`);
   try {
-    if (ONLY.has('create') || ONLY.has('stat')) console.log(`\n1. metadata thread, ${FILES} operations (its timed time)`);
-    // The metadata thread writes the entry after the operation's clock stops: the series can add to
-    // the measured time only through its effects on the operation that follows (caches, TLB, branch
-    // predictor). Separate runs vary by more than the target, and two threads side by side, one
-    // logging, differed by ±30–50% a round here (tmpfs: they share its locks), so the verdict is
-    // the same-run split inside one thread: operations after a logged one against those after an
-    // unlogged one (metadataSplit).
+    if (ONLY.has('create') || ONLY.has('stat')) {
+      console.log(`\n1. metadata thread, ${FILES} operations (its timed time)`);
+      console.log(`   building its log after the timed loop (untimed, outside the measurement): ${metadataLogBuildNs().toFixed(1)} ns per operation`);
+    }
+    // The metadata thread's timed loop does not log: with the series on or off it fills the same
+    // per-operation arrays, and the log is built from them after the loop, untimed. So the series
+    // adds 0 to its measured time, and the verdict rests on the loop being the same (sameLoop
+    // throws if the results say otherwise), not on separate runs, which vary by more than the
+    // target here: their median is printed as a check.
     for (const test of ['create', 'stat'] as const) {
       if (!ONLY.has(test)) continue;
-      const separate = await compare(`metadata ${test}`, metadata(dir, test), entryNs);
-      const split = metadataSplit(dir, test);
-      results.push(await sameRun(`metadata ${test}`, 'one thread logging a random half of its operations: the mean time of an operation after a logged one over one after an unlogged one, the slowest 1% of operations left out', split, separate));
-      console.log(`   (not the verdict) metadata ${test}, same run over all operations, descheduling stalls included: ${split.untrimmed.map(sign).join(', ')}%; median ${sign(median(split.untrimmed))}%`);
+      await sameLoop(dir, test);
+      const separate = await compare(`metadata ${test}`, metadata(dir, test), null);
+      console.log(`   metadata ${test}: the timed loop does not log (the series is cut from the per-operation arrays after it): adds 0 to the measured time; ` +
+        `separate runs, as a check: median ${sign(separate)}% — target ≤ ${TARGET_PCT}%: PASS (the timed loop is the same with the series on or off)`);
+      results.push(true);
     }
     if (ONLY.has('readers')) {
       console.log(`\n2. 16 read-files threads, ${Number(values.reads).toLocaleString('en')} small-file reads (80/20), wall time`);
       const r = await readers(dir);
       const separate = await compare('readers', r.measure, entryNs);
       // Separate runs of 16 threads on this machine vary by ±25%: the same-run split is the verdict.
-      results.push(await sameRun('readers', 'half the readers logging: their time per read over the other half\'s', r.split, separate));
+      results.push(await sameRun('readers', 'half the readers logging: their time per read over the other half\'s', r.split, separate) <= TARGET_PCT);
     }
     if (ONLY.has('batch')) {
       console.log(`\n3. Batch (object workloads' timing), ${FILES} sequential 4 KiB reads (sum of operation times)`);
       const separate = await compare('batch', batch(dir), entryNs);
-      results.push(await sameRun('batch', 'two batches, their operations alternating, one logging: its time per operation over the other\'s', batchSplit(dir), separate));
+      results.push(await sameRun('batch', 'two batches, their operations alternating, one logging: its time per operation over the other\'s', batchSplit(dir), separate) <= TARGET_PCT);
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
-  const pass = results.every((m) => m <= TARGET_PCT);
+  const pass = results.every((ok) => ok);
   console.log(`\nload average ${loadavg().map((x) => x.toFixed(2)).join(' ')} after`);
-  console.log(pass ? `the series adds ≤ ${TARGET_PCT}% to every measurement: the ${DEFAULT_INTERVAL_MS} ms interval stays` : `TARGET MISSED: with the series on, a measurement took more than ${TARGET_PCT}% longer (the same-run median over rounds; see above)`);
+  const metadataBasis = ONLY.has('create') || ONLY.has('stat') ? ' (the metadata thread\'s: 0, its timed loop being the same with the series on or off)' : '';
+  console.log(pass ? `the series adds ≤ ${TARGET_PCT}% to every measurement${metadataBasis}: the ${DEFAULT_INTERVAL_MS} ms interval stays` : `TARGET MISSED: with the series on, a measurement took more than ${TARGET_PCT}% longer (the same-run median over rounds; see above)`);
   process.exitCode = pass ? 0 : 1;
 }
 
