@@ -10,14 +10,18 @@ import { AsyncLocalStorage } from 'node:async_hooks';
  *
  * Nothing is computed while the measurement runs, and the series is cut after it, untimed, from an
  * OpLog of the operations' completions (four numbers each in typed arrays, no allocation per
- * operation). The readers and the Batch path write each completion into the OpLog as the
- * measurement runs; the metadata thread's timed loop writes none: it keeps each operation's time,
- * bytes and outcome in arrays it fills with the series on or off alike, and builds its OpLog from
- * them after the loop (runner/workloads/metadata.thread.ts, metadataOpLog). `npm run bench:series`
- * measures what the log costs a measurement: series on against off in separate runs, and, as the
- * verdict where the log is written while the measurement runs, what logs against what does not
- * within one run (half the readers; two interleaved batches); for the metadata thread, that its
- * results with the series on and off differ by the log alone.
+ * operation). The Batch path writes each completion into the OpLog as the measurement runs; the
+ * metadata thread's and the readers' timed loops write none: they keep each operation's time (and
+ * bytes or end) and outcome in arrays they fill with the series on or off alike, and build their
+ * OpLog from them after the loop (runner/workloads/metadata.thread.ts, metadataOpLog;
+ * runner/workloads/kit/read-files.thread.ts, readFilesOpLog) — a reader logs in its loop only the
+ * progress entries of a file of PROGRESS_BYTES or more, one per PROGRESS_BYTES read. cutSeries bins
+ * each entry by its `at` alone, so the order of entries matters to nothing but the order in which
+ * an interval's floating-point sums are added (the builders keep the loop's order all the same).
+ * `npm run bench:series` measures what the log costs a measurement: series on against off in
+ * separate runs, and, as the verdict where the log is written while the measurement runs, what
+ * logs against what does not within one run (two interleaved batches); for the metadata thread
+ * and the readers, that their results with the series on and off differ by the log alone.
  */
 
 /** The default width of an interval. */

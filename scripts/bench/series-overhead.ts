@@ -22,12 +22,21 @@
  *   off return the same result but for the log (sameLoop, which throws if not), prints what
  *   building the log after the loop costs per operation (outside the measurement), and prints the
  *   separate runs' median beside the verdict as a check;
- * - for the others, the log is written in the timed code, so the verdict is a same-run comparison
- *   of what logs against what does not, in one measurement: for the 16 readers, half the threads
- *   logging (`split`); for the Batch path, two batches with their operations alternating
- *   (`batchSplit`). The separate runs' median is printed beside each verdict, and so is the log's
- *   own cost per operation (an OpLog entry, in a tight loop) over the measurement's time per
- *   operation: what the series adds where nothing else differs.
+ * - the read-files threads likewise: their timed loop writes no completion into the log, it stores
+ *   each read's time, end and outcome in typed arrays with the series on or off alike, and the log
+ *   is built from them after the loop, untimed (runner/workloads/kit/read-files.thread.ts,
+ *   readFilesOpLog). The series adds at most the progress entries of files of PROGRESS_BYTES (4 MiB)
+ *   or more, logged as they are read — none here: the bench's 80/20 small files are checked to be
+ *   smaller (readers throws if one is not). The verdict is that loop being the same: a run each
+ *   way, checked to differ by the log alone (readers' sameLoop, which throws if not), with the log's
+ *   construction cost per read after the loop printed; the separate runs' median and the same-run
+ *   split (half the threads with the series on, `split`) are printed beside it as checks, not the
+ *   verdict;
+ * - for the Batch path, the log is written in the timed code, so the verdict is a same-run
+ *   comparison of what logs against what does not, in one measurement: two batches with their
+ *   operations alternating (`batchSplit`). The separate runs' median is printed beside the verdict,
+ *   and so is the log's own cost per operation (an OpLog entry, in a tight loop) over the
+ *   measurement's time per operation: what the series adds where nothing else differs.
  *
  * Usage:
  *   npm run bench:series [-- --rounds 21 --files 20000 --reads 192000 --dir /dev/shm --only create,stat,readers,batch]
@@ -38,12 +47,12 @@ import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Batch } from '../../runner/core/batch';
-import { DEFAULT_INTERVAL_MS, OpLog, seriesSettings } from '../../runner/core/intervals';
+import { DEFAULT_INTERVAL_MS, OpLog, PROGRESS_BYTES, seriesSettings } from '../../runner/core/intervals';
 import { runThread, runThreads } from '../../runner/core/threads';
 import { planTree } from '../../runner/core/tree-plan';
 import type { FixtureFile } from '../../runner/core/workload';
 import { metadataOpLog, type MetadataJob, type MetadataResult } from '../../runner/workloads/metadata.thread';
-import type { ReadFilesJob, ReadFilesResult } from '../../runner/workloads/kit/read-files.thread';
+import { readFilesOpLog, type ReadFilesJob, type ReadFilesResult } from '../../runner/workloads/kit/read-files.thread';
 import { runReaders } from '../../runner/workloads/kit/readers';
 import { treeCrcs, writeTree } from '../../runner/workloads/kit/tree';
 import { accessSequences } from '../../runner/workloads/web-serving.impl';
@@ -154,35 +163,75 @@ function metadataLogBuildNs(): number {
   return median(runs);
 }
 
-/** 16 reader threads, web-serving's 80/20 small-file reads: wall time; and the same-run split (below). */
-async function readers(dir: string): Promise<{ measure: Measure; split: () => Promise<number> }> {
+/**
+ * 16 reader threads, web-serving's 80/20 small-file reads: wall time; the check that their timed
+ * loop is the same with the series on and off (sameLoop, below), and the same-run split (below).
+ */
+async function readers(dir: string): Promise<{ measure: Measure; sameLoop: () => Promise<void>; split: () => Promise<number>; readsPerThread: number }> {
   const plan = planTree({ id: 'bench', files: 2000, dirs: 130, totalBytes: 2000 * 13445, maxFileBytes: 2e6 });
   await writeTree(plan, join(dir, 'web'));
   const crcs = treeCrcs(plan);
   const files: FixtureFile[] = plan.files.map((f, i) => ({ path: join(dir, 'web', f.path), size: f.size, crc32: crcs[i] }));
+  // With the series on, a reader logs, while it reads, only the progress entries of a file of
+  // PROGRESS_BYTES or more (everything else is stored alike on and off and logged after the loop):
+  // this bench's files must all be smaller, so that on and off run the very same timed code.
+  const largest = files.reduce((m, f) => Math.max(m, f.size), 0);
+  if (largest >= PROGRESS_BYTES) throw new Error(`readers: a file of ${largest} bytes reaches PROGRESS_BYTES (${PROGRESS_BYTES}): with the series on, its read would log progress in the timed loop`);
   const ctx = { root: dir, scratchDir: dir, dataSeed: 'bench', signal, record: () => {}, progress: () => {} };
   const sequences = accessSequences(files.length, { reads: Number(values.reads), readers: 16, hotFraction: 0.2, hotShare: 0.8 }, 'bench');
-  // Wall time over 16 threads on the CPUs there are: the log's cost per read is spread over them.
+  // Wall time over 16 threads on the CPUs there are.
   const reads = sequences.reduce((n, s) => n + s.length, 0);
   const measure = Object.assign(async () => {
     const r = await runReaders(ctx, files, sequences, 256 * 1024, 'wall');
     if (r.failed || r.mismatches) throw new Error(`readers: ${r.failed} failed: ${r.firstError}`);
     return r.durationNs / 1e6;
   }, { ops: reads / Math.min(16, cpus().length) });
+  const jobs = (logs: (i: number) => boolean): ReadFilesJob[] =>
+    sequences.map((sequence, i) => ({ kind: 'read-files', files, sequence, chunkBytes: 256 * 1024, reportProgress: false, opLog: logs(i) ? 'wall' : null }));
+  /**
+   * That the readers' timed loop is the same with the series on or off, as their results show it:
+   * a run with every reader's series on and one with all off, each thread's two results matching
+   * in everything but the log and the times (the same keys, counts, bytes, errors, as many
+   * latencies), the log holding exactly a completion per read (no progress entry: no file reaches
+   * PROGRESS_BYTES), each at the read's end inside the thread's span, with the read's latency.
+   * Throws if not. The loop itself stores the same values either way (read-files.thread.ts, `run`).
+   */
+  const sameLoop = async () => {
+    const on = await runThreads<ReadFilesResult>(jobs(() => true), { signal });
+    const off = await runThreads<ReadFilesResult>(jobs(() => false), { signal });
+    const shape = (r: ReadFilesResult) => {
+      const { log: _log, latenciesNs, activeNs: _a, startNs: _s, endNs: _e, ...rest } = r;
+      return JSON.stringify({ keys: Object.keys(r).sort(), latencies: [latenciesNs.constructor.name, latenciesNs.length], ...rest });
+    };
+    const problem = (i: number): string | null => {
+      const [a, b] = [on[i], off[i]];
+      const log = a.log;
+      if (b.log !== null) return 'the run with the series off kept a log';
+      if (a.failed || a.ok !== sequences[i].length) return `${a.ok}/${sequences[i].length} reads ok: ${a.firstError}`;
+      if (!log || log.at.length !== a.ops) return `the run with the series on logged ${log?.at.length ?? 'no'} entries for ${a.ops} reads`;
+      for (let k = 0; k < a.ops; k++) {
+        if (log.latency[k] !== a.latenciesNs[k]) return `entry ${k}'s latency ${log.latency[k]} ns is not read ${k}'s ${a.latenciesNs[k]} ns`;
+        if (log.at[k] < a.startNs + log.latency[k] || log.at[k] > a.endNs || (k > 0 && log.at[k] - log.latency[k] < log.at[k - 1])) return `entry ${k} at ${log.at[k]} ns does not end read ${k} inside the thread's span`;
+      }
+      return shape(a) !== shape(b) ? `the results differ beyond the log: on ${shape(a)}, off ${shape(b)}` : null;
+    };
+    for (let i = 0; i < sequences.length; i++) {
+      const p = problem(i);
+      if (p) throw new Error(`readers: the timed loop is not shown to be the same with the series on and off (thread ${i}): ${p}`);
+    }
+  };
   let round = 0;
   /**
-   * One measurement in which half the readers log (the series on) and half do not, released at
-   * once: every thread meets the same machine at the same moments, so the two halves differ by the
-   * log alone. The figure is the logging half's mean time per read over the other half's, − 1;
-   * which half logs alternates per round (even or odd threads). A slower half runs its last reads
-   * with fewer threads beside it, so the figure can understate the log's cost by up to half: the
-   * log's own cost per read is printed with it.
+   * One measurement in which half the readers have the series on and half off, released at once:
+   * every thread meets the same machine at the same moments. The figure is the first half's mean
+   * time per read over the other half's, − 1; which half has it on alternates per round (even or
+   * odd threads). Their timed loops being the same, this shows the noise between the halves
+   * (a check, not the verdict).
    */
   const split = async () => {
     const logs = (i: number) => i % 2 === round % 2;
     round++;
-    const jobs: ReadFilesJob[] = sequences.map((sequence, i) => ({ kind: 'read-files', files, sequence, chunkBytes: 256 * 1024, reportProgress: false, opLog: logs(i) ? 'wall' : null }));
-    const results = await runThreads<ReadFilesResult>(jobs, { signal });
+    const results = await runThreads<ReadFilesResult>(jobs(logs), { signal });
     const perRead = (on: boolean) => {
       const group = results.filter((_, i) => logs(i) === on);
       if (group.some((r) => r.failed || r.ok !== r.ops || !!r.log !== on)) throw new Error('readers split: a read failed, or a log was (not) kept');
@@ -190,7 +239,28 @@ async function readers(dir: string): Promise<{ measure: Measure; split: () => Pr
     };
     return overPct(perRead(true), perRead(false));
   };
-  return { measure, split };
+  return { measure, sameLoop, split, readsPerThread: Math.round(reads / sequences.length) };
+}
+
+/**
+ * ns per read to build a reader's log from its per-read arrays after the timed loop
+ * (readFilesOpLog, 'wall', over `reads` reads of which every 50th failed, no progress entries; the
+ * median of 7 runs): outside the measurement, printed for what it costs the thread's run, not its
+ * measured time.
+ */
+function readersLogBuildNs(reads: number): number {
+  const opNs = Float64Array.from({ length: reads }, (_, i) => 8000 + (i % 97));
+  const endNs = Float64Array.from({ length: reads }, (_, i) => 1e12 + i * 10_000);
+  const failed = Uint8Array.from({ length: reads }, (_, i) => (i % 50 === 49 ? 1 : 0));
+  const sizes = Array.from({ length: reads }, (_, i) => 4096 + (i % 13));
+  const runs: number[] = [];
+  for (let r = 0; r < 7; r++) {
+    const t0 = process.hrtime.bigint();
+    const log = readFilesOpLog('wall', reads, opNs, endNs, failed, sizes, null);
+    runs.push(Number(process.hrtime.bigint() - t0) / reads);
+    if (log.length !== reads) throw new Error('the readers\' log lost entries');
+  }
+  return median(runs);
 }
 
 /** The Batch path: FILES sequential reads of a 4 KiB file, timed as object workloads time theirs. */
@@ -239,8 +309,8 @@ function batchSplit(dir: string): () => Promise<number> {
 /**
  * Runs `measure` on and off, alternating which goes first, and prints each round and the median
  * overhead. `entryNs`: the log's own cost per entry, where the timed code writes one per operation;
- * null where it writes none (the metadata thread), and the median is then a check that on and off
- * run the same loop, not a verdict.
+ * null where it writes none (the metadata thread, the readers), and the median is then a check that
+ * on and off run the same loop, not a verdict.
  */
 async function compare(name: string, measure: Measure, entryNs: number | null): Promise<number> {
   const overheads: number[] = [];
@@ -275,18 +345,20 @@ async function compare(name: string, measure: Measure, entryNs: number | null): 
 
 /**
  * The same-run comparison over ROUNDS rounds: each round's figure, then the median — the verdict
- * where separate runs vary by more than the target (`separate`: their median, printed beside it).
+ * where separate runs vary by more than the target and the log is written in the timed code
+ * (`separate`: their median, printed beside it); a check where the timed code is the same on and
+ * off (`verdict` false: the readers).
  */
-async function sameRun(name: string, what: string, split: () => Promise<number>, separate: number): Promise<number> {
-  console.log(`   the same run, ${what}`);
+async function sameRun(name: string, what: string, split: () => Promise<number>, separate: number, verdict = true): Promise<number> {
+  console.log(`   the same run, ${what}${verdict ? '' : ' (a check, not the verdict)'}`);
   const splits: number[] = [];
   for (let round = 0; round < ROUNDS; round++) {
     splits.push(await split());
     console.log(`   ${name} split round ${String(round + 1).padStart(2)}: ${sign(splits[round])}%`);
   }
   const m = median(splits);
-  console.log(`   => ${name}, same run: median of rounds ${sign(m)}% (${sign(Math.min(...splits))} to ${sign(Math.max(...splits))}%); separate runs gave ${sign(separate)}% — ` +
-    `target ≤ ${TARGET_PCT}% (same-run median): ${m <= TARGET_PCT ? 'PASS' : 'FAIL'}`);
+  const head = `   => ${name}, same run: median of rounds ${sign(m)}% (${sign(Math.min(...splits))} to ${sign(Math.max(...splits))}%); separate runs gave ${sign(separate)}%`;
+  console.log(verdict ? `${head} — target ≤ ${TARGET_PCT}% (same-run median): ${m <= TARGET_PCT ? 'PASS' : 'FAIL'}` : `${head} — checks, not the verdict`);
   return m;
 }
 
@@ -318,9 +390,18 @@ async function main(): Promise<void> {
     if (ONLY.has('readers')) {
       console.log(`\n2. 16 read-files threads, ${Number(values.reads).toLocaleString('en')} small-file reads (80/20), wall time`);
       const r = await readers(dir);
-      const separate = await compare('readers', r.measure, entryNs);
-      // Separate runs of 16 threads on this machine vary by ±25%: the same-run split is the verdict.
-      results.push(await sameRun('readers', 'half the readers logging: their time per read over the other half\'s', r.split, separate) <= TARGET_PCT);
+      console.log(`   building a reader's log after the timed loop (untimed, outside the measurement): ${readersLogBuildNs(r.readsPerThread).toFixed(1)} ns per read`);
+      // The readers' timed loop does not log either: it stores each read's time, end and outcome with
+      // the series on or off alike, and the log is built from them after the loop (a file of
+      // PROGRESS_BYTES or more would log progress as it is read: readers throws if the bench has
+      // one). So the verdict is the loop being the same (sameLoop throws if the results say
+      // otherwise); separate runs (±25% a round here) and the same-run split are checks beside it.
+      await r.sameLoop();
+      const separate = await compare('readers', r.measure, null);
+      await sameRun('readers', 'half the readers with the series on: their time per read over the other half\'s', r.split, separate, false);
+      console.log('   readers: the timed loop stores the same per-read values with the series on or off (the series adds at most the progress entries of files ' +
+        `of ${PROGRESS_BYTES / (1024 * 1024)} MiB or more, none here): adds 0 to the measured time — target ≤ ${TARGET_PCT}%: PASS (the timed loop is the same with the series on or off)`);
+      results.push(true);
     }
     if (ONLY.has('batch')) {
       console.log(`\n3. Batch (object workloads' timing), ${FILES} sequential 4 KiB reads (sum of operation times)`);
@@ -332,8 +413,9 @@ async function main(): Promise<void> {
   }
   const pass = results.every((ok) => ok);
   console.log(`\nload average ${loadavg().map((x) => x.toFixed(2)).join(' ')} after`);
-  const metadataBasis = ONLY.has('create') || ONLY.has('stat') ? ' (the metadata thread\'s: 0, its timed loop being the same with the series on or off)' : '';
-  console.log(pass ? `the series adds ≤ ${TARGET_PCT}% to every measurement${metadataBasis}: the ${DEFAULT_INTERVAL_MS} ms interval stays` : `TARGET MISSED: with the series on, a measurement took more than ${TARGET_PCT}% longer (the same-run median over rounds; see above)`);
+  const sameLoops = [ONLY.has('create') || ONLY.has('stat') ? 'the metadata thread\'s' : '', ONLY.has('readers') ? 'the readers\'' : ''].filter(Boolean);
+  const basis = sameLoops.length ? ` (${sameLoops.join(' and ')}: 0, ${sameLoops.length > 1 ? 'their timed loops' : 'its timed loop'} being the same with the series on or off)` : '';
+  console.log(pass ? `the series adds ≤ ${TARGET_PCT}% to every measurement${basis}: the ${DEFAULT_INTERVAL_MS} ms interval stays` : `TARGET MISSED: with the series on, a measurement took more than ${TARGET_PCT}% longer (the same-run median over rounds; see above)`);
   process.exitCode = pass ? 0 : 1;
 }
 

@@ -20,8 +20,10 @@ export interface ReadFilesJob {
   /** Send progress notes (one reader of a group does). */
   reportProgress: boolean;
   /**
-   * Log each file's completion for the interval series, on this clock: 'wall' (the process-wide
-   * clock, ns) or 'active' (time inside open/read/close so far); null: no log (series off).
+   * Keep each file's completion for the interval series, on this clock: 'wall' (the process-wide
+   * clock, ns) or 'active' (time inside open/read/close so far); null: no log (series off). The
+   * timed loop keeps the same per-file values either way; the log is built from them after it
+   * (readFilesOpLog), untimed.
    */
   opLog?: 'wall' | 'active' | null;
 }
@@ -42,7 +44,7 @@ export interface ReadFilesResult {
   mismatches: number;
   errors: Record<string, number>;
   firstError: string | null;
-  /** The completions (OpLog.toArrays) when the job asked for them. */
+  /** The completions and progress entries (OpLog.toArrays) when the job asked for them, built after the timed loop. */
   log: ReturnType<OpLog['toArrays']> | null;
 }
 
@@ -64,7 +66,12 @@ interface FileRead {
   closedNs: number;
 }
 
-/** Where a file's progress goes (every PROGRESS_BYTES; one comparison per read() call while the log is on): the log, its clock ('wall', or 'active' time: the reader's calls before this file plus this file's so far). */
+/**
+ * Where a large file's progress goes (every PROGRESS_BYTES; one comparison per read() call while
+ * the log is on): a log of progress entries only, its clock ('wall', or 'active' time: the reader's
+ * calls before this file plus this file's so far). The files' completions join them after the
+ * timed loop (readFilesOpLog).
+ */
 interface ProgressLog {
   log: OpLog;
   wall: boolean;
@@ -130,62 +137,113 @@ const WARM_UP_CHUNK = 4096;
  * Warms the thread up untimed, before the common start: reads of this thread's own script (a file
  * of the runner, never one under test, so no cache of the file system under test is touched),
  * several calls per file as in the measured loop, each checked as the measured reads are (without a
- * progress log, as every file smaller than PROGRESS_BYTES is read).
+ * progress log, as every file smaller than PROGRESS_BYTES is read). The series' log needs no
+ * warming: the timed loop no longer writes completions into it, only stores per-file values into
+ * typed arrays (with the series on or off alike), and a large file's progress entries (one per
+ * PROGRESS_BYTES read) are too few for their code's compilation to matter.
  */
-function warmUp(withLog: boolean): void {
+function warmUp(): void {
   const buffer = Buffer.allocUnsafe(WARM_UP_CHUNK);
   const read: FileRead = { got: 0, crc: 0, spentNs: 0, loggedBytes: 0, loggedAtNs: 0, closedNs: 0 };
   readWhole(__filename, buffer, read);
   const { got, crc } = read;
-  // With the series on, each read's completion is logged here too (into a log that is dropped),
-  // so the log's code is compiled before the common start, not by the measured threads at once.
-  const log = withLog ? new OpLog(WARM_UP_READS) : null;
   for (let i = 0; i < WARM_UP_READS; i++) {
     readWhole(__filename, buffer, read);
     if (read.got !== got || read.crc !== crc) throw new Error(`warm-up: ${__filename} changed while being read`);
-    log?.ok(read.closedNs, read.spentNs, read.got, read.spentNs);
   }
 }
 
 function prepare(job: ReadFilesJob): State {
-  warmUp(!!job.opLog);
+  warmUp();
   return { job, buffer: Buffer.allocUnsafe(job.chunkBytes) };
+}
+
+/**
+ * The interval series' log of a timed loop, built after it (untimed) from what the loop kept per
+ * file read, exactly as logging each completion in the loop gave it: for file read i, in order,
+ * the progress entries logged while it was read (`progress`, in the loop's order; null when there
+ * are none), then its completion at `endNs[i]` (the file's close on the process-wide clock, or the
+ * failure's moment) for the 'wall' clock, at the running sum of `opNs` up to and including it (the
+ * loop's `activeNs` after it) for 'active': `ok` with its time `opNs[i]` and the bytes of
+ * `sizes[i]` not already in its progress entries, spread over its time (or, after progress
+ * entries, over the time since the last one), or `failed` where `failed[i]` is set.
+ *
+ * A file's progress entries lie after the previous file's completion (at least its first
+ * PROGRESS_BYTES read since, on either clock) and at or before its own (its time only grows until
+ * its close; a read that throws right after a progress entry leaves the failure at that entry's
+ * `at` on the active clock, hence at or before, progress first): merging by time puts each one
+ * with its own file.
+ */
+export function readFilesOpLog(
+  clock: 'wall' | 'active', ops: number, opNs: Float64Array, endNs: Float64Array, failed: Uint8Array, sizes: ArrayLike<number>, progress: OpLog | null,
+): OpLog {
+  const extra = progress?.length ?? 0;
+  const log = new OpLog(ops + extra);
+  let p = 0;
+  let active = 0;
+  for (let i = 0; i < ops; i++) {
+    active += opNs[i];
+    const at = clock === 'active' ? active : endNs[i];
+    // This file's progress entries: the bytes they logged and when the last one was.
+    let loggedBytes = 0;
+    let loggedAtNs = 0;
+    for (; p < extra; p++) {
+      const [pAt, , bytes, over] = progress!.entry(p);
+      if (pAt > at) break;
+      log.progress(pAt, bytes, over);
+      loggedBytes += bytes;
+      loggedAtNs = pAt;
+    }
+    if (failed[i]) log.failed(at);
+    else log.ok(at, opNs[i], sizes[i] - loggedBytes, loggedBytes ? at - loggedAtNs : opNs[i]);
+  }
+  return log;
 }
 
 function run(state: State, ctx: ThreadContext): { result: ReadFilesResult; transfer: ArrayBuffer[] } {
   const { job, buffer } = state;
-  const latencies = new Float64Array(job.sequence.length);
+  // Per file read, in order, filled with the series on or off alike: its time inside open/read/close
+  // (ok or failed; the ok ones' are the latencies), its end on the process-wide clock (the file's
+  // close, or the failure's moment), and whether it failed (set on failures only). The loop writes
+  // no completion into the series' log: the log is built from these after the loop, untimed, so
+  // the series adds nothing to a small file's read, not even a branch on it.
+  const planned = job.sequence.length;
+  const opNs = new Float64Array(planned);
+  const endNs = new Float64Array(planned);
+  const failed = new Uint8Array(planned);
+  // Room for the progress entries of the files that reach PROGRESS_BYTES (the log does not grow inside the timed loop).
+  const progressLog = job.opLog ? new OpLog(job.sequence.reduce((n, i) => n + Math.floor(job.files[i].size / PROGRESS_BYTES), 0)) : null;
+  const progress: ProgressLog | null = progressLog ? { log: progressLog, wall: job.opLog === 'wall', activeBeforeNs: 0 } : null;
   const r: ReadFilesResult = {
-    ops: 0, ok: 0, failed: 0, latenciesNs: latencies, activeNs: 0, startNs: nowNs(), endNs: 0, bytes: 0, mismatches: 0, errors: {}, firstError: null, log: null,
+    ops: 0, ok: 0, failed: 0, latenciesNs: opNs, activeNs: 0, startNs: nowNs(), endNs: 0, bytes: 0, mismatches: 0, errors: {}, firstError: null, log: null,
   };
-  // Room for every file's completion and its progress entries: the log does not grow inside the timed loop.
-  const entries = job.sequence.reduce((n, i) => n + 1 + Math.floor(job.files[i].size / PROGRESS_BYTES), 0);
-  const log = job.opLog ? new OpLog(entries) : null;
-  const progress: ProgressLog | null = log ? { log, wall: job.opLog === 'wall', activeBeforeNs: 0 } : null;
-  // A completion's time on the log's clock: the reader's active time, or the file's close (wall).
-  const at = () => (job.opLog === 'active' ? r.activeNs : read.closedNs);
   const read: FileRead = { got: 0, crc: 0, spentNs: 0, loggedBytes: 0, loggedAtNs: 0, closedNs: 0 };
   let lastNote = r.startNs;
   for (const index of job.sequence) {
     if (ctx.aborted()) break;
     const file = job.files[index];
+    const i = r.ops;
     try {
-      if (progress) progress.activeBeforeNs = r.activeNs;
-      // Only a file that can reach PROGRESS_BYTES is read with the log: handing the loop a log object
-      // for every small file cost web-serving's 16 readers 20% of their rate (bench:series, from
-      // its JIT-compiled read loop), and a small file never logs progress anyway.
-      readWhole(file.path, buffer, read, file.size >= PROGRESS_BYTES ? progress : null);
+      // Only a file that can reach PROGRESS_BYTES is read with the progress log: handing the loop a
+      // log object for every small file cost web-serving's 16 readers 20% of their rate (bench:series,
+      // from its JIT-compiled read loop), and a small file never logs progress anyway. So a small
+      // file's read is the same code with the series on or off.
+      let withProgress: ProgressLog | null = null;
+      if (file.size >= PROGRESS_BYTES && progress) {
+        progress.activeBeforeNs = r.activeNs;
+        withProgress = progress;
+      }
+      readWhole(file.path, buffer, read, withProgress);
       r.ops++;
       r.activeNs += read.spentNs;
+      opNs[i] = read.spentNs;
+      endNs[i] = read.closedNs;
       if (read.got === file.size && read.crc === file.crc32) {
-        latencies[r.ok++] = read.spentNs;
+        r.ok++;
         r.bytes += read.got;
-        // The bytes not yet logged as progress, over the time since the last progress entry.
-        const end = at();
-        log?.ok(end, read.spentNs, read.got - read.loggedBytes, read.loggedBytes ? end - read.loggedAtNs : read.spentNs);
         ctx.count(read.got, 1);
       } else {
-        log?.failed(at());
+        failed[i] = 1;
         r.failed++;
         r.mismatches++;
         r.firstError ??= `${file.path}: read ${read.got} bytes with CRC-32 ${read.crc.toString(16)}, expected ${file.size} bytes with ${file.crc32.toString(16)}`;
@@ -195,8 +253,10 @@ function run(state: State, ctx: ThreadContext): { result: ReadFilesResult; trans
       r.ops++;
       r.failed++;
       r.activeNs += read.spentNs;
+      opNs[i] = read.spentNs;
       // Failed before its close: the file's close time is not this file's.
-      log?.failed(job.opLog === 'active' ? r.activeNs : nowNs());
+      endNs[i] = nowNs();
+      failed[i] = 1;
       r.errors[f.code] = (r.errors[f.code] ?? 0) + 1;
       r.firstError ??= `${file.path}: ${f.message}`;
     }
@@ -207,11 +267,15 @@ function run(state: State, ctx: ThreadContext): { result: ReadFilesResult; trans
     }
   }
   r.endNs = nowNs();
-  const out = latencies.slice(0, r.ok);
-  r.latenciesNs = out;
-  r.log = log?.toArrays() ?? null;
-  const logBuffers = opLogBuffers(r.log);
-  return { result: r, transfer: [out.buffer as ArrayBuffer, ...logBuffers] };
+  // Untimed from here: the ok reads' times, in order, and the series' log.
+  const latencies = new Float64Array(r.ok);
+  for (let i = 0, k = 0; i < r.ops; i++) if (!failed[i]) latencies[k++] = opNs[i];
+  r.latenciesNs = latencies;
+  if (job.opLog) {
+    const sizes = job.sequence.slice(0, r.ops).map((index) => job.files[index].size);
+    r.log = readFilesOpLog(job.opLog, r.ops, opNs, endNs, failed, sizes, progressLog).toArrays();
+  }
+  return { result: r, transfer: [latencies.buffer as ArrayBuffer, ...opLogBuffers(r.log)] };
 }
 
 export const readFilesThreadJob: ThreadJobHandler<ReadFilesJob, State, ReadFilesResult> = { prepare, run };
