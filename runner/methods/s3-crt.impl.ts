@@ -199,7 +199,7 @@ class CrtSession implements StorageSession {
       event_loop_threads: Number(ready.config.event_loop_threads ?? eventLoopThreads),
       event_loop_threads_setting: String(o.event_loop_threads ?? 0),
       write_size: String(o.write_size ?? s3CrtDescriptor.variants.default.write_size), malloc,
-      file_io: `PUT: the file read in part-size pieces into the CRT's upload; GET: each part's buffer, as the CRT delivers it, written at its offset in pwrites of ${String(o.write_size ?? s3CrtDescriptor.variants.default.write_size)}`,
+      file_io: `PUT: up to one part, one PutObject of the file's bytes; above, the file read in part-size pieces into the CRT's multipart upload; GET: each part's buffer, as the CRT delivers it, written at its offset in pwrites of ${String(o.write_size ?? s3CrtDescriptor.variants.default.write_size)}`,
       ...(malloc === 'retain' ? { glibc_tunables: GLIBC_RETAIN } : {}), malloc_large_blocks: largeBlocks,
       client_process: 'one per session',
       // What the client process has in effect, and why not what was asked where it could not set it.

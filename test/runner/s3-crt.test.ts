@@ -54,6 +54,14 @@ describe('s3-crt (aws-c-s3, crates/s3-crt-client) against the embedded versitygw
       expect(download.method_options).toMatchObject({ part_size: '8MiB', target_throughput_gbps: expect.any(String), checksum: 'CRC32C', memory_limit: '256MiB', write_size: '32KiB', malloc: 'retain', malloc_large_blocks: 'heap', event_loop_threads_setting: '3/cpu', socket_read_size: '256 KiB' });
       expect(Number(download.method_options.event_loop_threads)).toBe(3 * availableParallelism());
       expect(download.throughput_mib_s).toBeGreaterThan(0);
+      // Up to one part, one PutObject (the multipart threshold it records); above, the CRT's multipart upload.
+      const uploads = records.filter((r) => r.operation === 'upload');
+      for (const r of uploads) {
+        const n = r.requests!;
+        if (r.object_size_bytes! <= 8 * 1024 * 1024) expect({ size: r.object_size_bytes, put: n.put, mpu: n.mpu_create }).toEqual({ size: r.object_size_bytes, put: r.ops, mpu: 0 });
+        else expect({ size: r.object_size_bytes, put: n.put, mpu: n.mpu_create }).toEqual({ size: r.object_size_bytes, put: 0, mpu: r.ops });
+      }
+      expect(uploads.map((r) => r.object_size_bytes).sort((x, y) => x! - y!)).toEqual([1024, 1024 * 1024, 16 * 1024 * 1024]);
       expect(crtClients()).toEqual([]);
     } finally {
       rmSync(dir, { recursive: true, force: true });

@@ -42,7 +42,8 @@ use futures::executor::block_on;
 use mountpoint_s3_client::config::{AddressingStyle, EndpointConfig, S3ClientConfig, Uri};
 use mountpoint_s3_client::error::ObjectClientError;
 use mountpoint_s3_client::error_metadata::ProvideErrorMetadata;
-use mountpoint_s3_client::types::{ChecksumAlgorithm, GetObjectParams, HeadObjectParams, PutObjectParams, PutObjectTrailingChecksums};
+use mountpoint_s3_client::checksums::{crc32, crc32c, sha256};
+use mountpoint_s3_client::types::{ChecksumAlgorithm, GetObjectParams, HeadObjectParams, PutObjectParams, PutObjectSingleParams, PutObjectTrailingChecksums, UploadChecksum};
 use mountpoint_s3_client::user_agent::UserAgent;
 use mountpoint_s3_client::{ObjectClient, PutObjectRequest, S3CrtClient};
 use serde_json::{Value, json};
@@ -214,11 +215,27 @@ impl Client {
         }
     }
 
-    /// A PUT from `path`: read in part-size pieces and handed to the CRT's upload (its own
-    /// multipart upload above one part, a single PutObject below), each part with a trailing checksum.
+    /// A PUT from `path`. Up to one part (the multipart threshold, as boto3's and the AWS CLI's
+    /// CRT transfers have it): one PutObject of the file's bytes with their checksum. Above: read in
+    /// part-size pieces into the CRT's multipart upload, each part with a trailing checksum.
     fn put(&self, key: &str, path: &str) -> Result<Value, Failure> {
         let t0 = Instant::now();
         let mut file = File::open(path).map_err(|e| format!("cannot open {path}: {e}"))?;
+        let size = file.metadata().map_err(|e| format!("cannot stat {path}: {e}"))?.len();
+        if size <= self.args.part_size as u64 {
+            let mut body = Vec::with_capacity(size as usize);
+            file.read_to_end(&mut body).map_err(|e| format!("cannot read {path}: {e}"))?;
+            let checksum = match self.args.checksum.as_str() {
+                "CRC32C" => Some(UploadChecksum::Crc32c(crc32c::checksum(&body))),
+                "CRC32" => Some(UploadChecksum::Crc32(crc32::checksum(&body))),
+                "SHA256" => Some(UploadChecksum::Sha256(sha256::checksum(&body).map_err(|e| format!("SHA-256 of {path}: {e}"))?)),
+                _ => None,
+            };
+            let sent = body.len() as u64;
+            let params = PutObjectSingleParams::new().checksum(checksum);
+            block_on(self.s3.put_object_single(&self.args.bucket, key, &params, body)).map_err(|e| self.failure(&e, "PutObject"))?;
+            return Ok(json!({ "latency_ns": nanos(t0), "bytes": sent }));
+        }
         let checksums = match self.args.checksum.as_str() {
             "CRC32C" => PutObjectTrailingChecksums::Composite(ChecksumAlgorithm::Crc32c),
             "CRC32" => PutObjectTrailingChecksums::Composite(ChecksumAlgorithm::Crc32),
