@@ -90,18 +90,29 @@ const median = (xs: number[]) => {
 /** One measurement: its recorded time in ms, with the series on or off. */
 type Measure = ((seriesOn: boolean) => Promise<number>) & { ops: number };
 
-/** ns per OpLog entry: a fresh log (growing by doubling, as in a measurement) of 2,000,000 entries, the median of 7 runs. */
-function logCostNs(): number {
-  const n = 2_000_000;
+/**
+ * ns per item of `body(run)`, which handles `items` items and returns how many it handled (checked):
+ * the median of 7 runs, each timed whole.
+ */
+function nsPerItem(items: number, body: (run: number) => number, what: string): number {
   const runs: number[] = [];
   for (let r = 0; r < 7; r++) {
-    const log = new OpLog();
     const t0 = process.hrtime.bigint();
-    for (let i = 0; i < n; i++) log.ok(i * 1000, 500, 4096);
-    runs.push(Number(process.hrtime.bigint() - t0) / n);
-    if (log.length !== n) throw new Error('log lost entries');
+    const handled = body(r);
+    runs.push(Number(process.hrtime.bigint() - t0) / items);
+    if (handled !== items) throw new Error(`${what}: ${handled} of ${items} handled`);
   }
   return median(runs);
+}
+
+/** ns per OpLog entry: a fresh log (growing by doubling, as in a measurement) of 2,000,000 entries. */
+function logCostNs(): number {
+  const n = 2_000_000;
+  return nsPerItem(n, () => {
+    const log = new OpLog();
+    for (let i = 0; i < n; i++) log.ok(i * 1000, 500, 4096);
+    return log.length;
+  }, 'the log');
 }
 
 /**
@@ -112,15 +123,11 @@ function logCostNs(): number {
  */
 function storeCostNs(): number {
   const n = 2_000_000;
-  const runs: number[] = [];
   const values = new Float64Array(n);
-  for (let r = 0; r < 7; r++) {
-    const t0 = process.hrtime.bigint();
+  return nsPerItem(n, (r) => {
     for (let i = 0; i < n; i++) values[i] = i * 4096 + r;
-    runs.push(Number(process.hrtime.bigint() - t0) / n);
-  }
-  if (values[n - 1] !== (n - 1) * 4096 + 6) throw new Error('stores lost');
-  return median(runs);
+    return values[n - 1] === (n - 1) * 4096 + r ? n : 0;
+  }, 'the stores');
 }
 
 /** One metadata thread's result for `test` over FILES files, the series on or off (checked: all ok, verified, the log kept or not). */
@@ -175,14 +182,7 @@ function metadataLogBuildNs(): number {
   const opNs = Float64Array.from({ length: FILES }, (_, i) => 5000 + (i % 97));
   const opBytes = new Float64Array(FILES).fill(4096);
   const succeeded = Array.from({ length: FILES }, (_, i) => i % 50 !== 49);
-  const runs: number[] = [];
-  for (let r = 0; r < 7; r++) {
-    const t0 = process.hrtime.bigint();
-    const log = metadataOpLog(opNs, opBytes, succeeded, FILES);
-    runs.push(Number(process.hrtime.bigint() - t0) / FILES);
-    if (log.length !== FILES) throw new Error('the metadata log lost entries');
-  }
-  return median(runs);
+  return nsPerItem(FILES, () => metadataOpLog(opNs, opBytes, succeeded, FILES).length, 'the metadata log');
 }
 
 /**
@@ -275,14 +275,7 @@ function readersLogBuildNs(reads: number): number {
   const endNs = Float64Array.from({ length: reads }, (_, i) => 1e12 + i * 10_000);
   const failed = Uint8Array.from({ length: reads }, (_, i) => (i % 50 === 49 ? 1 : 0));
   const sizes = Array.from({ length: reads }, (_, i) => 4096 + (i % 13));
-  const runs: number[] = [];
-  for (let r = 0; r < 7; r++) {
-    const t0 = process.hrtime.bigint();
-    const log = readFilesOpLog('wall', reads, opNs, endNs, failed, sizes, null);
-    runs.push(Number(process.hrtime.bigint() - t0) / reads);
-    if (log.length !== reads) throw new Error('the readers\' log lost entries');
-  }
-  return median(runs);
+  return nsPerItem(reads, () => readFilesOpLog('wall', reads, opNs, endNs, failed, sizes, null).length, 'the readers\' log');
 }
 
 /** The Batch path: FILES sequential reads of a 4 KiB file, timed as object workloads time theirs. */
