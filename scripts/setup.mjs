@@ -103,7 +103,7 @@ const KINDS = {
   }),
   apt: (c) => ({ present: () => c.packages.every(dpkgInstalled), install: (log) => aptInstall(log, c.packages) }),
   go: (c) => {
-    // A patched build is labelled with its patch (v1.8.0+s3ab2), so an unpatched binary is rebuilt.
+    // A patched build is labelled with its patch (v1.8.0+s3ab3), so an unpatched binary is rebuilt.
     const label = c.patch ? `${c.version}+${c.patch.label}` : c.version;
     return {
       present: () => existsSync(join(tools, 'bin', c.bin)) && readVersion(c.bin) === label,
