@@ -18,8 +18,9 @@ const shared = {
 module.exports = {
   testTimeout: 120000,
   projects: [
+    // cdk-outdir.ts: each test file's CDK Apps write into a folder of its own, removed at its end.
     // The guard fails a unit test that opens a connection or starts a process (test/helpers/unit-guard.ts).
-    { ...shared, displayName: 'unit', roots: ['<rootDir>/test/unit'], testMatch: ['**/*.test.ts'], setupFilesAfterEnv: ['<rootDir>/test/helpers/unit-guard.ts'] },
-    { ...shared, displayName: 'integration', roots: ['<rootDir>/test'], testMatch: ['**/*.test.ts'], testPathIgnorePatterns: ['/test/unit/'] },
+    { ...shared, displayName: 'unit', roots: ['<rootDir>/test/unit'], testMatch: ['**/*.test.ts'], setupFilesAfterEnv: ['<rootDir>/test/helpers/unit-guard.ts', '<rootDir>/test/helpers/cdk-outdir.ts'] },
+    { ...shared, displayName: 'integration', roots: ['<rootDir>/test'], testMatch: ['**/*.test.ts'], testPathIgnorePatterns: ['/test/unit/'], setupFilesAfterEnv: ['<rootDir>/test/helpers/cdk-outdir.ts'] },
   ],
 };
