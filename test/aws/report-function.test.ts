@@ -120,7 +120,7 @@ describe('the Report function: Athena rows of a real results folder in, the same
     expect(page.body).toMatch(/^<!DOCTYPE html>/);
     // summary.json: the model's tables, as `s3ab report --format json` writes them.
     const summary = JSON.parse((await read(`reports/${runId}/summary.json`)).body);
-    expect(Object.keys(summary)).toEqual(['run', 'cases', 'verdicts', 'findings', 'untrusted', 'requests', 'methods', 'scaling', 'workloads']);
+    expect(Object.keys(summary)).toEqual(['run', 'cases', 'verdicts', 'findings', 'untrusted', 'scaling', 'requests', 'methods', 'workloads']);
     expect(summary.cases.length).toBe(local.model.cells.length);
   });
 

@@ -1,6 +1,7 @@
 import { countRequests, parseAccessLogLine, REQUEST_TYPES, requestType, RUNNER_USER_AGENT, uncovered } from '../../runner/endpoint/access-log';
 import { dollars } from '../../runner/report/format';
-import { requestCells, requestFigures } from '../../runner/report/requests';
+import { requestFigures } from '../../runner/report/pricing';
+import { requestCells } from '../../runner/report/requests';
 import { cacheClaimFlag, reconciledFlags, serverSentEveryByte } from '../../runner/run/policy';
 
 /** Lines as versitygw writes them (S3's server-access-log fields, unquoted). */

@@ -1,6 +1,7 @@
 import prices from '../../assets/prices.json';
 import { renderHtmlReport } from '../../runner/report/html/render';
-import { requestsLines, s3filesFigures } from '../../runner/report/requests';
+import { s3filesFigures } from '../../runner/report/requests';
+import { requestsLines } from '../../runner/report/sections/requests';
 import { modelOf } from '../helpers/model';
 import {
   DATA_MINIMUM_BYTES, DIRECT_READ_CUTOFF_BYTES, GB, IMPORT_SIZE_LESS_THAN_BYTES, METADATA_BYTES, meteredBytes, meterS3Files, s3filesRule,
@@ -155,7 +156,7 @@ describe('the modelled S3 Files figure in the summary and the page', () => {
   });
 
   test('text summary: the modelled figures for s3files rows in their own table, the measured ones apart; none without s3files rows', () => {
-    const lines = requestsLines(modelOf([], { requests: ROWS }), 100);
+    const lines = requestsLines({ model: modelOf([], { requests: ROWS }), width: 100, wide: false });
     const text = lines.join('\n');
     expect(Math.max(...lines.map((l) => l.length))).toBeLessThanOrEqual(100);
     const measured = text.slice(0, text.indexOf('S3 Files metering, modelled'));
@@ -169,7 +170,7 @@ describe('the modelled S3 Files figure in the summary and the page', () => {
     expect(text).toMatch(/^modelled \(S3 Files metering\): [^]* not a bill/m);
     // No rule between the rows: one rule, under the header.
     expect(measured.split('\n').filter((l) => /^─/.test(l))).toHaveLength(1);
-    expect(requestsLines(modelOf([], { requests: [ROWS[0]] }), 100).join('\n')).not.toContain('S3 Files');
+    expect(requestsLines({ model: modelOf([], { requests: [ROWS[0]] }), width: 100, wide: false }).join('\n')).not.toContain('S3 Files');
   });
 
   test('HTML page: the same figure in the s3files rows only, marked modelled', async () => {

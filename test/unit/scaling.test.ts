@@ -2,7 +2,7 @@ import seedProfile from '../../assets/profiles/seed.json';
 import { buildReportModel, type Row } from '../../runner/report/model';
 import { scalingCases } from '../../runner/report/scaling';
 import { modelTables } from '../../runner/report/text/export';
-import { scalingLines } from '../../runner/report/text/fleet';
+import { scalingLines } from '../../runner/report/sections/scaling';
 import { summaryLines } from '../../runner/report/text/summary';
 import { cellRow, RUN } from '../helpers/model';
 
@@ -64,7 +64,7 @@ describe('the scaling table of the report model', () => {
   test('no fleet step, no table: a run of plain steps has no Scaling out section', () => {
     const plain = ROWS.filter((r) => r.clients === 1);
     expect(scalingCases(plain)).toEqual([]);
-    expect(scalingLines(modelWith(plain), 100)).toEqual([]);
+    expect(scalingLines({ model: modelWith(plain), width: 100, wide: false })).toEqual([]);
   });
 
   test('clients that never all ran at once, and a fleet without a 1-client figure, are said as such', () => {
@@ -85,7 +85,7 @@ describe('the scaling table of the report model', () => {
 
 describe('the text section', () => {
   const model = modelWith(ROWS);
-  const lines = scalingLines(model, 100);
+  const lines = scalingLines({ model, width: 100, wide: false });
 
   test('per method and client count: aggregate, × 1 client, ideal, link limit ("one host" for local clients), p99, per-client spread', () => {
     const table = lines.slice(lines.findIndex((l) => /^method\s+clients\s+MiB\/s/.test(l)));
@@ -103,7 +103,7 @@ describe('the text section', () => {
   });
 
   test('runners on their own hosts: the link limit of N runners', () => {
-    const aws = scalingLines(modelWith(ROWS.map((r) => ({ ...r, hosts: r.clients, fleet_link_limit_mib_s: 1192 * Number(r.clients) }))), 100);
+    const aws = scalingLines({ model: modelWith(ROWS.map((r) => ({ ...r, hosts: r.clients, fleet_link_limit_mib_s: 1192 * Number(r.clients) }))), width: 100, wide: false });
     expect(aws.find((l) => /^s3-crt\s/.test(l))).toMatch(/\s1,192\s/);
     expect(aws.find((l) => /^\s+3\s+1,000\s/.test(l))).toMatch(/\s3,576\s/);
   });
