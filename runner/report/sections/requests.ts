@@ -10,7 +10,7 @@ import {
   s3filesFigures, s3filesMeteredText, s3filesNote,
 } from '../requests';
 import { textTable, wrapText, type Column } from '../text/table';
-import type { DataTable, PageContext, ReportSection, TextContext } from './section';
+import type { DataTable, DataValue, PageContext, ReportSection, TextContext } from './section';
 
 /**
  * "Requests and request cost": per case and method, the requests the server answered per operation
@@ -124,7 +124,7 @@ export function requestsLines({ model, width }: TextContext): string[] {
 
 function requestTables(model: ReportModel): DataTable[] {
   const columns = model.requests.length ? Object.keys(model.requests[0]) : [];
-  return [{ name: 'requests', columns, rows: model.requests.map((r) => columns.map((k) => (r[k] ?? null) as DataTable['rows'][number][number])) }];
+  return [{ name: 'requests', columns, rows: model.requests.map((r) => columns.map((k) => (r[k] ?? null) as DataValue)) }];
 }
 
 export const requestsSection: ReportSection = {

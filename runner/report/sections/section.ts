@@ -50,10 +50,11 @@ export interface TextContext {
   wide: boolean;
 }
 
-type Value = string | number | boolean | null;
+/** A value of a json/csv table: numbers as numbers, missing as null. */
+export type DataValue = string | number | boolean | null;
 /** A table of `--format json|csv`: numbers as numbers, sizes in bytes, latencies in µs, times in ms. */
 export interface DataTable {
   name: string;
   columns: string[];
-  rows: Value[][];
+  rows: DataValue[][];
 }

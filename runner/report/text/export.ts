@@ -1,13 +1,11 @@
 import type { ReportModel } from '../model';
 import { SECTIONS } from '../sections';
-import type { DataTable } from '../sections/section';
+import type { DataTable, DataValue } from '../sections/section';
 
 /**
  * `--format json|csv`: the model's tables for scripts — the same figures the summary prints,
  * unformatted (numbers as numbers, sizes in bytes, latencies in µs, times in ms).
  */
-
-type Value = DataTable['rows'][number][number];
 
 /** Every table of the model: each section's (sections/index.ts), in the sections' order. */
 export function modelTables(model: ReportModel): DataTable[] {
@@ -25,7 +23,7 @@ export function modelJson(model: ReportModel): string {
   return JSON.stringify({ run, ...tables }, null, 2);
 }
 
-const csvCell = (v: Value) => {
+const csvCell = (v: DataValue) => {
   if (v === null) return '';
   const s = String(v);
   return /[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
@@ -36,5 +34,5 @@ const csvCell = (v: Value) => {
  * with the table's name, its header line too (`grep '^cases,'` keeps one table, header included).
  */
 export function modelCsv(model: ReportModel): string {
-  return modelTables(model).map((t) => [[t.name, ...t.columns], ...t.rows.map((r) => [t.name, ...r])].map((r) => r.map((v) => csvCell(v as Value)).join(',')).join('\n')).join('\n\n') + '\n';
+  return modelTables(model).map((t) => [[t.name, ...t.columns], ...t.rows.map((r) => [t.name, ...r])].map((r) => r.map((v) => csvCell(v as DataValue)).join(',')).join('\n')).join('\n\n') + '\n';
 }
