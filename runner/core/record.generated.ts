@@ -7,7 +7,7 @@ export interface ResultRecord {
   /**
    * Version of this schema.
    */
-  schema_version: '1.6.0';
+  schema_version: '1.7.0';
   /**
    * One benchmark run: UTC start time and a random suffix.
    */
@@ -137,6 +137,35 @@ export interface ResultRecord {
      */
     clock_source: string;
   } | null;
+  /**
+   * What a figure is comparable on: two records' figures compare only when their `key`s are equal (and their operation, object size and I/O mode, which a record names itself). Defined once, in runner/core/comparability.ts; every query, comparison and verdict groups by it or by a subset its heading declares.
+   */
+  comparability: {
+    /**
+     * Hash of everything the figure was measured under: method, variant, options_hash, method_version, workload, params_hash, cache, clients, host_class, endpoint_class.
+     */
+    key: string;
+    /**
+     * The same without method_version and options_hash: records that differ only in the client's version or options share it (a history labels such a difference instead of refusing to compare).
+     */
+    base_key: string;
+    /**
+     * Hash of method_options (keys sorted).
+     */
+    options_hash: string;
+    /**
+     * Hash of workload_params (keys sorted): every parameter is taken to change the figure.
+     */
+    params_hash: string;
+    /**
+     * The EC2 instance type, or for another host 'local:NvCPU:MGiB' (its vCPUs and memory).
+     */
+    host_class: string;
+    /**
+     * The endpoint's kind and what it is: 'embedded:SERVER', 'custom:HOST SERVER', 'aws:REGION'.
+     */
+    endpoint_class: string;
+  };
   /**
    * ok: every operation succeeded and verified; failed: at least one failed or the step broke; unsupported: the method refuses the operation; did-not-finish: the step's time budget ran out before its work was done (see progress) — never ranked beside finished figures.
    */

@@ -5,7 +5,7 @@ import { memoryBackedTmp } from '../core/tmp';
 import { runIdOfFile } from '../core/vocabulary';
 import { intervalErrors } from '../results/intervals';
 import { readRunManifests, unreadableManifestError, type BadManifest } from '../results/manifests';
-import { SCHEMA_VERSION, recordErrors } from '../results/record';
+import { SCHEMA_VERSION, recordErrors, upgradeRecord } from '../results/record';
 import type { RunManifest } from '../results/writer';
 import { buildReportModel, MODEL_QUERIES, type BadLine, type ModelRows, type ReportModel } from './model';
 import { attachIntervals, intervalFiles, namedQueries, openRecords, query, type OpenedResults } from './results-db';
@@ -214,7 +214,8 @@ export class ScannedResults {
         this.bad(path, i + 1, `not a JSON object (${got}): a result record is one object per line`);
         continue;
       }
-      const errors = recordErrors(record);
+      const upgraded = upgradeRecord(record);
+      const errors = recordErrors(upgraded);
       if (errors.length) {
         const version = record.schema_version;
         const why = version !== SCHEMA_VERSION ? `schema_version ${JSON.stringify(version)}, this report reads ${SCHEMA_VERSION}` : errors.slice(0, 3).join('; ');
@@ -225,7 +226,7 @@ export class ScannedResults {
       const runId = record.run_id as string;
       let copy = this.copies.get(runId);
       if (!copy) this.copies.set(runId, (copy = { path: join(this.tmpDir(), `${runId}.jsonl`), pending: [], count: 0 }));
-      copy.pending.push(line);
+      copy.pending.push(upgraded === record ? line : JSON.stringify(upgraded));
       copy.count++;
       if (copy.pending.length >= FLUSH_LINES) this.flush(copy);
     }

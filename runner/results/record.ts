@@ -4,6 +4,7 @@ import resultSchema from '../../assets/schema/result.schema.json';
 import type { Measurement } from '../core/batch';
 import { bucketUpperNs } from '../core/stats';
 import { NEAR_BASELINE } from '../core/host';
+import { comparabilityOf } from '../core/comparability';
 import type { ResultRecord } from '../core/record.generated';
 
 export type { ResultRecord };
@@ -12,6 +13,22 @@ export const SCHEMA_VERSION = resultSchema.properties.schema_version.const as Re
 const ajv = new Ajv({ allErrors: true, strict: false });
 addFormats(ajv);
 const validateRecord = ajv.compile<ResultRecord>(resultSchema);
+
+/** The schema version before the comparability key: its records are upgraded on reading (upgradeRecord). */
+const KEYLESS_SCHEMA_VERSION = '1.6.0';
+
+/**
+ * A record of the version before the comparability key, given the key derived from its own fields
+ * (every field the key is made of was already recorded); any other record is returned as it is.
+ */
+export function upgradeRecord(record: Record<string, unknown>): Record<string, unknown> {
+  if (record.schema_version !== KEYLESS_SCHEMA_VERSION || 'comparability' in record) return record;
+  try {
+    return { ...record, schema_version: SCHEMA_VERSION, comparability: comparabilityOf(record as unknown as ResultRecord) };
+  } catch {
+    return record; // fields missing or malformed: the schema check names what
+  }
+}
 
 /** Schema errors of a record, as readable strings; empty when valid. */
 export function recordErrors(record: unknown): string[] {
@@ -78,10 +95,12 @@ export function toRecord(facts: StepFacts, m: Measurement, extraFlags: ResultRec
   const flags = [...extraFlags];
   const link = linkFlag(throughput, facts.host);
   if (link && !flags.includes(link)) flags.push(link);
+  const workloadParams = m.params ? { ...facts.workload_params, ...m.params } : facts.workload_params;
   return {
     schema_version: SCHEMA_VERSION,
     ...facts,
-    workload_params: m.params ? { ...facts.workload_params, ...m.params } : facts.workload_params,
+    workload_params: workloadParams,
+    comparability: comparabilityOf({ ...facts, workload_params: workloadParams }),
     started_at: new Date(Math.min(m.startedAtMs ?? endedAtMs - m.durationMs, endedAtMs)).toISOString(),
     recorded_at: new Date(endedAtMs).toISOString(),
     operation: m.operation,
