@@ -178,7 +178,7 @@ async function sizeSection(ctx: Ctx, sweeps: SweepGroup[]): Promise<Section> {
     if (payloadOps.length) {
       const points = sweepPoints(g.cells.filter((c) => payloadOps.includes(c.operation)), (c) => [c.mib_s_min, c.mib_s_median, c.mib_s_max]);
       const svg = await ctx.charts.svg(sizeSweepSpec({ points, yTitle: 'throughput (MiB/s)', colors: ctx.colors, operations: payloadOps, linkLimit: ctx.linkLimit }));
-      parts.push(figure(svg, `${caption(`Throughput of ${g.workload} (${payloadOps.join(', ')}) against size.`, g)}${ctx.linkLimit !== null ? ` Dashed red line: the link limit (${num(ctx.linkLimit)} MiB/s); red diamonds: figures above it served from a cache (a figure whose bytes the server's access log shows it sent is not marked).` : ''}`));
+      parts.push(figure(svg, `${caption(`Throughput of ${g.workload} (${payloadOps.join(', ')}) against size.`, g)}${ctx.linkLimit !== null ? ` Dashed red line: the link limit (${num(ctx.linkLimit)} MiB/s); red diamonds: figures above it served from a cache (one whose every byte of each object read the server's access log shows it sent is not marked: it is flagged link-estimate-low, the estimate was low).` : ''}`));
     }
     const iops = sweepPoints(g.cells, (c) => [c.ops_s_min, c.ops_s_median, c.ops_s_max]);
     if (iops.length) {
