@@ -43,6 +43,11 @@ export interface Measurement {
   progress?: WorkProgress;
   /** The interval series of a measurement long enough to have one (runner/core/intervals.ts). */
   series?: IntervalSeries | null;
+  /**
+   * Payload bytes read per object key, where the workload knows which object each read was: the
+   * served-from-cache check compares each with what the server sent for that object.
+   */
+  objectReads?: Record<string, number>;
 }
 
 /**
@@ -99,6 +104,7 @@ export class Batch {
   private meter: WorkMeter | null = null;
   /** Completions for the interval series, on the batch's own clock (ns since its start: wall or active time); null when the series is off. */
   private log = seriesSettings.intervalMs > 0 ? new OpLog() : null;
+  private objectReads: Record<string, number> | null = null;
 
   constructor(
     readonly operation: string,
@@ -186,6 +192,12 @@ export class Batch {
     this.firstError ??= errorSummary(err);
   }
 
+  /** Notes that a read took `bytes` of the object `key` (outside the timed operation: bookkeeping only). */
+  readOf(key: string, bytes: number): void {
+    this.objectReads ??= {};
+    this.objectReads[key] = (this.objectReads[key] ?? 0) + bytes;
+  }
+
   /** Records the outcome of checking the data; any false makes the batch unverified. */
   verify(passed: boolean, problem?: string): void {
     this.verification = (this.verification ?? true) && passed;
@@ -218,6 +230,7 @@ export class Batch {
       movesPayload: this.movesPayload,
       ...(this.wallStartMs !== null ? { startedAtMs: this.wallStartMs } : {}),
       ...(series ? { series } : {}),
+      ...(this.objectReads ? { objectReads: this.objectReads } : {}),
     };
   }
 }

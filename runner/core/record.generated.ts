@@ -257,9 +257,17 @@ export interface ResultRecord {
     extrapolated_total_s: number | null;
   } | null;
   /**
-   * Plausibility and integrity flags. served-from-cache: faster than the link can carry (unless the server's log shows it sent every byte of the read: then the link estimate was low), or a cold read for which the server sent fewer GET bytes than were read; not-warm: a warm read for which the server sent every byte again; possibly-network-capped: at or above 90% of the host's baseline (sustained) bandwidth and at most its burst — the network, not the method, may have set the figure (at the baseline, or above it only while burst credits lasted).
+   * Plausibility and integrity flags. served-from-cache: a cold read with bytes the server's log shows it did not send (per object where the measurement knows its objects, else the window's total), or faster than the link estimate where the log cannot show every byte of each object sent; link-estimate-low: faster than the link estimate with every byte of each object read shown sent by the server's log (a fact about the estimate, not the method); cache-unchecked: a payload read with no server log to check its cache claim against (fleet clients, AWS, a custom endpoint); not-warm: a warm read for which the server sent every byte again; possibly-network-capped: at or above 90% of the host's baseline (sustained) bandwidth and at most its burst — the network, not the method, may have set the figure (at the baseline, or above it only while burst credits lasted).
    */
-  flags: ('served-from-cache' | 'not-warm' | 'possibly-network-capped' | 'step-failed' | 'interrupted')[];
+  flags: (
+    | 'served-from-cache'
+    | 'not-warm'
+    | 'possibly-network-capped'
+    | 'link-estimate-low'
+    | 'cache-unchecked'
+    | 'step-failed'
+    | 'interrupted'
+  )[];
   /**
    * S3 requests the server answered during this measurement (from the end of the step's previous measurement to the end of this one), by type, counted from the server's access log; the runner's own untimed checks are left out. null: not counted (an endpoint whose log the runner cannot read).
    */

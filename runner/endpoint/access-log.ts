@@ -110,7 +110,16 @@ export class AccessLog {
 
   /** The requests logged between two offsets, counted. */
   countBetween(from: number, to: number): RequestCounts {
-    if (to <= from) return emptyCounts();
+    return countRequests(this.entriesBetween(from, to));
+  }
+
+  /** The GET bytes the server wrote per object key in the windows, for the measured method's requests. */
+  sentPerObject(windows: readonly RequestWindow[]): Map<string, number> {
+    return getBytesPerObject(windows.flatMap((w) => this.entriesBetween(w.from, w.to)));
+  }
+
+  private entriesBetween(from: number, to: number): AccessLogEntry[] {
+    if (to <= from) return [];
     const buf = Buffer.alloc(to - from);
     const fd = openSync(this.path, 'r');
     try {
@@ -118,8 +127,22 @@ export class AccessLog {
     } finally {
       closeSync(fd);
     }
-    return countRequests(buf.toString('utf8').split('\n').map(parseAccessLogLine).filter((e): e is AccessLogEntry => !!e));
+    return buf.toString('utf8').split('\n').map(parseAccessLogLine).filter((e): e is AccessLogEntry => !!e);
   }
+}
+
+/**
+ * GET bytes per object key of the entries the measured method made (the patched server logs the
+ * bytes it wrote to the connection, so a response its client abandoned counts what was sent).
+ */
+export function getBytesPerObject(entries: readonly AccessLogEntry[]): Map<string, number> {
+  const sent = new Map<string, number>();
+  for (const e of entries) {
+    if (e.userAgent.includes(RUNNER_USER_AGENT)) continue;
+    const type = requestType(e);
+    if (type === 'get' || type === 'get_ranged') sent.set(e.key, (sent.get(e.key) ?? 0) + e.bytesSent);
+  }
+  return sent;
 }
 
 /** All requests of a count, of every type (GET bytes are not requests). */

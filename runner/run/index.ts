@@ -232,7 +232,7 @@ async function openResults(opts: RunOptions, plan: RunPlan, store: OpenStore, lo
 async function measureLink(store: OpenStore, plan: RunPlan, opts: RunOptions, signal: AbortSignal, progress: Progress): Promise<ResultRecord['host']> {
   let link: LinkLimit;
   try {
-    link = await linkLimitFor(store.client, store.target.bucket, `${plan.prefix}link-limit.bin`, hostFacts().instance_type, signal);
+    link = await linkLimitFor(store.client, store.target, `${plan.prefix}link-limit.bin`, hostFacts().instance_type, signal);
   } catch (err) {
     if (signal.aborted) throw err;
     link = { mibPerSecond: null, baselineMibPerSecond: null, source: `not measured (${errorSummary(err)}): no plausibility check` };

@@ -167,38 +167,74 @@ export function spaceProblem(needs: readonly SpaceNeed[], format: (bytes: number
 }
 
 /**
- * A cache claim checked against the server's count: a cold read for which the server sent fewer
- * GET bytes than were read came (at least partly) from a cache; a warm read for which it sent
- * every byte again was not warm. Null when the claim holds or cannot be checked.
+ * A payload read (a measurement of a workload's payloadReads) set against the server's log. The
+ * patched embedded server logs the GET bytes it wrote to the connection, after the send returned.
  */
-export function cacheClaimFlag(cache: string, bytesRead: number, getBytes: number | null): 'served-from-cache' | 'not-warm' | null {
-  if (getBytes === null || bytesRead <= 0) return null;
-  if (cache === 'cold' || cache === 'none') return getBytes < bytesRead ? 'served-from-cache' : null;
-  if (cache.startsWith('warm')) return getBytes >= bytesRead ? 'not-warm' : null;
+export interface ReadCheck {
+  cache: string;
+  bytesRead: number;
+  /** GET bytes the server sent in the measurement's window; null: no server log (fleet clients, AWS, a custom endpoint), the check was not possible. */
+  getBytes: number | null;
+  /**
+   * Where the measurement knows which object each read was: the bytes read of each, and the GET
+   * bytes the server sent for each (by key). Null or absent: only the window's total is known.
+   */
+  perObject?: { read: Readonly<Record<string, number>>; sent: ReadonlyMap<string, number> } | null;
+}
+
+/**
+ * Bytes read that the server did not send. Per object where the measurement knows its objects, so
+ * that prefetch or retried ranges over-reading one object cannot cover another served from a
+ * cache; else the window's total shortfall (which such over-read can hide). Null: no server log.
+ */
+export function undeliveredBytes(r: ReadCheck): number | null {
+  if (r.getBytes === null) return null;
+  if (!r.perObject) return Math.max(0, r.bytesRead - r.getBytes);
+  let short = 0;
+  for (const [key, read] of Object.entries(r.perObject.read)) short += Math.max(0, read - (r.perObject.sent.get(key) ?? 0));
+  return short;
+}
+
+/**
+ * A cache claim checked against the server's log: a cold read with bytes the server did not send
+ * came (at least partly) from a cache; a warm read for which it sent every byte again (in all) was
+ * not warm. Null when the claim holds or cannot be checked.
+ */
+export function cacheClaimFlag(r: ReadCheck): 'served-from-cache' | 'not-warm' | null {
+  const undelivered = undeliveredBytes(r);
+  if (undelivered === null || r.getBytes === null || r.bytesRead <= 0) return null;
+  if (r.cache === 'cold' || r.cache === 'none') return undelivered > 0 ? 'served-from-cache' : null;
+  if (r.cache.startsWith('warm')) return r.getBytes >= r.bytesRead ? 'not-warm' : null;
   return null;
 }
 
 /**
- * Whether the server's log shows it sent every byte of a cold (or cache-less) read: then a figure
- * above the link estimate means the estimate was low (it is measured at the run's start, on a
- * busy host perhaps), not that a cache served the read — the log is a measurement, the estimate
- * is not.
+ * Whether the server's log shows it sent every byte of each object a cold (or cache-less) read
+ * read: only a per-object account can show it (a window's total can hide a partial cache hit
+ * under over-read of the rest).
  */
-export function serverSentEveryByte(cache: string, bytesRead: number, getBytes: number | null): boolean {
-  return (cache === 'cold' || cache === 'none') && getBytes !== null && bytesRead > 0 && getBytes >= bytesRead;
+export function everyByteDelivered(r: ReadCheck): boolean {
+  return (r.cache === 'cold' || r.cache === 'none') && r.bytesRead > 0 && !!r.perObject && undeliveredBytes(r) === 0;
 }
 
 /**
- * A record's flags once the server's count is known: a payload read (`read`, null for any other
- * measurement) gets its cache claim checked, and loses the link estimate's served-from-cache when
- * the server sent every byte; a figure served from a cache says nothing about the network.
+ * A record's flags once the server's log is read. A payload read (`read`, null for any other
+ * measurement) gets its cache claim checked; `cache-unchecked` where no server log exists. A figure
+ * above the link estimate (served-from-cache from the estimate) whose every byte the server is
+ * shown to have sent keeps a flag: `link-estimate-low`, a fact about the estimate, not the method.
+ * A figure served from a cache says nothing about the network.
  */
-export function reconciledFlags(flags: readonly ResultRecord['flags'][number][], read: { cache: string; bytesRead: number; getBytes: number | null } | null): ResultRecord['flags'] {
+export function reconciledFlags(flags: readonly ResultRecord['flags'][number][], read: ReadCheck | null): ResultRecord['flags'] {
   let out = [...flags];
-  if (read) {
-    const claim = cacheClaimFlag(read.cache, read.bytesRead, read.getBytes);
-    if (claim && !out.includes(claim)) out.push(claim);
-    if (serverSentEveryByte(read.cache, read.bytesRead, read.getBytes)) out = out.filter((f) => f !== 'served-from-cache');
+  const add = (f: ResultRecord['flags'][number]) => { if (!out.includes(f)) out.push(f); };
+  if (read && read.bytesRead > 0) {
+    if (read.getBytes === null) add('cache-unchecked');
+    const claim = cacheClaimFlag(read);
+    if (claim) add(claim);
+    else if (out.includes('served-from-cache') && everyByteDelivered(read)) {
+      out = out.filter((f) => f !== 'served-from-cache');
+      add('link-estimate-low');
+    }
   }
   return out.includes('served-from-cache') ? out.filter((f) => f !== 'possibly-network-capped') : out;
 }

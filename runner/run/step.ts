@@ -294,12 +294,14 @@ function stepRecords(run: StepRun, intervals: IntervalRecord[]): ResultRecord[] 
  */
 function keptRecords(kept: readonly Kept[], facts: StepFacts, workload: WorkloadDefinition<unknown>, log: AccessLog | null, failure: unknown): { m: Measurement; record: ResultRecord }[] {
   const counted = kept.map((k) => ({ ...k, requests: log && k.windows ? log.countWindows(k.windows) : null }));
-  return counted.filter((k) => !isRequestsOnly(k.m.operation) || (k.requests && totalRequests(k.requests))).map(({ m, cache, endedAtMs, requests }) => {
+  return counted.filter((k) => !isRequestsOnly(k.m.operation) || (k.requests && totalRequests(k.requests))).map(({ m, cache, endedAtMs, requests, windows }) => {
     const state = m.cache ?? cache;
     // Reads checked against what the server sent: a cold read it sent less for came from a cache.
     const checkedRead = !!workload.payloadReads?.includes(m.operation) && m.status === 'ok';
     const record = toRecord({ ...facts, cache: state }, withFailureCause(m, failure), [], endedAtMs, requests);
-    record.flags = reconciledFlags(record.flags, checkedRead ? { cache: state, bytesRead: m.bytes, getBytes: requests?.get_bytes ?? null } : null);
+    // Each object read is held to what the server sent for it, where the measurement names its objects.
+    const perObject = checkedRead && requests && log && windows && m.objectReads ? { read: m.objectReads, sent: log.sentPerObject(windows) } : null;
+    record.flags = reconciledFlags(record.flags, checkedRead ? { cache: state, bytesRead: m.bytes, getBytes: requests?.get_bytes ?? null, perObject } : null);
     return { m, record };
   });
 }

@@ -75,6 +75,7 @@ export const objects: WorkloadDefinition<ObjectsParams> = {
       for (const f of files) {
         const fetched = await download.op(() => ctx.session.get(dir + f.name), (r) => r.bytes);
         if (!fetched) continue;
+        download.readOf(dir + f.name, fetched.bytes);
         const digest = await fetched.digest();
         await fetched.discard();
         download.verify(digest === f.digest && fetched.bytes === size, `${f.name}: downloaded data does not match what was uploaded (${fetched.bytes} bytes)`);

@@ -1,8 +1,8 @@
-import { countRequests, parseAccessLogLine, REQUEST_TYPES, requestType, RUNNER_USER_AGENT, uncovered } from '../../runner/endpoint/access-log';
+import { countRequests, getBytesPerObject, parseAccessLogLine, REQUEST_TYPES, requestType, RUNNER_USER_AGENT, uncovered } from '../../runner/endpoint/access-log';
 import { dollars } from '../../runner/report/format';
 import { requestFigures } from '../../runner/report/pricing';
 import { requestCells } from '../../runner/report/requests';
-import { cacheClaimFlag, reconciledFlags, serverSentEveryByte } from '../../runner/run/policy';
+import { cacheClaimFlag, reconciledFlags, undeliveredBytes, type ReadCheck } from '../../runner/run/policy';
 
 /** Lines as versitygw writes them (S3's server-access-log fields, unquoted). */
 const line = (op: string, key: string, sent: number, size: number, ua = 'aws-sdk-js/3.0 ua/2.1') =>
@@ -36,30 +36,61 @@ describe('the server access log', () => {
 });
 
 describe('cache claims checked against the server', () => {
-  test('cold: fewer GET bytes than read is served from a cache; warm: every byte again is not warm', () => {
-    expect(cacheClaimFlag('cold', 1000, 1000)).toBeNull();
-    expect(cacheClaimFlag('cold', 1000, 2000)).toBeNull(); // read-ahead fetched more
-    expect(cacheClaimFlag('cold', 1000, 0)).toBe('served-from-cache');
-    expect(cacheClaimFlag('warm-memory', 1000, 10)).toBeNull();
-    expect(cacheClaimFlag('warm', 1000, 1000)).toBe('not-warm');
-    expect(cacheClaimFlag('cold', 1000, null)).toBeNull(); // not counted: no claim checked
+  // Two objects of 1000 bytes read on a cold pass.
+  const twoObjects = { a: 1000, b: 1000 };
+  const perObject = (sent: Record<string, number>) => ({ read: twoObjects, sent: new Map(Object.entries(sent)) });
+  const cold = (sent: Record<string, number>): ReadCheck => ({
+    cache: 'cold', bytesRead: 2000, getBytes: Object.values(sent).reduce((a, n) => a + n, 0), perObject: perObject(sent),
   });
 
-  test('a cold read the server sent every byte of was not served from a cache, whatever the link estimate', () => {
-    expect(serverSentEveryByte('cold', 1000, 1000)).toBe(true);
-    expect(serverSentEveryByte('none', 1000, 1200)).toBe(true);
-    expect(serverSentEveryByte('cold', 1000, 999)).toBe(false);
-    expect(serverSentEveryByte('cold', 1000, null)).toBe(false); // not counted: the link estimate stands
-    expect(serverSentEveryByte('warm', 1000, 1000)).toBe(false);
-    expect(serverSentEveryByte('cold', 0, 0)).toBe(false);
+  test('cold: bytes the server did not send were served from a cache; warm: every byte again is not warm', () => {
+    expect(cacheClaimFlag(cold({ a: 1000, b: 1000 }))).toBeNull();
+    expect(cacheClaimFlag(cold({ a: 3000, b: 1000 }))).toBeNull(); // read-ahead fetched more
+    expect(cacheClaimFlag(cold({}))).toBe('served-from-cache');
+    expect(cacheClaimFlag({ cache: 'cold', bytesRead: 1000, getBytes: 0 })).toBe('served-from-cache'); // window total only
+    expect(cacheClaimFlag({ cache: 'warm-memory', bytesRead: 1000, getBytes: 10 })).toBeNull();
+    expect(cacheClaimFlag({ cache: 'warm', bytesRead: 1000, getBytes: 1000 })).toBe('not-warm');
+    expect(cacheClaimFlag({ cache: 'cold', bytesRead: 1000, getBytes: null })).toBeNull(); // no server log: no claim checked
   });
 
-  test('a record\'s flags reconciled with the server\'s count', () => {
-    const read = (cache: string, getBytes: number | null) => ({ cache, bytesRead: 1000, getBytes });
-    expect(reconciledFlags(['served-from-cache', 'possibly-network-capped'], read('cold', 1000))).toEqual(['possibly-network-capped']); // the estimate was low
-    expect(reconciledFlags(['possibly-network-capped'], read('cold', 10))).toEqual(['served-from-cache']); // the claim, and no network figure
-    expect(reconciledFlags([], read('warm', 1000))).toEqual(['not-warm']);
+  test('each object is held to what the server sent for it; a window\'s total only where objects are not known', () => {
+    expect(undeliveredBytes(cold({ a: 400, b: 5000 }))).toBe(600);
+    expect(undeliveredBytes({ cache: 'cold', bytesRead: 2000, getBytes: 5400 })).toBe(0); // a total cannot see a's shortfall
+    expect(undeliveredBytes({ cache: 'cold', bytesRead: 2000, getBytes: null })).toBeNull();
+  });
+
+  test('a partial cache hit with over-read on its cold part is flagged served-from-cache', () => {
+    // a came from a cache (the server sent nothing for it); b's cold read over-read (prefetch,
+    // retried ranges): 2400 bytes sent for 1000 read. In all the server sent more than was read,
+    // which a window's total (the policy before) took for "every byte sent".
+    const partial = { cache: 'cold', bytesRead: 2000, getBytes: 2400, perObject: perObject({ b: 2400 }) };
+    expect(reconciledFlags([], partial)).toEqual(['served-from-cache']);
+    // Above the link estimate as well: the estimate's flag stands, the log confirms it.
+    expect(reconciledFlags(['served-from-cache'], partial)).toEqual(['served-from-cache']);
+  });
+
+  test('a record\'s flags reconciled with the server\'s log', () => {
+    // Above the link estimate with every byte of each object sent: the estimate was low, and the record says so.
+    expect(reconciledFlags(['served-from-cache'], cold({ a: 1000, b: 1200 }))).toEqual(['link-estimate-low']);
+    expect(reconciledFlags(['possibly-network-capped'], cold({ a: 1000, b: 10 }))).toEqual(['served-from-cache']); // the claim, and no network figure
+    expect(reconciledFlags([], { cache: 'warm', bytesRead: 1000, getBytes: 1000 })).toEqual(['not-warm']);
     expect(reconciledFlags(['served-from-cache', 'possibly-network-capped'], null)).toEqual(['served-from-cache']); // not a read: the estimate stands
+    // Over-read in a window's total does not show every byte of each object was sent: the estimate's flag stands.
+    expect(reconciledFlags(['served-from-cache'], { cache: 'none', bytesRead: 1000, getBytes: 1200 })).toEqual(['served-from-cache']);
+    expect(reconciledFlags([], { cache: 'none', bytesRead: 1000, getBytes: 1200 })).toEqual([]);
+    // No server log: the check was not possible, and the record says so.
+    expect(reconciledFlags([], { cache: 'cold', bytesRead: 1000, getBytes: null })).toEqual(['cache-unchecked']);
+    expect(reconciledFlags(['served-from-cache'], { cache: 'cold', bytesRead: 1000, getBytes: null })).toEqual(['served-from-cache', 'cache-unchecked']);
+  });
+});
+
+describe('GET bytes per object from the log', () => {
+  test('whole and ranged GETs of each key add up; the runner\'s own and other requests are left out', () => {
+    const entries = [
+      line('s3_GetObject', 'a', 10, 10), line('s3_GetObject', 'b', 4, 10), line('s3_GetObject', 'b', 6, 10), line('s3_HeadObject', 'a', 0, 0),
+      line('s3_GetObject', 'c', 10, 10, `aws-sdk-js/3 ${RUNNER_USER_AGENT}`),
+    ].map((l) => parseAccessLogLine(l)!);
+    expect(Object.fromEntries(getBytesPerObject(entries))).toEqual({ a: 10, b: 10 });
   });
 });
 

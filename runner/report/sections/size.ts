@@ -32,7 +32,7 @@ async function throughputChart(ctx: PageContext, g: SweepGroup): Promise<string[
   const points = sweepPoints(g.cells.filter((c) => payloadOps.includes(c.operation)), (c) => [c.mib_s_min, c.mib_s_median, c.mib_s_max]);
   const svg = await ctx.charts.svg(sizeSweepSpec({ points, yTitle: 'throughput (MiB/s)', colors: ctx.colors, operations: payloadOps, linkLimit: ctx.linkLimit }));
   const link = ctx.linkLimit !== null
-    ? ` Dashed red line: the link limit (${num(ctx.linkLimit)} MiB/s); red diamonds: figures above it served from a cache (a figure whose bytes the server's access log shows it sent is not marked).` : '';
+    ? ` Dashed red line: the link limit (${num(ctx.linkLimit)} MiB/s); red diamonds: figures above it served from a cache (one whose every byte of each object read the server's access log shows it sent is not marked: it is flagged link-estimate-low, the estimate was low).` : '';
   return [figure(svg, `${caption(`Throughput of ${g.workload} (${payloadOps.join(', ')}) against size.`, g)}${link}`)];
 }
 

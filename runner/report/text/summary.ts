@@ -54,7 +54,7 @@ function header(model: ReportModel, width: number, out: Out): void {
   if (model.badLineCount) say(`  ${model.badLineCount} unreadable lines left out (\`s3ab report --html FILE\` lists them)`);
   const link = model.link;
   if (link) {
-    say(`  link limit: ${link.limitMibS === null ? 'unknown' : `${num(link.limitMibS)} MiB/s`} (${link.source ?? 'no source'}); figures above it are marked "${CACHE_MARK}": served from a cache, unless the server's access log shows it sent their bytes`);
+    say(`  link limit: ${link.limitMibS === null ? 'unknown' : `${num(link.limitMibS)} MiB/s`} (${link.source ?? 'no source'}); figures above it are marked "${CACHE_MARK}": served from a cache, unless the server's access log shows it sent every byte of each object they read: then the estimate was low, and they are flagged link-estimate-low`);
     if (link.baselineMibS !== null) {
       say(`  sustained (baseline): ${num(link.baselineMibS)} MiB/s; figures from ${num(NEAR_BASELINE * link.baselineMibS)} MiB/s up to the link limit are marked "${NET_MARK}": the network, not the method, may have set them`);
     }

@@ -22,6 +22,7 @@ export async function readFixture<P>(ctx: WorkloadContext<P>, operation: string,
         (f) => f.bytes,
       );
       if (!fetched) continue;
+      batch.readOf(key, fetched.bytes);
       digest ??= await fetched.digest();
       await fetched.discard();
       const expected = fixture.digestOf(i);
