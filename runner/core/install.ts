@@ -30,6 +30,8 @@ export interface RunnerRecipe {
   packages?: string[];
   /** pip: the wheel, installed at the component's version. */
   package?: string;
+  /** What runs on runners where it is not the pin itself (mount-s3's release of the pinned crate). */
+  version?: string;
   /** rpm: the release and its URL ({release}; $ARCH is the runner's). */
   release?: string;
   url?: string;
@@ -46,6 +48,8 @@ export interface Component {
   what: string;
   /** The version pinned for both places, where it has one. */
   version?: string;
+  /** What the pin is the version of, where not of the component itself (Mountpoint: its file system crate). */
+  versionOf?: string;
   local: LocalRecipe;
   runner?: RunnerRecipe;
   /** Why the two places run different versions, or where the version comes from. */
@@ -78,7 +82,7 @@ export function installCommand(name: string): string | null {
 /** A component's version in one place: the local recipe's own where Debian's differs, else the pin. */
 export function versionIn(component: string, place: Place, registry: InstallRegistry = INSTALL): string | undefined {
   const c = registry.components[component];
-  return (place === 'local' ? c?.local.version : undefined) ?? c?.version;
+  return c?.[place]?.version ?? c?.version;
 }
 
 /**
@@ -89,8 +93,10 @@ export function pinnedVersions(method: string, registry: InstallRegistry = INSTA
   return (needsOf(method, registry) ?? []).map((name) => {
     const local = versionIn(name, 'local', registry);
     const runner = versionIn(name, 'runner', registry);
-    if (!runner) return `${name}: ${registry.components[name].versionNote ?? 'no pin'}`;
-    return local === runner ? `${name} ${runner} (here and on runners)` : `${name} ${local} here, ${runner} on runners`;
+    const c = registry.components[name];
+    if (!runner) return `${name}: ${c.versionNote ?? 'no pin'}`;
+    const label = c.versionOf ?? name;
+    return local === runner ? `${label} ${runner} (here and on runners)` : `${label} ${local} here, ${runner} on runners`;
   });
 }
 

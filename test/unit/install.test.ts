@@ -43,11 +43,12 @@ describe('assets/install.json: the install registry', () => {
   test('one version per client: both places share the pin, or the registry says why not', () => {
     for (const [name, c] of Object.entries(INSTALL.components)) {
       if (!c.runner) continue;
-      const differs = c.local.version !== undefined && c.local.version !== c.version;
+      const differs = [c.local.version, c.runner.version].some((v) => v !== undefined && v !== c.version);
       if (differs || !c.version) expect([name, c.versionNote]).toEqual([name, expect.stringMatching(/.{20}/)]);
     }
     expect(pinnedVersions('rclone')).toEqual(['rclone 1.75.2 (here and on runners)']);
     expect(pinnedVersions('s3fs')).toEqual(['s3fs 1.90 here, 1.95 on runners']);
+    expect(pinnedVersions('mountpoint')).toEqual(['mountpoint-s3-fs 0.11.0 here, mount-s3 1.24.0 on runners']);
     expect(pinnedVersions('s3-api')).toEqual([]);
   });
   test('Mountpoint: the launcher\'s mountpoint-s3-fs is the version the runners\' mount-s3 release is built on', () => {
