@@ -59,8 +59,8 @@ export const s3CrtClientBuildSeconds = () => MEASURED['s3-crt-client'].wallSecon
 const s3CrtClientMiB = () => MEASURED.s3CrtClientMiB ?? 9;
 
 /**
- * The state of the s3-crt client's build cache in the results bucket (lib/runner-fleet.ts
- * s3CrtCacheKey: tool-cache/s3ab-s3-crt/ARCH/HASH/, per runner architecture and crate hash) when
+ * The state of the s3-crt client's build cache in the results bucket (lib/runner-setup-script.ts
+ * buildCacheKey: tool-cache/s3ab-s3-crt/ARCH/HASH/, per runner architecture and crate hash) when
  * a runner sets up. `warm`: the binary built from crates/s3-crt-client as it is now is there, and
  * the runner downloads it (its size over the link, like rclone's zip). `cold`: it is not — the
  * first execution after the crate changes, per architecture — and the runner builds it (then

@@ -126,7 +126,7 @@ function bundle(): Timed {
 
 if (require.main === module) {
   const { values } = parseArgs({ options: { 's3fs-src': { type: 'string' }, write: { type: 'boolean' } } });
-  if (!values['s3fs-src']) throw new Error('give --s3fs-src DIR: a checkout of the s3fs-fuse release tag the setup builds (lib/runner-fleet.ts s3fsVersion)');
+  if (!values['s3fs-src']) throw new Error('give --s3fs-src DIR: a checkout of the s3fs-fuse release tag the setup builds (assets/install.json: the s3fs version)');
   const figures = {
     measuredAt: new Date().toISOString(),
     host: `${os.cpus().length} vCPU ${os.cpus()[0]?.model ?? ''}`.trim(),
