@@ -7,7 +7,9 @@ const swc = { '^.+\\.tsx?$': ['@swc/jest'] };
 // The HTML report's charts (vega, vega-lite) ship ES modules only: swc turns them and their d3
 // helpers into CommonJS for the tests. vega-canvas's Node build needs top-level await, so tests
 // load its browser build, as the esbuild bundle does (scripts/build.mjs).
-const esm = { '/node_modules/.+\\.m?js$': ['@swc/jest', { jsc: { parser: { syntax: 'ecmascript' }, target: 'es2022' }, module: { type: 'commonjs' } }] };
+// runner/install/*.mjs is plain Node (setup runs it before any build): swc turns it into CommonJS too.
+const esModule = ['@swc/jest', { jsc: { parser: { syntax: 'ecmascript' }, target: 'es2022' }, module: { type: 'commonjs' } }];
+const esm = { '/node_modules/.+\\.m?js$': esModule, '/runner/install/.+\\.mjs$': esModule };
 const shared = {
   testEnvironment: 'node',
   // swc strips types only; `tsc --noEmit` type-checks as a separate step of `npm test`.

@@ -20,7 +20,7 @@ export const RESULTS_LAYOUT = {
   /** A fleet execution's start-barrier markers (runner/endpoint/s3-markers.ts): fleet-barrier/RUNID/ROUND/CLIENT, removed by each runner at its end and by Teardown. */
   fleetBarrier: 'fleet-barrier/',
   /**
-   * Builds the runners share across executions (lib/runner-fleet.ts, s3CrtCacheKey):
+   * Builds the runners share across executions (lib/runner-setup-script.ts, buildCacheKey):
    * tool-cache/BIN/ARCH/HASH/BIN. Kept by Teardown and by every lifecycle rule (they name other
    * prefixes only); cleared by hand with `aws s3 rm --recursive s3://RESULTS/tool-cache/`.
    */

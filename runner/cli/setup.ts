@@ -1,14 +1,11 @@
-import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import type { Command } from 'commander';
 import { matrixFor } from '../catalog';
-import { UserError } from '../core/errors';
 import { installCommand } from '../core/install';
 import { projectRoot } from '../core/paths';
+import { setup } from '../install/setup.mjs';
 import { list } from './args';
 
-/** `s3ab setup [NAME...]`: installs methods, workloads or components (scripts/setup.mjs), or what a run needs (--for-run). */
+/** `s3ab setup [NAME...]`: installs methods, workloads or components (runner/install/setup.mjs, as `npm run setup` does), or what a run needs (--for-run). */
 export function registerSetup(program: Command): void {
   program
     .command('setup [names...]')
@@ -25,9 +22,7 @@ export function registerSetup(program: Command): void {
 Examples:
   s3ab setup mountpoint rclone        install the Mountpoint launcher and rclone
   s3ab setup --for-run --profile mounts   what the mounts profile needs`)
-    .action((positional: string[], o) => {
-      const script = join(projectRoot(), 'scripts', 'setup.mjs');
-      if (!existsSync(script)) throw new UserError('s3ab setup needs the project checkout (scripts/setup.mjs is not next to this bundle)', 'run it from a clone of the project, or install the clients by hand (see `s3ab list`)');
+    .action(async (positional: string[], o) => {
       let names = positional.filter((n) => !n.startsWith('-'));
       if (o.forRun) {
         const matrix = matrixFor({ profile: o.profile, matrixFile: o.matrix, methods: o.methods, workloads: o.workloads });
@@ -37,7 +32,6 @@ Examples:
         const wanted = [...matrix.methods.filter((m) => !m.optional).map((m) => m.name), ...matrix.workloads.map((w) => w.name)];
         names = [...new Set(wanted)].filter((n) => installCommand(n) !== null);
       }
-      const r = spawnSync(process.execPath, [script, ...(o.quiet ? ['--quiet'] : []), ...(o.verbose ? ['--verbose'] : []), ...names], { stdio: 'inherit' });
-      process.exitCode = r.status ?? 1;
+      process.exitCode = await setup(projectRoot(), [...(o.quiet ? ['--quiet'] : []), ...(o.verbose ? ['--verbose'] : []), ...names]);
     });
 }

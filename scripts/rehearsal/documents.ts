@@ -25,7 +25,7 @@ export interface SandboxDocuments {
 
 export function sandboxDocuments(template: RehearsalTemplate, p: { endpoint: string; runnerRole: string; fileSystemArn: string; subnets: string[] }): SandboxDocuments {
   const sections = template.documentSections('setup');
-  for (const name of [...SETUP_AS_IS, 'bundle']) if (!sections.has(name)) throw new Error(`rehearsal: the setup document has no section ${name} (lib/runner-fleet.ts SECTION)`);
+  for (const name of [...SETUP_AS_IS, 'bundle']) if (!sections.has(name)) throw new Error(`rehearsal: the setup document has no section ${name} (lib/runner-document-shell.ts SECTION)`);
   const bundle = [
     `rm -rf /opt/s3ab && mkdir -p /opt/s3ab && cp -r ${ROOT}/dist /opt/s3ab/dist && ln -s ${ROOT}/assets /opt/s3ab/assets && ln -s ${ROOT}/.tools /opt/s3ab/.tools`,
     `NODE=${process.execPath}`, 'echo "$NODE" > /opt/s3ab/node',

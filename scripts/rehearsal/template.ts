@@ -4,7 +4,7 @@
  * logical id as a physical name otherwise, account 123456789012 in us-east-1), so the state
  * machine's definition, the SSM documents' lines and the IAM policies all name the same things.
  */
-import { SECTION } from '../../lib/runner-fleet';
+import { SECTION } from '../../lib/runner-document-shell';
 import type { Synthesized } from '../../test/helpers/stack';
 
 export const ACCOUNT = '123456789012';

