@@ -6,7 +6,7 @@
 // .tools/logs/setup-NAME.log, which a failure names (--verbose prints it as it runs).
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { copyFileSync, cpSync, createWriteStream, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, createWriteStream, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 
@@ -101,10 +101,17 @@ function installer(root, spec, verbose) {
     await apt(['install', '-y', '-qq', '--no-install-recommends', ...missing]);
   }
 
+  /** The hash of the lockfile node_modules was installed from, written after each npm install. */
+  const npmMarker = () => join(root, 'node_modules', '.s3ab-lockfile-sha256');
+  const lockfileHash = () => createHash('sha256').update(readFileSync(join(root, 'package-lock.json'))).digest('hex');
+  const readText = (path) => (existsSync(path) ? readFileSync(path, 'utf8') : null);
+
   /** Each local kind: `present()` is quick and never throws; `install(log)` does the work. */
   const KINDS = {
     npm: () => ({
-      present: () => existsSync(join(root, 'node_modules', '.package-lock.json')) && statSync(join(root, 'package-lock.json')).mtimeMs <= statSync(join(root, 'node_modules', '.package-lock.json')).mtimeMs,
+      // By content, not file times: a fresh clone's or worktree's lockfile is always newer than an
+      // installed tree, and a time check then reinstalls a tree that matches it.
+      present: () => readText(npmMarker()) === lockfileHash(),
       async install(log) {
         try {
           await run(log, 'npm', ['ci', '--no-audit', '--no-fund', '--loglevel=error']);
@@ -113,8 +120,7 @@ function installer(root, spec, verbose) {
           // (@swc/core-*, @duckdb/node-bindings-*), which npm ci refuses; npm install resolves them.
           await run(log, 'npm', ['install', '--no-audit', '--no-fund', '--loglevel=error']);
         }
-        const marker = join(root, 'node_modules', '.package-lock.json');
-        if (existsSync(marker)) writeFileSync(marker, readFileSync(marker));
+        writeFileSync(npmMarker(), lockfileHash());
       },
     }),
     apt: (c) => ({ present: () => c.local.packages.every(dpkgInstalled), install: (log) => aptInstall(log, c.local.packages) }),
