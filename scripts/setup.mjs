@@ -35,6 +35,11 @@ function wanted() {
     process.stdout.write(`usage: node scripts/setup.mjs [--quiet] [--verbose] [--all | --tests | NAME...]\n  components: ${Object.keys(spec.components).join(', ')}\n  methods: ${Object.keys(spec.methods).join(', ')}\n  workloads: ${Object.keys(spec.workloads).join(', ')}\n`);
     process.exit(0);
   }
+  const unknown = args.filter((a) => a.startsWith('-') && !['--quiet', '--verbose', '--help', '--all', '--tests'].includes(a));
+  if (unknown.length) {
+    say(`unknown option ${unknown.join(' ')}; fix: use --quiet, --verbose, --all, --tests or names (--help lists them)`);
+    process.exit(2);
+  }
   if (args.includes('--all') || args.includes('--tests')) return [...new Set([...spec.base, ...spec.tests])];
   const out = [...spec.base];
   for (const name of names) {

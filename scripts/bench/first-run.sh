@@ -10,6 +10,7 @@
 # system-wide). Those the quick run needs are listed with their estimate from assets/install.json,
 # and added to a second total for a machine that lacks them too.
 set -euo pipefail
+if (( $# )); then echo "bench:first-run: it takes no options (got: $*)" >&2; echo "  fix: run it without arguments: npm run bench:first-run" >&2; exit 2; fi
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 TARGET_S=240
 work="$(mktemp -d /tmp/s3ab-first-run-XXXXXX)"

@@ -27,12 +27,12 @@ import { setMaxListeners } from 'node:events';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
+import { failScript, scriptOptions, sizeOption } from '../script-cli';
 import { cleanupAll, runEmergencyCleanup } from '../../runner/core/cleanup';
 import { fileDigest, writePatternFile } from '../../runner/core/data';
 import type { Fetched, StorageSession } from '../../runner/core/method';
 import type { StoreTarget } from '../../runner/core/target';
-import { formatSize, parseSize } from '../../runner/core/units';
+import { formatSize } from '../../runner/core/units';
 import { startEmbeddedEndpoint } from '../../runner/endpoint/embedded';
 import { s3Api } from '../../runner/methods/s3-api.impl';
 import { s3Crt } from '../../runner/methods/s3-crt.impl';
@@ -40,8 +40,7 @@ import { pauseFreePageReporting } from './host-memory';
 
 const root = join(__dirname, '..', '..');
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
-const { values } = parseArgs({
-  options: {
+const values = scriptOptions('bench:transfer', {
     size: { type: 'string', default: '1GiB' },
     rounds: { type: 'string', default: '5' },
     // Untimed rounds first (every contestant alike): a long-lived client's first transfer faults its buffers in.
@@ -53,9 +52,8 @@ const { values } = parseArgs({
     'skip-memory': { type: 'boolean', default: false },
     // pause: no free page reporting to the VM's host while the bench runs (host-memory.ts); as-is: leave it.
     'host-memory': { type: 'string', default: 'pause' },
-  },
-});
-const size = parseSize(values.size!);
+  }, ['rounds', 'warm-up', 'reps']);
+const size = sizeOption('bench:transfer', 'size', values.size!);
 const rounds = Number(values.reps ?? values.rounds);
 const warmUps = Number(values['warm-up']);
 const MIB = 1024 * 1024;
@@ -363,7 +361,8 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   });
 }
 
-main().catch((err) => {
-  console.error(`bench:transfer failed: ${err.message}`);
-  process.exitCode = 1;
-}).finally(() => cleanupAll()); // what main registered before its own cleanup could run (the host setting)
+// On failure, what main registered before its own cleanup could run (the host setting) goes first.
+main().then(() => cleanupAll(), async (err) => {
+  await cleanupAll();
+  failScript('bench:transfer', err);
+});
