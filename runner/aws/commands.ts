@@ -32,6 +32,14 @@ export function explainAws(err: unknown, stack: string): unknown {
   if (/AccessDenied|UnauthorizedOperation|ExpiredToken/.test(e?.name ?? '')) {
     return new UserError(`AWS refused the request: ${errorSummary(err)}`, 'use credentials allowed to read the stack, start executions and run Athena queries');
   }
+  if (/Region is missing/i.test(e?.message ?? '')) {
+    return new UserError('no AWS region set', 'give --region REGION or set AWS_REGION (or a region in the AWS profile)');
+  }
+  // No answer from the service: the network, the region's name, or an endpoint override (AWS_ENDPOINT_URL*).
+  const code = (err as { code?: string })?.code ?? '';
+  if (/^(ENOTFOUND|EAI_AGAIN|ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH)$/.test(code) || e?.name === 'TimeoutError') {
+    return new UserError(`cannot reach AWS: ${errorSummary(err)}`, 'check the network connection and the region (--region or AWS_REGION); an AWS_ENDPOINT_URL* override must name a running endpoint');
+  }
   return err;
 }
 

@@ -28,6 +28,9 @@ Examples:
     .action((positional: string[], o) => {
       const script = join(projectRoot(), 'scripts', 'setup.mjs');
       if (!existsSync(script)) throw new UserError('s3ab setup needs the project checkout (scripts/setup.mjs is not next to this bundle)', 'run it from a clone of the project, or install the clients by hand (see `s3ab list`)');
+      // Unknown options are allowed for --for-run only: `npm run local` passes it all of `s3ab run`'s.
+      const unknown = positional.filter((n) => n.startsWith('-'));
+      if (unknown.length && !o.forRun) throw new UserError(`unknown option ${unknown.join(' ')}`, 'see `s3ab setup --help`: names of methods, workloads or components, or --for-run with the options of `s3ab run`');
       let names = positional.filter((n) => !n.startsWith('-'));
       if (o.forRun) {
         const matrix = matrixFor({ profile: o.profile, matrixFile: o.matrix, methods: o.methods, workloads: o.workloads });
