@@ -45,7 +45,7 @@ function wanted() {
   for (const name of names) {
     const found = spec.components[name] ? [name] : spec.methods[name] ?? spec.workloads[name];
     if (!found) {
-      say(`"${name}" is not a component, method or workload; use one of: ${[...Object.keys(spec.components), ...Object.keys(spec.methods), ...Object.keys(spec.workloads)].join(', ')}`);
+      say(`"${name}" is not a component, method or workload; fix: use one of: ${[...Object.keys(spec.components), ...Object.keys(spec.methods), ...Object.keys(spec.workloads)].join(', ')}`);
       process.exit(2);
     }
     out.push(...found);
