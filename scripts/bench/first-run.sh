@@ -2,7 +2,7 @@
 # A newcomer's first `npm run local` on a fresh machine: a fresh clone of the committed HEAD, an
 # empty HOME (so no npm, Go, pip or cargo cache and no earlier build of this project is reused),
 # then `npm run local` timed end to end, setup included. Prints the time of each setup component,
-# the build and the run. Target (issue 14): ≤ 240 s.
+# the build and the run. Target: ≤ 240 s (a newcomer's first result within four minutes).
 #
 #   npm run bench:first-run
 #

@@ -1,5 +1,5 @@
 /**
- * Mount benchmark checks (issue 3), on the embedded endpoint, in one run:
+ * Mount benchmark checks, on the embedded endpoint, in one run:
  *  1. The runner's own measurement overhead: `large-read`'s timed operation (session.get on the
  *     mount: 1 MiB reads into SHA-256, runner/core/posix-io.ts) against fio's sequential read
  *     (psync, bs=1M, buffered, one file) of the same object on the same mount, each from a cold

@@ -6,7 +6,7 @@
  *
  *   npm run bench:report [-- --records 100000]
  *
- * Target (issue 7): ≤ 10 s for 100,000 records.
+ * Target: ≤ 10 s for 100,000 records (a seed run's report while its reader waits).
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';

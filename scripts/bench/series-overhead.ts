@@ -1,5 +1,5 @@
 /**
- * What the interval series costs a measurement (issue 24: ≤ 1 % of its time, or the interval
+ * What the interval series costs a measurement (≤ 1 % of its time, or the interval
  * widens). The same measurement runs with the series on (the default 1 s interval) and off
  * (`--series-interval 0`), interleaved over rounds in one run, the order alternating, on tmpfs so
  * the operations are as short as they get and the per-operation cost of the series is at its

@@ -15,8 +15,8 @@
  *
  *   npm run bench:transfer [-- --size 1GiB --rounds 5 --warm-up 1 --crt JSON-OPTIONS --methods s3-crt,s5cmd --host-memory pause|as-is]
  *
- * Targets: s3-crt ≥ 0.95× s5cmd in every round and ≥ 1.0× at the median, PUT and GET (issue 23);
- * s3-api within 10% of s5cmd (issue 2); runner peak RSS < 400 MB. s3-api and s3-crt are the
+ * Targets: s3-crt ≥ 0.95× s5cmd in every round and ≥ 1.0× at the median, PUT and GET (the CRT is the fastest S3 client we know of);
+ * s3-api within 10% of s5cmd (the SDK at its best, not a straw man); runner peak RSS < 400 MB. s3-api and s3-crt are the
  * runner's own session code (runner/methods/s3-api.impl.ts, s3-crt.impl.ts: one long-lived CRT
  * client process, timed around put/get as the runner times them, protocol included). s5cmd and the
  * AWS CLI run with their defaults. Every download is checked against the source's SHA-256.
