@@ -28,7 +28,7 @@ export interface ExecutionInput {
 
 /**
  * One runner's share as the state machine uses it (the contract between ValidateInput's planner
- * and the pipeline, issue 21), planned by the measured model (runner/plan/): its steps for the
+ * and the pipeline), planned by the measured model (runner/plan/): its steps for the
  * run-step document, its modelled time and the command timeout that follows from it, its
  * runner's instance type, and the assets/install.json components its setup installs.
  */

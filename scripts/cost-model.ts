@@ -7,7 +7,8 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { dirname, join } from 'node:path';
-import { parseArgs } from 'node:util';
+import { failScript, scriptOptions } from './script-cli';
+import { UserError } from '../runner/core/errors';
 import { DEFAULT_RUNNER_INSTANCE_TYPE } from '../lib/instance-types';
 import { MEASURED_PROFILES, sampleOf, type Measurement, type StateFigure } from '../runner/plan/measurement';
 import { estimateFor, runnersLine } from '../runner/aws/estimate';
@@ -25,7 +26,7 @@ export function measurementPath(profile: string): string {
 /** Rehearses `profile` (or its sample) with one runner and keeps what the model needs. */
 async function measure(profile: string): Promise<Measurement> {
   const divisor = MEASURED_PROFILES[profile];
-  if (!divisor) throw new Error(`--measure ${profile}: give one of ${Object.keys(MEASURED_PROFILES).join(', ')}`);
+  if (!divisor) throw new UserError(`--measure ${profile}: no measured model of this profile`, `give one of ${Object.keys(MEASURED_PROFILES).join(', ')}`);
   const { $schema: _schema, ...json } = JSON.parse(readFileSync(join(__dirname, '..', 'assets', 'profiles', `${profile}.json`), 'utf8'));
   const matrix = divisor > 1 ? sampleOf(json, divisor) : json;
   // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -94,13 +95,13 @@ export function withTable(page: string, table: string): string {
 
 if (require.main === module) {
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
-  const { values } = parseArgs({ options: { docs: { type: 'boolean' }, measure: { type: 'string' }, help: { type: 'boolean', short: 'h' } } });
+  const values = scriptOptions('cost:aws', { docs: { type: 'boolean' }, measure: { type: 'string' }, help: { type: 'boolean', short: 'h' } });
   if (values.measure) {
     measure(values.measure).then((m) => {
       mkdirSync(dirname(measurementPath(values.measure!)), { recursive: true });
       writeFileSync(measurementPath(values.measure!), `${JSON.stringify(m, null, 1)}\n`);
       console.log(`${measurementPath(values.measure!)}: ${m.steps.length} steps measured in ${m.rehearsal.wallSeconds} s; \`npm run s3ab -- aws estimate ${values.measure}\` prints the model`);
-    }).catch((err) => { console.error(`cost:aws --measure failed: ${(err as Error).message}`); process.exitCode = 1; });
+    }).catch((err) => failScript('cost:aws --measure', err));
   } else if (values.docs) {
     const path = join(__dirname, '..', ESTIMATE_PAGE);
     writeFileSync(path, withTable(readFileSync(path, 'utf8'), estimateTable()));

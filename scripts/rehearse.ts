@@ -7,7 +7,7 @@
  * requests, IAM, objects, what was left behind, and the final status.
  */
 import Table from 'cli-table3';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { parseDroppedGrant } from './rehearsal/iam';
 import { rehearse, type Fault, type RehearsalReport } from './rehearsal/rehearse';
@@ -16,19 +16,33 @@ import { TASK_TIMEOUT_S } from '../lib/pipeline/tasks';
 import { TEARDOWN_MAX_ROUNDS } from '../lib/pipeline/teardown-flow';
 import { AWS_FACTS } from '../runner/plan/aws-facts';
 import { estimateExecution } from '../runner/plan/execution-model';
-import { loadProfile, resolveMatrix } from '../runner/core/matrix';
+import { loadMatrixFile, loadProfile, resolveMatrix } from '../runner/core/matrix';
+import { RunError, UserError } from '../runner/core/errors';
+import { installForRehearsal } from './rehearsal/setup';
 import { CATALOG } from '../runner/catalog';
 import { impliedLayout } from '../runner/core/shards';
 
-const { values } = parseArgs({
-  options: {
-    profile: { type: 'string', default: 'quick' }, matrix: { type: 'string' }, runners: { type: 'string' },
-    layout: { type: 'string' }, fail: { type: 'string' }, 'poll-seconds': { type: 'string', default: '0' }, json: { type: 'string' },
-    'drop-grant': { type: 'string' }, heartbeat: { type: 'string' },
-    documents: { type: 'string', default: '5' }, 'server-on-disk': { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
-  },
-});
-if (values.help) {
+/** A usage error of this script: its message and the fix, exit 2, no stack trace. */
+const usage = (problem: string, fix = 'see `npm run rehearse -- --help` for the options and their values') => new UserError(problem, fix);
+
+function parseOptions() {
+  try {
+    return parseArgs({
+      options: {
+        profile: { type: 'string', default: 'quick' }, matrix: { type: 'string' }, runners: { type: 'string' },
+        layout: { type: 'string' }, fail: { type: 'string' }, 'poll-seconds': { type: 'string', default: '0' }, json: { type: 'string' },
+        'drop-grant': { type: 'string' }, heartbeat: { type: 'string' }, 'skip-setup': { type: 'boolean' },
+        documents: { type: 'string', default: '5' }, 'server-on-disk': { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
+      },
+    }).values;
+  } catch (err) {
+    // node:util's messages name the option ("Unknown option '--bogus'"); its stack says nothing more.
+    throw usage((err as Error).message.split('\n')[0]);
+  }
+}
+type Options = ReturnType<typeof parseOptions>;
+
+function printHelp(): void {
   console.log([
     'usage: npm run rehearse -- [options]',
     '  --profile P         quick (default), mounts, seed or full',
@@ -46,37 +60,41 @@ if (values.help) {
     '  --json FILE         also write the figures as JSON',
     '  --server-on-disk    keep the embedded server\'s objects on disk, not in RAM (seed: the versioned bucket keeps every',
     '                      version until Teardown, more than this machine\'s memory; the default for seed and full)',
+    '  --skip-setup        do not install first what the rehearsal needs (the base, the AWS CLI, the matrix\'s clients:',
+    '                      `s3ab setup --for-run`, as `npm run local` does; each present component is skipped in under a second)',
   ].join('\n'));
-  process.exit(0);
 }
-const rawMatrix = (values.matrix ? JSON.parse(readFileSync(values.matrix, 'utf8')) : loadProfile(values.profile!)) as { clients?: number[] };
-// A fleet's runners are its clients: left to ValidateInput unless asked for.
-const fleet = (values.layout ?? impliedLayout(rawMatrix.clients ?? [1])) === 'fleet';
-const runners = values.runners ?? (fleet ? undefined : `${DEFAULT_RUNNER_INSTANCE_TYPE}:1`);
-const runnerSpecs = runners?.split(',').map((spec) => {
-  const [instanceType, count] = spec.split(':');
-  return { instanceType, count: Number(count ?? 1) };
-});
-if (values.fail && !['setup', 'run-step', 'runner-dies'].includes(values.fail)) {
-  console.error(`--fail ${values.fail}: give setup, run-step or runner-dies`);
-  process.exit(2);
+
+/** The execution's input and the rehearsal's options, from the command line; bad input throws a UserError. */
+function rehearsalInput(values: Options) {
+  const rawMatrix = (values.matrix ? loadMatrixFile(values.matrix) : loadProfile(values.profile!)) as { clients?: number[] };
+  if (values.layout && !['shard', 'fleet'].includes(values.layout)) throw usage(`--layout ${values.layout} is not a layout`, 'give shard or fleet');
+  // A fleet's runners are its clients: left to ValidateInput unless asked for.
+  const fleet = (values.layout ?? impliedLayout(rawMatrix.clients ?? [1])) === 'fleet';
+  const runners = values.runners ?? (fleet ? undefined : `${DEFAULT_RUNNER_INSTANCE_TYPE}:1`);
+  const runnerSpecs = runners?.split(',').map((spec) => {
+    const [instanceType, count] = spec.split(':');
+    if (!instanceType || !/^[1-9]\d*$/.test(count ?? '1')) throw usage(`--runners ${runners}: "${spec}" is not TYPE:COUNT`, `give instance types with a positive count, e.g. ${DEFAULT_RUNNER_INSTANCE_TYPE}:2`);
+    return { instanceType, count: Number(count ?? 1) };
+  });
+  if (values.fail && !['setup', 'run-step', 'runner-dies'].includes(values.fail)) throw usage(`--fail ${values.fail} is not a failure the rehearsal injects`, 'give setup, run-step or runner-dies');
+  const heartbeat = values.heartbeat ? /^(\d+)\/(\d+)$/.exec(values.heartbeat) : null;
+  if (values.heartbeat && !heartbeat) throw usage(`--heartbeat ${values.heartbeat} is not INTERVAL/TIMEOUT`, 'give both in seconds, e.g. 1/6');
+  for (const name of ['poll-seconds', 'documents'] as const) {
+    if (!/^\d+$/.test(values[name]!)) throw usage(`--${name} ${values[name]} is not a whole number`, `give a count, e.g. --${name} 5`);
+  }
+  let dropGrant;
+  try {
+    dropGrant = values['drop-grant'] ? parseDroppedGrant(values['drop-grant']) : undefined;
+  } catch (err) {
+    throw usage((err as Error).message, 'give ROLE:ACTION[@RESOURCE], e.g. RunnersRole:s3:ListBucket@s3ab-rehearsal-results');
+  }
+  const input = {
+    ...(values.matrix ? { matrix: rawMatrix } : { profile: values.profile }),
+    ...(runnerSpecs ? { runners: runnerSpecs } : {}), ...(values.layout ? { layout: values.layout } : {}), lambdas: { documents: Number(values.documents), repetitions: 1 },
+  };
+  return { input, dropGrant, heartbeat: heartbeat ? { intervalSeconds: Number(heartbeat[1]), timeoutSeconds: Number(heartbeat[2]) } : undefined };
 }
-const heartbeat = values.heartbeat ? /^(\d+)\/(\d+)$/.exec(values.heartbeat) : null;
-if (values.heartbeat && !heartbeat) {
-  console.error(`--heartbeat ${values.heartbeat}: give INTERVAL/TIMEOUT in seconds, e.g. 1/6`);
-  process.exit(2);
-}
-let dropGrant;
-try {
-  dropGrant = values['drop-grant'] ? parseDroppedGrant(values['drop-grant']) : undefined;
-} catch (err) {
-  console.error((err as Error).message);
-  process.exit(2);
-}
-const input = {
-  ...(values.matrix ? { matrix: rawMatrix } : { profile: values.profile }),
-  ...(runnerSpecs ? { runners: runnerSpecs } : {}), ...(values.layout ? { layout: values.layout } : {}), lambdas: { documents: Number(values.documents), repetitions: 1 },
-};
 
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 
@@ -128,20 +146,32 @@ function atSeedScale(r: RehearsalReport): void {
   if (setup) console.log(`  runner setup: ${seconds(longest * 1000)} modelled on AWS for the longest shard's install list (runner/plan/setup-model.ts), ${((longest / setup.timeoutS) * 100).toFixed(0)}% of the setup command's ${setup.timeoutS} s timeout; its host-neutral part took ${seconds(setup.ms)} here`);
 }
 
-const serverOnDisk = values['server-on-disk'] ?? (!values.matrix && ['seed', 'full'].includes(values.profile!));
-rehearse({
-  input, fault: values.fail as Fault | undefined, pollSeconds: Number(values['poll-seconds']), serverOnDisk, dropGrant, log: (l) => console.log(l),
-  heartbeat: heartbeat ? { intervalSeconds: Number(heartbeat[1]), timeoutSeconds: Number(heartbeat[2]) } : undefined,
-})
-  .then((r) => {
-    print(r);
-    if (values.json) writeFileSync(values.json, JSON.stringify(r, null, 2));
-    const clean = r.leftovers.runnerProcesses + r.leftovers.mounts + r.leftovers.versions === 0;
-    process.exitCode = r.status === 'SUCCEEDED' && clean ? 0 : 1;
-  })
+async function main(): Promise<void> {
+  // The SDK warns on Node 20 about its releases from 2027 on; the lockfile pins this one.
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+  const values = parseOptions();
+  if (values.help) return printHelp();
+  const { input, dropGrant, heartbeat } = rehearsalInput(values);
+  if (!values['skip-setup']) installForRehearsal({ profile: values.profile, matrixFile: values.matrix });
+  const serverOnDisk = values['server-on-disk'] ?? (!values.matrix && ['seed', 'full'].includes(values.profile!));
+  const r = await rehearse({ input, fault: values.fail as Fault | undefined, pollSeconds: Number(values['poll-seconds']), serverOnDisk, dropGrant, heartbeat, log: (l) => console.log(l) });
+  print(r);
+  if (values.json) writeFileSync(values.json, JSON.stringify(r, null, 2));
+  const clean = r.leftovers.runnerProcesses + r.leftovers.mounts + r.leftovers.versions === 0;
+  process.exitCode = r.status === 'SUCCEEDED' && clean ? 0 : 1;
+}
+
+main()
   .catch((err) => {
-    console.error(`rehearsal could not run: ${(err as Error).stack ?? err}`);
-    process.exitCode = 2;
+    // A problem the user can fix (a bad option, a missing tool, a failed install) is its message and
+    // its fix; anything else is a defect of the rehearsal, with its stack for whoever fixes it.
+    if (err instanceof UserError || err instanceof RunError) {
+      console.error(`rehearsal: ${err.problem}\n  fix: ${err.fix}`);
+      process.exitCode = err instanceof UserError ? 2 : 1;
+    } else {
+      console.error(`rehearsal could not run: ${(err as Error).stack ?? err}`);
+      process.exitCode = 1;
+    }
   })
   // Everything the rehearsal started is stopped and checked by now (its "left behind" line); after a
   // failed execution one child handle stays open in this process — tsx's own esbuild service, the

@@ -1,4 +1,4 @@
--- Fleet scaling (issue 26): one step run by k clients at once (the record's `clients`; 1 = a plain
+-- Fleet scaling: one step run by k clients at once (the record's `clients`; 1 = a plain
 -- step, the baseline). Per run, workload, operation, I/O mode, object size, method, variant, cache
 -- state, repetition and clients:
 -- * clients_ok: clients (host.runner_id) whose measurement is good (ok and verified);

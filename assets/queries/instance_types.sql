@@ -1,4 +1,4 @@
--- Instance types compared (issue 6: a matrix run on runners of several types): per run, workload,
+-- Instance types compared (a matrix run on runners of several types): per run, workload,
 -- operation, size, fio I/O mode, method and cache state, each instance type's median throughput,
 -- operations per second and p50 latency over its runners' successful, verified measurements, with
 -- how many runners and measurements of that type there were and how many failed.

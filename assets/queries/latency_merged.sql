@@ -1,4 +1,4 @@
--- Latency percentiles of merged distributions (issue 26): per run, workload, operation, I/O mode,
+-- Latency percentiles of merged distributions: per run, workload, operation, I/O mode,
 -- object size, method, variant and cache state, the latency_histogram buckets of every successful,
 -- verified measurement (all repetitions, all runners and client processes) summed bucket by
 -- bucket, and p50 / p95 / p99 read from the sums — the upper bound of the first bucket whose

@@ -22,6 +22,7 @@ export function defaultClients(region?: string): AwsClients {
 
 /** Turns SDK errors a user can fix (no credentials, no stack, no permission) into UserErrors. */
 export function explainAws(err: unknown, stack: string): unknown {
+  if (err instanceof UserError) return err;
   const e = err as { name?: string; message?: string };
   if (e?.name === 'CredentialsProviderError' || /Could not load credentials|Unable to locate credentials/i.test(e?.message ?? '')) {
     return new UserError('no AWS credentials found', 'configure them (aws configure, AWS_PROFILE, or AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY) and set the region (AWS_REGION or --region)');
@@ -31,6 +32,17 @@ export function explainAws(err: unknown, stack: string): unknown {
   }
   if (/AccessDenied|UnauthorizedOperation|ExpiredToken/.test(e?.name ?? '')) {
     return new UserError(`AWS refused the request: ${errorSummary(err)}`, 'use credentials allowed to read the stack, start executions and run Athena queries');
+  }
+  if (/Region is missing/i.test(e?.message ?? '')) {
+    return new UserError('no AWS region set', 'give --region REGION or set AWS_REGION (or a region in the AWS profile)');
+  }
+  if (/Region not accepted/i.test(e?.message ?? '')) {
+    return new UserError(`the AWS region is not a region name: ${errorSummary(err)}`, 'give --region REGION (e.g. us-east-1) or set AWS_REGION to one');
+  }
+  // No answer from the service: the network, the region's name, or an endpoint override (AWS_ENDPOINT_URL*).
+  const code = (err as { code?: string })?.code ?? '';
+  if (/^(ENOTFOUND|EAI_AGAIN|ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH)$/.test(code) || e?.name === 'TimeoutError') {
+    return new UserError(`cannot reach AWS: ${errorSummary(err)}`, 'check the network connection and the region (--region or AWS_REGION); an AWS_ENDPOINT_URL* override must name a running endpoint');
   }
   return err;
 }

@@ -1,6 +1,16 @@
 import { Option, type Command } from 'commander';
 import { runnerSpecs } from './args';
 
+/** A command of the deployed stack whose AWS errors a user can fix (credentials, region, network, stack) end as UserErrors. */
+async function explained<T>(stack: string, command: () => Promise<T>): Promise<T> {
+  try {
+    return await command();
+  } catch (err) {
+    const { explainAws } = await import('../aws/commands');
+    throw explainAws(err, stack);
+  }
+}
+
 /** `s3ab aws run|query|status`: the deployed stack (loaded lazily: the AWS SDK clients are only needed here). */
 export function registerAws(program: Command): void {
   const aws = program.command('aws').description('run and query benchmarks on AWS (the deployed stack; credentials and region from the standard AWS chain)');
@@ -13,7 +23,7 @@ export function registerAws(program: Command): void {
     .addOption(stackOpt()).addOption(regionOpt())
     .action(async (o) => {
       const { awsRun, defaultClients } = await import('../aws/commands');
-      process.exitCode = await awsRun(defaultClients(o.region), { stack: o.stack, profile: o.profile, matrix: o.matrix, runners: o.runners }, print);
+      process.exitCode = await explained(o.stack, () => awsRun(defaultClients(o.region), { stack: o.stack, profile: o.profile, matrix: o.matrix, runners: o.runners }, print));
     });
   aws.command('estimate [profile]').description('the modelled execution of a profile or matrix on AWS, from measured figures (runner/plan/): runners and shards, wall time, the execution\'s own cost, the measured clients\' own requests per method, the steps expected to hit their budget')
     .option('-m, --matrix <file>', 'matrix JSON file instead of a profile')
@@ -27,13 +37,13 @@ export function registerAws(program: Command): void {
     .option('--run <id>', 'with `requests`: one run only').addOption(stackOpt()).addOption(regionOpt())
     .action(async (name, o) => {
       const { awsQuery, awsQueryRequests, defaultClients } = await import('../aws/commands');
-      process.exitCode = name === 'requests'
-        ? await awsQueryRequests(defaultClients(o.region), o.stack, o.run, print)
-        : await awsQuery(defaultClients(o.region), o.stack, name, print);
+      process.exitCode = await explained(o.stack, () => (name === 'requests'
+        ? awsQueryRequests(defaultClients(o.region), o.stack, o.run, print)
+        : awsQuery(defaultClients(o.region), o.stack, name, print)));
     });
   aws.command('status').description('show the stack outputs and its latest executions').addOption(stackOpt()).addOption(regionOpt())
     .action(async (o) => {
       const { awsStatus, defaultClients } = await import('../aws/commands');
-      process.exitCode = await awsStatus(defaultClients(o.region), o.stack, print);
+      process.exitCode = await explained(o.stack, () => awsStatus(defaultClients(o.region), o.stack, print));
     });
 }

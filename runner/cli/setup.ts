@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { matrixFor } from '../catalog';
+import { UserError } from '../core/errors';
 import { installCommand } from '../core/install';
 import { projectRoot } from '../core/paths';
 import { setup } from '../install/setup.mjs';
@@ -23,6 +24,9 @@ Examples:
   s3ab setup mountpoint rclone        install the Mountpoint launcher and rclone
   s3ab setup --for-run --profile mounts   what the mounts profile needs`)
     .action(async (positional: string[], o) => {
+      // Unknown options are allowed for --for-run only: `npm run local` passes it all of `s3ab run`'s.
+      const unknown = positional.filter((n) => n.startsWith('-'));
+      if (unknown.length && !o.forRun) throw new UserError(`unknown option ${unknown.join(' ')}`, 'see `s3ab setup --help`: names of methods, workloads or components, or --for-run with the options of `s3ab run`');
       let names = positional.filter((n) => !n.startsWith('-'));
       if (o.forRun) {
         const matrix = matrixFor({ profile: o.profile, matrixFile: o.matrix, methods: o.methods, workloads: o.workloads });

@@ -11,7 +11,7 @@ export interface FleetClock {
   source: 'chrony' | 'one host';
 }
 
-/** The most a fleet runner's clock may be off before it refuses fleet steps (issue 26: 50 ms). */
+/** The most a fleet runner's clock may be off before it refuses fleet steps (50 ms: well under a step's start spread, which the fleet's barrier bounds). */
 export const CLOCK_BOUND_MS = 50;
 
 /**

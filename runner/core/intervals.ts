@@ -1,7 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 
 /**
- * Time inside a measurement: the interval series (issue 24). A measurement that lasts at least
+ * Time inside a measurement: the interval series. A measurement that lasts at least
  * MIN_SERIES_MS keeps, per interval, the bytes moved, the operations that completed, the errors
  * and the latency percentiles of those operations — so a peak against a sustained rate, a cache
  * turning warm, a write-back flush or a stall can be seen. The interval is `intervalMs` (1 s by

@@ -134,7 +134,7 @@ export type FleetFacts = { readonly shared: string; readonly own: string } | { r
 export interface WorkloadDescriptor<P = Record<string, unknown>> {
   readonly name: string;
   readonly summary: string;
-  /** The published benchmarks it reproduces (reference/seeds/NAME.txt): a list, as tar-extract serves seeds 002 and 004. */
+  /** The published benchmarks it reproduces (docs/seeds.md): a list, as tar-extract serves seeds 002 and 004. */
   readonly seeds: readonly SeedId[];
   /** How the report shows its results. */
   readonly report: ReportFacts;
@@ -218,7 +218,7 @@ export interface WorkFacts<P> {
   parallelism?(params: P): number;
 }
 
-/** The published benchmarks the project reproduces (/work/shared/reference/seeds/NAME.txt), by file name. */
+/** The published benchmarks the project reproduces, by id (each described in docs/seeds.md). */
 export const SEEDS = [
   '000-cli-vs-s3fs-vs-s3files-benchmark',
   '001-s3files-lambda-before-after-and-ec2-three-way',

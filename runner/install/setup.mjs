@@ -46,7 +46,7 @@ export function wanted(spec, names, all) {
     const found = spec.components[name] ? [name] : spec.methods[name]?.needs ?? spec.workloads[name];
     if (!found) {
       const known = [...Object.keys(spec.components), ...Object.keys(spec.methods), ...Object.keys(spec.workloads)];
-      throw Object.assign(new Error(`"${name}" is not a component, method or workload; use one of: ${known.join(', ')}`), { exitCode: 2 });
+      throw Object.assign(new Error(`"${name}" is not a component, method or workload`), { exitCode: 2, fix: `use one of: ${known.join(', ')}` });
     }
     out.push(...found);
   }
@@ -223,6 +223,22 @@ function installer(root, spec, verbose) {
 }
 
 export const USAGE = 'usage: s3ab setup [--quiet] [--verbose] [--all | --tests | NAME...]';
+const OPTIONS = ['--quiet', '--verbose', '--help', '--all', '--tests'];
+
+/** A long text as setup lines of at most LINE_COLUMNS, broken between words. */
+function wrapped(text) {
+  const lines = [];
+  let line = PREFIX;
+  for (const word of text.split(' ')) {
+    if (line.length + word.length + 1 > LINE_COLUMNS && line.trim() !== PREFIX.trim()) {
+      lines.push(line.trimEnd());
+      line = `${PREFIX}  `;
+    }
+    line += `${word} `;
+  }
+  lines.push(line.trimEnd());
+  return lines;
+}
 
 /**
  * Installs the named components, methods or workloads (none: the base; --all or --tests:
@@ -235,11 +251,18 @@ export async function setup(root, args, say = (line) => process.stderr.write(`${
     process.stdout.write(`${USAGE}\n  components: ${Object.keys(spec.components).join(', ')}\n  methods: ${Object.keys(spec.methods).join(', ')}\n  workloads: ${Object.keys(spec.workloads).join(', ')}\n`);
     return 0;
   }
+  const unknown = args.filter((a) => a.startsWith('-') && !OPTIONS.includes(a));
+  if (unknown.length) {
+    say(fit(`${PREFIX}unknown option ${unknown.join(' ')}`));
+    for (const line of wrapped(`fix: use ${OPTIONS.join(', ')} or names (--help lists them)`)) say(line);
+    return 2;
+  }
   let todo;
   try {
     todo = wanted(spec, args.filter((a) => !a.startsWith('--')), args.includes('--all') || args.includes('--tests'));
   } catch (err) {
     say(fit(`${PREFIX}${err.message}`));
+    if (err.fix) for (const line of wrapped(`fix: ${err.fix}`)) say(line);
     return err.exitCode ?? 1;
   }
   const logs = join(root, '.tools', 'logs');

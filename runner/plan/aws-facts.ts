@@ -12,7 +12,7 @@ export const AWS_FACTS = {
    * One S3 request's round trip from a runner in the bucket's region, in sequence, added to what
    * the step took here (under 1 ms on loopback): seed 000's figures on EC2 (s3fs's uploads
    * 35–55 ms for a whole file, its cached STATs 15 ms, S3 Files' small reads a few ms) put a
-   * single request near 10 ms; reference/seeds/000-cli-vs-s3fs-vs-s3files-benchmark.txt.
+   * single request near 10 ms (docs/seeds.md).
    */
   requestSeconds: 0.01,
   /**
@@ -23,8 +23,7 @@ export const AWS_FACTS = {
   bootSeconds: 26,
   /**
    * From boot to the SSM agent's first "Online": reported from 30 s to several minutes
-   * (github.com/DataDog/stratus-red-team#108, waiting on DescribeInstanceInformation; issue 21
-   * item 3). Taken at 60 s: twice the quick case; WaitUntilReady waits up to its own bound.
+   * (github.com/DataDog/stratus-red-team#108, waiting on DescribeInstanceInformation). Taken at 60 s: twice the quick case; WaitUntilReady waits up to its own bound.
    */
   ssmOnlineSeconds: 60,
   /** WaitUntilReady checks DescribeInstanceInformation this often (lib/pipeline/index.ts `ready`): the check after the runner is online comes half of it later, on average. */

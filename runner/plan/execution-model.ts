@@ -117,7 +117,7 @@ export function shardLimitSeconds(e: Pick<ExecutionEstimate, 'phases' | 'setupBu
   return executionTimeout - e.phases.before - e.setupBudgetSeconds - e.phases.after - e.phases.teardown;
 }
 
-/** The wall time the default plan aims at (issue 21: ≤ 45 min for seed): the cheapest runner count within it, else the fastest. */
+/** The wall time the default plan aims at (≤ 45 min for seed: an execution a person waits for): the cheapest runner count within it, else the fastest. */
 export const WALL_TARGET_SECONDS = 45 * 60;
 
 const STATE_MS = (m: Measurement, name: string) => m.states?.[name] ?? { count: 0, totalMs: 0, longestMs: 0 };

@@ -70,8 +70,14 @@ export class ScannedResults {
   pickRun(runId?: string): string {
     // Files not named after a run may hold any run: read them before deciding.
     this.readFiles('');
-    const runs = this.runIds();
-    if (!runs.length) throw new UserError(`no benchmark runs in ${this.dir}${this.badLineCount ? ` (only ${this.badLineCount} unreadable lines)` : ''}`, 'run `s3ab run` (or `npm run local`) first');
+    // A run known only by its files' names is a run when one of its lines is a record: files with
+    // none are data problems, and a folder of nothing else has nothing to report (exit 2, not an empty summary).
+    for (const run of this.runIds()) if (!this.manifests.has(run)) this.readRun(run);
+    const runs = this.runIds().filter((r) => this.manifests.has(r) || this.copies.has(r));
+    if (!runs.length) {
+      const unreadable = this.badLineCount ? `: ${this.badLineCount} unreadable line(s), e.g. ${this.badLines[0].file} line ${this.badLines[0].line} (${this.badLines[0].reason})` : '';
+      throw new UserError(`no readable measurement in ${this.dir}${unreadable}`, 'point --results at the folder a run wrote (`s3ab run`, `npm run local`), or run one first');
+    }
     const unreadable = this.badManifests.find((b) => b.runId === runId);
     if (runId && unreadable) throw unreadableManifestError(unreadable);
     if (!runId) {

@@ -12,7 +12,7 @@ import { cellSeries, type CellSeries } from './series';
 export type { CellRow, HealthRow, MethodFacts, Row, ScalingCase, WorkloadFacts };
 
 /**
- * The one report model (issue 24): what every printer reads — the text summary, the HTML page,
+ * The one report model: what every printer reads — the text summary, the HTML page,
  * compare, the report Lambda's summary.txt and `s3ab aws run`'s closing summary. It is built from
  * the rows of the SQL files below, run by DuckDB over a results folder (load.ts) or by Athena in
  * the pipeline (athena.ts): the same SQL, the same normalizers (rows.ts), the same builder. Its

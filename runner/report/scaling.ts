@@ -4,7 +4,7 @@ import { compareCases, compareMethods } from './order';
 import { operationWithMode, type Row } from './rows';
 
 /**
- * Scaling out (issue 26): fleet_scaling.sql's rows (one per case, method, repetition and fleet
+ * Scaling out: fleet_scaling.sql's rows (one per case, method, repetition and fleet
  * size) as the report's `scaling` table — per case and method, one point per client count with
  * the medians over repetitions of the aggregate over the all-running window and of the merged
  * p99, its multiple of the 1-client figure, the ideal (linear) figure and the link limit of the

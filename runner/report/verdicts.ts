@@ -70,7 +70,7 @@ function notFor(cells: Cell[], order: string[]): string[] {
   return notes;
 }
 
-/** Methods of a case whose peak is far above their sustained rate (issue 24: s5cmd's 4.3 Gbit/s falling to 2), the winner first. */
+/** Methods of a case whose peak is far above their sustained rate (s5cmd's 4.3 Gbit/s falling to 2 once measured: a peak is not a rate), the winner first. */
 function sustainedNote(cells: Cell[], winner: string): string[] {
   const bursts = cells.filter((x) => x.series && peakUnlikeSustained(x.series)).sort((a, b) => Number(methodLabel(b) === winner) - Number(methodLabel(a) === winner));
   return [...new Set(bursts.map((c) => `${methodLabel(c)} peaked at ${num(c.series!.peak)} ${c.series!.unit} but sustained ${num(c.series!.sustained)} ${c.series!.unit}`))];

@@ -16,7 +16,7 @@ import type { FleetRun } from './options';
 const ROUND = { written: 'fixtures-written', done: 'fleet-done' } as const;
 
 /**
- * A fleet's fixtures, written once and read by every client (issue 26: the clients read one shared
+ * A fleet's fixtures, written once and read by every client (the clients read one shared
  * data set): client 1 writes them under the fleet's shared prefix and says so at the barrier; every
  * other client derives the same digests from the deterministic data meanwhile, waits for client 1,
  * then checks that every object is there with its size.

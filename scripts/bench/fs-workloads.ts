@@ -21,7 +21,7 @@ import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { crc32 } from 'node:zlib';
-import { parseArgs } from 'node:util';
+import { scriptOptions } from '../script-cli';
 import { patternBuffer } from '../../runner/core/data';
 import { runThread } from '../../runner/core/threads';
 import type { MetadataJob, MetadataResult } from '../../runner/workloads/metadata.thread';
@@ -31,13 +31,11 @@ import { accessSequences } from '../../runner/workloads/web-serving.impl';
 import { treeCrcs, writeTree } from '../../runner/workloads/kit/tree';
 import { planTree } from '../../runner/core/tree-plan';
 
-const { values } = parseArgs({
-  options: {
+const values = scriptOptions('bench:fs-workloads', {
     rounds: { type: 'string', default: '5' },
     files: { type: 'string', default: '10000' },
     dir: { type: 'string', default: '/dev/shm' },
-  },
-});
+  }, ['rounds', 'files']);
 const ROUNDS = Number(values.rounds);
 const FILES = Number(values.files);
 const signal = new AbortController().signal;

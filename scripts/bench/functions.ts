@@ -16,13 +16,13 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
+import { failScript, scriptOptions } from '../script-cli';
 import { cleanupAll } from '../../runner/core/cleanup';
 import { startEmbeddedEndpoint } from '../../runner/endpoint/embedded';
 import { functionBundleContents } from '../fixtures/function-bundles';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
-const { values } = parseArgs({ options: { runs: { type: 'string', default: '5' } } });
+const values = scriptOptions('bench:functions', { runs: { type: 'string', default: '5' } }, ['runs']);
 const runs = Math.max(1, Number(values.runs));
 
 /** The first call each function gets, and what it stands for. */
@@ -89,7 +89,4 @@ async function main(): Promise<void> {
   }
 }
 
-void main().catch((err) => {
-  process.stderr.write(`bench:functions failed: ${err?.stack ?? err}\n`);
-  process.exit(1);
-});
+void main().catch((err) => failScript('bench:functions', err));

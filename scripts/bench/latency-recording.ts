@@ -11,10 +11,10 @@
  * the same array (the loop's own cost) measured in the same run. The end of a measurement is timed
  * as the summary alone (latency_us, what it was before latency_histogram) and with the buckets.
  */
-import { parseArgs } from 'node:util';
+import { scriptOptions } from '../script-cli';
 import { LatencyHistogram } from '../../runner/core/stats';
 
-const { values } = parseArgs({ options: { values: { type: 'string', default: '1000000' }, rounds: { type: 'string', default: '7' } } });
+const values = scriptOptions('latency-recording', { values: { type: 'string', default: '1000000' }, rounds: { type: 'string', default: '7' } }, ['values', 'rounds']);
 const count = Number(values.values);
 const rounds = Number(values.rounds);
 

@@ -1,5 +1,5 @@
 /**
- * Mount benchmark checks (issue 3), on the embedded endpoint, in one run:
+ * Mount benchmark checks, on the embedded endpoint, in one run:
  *  1. The runner's own measurement overhead: `large-read`'s timed operation (session.get on the
  *     mount: 1 MiB reads into SHA-256, runner/core/posix-io.ts) against fio's sequential read
  *     (psync, bs=1M, buffered, one file) of the same object on the same mount, each from a cold
@@ -17,26 +17,24 @@ import { setMaxListeners } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
+import { failScript, scriptOptions, sizeOption } from '../script-cli';
 import { Batch } from '../../runner/core/batch';
 import { cleanupAll } from '../../runner/core/cleanup';
 import { patternDigest } from '../../runner/core/data';
 import { readFileHashed } from '../../runner/core/posix-io';
 import type { MethodDefinition, StorageSession } from '../../runner/core/method';
-import { formatSize, parseSize } from '../../runner/core/units';
+import { formatSize } from '../../runner/core/units';
 import { startEmbeddedEndpoint } from '../../runner/endpoint/embedded';
 import { ReferenceStore } from '../../runner/endpoint/reference';
 import { makeS3Client } from '../../runner/endpoint/s3-client';
 import { findMethod } from '../../runner/methods';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
-const { values } = parseArgs({
-  options: {
+const values = scriptOptions('bench:mounts', {
     size: { type: 'string', default: '512MiB' }, reps: { type: 'string', default: '5' }, cycles: { type: 'string', default: '5' },
     methods: { type: 'string', default: 's3fs,mountpoint,rclone' },
-  },
-});
-const size = parseSize(values.size!);
+  }, ['reps', 'cycles']);
+const size = sizeOption('bench:mounts', 'size', values.size!);
 const reps = Number(values.reps);
 const cycles = Number(values.cycles);
 const MIB = 1024 * 1024;
@@ -180,7 +178,6 @@ async function main() {
 }
 
 main().catch(async (err) => {
-  console.error(`bench:mounts failed: ${err.message}`);
   await cleanupAll();
-  process.exitCode = 1;
+  failScript('bench:mounts', err);
 });

@@ -3,6 +3,7 @@
 # (setup check, build check, embedded server start, every step, summary) and checks it against
 # the 3-minute target. Results go to a temporary folder.
 set -euo pipefail
+if (( $# )); then echo "bench:quick-run: it takes no options (got: $*)" >&2; echo "  fix: run it without arguments: npm run bench:quick-run" >&2; exit 2; fi
 cd "$(dirname "$0")/../.."
 results=$(mktemp -d /tmp/s3ab-quick-run-XXXXXX)
 trap 'rm -rf "$results"' EXIT

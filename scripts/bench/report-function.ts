@@ -23,6 +23,7 @@ import { namedQueries, openResults } from '../../runner/report/results-db';
 import { queryForRun } from '../../runner/report/run-query';
 import { athenaPages, athenaResultOf } from '../fixtures/athena-results';
 import { writeReportFixture } from '../fixtures/report-fixture';
+import { failScript, scriptOptions } from '../script-cli';
 
 const TIMEOUT_S = TASK_TIMEOUT_S.report;
 
@@ -68,7 +69,6 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((err) => {
-  process.stderr.write(`${(err as Error).stack ?? err}\n`);
-  process.exit(1);
-});
+// No options: any argument is refused, naming it.
+scriptOptions('bench:report-function', {});
+main().catch((err) => failScript('bench:report-function', err));

@@ -29,7 +29,8 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
+import { scriptOptions } from '../script-cli';
+import { UserError } from '../../runner/core/errors';
 import { INSTALL } from '../../runner/core/install';
 
 const ROOT = join(__dirname, '..', '..');
@@ -126,8 +127,8 @@ function bundle(): Timed {
 }
 
 if (require.main === module) {
-  const { values } = parseArgs({ options: { 's3fs-src': { type: 'string' }, write: { type: 'boolean' } } });
-  if (!values['s3fs-src']) throw new Error('give --s3fs-src DIR: a checkout of the s3fs-fuse release tag the setup builds (assets/install.json: the s3fs version)');
+  const values = scriptOptions('bench:runner-setup', { 's3fs-src': { type: 'string' }, write: { type: 'boolean' } });
+  if (!values['s3fs-src']) throw new UserError('--s3fs-src DIR is missing', 'give a checkout of the s3fs-fuse release tag the setup builds (assets/install.json: the s3fs version)');
   const figures = {
     measuredAt: new Date().toISOString(),
     host: `${os.cpus().length} vCPU ${os.cpus()[0]?.model ?? ''}`.trim(),

@@ -1,5 +1,5 @@
 /**
- * What the interval series costs a measurement (issue 24: ≤ 1 % of its time, or the interval
+ * What the interval series costs a measurement (≤ 1 % of its time, or the interval
  * widens). The same measurement runs with the series on (the default 1 s interval) and off
  * (`--series-interval 0`), interleaved over rounds in one run, the order alternating, on tmpfs so
  * the operations are as short as they get and the per-operation cost of the series is at its
@@ -48,7 +48,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
+import { scriptOptions } from '../script-cli';
+import { UserError } from '../../runner/core/errors';
 import { Batch } from '../../runner/core/batch';
 import { DEFAULT_INTERVAL_MS, OpLog, PROGRESS_BYTES, seriesSettings } from '../../runner/core/intervals';
 import { runThread, runThreads } from '../../runner/core/threads';
@@ -60,8 +61,7 @@ import { runReaders } from '../../runner/workloads/kit/readers';
 import { treeCrcs, writeTree } from '../../runner/workloads/kit/tree';
 import { accessSequences } from '../../runner/workloads/web-serving.impl';
 
-const { values } = parseArgs({
-  options: {
+const values = scriptOptions('bench:series', {
     rounds: { type: 'string', default: '21' },
     files: { type: 'string', default: '20000' },
     // Reads of the 16 readers: 192,000 make a measurement of about 2 s here, the length from which
@@ -70,10 +70,9 @@ const { values } = parseArgs({
     dir: { type: 'string', default: '/dev/shm' },
     // Some of the measurements only: create, stat, readers, batch (comma list).
     only: { type: 'string', default: 'create,stat,readers,batch' },
-  },
-});
+  }, ['rounds', 'files', 'reads']);
 const ONLY = new Set(values.only!.split(',').map((x) => x.trim()));
-for (const x of ONLY) if (!['create', 'stat', 'readers', 'batch'].includes(x)) throw new Error(`--only: ${x} is not one of create, stat, readers, batch`);
+for (const x of ONLY) if (!['create', 'stat', 'readers', 'batch'].includes(x)) throw new UserError(`--only: ${x} is not a measurement of this bench`, 'give some of create, stat, readers, batch, comma-separated');
 const ROUNDS = Number(values.rounds);
 const FILES = Number(values.files);
 const TARGET_PCT = 1;

@@ -15,7 +15,8 @@
  */
 import { CreateBucketCommand, DeleteObjectCommand, PutBucketVersioningCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import type { EC2Client } from '@aws-sdk/client-ec2';
-import { parseArgs } from 'node:util';
+import { failScript, scriptOptions } from '../script-cli';
+import { UserError } from '../../runner/core/errors';
 import { TASK_TIMEOUT_S } from '../../lib/pipeline/tasks';
 import { TEARDOWN_MAX_ROUNDS } from '../../lib/pipeline/teardown-flow';
 import { cleanupAll } from '../../runner/core/cleanup';
@@ -28,10 +29,10 @@ const BUCKET = 's3ab-data';
 const RUN = '20261122T101500Z-abc123';
 const S3_DELETES_PER_PREFIX_PER_S = 3500;
 
-const { values } = parseArgs({ options: { versions: { type: 'string', default: '20000' }, 'seed-versions': { type: 'string', default: '840000' } } });
+const values = scriptOptions('bench:teardown', { versions: { type: 'string', default: '20000' }, 'seed-versions': { type: 'string', default: '840000' } }, ['versions', 'seed-versions']);
 const versions = Number(values.versions);
 const seedVersions = Number(values['seed-versions']);
-if (!(Number.isInteger(versions) && versions >= 3) || !(seedVersions > 0)) throw new Error('--versions must be a whole number ≥ 3 and --seed-versions > 0');
+if (versions < 3 || seedVersions < 1) failScript('bench:teardown', new UserError(`--versions ${versions} --seed-versions ${seedVersions}: too few`, 'give --versions 3 or more and --seed-versions 1 or more'));
 
 /** `keys` keys, each written twice and then deleted, 32 at a time. */
 async function writeVersions(s3: S3Client, keys: number): Promise<void> {
@@ -113,7 +114,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((err) => {
-  process.stderr.write(`bench:teardown failed: ${(err as Error).stack ?? err}\n`);
-  process.exit(1);
-});
+main().catch((err) => failScript('bench:teardown', err));

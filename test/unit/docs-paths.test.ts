@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { ROOT } from '../helpers/cli';
 
@@ -56,5 +56,31 @@ describe('the docs name only what exists', () => {
     const links = new Set(relativeLinks(read('README.md')).map((l) => l.split('#')[0]));
     const unlinked = pages().filter((p) => p !== 'README.md' && !links.has(p));
     expect(unlinked).toEqual([]);
+  });
+});
+
+// What a clone holds is all a reader has: no path outside the repository (a sibling folder such as
+// ../shared) and no internal issue number, which a reader cannot look up — say the reason instead.
+// The docs and assets (profile descriptions, SQL comments that become Athena query descriptions),
+// and the sources whose strings the CLI prints.
+const OUTSIDE_REFERENCE = /\.\.\/shared|\/work\/|\bissues? #?\d/i;
+/** Text files under a folder, recursively (generated and dependency folders left out). */
+function textFiles(path: string): string[] {
+  if (!statSync(path).isDirectory()) return [path];
+  return readdirSync(path).filter((f) => !['node_modules', 'target', 'dist', 'cdk.out'].includes(f) && !f.startsWith('.'))
+    .flatMap((f) => textFiles(join(path, f))).filter((f) => /\.(md|json|sql|ts|mjs|cjs|sh|patch|txt|yaml|yml)$/.test(f));
+}
+
+describe('the docs, assets and CLI stand alone', () => {
+  test('the rule: a sibling path or an issue number is found, a plain word is not', () => {
+    expect(['see ../shared/reference/seeds/', 'Issue 26: fleets', 'issues 21 and 23', '(issue 5)'].every((t) => OUTSIDE_REFERENCE.test(t))).toBe(true);
+    expect(['the issue is the cache', 'issue tracker', '../README.md'].some((t) => OUTSIDE_REFERENCE.test(t))).toBe(false);
+  });
+
+  test.each(['README.md', 'ARCHITECTURE.md', 'docs', 'assets', 'runner', 'lib', 'lambda', 'scripts', 'bin'])('%s: no path outside the repository, no issue number', (path) => {
+    const found = textFiles(join(ROOT, path)).flatMap((file) => readFileSync(file, 'utf8').split('\n')
+      .map((line, i) => (OUTSIDE_REFERENCE.test(line) ? `${relative(ROOT, file)}:${i + 1}: ${line.trim().slice(0, 120)}` : null))
+      .filter((hit): hit is string => hit !== null));
+    expect(found).toEqual([]);
   });
 });
