@@ -3,7 +3,7 @@ import Table from 'cli-table3';
 import type { Command } from 'commander';
 import { CATALOG } from '../catalog';
 import { UserError } from '../core/errors';
-import { installCommand, pinnedVersions } from '../core/install';
+import { installCommand, needsOf, versionIn } from '../core/install';
 import { expandSteps, loadProfile, profileNames, resolveMatrix } from '../core/matrix';
 import { METHODS } from '../methods';
 import { UNMEASURED_CONTESTANTS } from '../methods/catalog';
@@ -28,16 +28,30 @@ export function registerList(program: Command): void {
     });
 }
 
+/**
+ * A method's pinned client versions in a few columns: one version where both places run it,
+ * "LOCAL · runners RUNNER" where they differ; the reasons are in docs/methods.md#versions.
+ */
+function pinnedShort(method: string): string {
+  const pins = (needsOf(method) ?? []).map((c) => {
+    const local = versionIn(c, 'local');
+    const runner = versionIn(c, 'runner');
+    if (!local && !runner) return null;
+    return local === runner || !runner ? local : !local ? `runners ${runner}` : `${local} · runners ${runner}`;
+  }).filter((p): p is string => !!p);
+  return pins.join('\n') || '–';
+}
+
 /** Prints the methods table; returns the required methods that are missing here, with their reasons. */
 async function printMethods(required: string[]): Promise<string[]> {
-  const methods = table(['method', 'kind', 'available here', 'version here / why not', 'pinned (assets/install.json)', 'variants'], [null, null, null, 44, 34, null]);
+  const methods = table(['method', 'kind', 'available here', 'version here / why not', 'pinned', 'variants'], [null, null, null, 60, 24, null]);
   const missing: string[] = [];
   for (const m of METHODS) {
     const a = await m.probe();
     if (!a.available && required.includes(m.name)) missing.push(`${m.name}: ${a.reason}`);
     const install = installCommand(m.name);
     const why = `${a.reason ?? ''}${install && !a.reason?.includes(install) ? ` (install: \`${install}\`)` : ''}`;
-    methods.push([m.name, m.kind, a.available ? 'yes' : 'no', a.available ? a.version ?? '' : why, pinnedVersions(m.name).join('\n') || '–', Object.keys(m.variants).join(', ')]);
+    methods.push([m.name, m.kind, a.available ? 'yes' : 'no', a.available ? a.version ?? '' : why, pinnedShort(m.name), Object.keys(m.variants).join(', ')]);
   }
   for (const c of UNMEASURED_CONTESTANTS) methods.push([c.name, c.kind, 'no', c.why, '–', '–']);
   out('Methods');
