@@ -102,7 +102,7 @@ async function main(): Promise<void> {
   Object.assign(process.env, {
     AWS_ACCESS_KEY_ID: server.target.credentials!.accessKeyId, AWS_SECRET_ACCESS_KEY: server.target.credentials!.secretAccessKey,
     AWS_REGION: 'us-east-1', S3AB_S3_ENDPOINT: server.target.endpointUrl,
-    STACK_NAME: 'S3AccessBench', DATA_BUCKET: BUCKET, ACCESS_POINT_PREFIX: 'lambda/', POWERTOOLS_LOG_LEVEL: 'SILENT',
+    STACK_NAME: 'S3AccessBench', DATA_BUCKET: BUCKET, RESULTS_BUCKET: BUCKET, ACCESS_POINT_PREFIX: 'lambda/', POWERTOOLS_LOG_LEVEL: 'SILENT',
   });
   const teardown = await import('../../lambda/teardown');
   const { s3Client } = await import('../../lambda/shared/s3');
