@@ -4,7 +4,7 @@ import { errorSummary } from '../core/errors';
 import { MAX_CLIENTS, profileNames } from '../core/matrix';
 import { defaultReportPath, writeHtmlReport } from '../report/html-report';
 import { printSummary } from '../report/summary';
-import { runBenchmark } from '../run';
+import { runBenchmark, type RunOutcome } from '../run';
 import { exitCodeFor, parseClientsOption } from '../run/policy';
 import { duration, nonEmptyList, nonNegativeNumber, out, positiveInt } from './args';
 
@@ -47,26 +47,30 @@ hung (results marked incomplete), 2 bad input (nothing created), 130 interrupted
         resultsDir: o.results, endpoint: o.endpoint, bucket: o.bucket, region: o.region, quiet: o.quiet, signal: abort.signal, waitForLock: o.wait,
         seriesIntervalMs: o.seriesInterval * 1000,
       });
-      out('');
-      try {
-        await printSummary(outcome.resultsDir, outcome.manifest.run_id, out);
-      } catch (err) {
-        out(`(summary unavailable: ${errorSummary(err)})`);
-      }
-      out('');
-      // Two lines: a long results path must not push the closing line past 100 columns.
-      out(`results: ${outcome.files.length} files under ${outcome.resultsDir} (run ${outcome.manifest.run_id})`);
-      out(`  \`s3ab report --results ${o.results}\` prints this again`);
-      if (o.html !== false) {
-        try {
-          const file = typeof o.html === 'string' ? o.html : defaultReportPath(outcome.resultsDir, outcome.manifest.run_id);
-          out(`report: ${(await writeHtmlReport(outcome.resultsDir, outcome.manifest.run_id, file)).path}`);
-        } catch (err) {
-          out(`(HTML report unavailable: ${errorSummary(err)})`);
-        }
-      }
+      await printOutcome(outcome, o.results, o.html);
       const { status, problem } = outcome.manifest;
       if (status !== 'complete' && status !== 'interrupted') process.stderr.write(`s3ab: run ${status}: ${problem}\n`);
       process.exitCode = exitCodeFor(status);
     });
+}
+
+/** After a run: its summary, where its results are, and its HTML report unless `--no-html`. */
+async function printOutcome(outcome: RunOutcome, results: string, html: string | boolean | undefined): Promise<void> {
+  out('');
+  try {
+    await printSummary(outcome.resultsDir, outcome.manifest.run_id, out);
+  } catch (err) {
+    out(`(summary unavailable: ${errorSummary(err)})`);
+  }
+  out('');
+  // Two lines: a long results path must not push the closing line past 100 columns.
+  out(`results: ${outcome.files.length} files under ${outcome.resultsDir} (run ${outcome.manifest.run_id})`);
+  out(`  \`s3ab report --results ${results}\` prints this again`);
+  if (html === false) return;
+  try {
+    const file = typeof html === 'string' ? html : defaultReportPath(outcome.resultsDir, outcome.manifest.run_id);
+    out(`report: ${(await writeHtmlReport(outcome.resultsDir, outcome.manifest.run_id, file)).path}`);
+  } catch (err) {
+    out(`(HTML report unavailable: ${errorSummary(err)})`);
+  }
 }

@@ -74,17 +74,10 @@ interface Done {
 }
 
 /**
- * Reads the open file `fd` from byte `start` to its end on a reader thread (file descriptors are
- * shared by the threads of a process; the caller keeps it open until this returns), feeding every
- * chunk to `hash`. Returns the end position. Errors carry the errno code of the failed call
- * (ENOTCONN when the FUSE client died, ...).
+ * The reader's answer to request `id`. A reader that crashes is broken (not reused), and every
+ * slot is marked failed so that the consumer stops waiting.
  */
-export async function readRestOnThread(fd: number, start: number, hash: Pick<Hash, 'update'>): Promise<number> {
-  const reader = acquire();
-  const id = nextId++;
-  const control = new SharedArrayBuffer(SLOTS * 4);
-  const ctl = new Int32Array(control).fill(EMPTY);
-  const view = Buffer.from(reader.data);
+function replyFrom(reader: Reader, id: number, ctl: Int32Array): { done: Promise<Done>; readonly broken: boolean } {
   let broken = false;
   const done = new Promise<Done>((resolve) => {
     const onMessage = (m: Done) => {
@@ -105,6 +98,30 @@ export async function readRestOnThread(fd: number, start: number, hash: Pick<Has
     reader.worker.on('message', onMessage);
     reader.worker.once('error', onError);
   });
+  return { done, get broken() { return broken; } };
+}
+
+/** The failed call's error as the reader saw it, with its errno code and system call. */
+function errnoError(error: NonNullable<Done['error']>): NodeJS.ErrnoException {
+  const err = new Error(error.message) as NodeJS.ErrnoException;
+  if (error.code) err.code = error.code;
+  if (error.syscall) err.syscall = error.syscall;
+  return err;
+}
+
+/**
+ * Reads the open file `fd` from byte `start` to its end on a reader thread (file descriptors are
+ * shared by the threads of a process; the caller keeps it open until this returns), feeding every
+ * chunk to `hash`. Returns the end position. Errors carry the errno code of the failed call
+ * (ENOTCONN when the FUSE client died, ...).
+ */
+export async function readRestOnThread(fd: number, start: number, hash: Pick<Hash, 'update'>): Promise<number> {
+  const reader = acquire();
+  const id = nextId++;
+  const control = new SharedArrayBuffer(SLOTS * 4);
+  const ctl = new Int32Array(control).fill(EMPTY);
+  const view = Buffer.from(reader.data);
+  const reply = replyFrom(reader, id, ctl);
   reader.worker.ref();
   reader.worker.postMessage({ id, fd, start, data: reader.data, control, chunk: CHUNK });
   // The bytes read so far go to the measurement's series every PROGRESS_BYTES (a large file's course).
@@ -130,17 +147,12 @@ export async function readRestOnThread(fd: number, start: number, hash: Pick<Has
         since = now;
       }
     }
-    const result = await done;
-    if (result.error) {
-      const err = new Error(result.error.message) as NodeJS.ErrnoException;
-      if (result.error.code) err.code = result.error.code;
-      if (result.error.syscall) err.syscall = result.error.syscall;
-      throw err;
-    }
+    const result = await reply.done;
+    if (result.error) throw errnoError(result.error);
     return result.position!;
   } finally {
     reader.worker.unref();
-    if (broken) void reader.worker.terminate();
+    if (reply.broken) void reader.worker.terminate();
     else idle.push(reader);
   }
 }

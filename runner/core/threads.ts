@@ -160,32 +160,17 @@ export async function runThreads<R>(jobs: ThreadJob[], opts: ThreadRunOptions): 
   const workers = jobs.map((job, index) => new Worker(script, { execArgv: [], workerData: { job, control, counters, index, live: live.counter } }));
   const results: R[] = new Array(jobs.length);
   const spans: ThreadSpan[] = new Array(jobs.length);
-  let ready = 0;
-  const onAbort = () => {
-    Atomics.store(control, CONTROL_ABORT, 1);
-    Atomics.store(control, CONTROL_GO, 1);
-    Atomics.notify(control, CONTROL_GO);
-  };
+  const onAbort = () => stopThreads(control);
   opts.signal.addEventListener('abort', onAbort, { once: true });
   if (opts.signal.aborted) onAbort();
   // A thread blocked in a system call on a hung mount never answers: on abort, stop waiting for it
   // (the mount's teardown unblocks it later).
   const abortWait = rejectOnAbort(opts.signal);
-  const release = () => {
-    Atomics.store(control, CONTROL_GO, 1);
-    Atomics.notify(control, CONTROL_GO);
-  };
-  // In a fleet step every client's threads are released together (core/barrier.ts threadsGate).
   let gateFailure: unknown = null;
-  const onReady = () => {
-    if (++ready !== workers.length) return;
-    const gate = passThreadsGate();
-    if (!gate) return release();
-    gate.then(release, (err) => {
-      gateFailure = err;
-      onAbort();
-    });
-  };
+  const onReady = releaseWhenAllReady(workers.length, () => releaseThreads(control), (err) => {
+    gateFailure = err;
+    onAbort();
+  });
   try {
     await Promise.race([abortWait.aborted, Promise.all(workers.map((worker, i) => threadFinished(worker, i, jobs[i], {
       onReady,
@@ -206,10 +191,39 @@ export async function runThreads<R>(jobs: ThreadJob[], opts: ThreadRunOptions): 
     abortWait.release();
     onAbort();
     live.release();
-    // Terminating a thread waits for its current system call; do not wait long for a blocked one.
-    const terminated = Promise.all(workers.map((w) => w.terminate().catch(() => 0)));
-    await Promise.race([terminated, new Promise((r) => setTimeout(r, 2000).unref())]);
+    await terminateSoon(workers);
   }
+}
+
+/** Tells the threads to stop at their next operation, releasing any still waiting to start. */
+function stopThreads(control: Int32Array): void {
+  Atomics.store(control, CONTROL_ABORT, 1);
+  releaseThreads(control);
+}
+
+function releaseThreads(control: Int32Array): void {
+  Atomics.store(control, CONTROL_GO, 1);
+  Atomics.notify(control, CONTROL_GO);
+}
+
+/**
+ * A thread's "ready": once all `count` are, releases them — in a fleet step after every client's
+ * threads are ready too (core/barrier.ts threadsGate); a gate that fails goes to `onGateFailure`.
+ */
+function releaseWhenAllReady(count: number, release: () => void, onGateFailure: (err: unknown) => void): () => void {
+  let ready = 0;
+  return () => {
+    if (++ready !== count) return;
+    const gate = passThreadsGate();
+    if (!gate) return release();
+    gate.then(release, onGateFailure);
+  };
+}
+
+/** Terminating a thread waits for its current system call; do not wait long for a blocked one. */
+async function terminateSoon(workers: Worker[]): Promise<void> {
+  const terminated = Promise.all(workers.map((w) => w.terminate().catch(() => 0)));
+  await Promise.race([terminated, new Promise((r) => setTimeout(r, 2000).unref())]);
 }
 
 /** Runs a single job in one thread. */

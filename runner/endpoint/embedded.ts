@@ -94,6 +94,69 @@ function spawnVersitygw(binary: string, credentials: { accessKeyId: string; secr
   return { child, exited, stop };
 }
 
+/** The server's data folder, removed on every path: by remove(), as a cleanup step, and on a forced exit. */
+interface ServerDataDir {
+  dir: string;
+  remove(): Promise<void>;
+}
+
+async function serverDataDir(baseDir: string | undefined): Promise<ServerDataDir> {
+  const dir = await mkdtemp(join(baseDir ?? memoryBackedTmp(), 's3ab-versitygw-'));
+  const removeDir = onCleanup('embedded server data', () => rm(dir, { recursive: true, force: true }));
+  // The data folder (GBs of RAM with the seed profile) goes on every path, a forced exit included —
+  // also when the server has already exited (a Ctrl-C to the terminal reaches it first).
+  const removeDirNow = onEmergencyExit(() => rmSync(dir, { recursive: true, force: true }));
+  return {
+    dir,
+    async remove() {
+      removeDir();
+      await rm(dir, { recursive: true, force: true });
+      removeDirNow();
+    },
+  };
+}
+
+/** One try on a free loopback port: the server ready with its bucket, or why not (the port taken by another process meanwhile). */
+async function startOnFreePort(
+  binary: { path: string; version: string }, credentials: { accessKeyId: string; secretAccessKey: string }, data: ServerDataDir, iam: string[], log: (msg: string) => void,
+): Promise<{ endpoint: EmbeddedEndpoint } | { error: Error; portTaken: boolean }> {
+  const { dir } = data;
+  const port = await freeLoopbackPort();
+  const url = `http://127.0.0.1:${port}`;
+  const { child, exited, stop } = spawnVersitygw(binary.path, credentials, port, dir, iam);
+  const unregisterStop = onCleanup(`embedded server (pid ${child.pid})`, stop);
+  // A second Ctrl-C exits at once: the server must not outlive the runner even then.
+  const unregisterKill = onEmergencyExit(() => child.kill('SIGKILL'));
+  void exited.then(() => unregisterKill());
+  const target: StoreTarget = {
+    kind: 'embedded', endpointUrl: url, region: 'us-east-1', bucket: BUCKET, credentials,
+    forcePathStyle: true, server: `versitygw ${binary.version} (posix backend in ${dir.startsWith('/dev/shm') ? 'RAM' : dirname(dir)})`,
+  };
+  const client = makeS3Client(target, { maxSockets: 2 });
+  try {
+    await waitUntilReady(client, exited);
+    await client.send(new CreateBucketCommand({ Bucket: BUCKET }));
+    client.destroy();
+    log(`embedded versitygw ${binary.version} ready at ${url} (pid ${child.pid})`);
+    return {
+      endpoint: {
+        target, exited, pid: child.pid!, accessLog: join(dir, 'access.log'),
+        stop: async () => {
+          unregisterStop();
+          await stop();
+          await data.remove();
+        },
+      },
+    };
+  } catch (err) {
+    client.destroy();
+    unregisterStop();
+    await stop();
+    const result = await exited;
+    return { error: err as Error, portTaken: /address already in use/i.test(result.logTail) };
+  }
+}
+
 /**
  * Starts versitygw (posix backend with a versioning directory) on a free loopback port with fresh
  * random credentials and a temporary data directory; creates the benchmark bucket. The server and
@@ -115,58 +178,18 @@ export async function startEmbeddedEndpoint(log: (msg: string) => void = () => {
       'run `npm run setup` (it installs versitygw with `go install`), set S3AB_VERSITYGW=/path/to/versitygw, or name an endpoint with --endpoint URL --bucket NAME',
     );
   }
-  const dir = await mkdtemp(join(opts.baseDir ?? memoryBackedTmp(), 's3ab-versitygw-'));
-  const removeDir = onCleanup('embedded server data', () => rm(dir, { recursive: true, force: true }));
-  // The data folder (GBs of RAM with the seed profile) goes on every path, a forced exit included —
-  // also when the server has already exited (a Ctrl-C to the terminal reaches it first).
-  const removeDirNow = onEmergencyExit(() => rmSync(dir, { recursive: true, force: true }));
-  const iam = await prepareServerDir(dir, opts.accounts ?? []);
+  const data = await serverDataDir(opts.baseDir);
+  const iam = await prepareServerDir(data.dir, opts.accounts ?? []);
   const credentials = { accessKeyId: `s3ab${randomBytes(8).toString('hex')}`, secretAccessKey: randomBytes(24).toString('base64url') };
-
   let lastError: Error | null = null;
   for (let attempt = 0; attempt < 3; attempt++) {
-    const port = await freeLoopbackPort();
-    const url = `http://127.0.0.1:${port}`;
-    const { child, exited, stop } = spawnVersitygw(binary.path, credentials, port, dir, iam);
-    const unregisterStop = onCleanup(`embedded server (pid ${child.pid})`, stop);
-    // A second Ctrl-C exits at once: the server must not outlive the runner even then.
-    const unregisterKill = onEmergencyExit(() => child.kill('SIGKILL'));
-    void exited.then(() => unregisterKill());
-
-    const target: StoreTarget = {
-      kind: 'embedded', endpointUrl: url, region: 'us-east-1', bucket: BUCKET, credentials,
-      forcePathStyle: true, server: `versitygw ${binary.version} (posix backend in ${dir.startsWith('/dev/shm') ? 'RAM' : dirname(dir)})`,
-    };
-    const client = makeS3Client(target, { maxSockets: 2 });
-    try {
-      await waitUntilReady(client, exited);
-      await client.send(new CreateBucketCommand({ Bucket: BUCKET }));
-      client.destroy();
-      log(`embedded versitygw ${binary.version} ready at ${url} (pid ${child.pid})`);
-      return {
-        target, exited, pid: child.pid!, accessLog: join(dir, 'access.log'),
-        stop: async () => {
-          unregisterStop();
-          await stop();
-          removeDir();
-          await rm(dir, { recursive: true, force: true });
-          removeDirNow();
-        },
-      };
-    } catch (err) {
-      client.destroy();
-      unregisterStop();
-      await stop();
-      lastError = err as Error;
-      const result = await exited;
-      // A lost race for the port: try another one.
-      if (/address already in use/i.test(result.logTail)) continue;
-      break;
-    }
+    const started = await startOnFreePort(binary, credentials, data, iam, log);
+    if ('endpoint' in started) return started.endpoint;
+    lastError = started.error;
+    // A lost race for the port: try another one.
+    if (!started.portTaken) break;
   }
-  removeDir();
-  await rm(dir, { recursive: true, force: true });
-  removeDirNow();
+  await data.remove();
   throw new UserError(
     `the embedded S3 server did not start: ${lastError?.message ?? 'unknown error'}`,
     `run \`${binary.path} --version\` to check the binary, or reinstall it with \`npm run setup\``,

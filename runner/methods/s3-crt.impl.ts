@@ -2,7 +2,7 @@ import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { rm } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
+import { createInterface, type Interface } from 'node:readline';
 import { findBinary, once, toolsBin, versionOutput } from '../core/binaries';
 import { onEmergencyExit } from '../core/cleanup';
 import { fileDigest } from '../core/data';
@@ -138,76 +138,21 @@ class CrtSession implements StorageSession {
   }
 
   static async start(binary: string, version: string, ctx: OpenContext): Promise<CrtSession> {
-    const o = ctx.options;
-    const partSize = parseSize(String(o.part_size ?? '8MiB'));
-    if (!(partSize >= 5 * 1024 * 1024)) throw new Error('s3-crt option part_size must be at least 5MiB (the S3 minimum)');
-    const memoryLimit = parseSize(String(o.memory_limit ?? s3CrtDescriptor.variants.default.memory_limit));
-    const writeSize = crtWriteSize(o.write_size);
-    const socketReadSize = crtSocketReadSize(o.socket_read_size);
-    const malloc = crtMalloc(o.malloc);
-    const eventLoopThreads = crtEventLoopThreads(o.event_loop_threads, availableParallelism());
-    const t = ctx.target;
-    const args = [
-      '--region', t.region, '--bucket', t.bucket, '--part-size', String(partSize),
-      '--target-gbps', String(Number(o.target_throughput_gbps ?? 10)), '--memory-limit', String(memoryLimit), '--event-loop-threads', String(eventLoopThreads),
-      '--checksum', String(o.checksum ?? s3CrtDescriptor.variants.default.checksum), '--write-size', String(writeSize), '--socket-read-size', String(socketReadSize),
-      ...(t.endpointUrl ? ['--endpoint', t.endpointUrl] : []), ...(t.forcePathStyle ? ['--path-style'] : []),
-    ];
-    // Credentials in the environment only, never on the command line.
-    const extra: NodeJS.ProcessEnv = { AWS_EC2_METADATA_DISABLED: t.credentials ? 'true' : process.env.AWS_EC2_METADATA_DISABLED };
-    const env: NodeJS.ProcessEnv = { ...process.env, ...extra };
-    if (malloc === 'retain') env.GLIBC_TUNABLES = [process.env.GLIBC_TUNABLES, GLIBC_RETAIN].filter(Boolean).join(':');
-    if (t.credentials) {
-      env.AWS_ACCESS_KEY_ID = t.credentials.accessKeyId;
-      env.AWS_SECRET_ACCESS_KEY = t.credentials.secretAccessKey;
-      delete env.AWS_SESSION_TOKEN;
-      delete env.AWS_PROFILE;
-    }
+    const command = clientCommand(ctx);
     if (ctx.signal.aborted) throw ctx.signal.reason;
-    const child = spawn(binary, args, { env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(binary, command.args, { env: command.env, stdio: ['pipe', 'pipe', 'pipe'] });
     const lines = createInterface({ input: child.stdout });
-    let stderr = '';
-    child.stderr.on('data', (c: Buffer) => { stderr = (stderr + c.toString()).slice(-4000); });
-    const ready = await new Promise<{ version: string; config: Record<string, unknown> }>((resolve, reject) => {
-      const timer = setTimeout(() => { child.kill('SIGKILL'); reject(new Error(`s3-crt client did not start within 30 s: ${lastLine(stderr)}`)); }, 30_000);
-      const fail = (e: Error) => { clearTimeout(timer); lines.removeAllListeners('line'); reject(e); };
-      child.once('error', (e) => fail(new Error(`s3-crt: cannot start ${binary}: ${e.message}`)));
-      child.once('close', (code) => fail(new Error(`s3-crt client exited (code ${code}) before it was ready: ${lastLine(stderr)}`)));
-      lines.once('line', (line) => {
-        clearTimeout(timer);
-        child.removeAllListeners('close');
-        child.removeAllListeners('error');
-        try {
-          const msg = JSON.parse(line);
-          if (msg.ready) return resolve(msg);
-          child.kill('SIGKILL');
-          reject(new Error(`s3-crt client could not start: ${msg.error ?? line}`));
-        } catch {
-          child.kill('SIGKILL');
-          reject(new Error(`s3-crt client said ${line.slice(0, 200)} (${lastLine(stderr)})`));
-        }
-      });
-    });
+    const stderr = { tail: '' };
+    child.stderr.on('data', (c: Buffer) => { stderr.tail = (stderr.tail + c.toString()).slice(-4000); });
+    const ready = await awaitReady(child, lines, binary, stderr);
     const largeBlocks = String(ready.config.large_blocks ?? 'unknown');
     // 'unknown': no mallinfo2 (glibc < 2.33) to check with; the settings are still given.
-    if (malloc === 'retain' && largeBlocks === 'mmap') {
+    if (command.malloc === 'retain' && largeBlocks === 'mmap') {
       child.kill('SIGKILL');
       throw new Error(`s3-crt option malloc: retain needs glibc's malloc (GLIBC_TUNABLES), but the client's large blocks are still mmap'd: use malloc: system`);
     }
-    const options: Options = {
-      ...o, part_size: String(o.part_size ?? '8MiB'), multipart_threshold: String(o.part_size ?? '8MiB'),
-      event_loop_threads: Number(ready.config.event_loop_threads ?? eventLoopThreads),
-      event_loop_threads_setting: String(o.event_loop_threads ?? 0),
-      write_size: String(o.write_size ?? s3CrtDescriptor.variants.default.write_size), malloc,
-      file_io: `PUT: up to one part, one PutObject of the file's bytes; above, the file read in part-size pieces into the CRT's multipart upload; GET: each part's buffer, as the CRT delivers it, written at its offset in pwrites of ${String(o.write_size ?? s3CrtDescriptor.variants.default.write_size)}`,
-      ...(malloc === 'retain' ? { glibc_tunables: GLIBC_RETAIN } : {}), malloc_large_blocks: largeBlocks,
-      client_process: 'one per session',
-      // What the client process has in effect, and why not what was asked where it could not set it.
-      socket_read_size: ready.config.socket_read_size ? formatSize(Number(ready.config.socket_read_size)) : 'unknown',
-      ...(ready.config.socket_read_problem ? { socket_read_problem: String(ready.config.socket_read_problem) } : {}),
-    };
-    const session = new CrtSession(child, ready.version ?? version, options, ctx);
-    session.stderrTail = stderr;
+    const session = new CrtSession(child, ready.version ?? version, recordedOptions(ctx.options, ready.config, command, largeBlocks), ctx);
+    session.stderrTail = stderr.tail;
     child.stderr.on('data', (c: Buffer) => { session.stderrTail = (session.stderrTail + c.toString()).slice(-4000); });
     lines.on('line', (line) => session.onLine(line));
     child.once('close', (code, sig) => session.onExit(code, sig));
@@ -315,4 +260,80 @@ class CrtSession implements StorageSession {
 
 function lastLine(text: string): string {
   return text.split('\n').map((l) => l.trim()).filter(Boolean).pop() ?? 'no output';
+}
+
+/** The client's command line and environment from the session's options; credentials go in the environment only. */
+function clientCommand(ctx: OpenContext): { args: string[]; env: NodeJS.ProcessEnv; malloc: ReturnType<typeof crtMalloc>; eventLoopThreads: number } {
+  const o = ctx.options;
+  const partSize = parseSize(String(o.part_size ?? '8MiB'));
+  if (!(partSize >= 5 * 1024 * 1024)) throw new Error('s3-crt option part_size must be at least 5MiB (the S3 minimum)');
+  const memoryLimit = parseSize(String(o.memory_limit ?? s3CrtDescriptor.variants.default.memory_limit));
+  const writeSize = crtWriteSize(o.write_size);
+  const socketReadSize = crtSocketReadSize(o.socket_read_size);
+  const malloc = crtMalloc(o.malloc);
+  const eventLoopThreads = crtEventLoopThreads(o.event_loop_threads, availableParallelism());
+  const t = ctx.target;
+  const args = [
+    '--region', t.region, '--bucket', t.bucket, '--part-size', String(partSize),
+    '--target-gbps', String(Number(o.target_throughput_gbps ?? 10)), '--memory-limit', String(memoryLimit), '--event-loop-threads', String(eventLoopThreads),
+    '--checksum', String(o.checksum ?? s3CrtDescriptor.variants.default.checksum), '--write-size', String(writeSize), '--socket-read-size', String(socketReadSize),
+    ...(t.endpointUrl ? ['--endpoint', t.endpointUrl] : []), ...(t.forcePathStyle ? ['--path-style'] : []),
+  ];
+  // Credentials in the environment only, never on the command line.
+  const extra: NodeJS.ProcessEnv = { AWS_EC2_METADATA_DISABLED: t.credentials ? 'true' : process.env.AWS_EC2_METADATA_DISABLED };
+  const env: NodeJS.ProcessEnv = { ...process.env, ...extra };
+  if (malloc === 'retain') env.GLIBC_TUNABLES = [process.env.GLIBC_TUNABLES, GLIBC_RETAIN].filter(Boolean).join(':');
+  if (t.credentials) {
+    env.AWS_ACCESS_KEY_ID = t.credentials.accessKeyId;
+    env.AWS_SECRET_ACCESS_KEY = t.credentials.secretAccessKey;
+    delete env.AWS_SESSION_TOKEN;
+    delete env.AWS_PROFILE;
+  }
+  return { args, env, malloc, eventLoopThreads };
+}
+
+interface Ready {
+  version: string;
+  config: Record<string, unknown>;
+}
+
+/** The client's first line: ready, with its version and the settings in effect, within 30 s; else why not. */
+function awaitReady(child: ChildProcessWithoutNullStreams, lines: Interface, binary: string, stderr: { tail: string }): Promise<Ready> {
+  return new Promise<Ready>((resolve, reject) => {
+    const timer = setTimeout(() => { child.kill('SIGKILL'); reject(new Error(`s3-crt client did not start within 30 s: ${lastLine(stderr.tail)}`)); }, 30_000);
+    const fail = (e: Error) => { clearTimeout(timer); lines.removeAllListeners('line'); reject(e); };
+    child.once('error', (e) => fail(new Error(`s3-crt: cannot start ${binary}: ${e.message}`)));
+    child.once('close', (code) => fail(new Error(`s3-crt client exited (code ${code}) before it was ready: ${lastLine(stderr.tail)}`)));
+    lines.once('line', (line) => {
+      clearTimeout(timer);
+      child.removeAllListeners('close');
+      child.removeAllListeners('error');
+      try {
+        const msg = JSON.parse(line);
+        if (msg.ready) return resolve(msg);
+        child.kill('SIGKILL');
+        reject(new Error(`s3-crt client could not start: ${msg.error ?? line}`));
+      } catch {
+        child.kill('SIGKILL');
+        reject(new Error(`s3-crt client said ${line.slice(0, 200)} (${lastLine(stderr.tail)})`));
+      }
+    });
+  });
+}
+
+/** The options the records carry: what was asked, and what the client process has in effect. */
+function recordedOptions(o: Options, config: Ready['config'], command: ReturnType<typeof clientCommand>, largeBlocks: string): Options {
+  const { malloc } = command;
+  return {
+    ...o, part_size: String(o.part_size ?? '8MiB'), multipart_threshold: String(o.part_size ?? '8MiB'),
+    event_loop_threads: Number(config.event_loop_threads ?? command.eventLoopThreads),
+    event_loop_threads_setting: String(o.event_loop_threads ?? 0),
+    write_size: String(o.write_size ?? s3CrtDescriptor.variants.default.write_size), malloc,
+    file_io: `PUT: up to one part, one PutObject of the file's bytes; above, the file read in part-size pieces into the CRT's multipart upload; GET: each part's buffer, as the CRT delivers it, written at its offset in pwrites of ${String(o.write_size ?? s3CrtDescriptor.variants.default.write_size)}`,
+    ...(malloc === 'retain' ? { glibc_tunables: GLIBC_RETAIN } : {}), malloc_large_blocks: largeBlocks,
+    client_process: 'one per session',
+    // What the client process has in effect, and why not what was asked where it could not set it.
+    socket_read_size: config.socket_read_size ? formatSize(Number(config.socket_read_size)) : 'unknown',
+    ...(config.socket_read_problem ? { socket_read_problem: String(config.socket_read_problem) } : {}),
+  };
 }

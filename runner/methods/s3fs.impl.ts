@@ -24,19 +24,14 @@ const probe = once(async (): Promise<Availability> => {
   return { available: true, version: `s3fs ${m[1]}${tls ? ` (${tls})` : ''}`, path: binary };
 });
 
-async function plan(ctx: MountPlanContext) {
-  const binary = (await probe()).path!;
-  const { target } = ctx;
-  const url = target.endpointUrl ?? `https://s3.${target.region}.amazonaws.com`;
-  const options: Options = { ...ctx.options };
-  // Servers on an IP address (the embedded one) need path-style requests whatever the option set says.
-  if (target.forcePathStyle) options.use_path_request_style = true;
+/** The options as s3fs's `-o` flags, and as the records name them. */
+async function optionFlags(options: Options, url: string, workDir: string): Promise<{ flags: string[]; recorded: Options }> {
   const flags: string[] = [];
   const recorded: Options = {};
   for (const [name, value] of Object.entries(options)) {
     if (value === false) continue;
     if (name === 'use_cache' && value === true) {
-      const dir = join(ctx.workDir, 'cache');
+      const dir = join(workDir, 'cache');
       await mkdir(dir, { recursive: true });
       flags.push(`use_cache=${dir}`);
       recorded.use_cache = 'RAM disk folder (tmpfs), emptied before each cold mount';
@@ -50,7 +45,12 @@ async function plan(ctx: MountPlanContext) {
     flags.push(value === true ? name : `${name}=${value}`);
     recorded[name] = value;
   }
-  const env: Record<string, string | undefined> = {};
+  return { flags, recorded };
+}
+
+/** Where s3fs finds its credentials: a passwd file for the target's keys, the environment, or the instance role. */
+async function credentialFlags(ctx: MountPlanContext, flags: string[], recorded: Options): Promise<void> {
+  const { target } = ctx;
   if (target.credentials) {
     const passwd = join(ctx.workDir, 'passwd-s3fs');
     await writeFile(passwd, `${target.credentials.accessKeyId}:${target.credentials.secretAccessKey}\n`, { mode: 0o600 });
@@ -64,6 +64,18 @@ async function plan(ctx: MountPlanContext) {
   } else {
     throw new Error('s3fs needs credentials: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (s3fs does not read AWS_PROFILE)');
   }
+}
+
+async function plan(ctx: MountPlanContext) {
+  const binary = (await probe()).path!;
+  const { target } = ctx;
+  const url = target.endpointUrl ?? `https://s3.${target.region}.amazonaws.com`;
+  const options: Options = { ...ctx.options };
+  // Servers on an IP address (the embedded one) need path-style requests whatever the option set says.
+  if (target.forcePathStyle) options.use_path_request_style = true;
+  const { flags, recorded } = await optionFlags(options, url, ctx.workDir);
+  const env: Record<string, string | undefined> = {};
+  await credentialFlags(ctx, flags, recorded);
   flags.push(`url=${url}`, `endpoint=${target.region}`);
   recorded.url = url;
   recorded.endpoint = target.region;

@@ -71,19 +71,10 @@ export async function runBenchmark(opts: RunOptions): Promise<RunOutcome> {
   try {
     store = await openStore(opts, plan.prefix, runnerVolumePrefix(plan.runId, opts.runnerId), abort.ctrl, (m) => progress.log(m));
     writer = await openResults(opts, plan, store, (m) => progress.log(m));
-    const w = writer;
-    // A second Ctrl-C exits at once: the manifest must not stay "running".
-    unregisterEmergencyManifest = onEmergencyExit(() => {
-      Object.assign(w.manifest, { status: 'interrupted', problem: 'exited at once on a second Ctrl-C (the emergency path): the current step did not finish', ended_at: new Date().toISOString() });
-      w.saveManifestSync();
-    });
+    unregisterEmergencyManifest = saveOnEmergencyExit(writer);
     const host = await measureLink(store, plan, opts, abort.ctrl.signal, progress);
     progress.log(`run ${plan.runId}: ${describePlan(plan)}, results in ${writer.partitionDir}`);
-    const needed = plan.matrix.workloads.filter((w) => plan.steps.some((st) => st.workload.name === w.name));
-    // A fleet's clients read one data set, written once (shared-fixtures.ts).
-    const fixtures = opts.fleet
-      ? await fleetFixtures(opts.fleet, { workloads: needed }, store.reference.boundTo(abort.ctrl.signal), progress, abort.ctrl.signal)
-      : await writeFixtures({ workloads: needed }, store.reference.boundTo(abort.ctrl.signal), plan.prefix, progress, abort.ctrl.signal);
+    const fixtures = await prepareFixtures(opts, plan, store, progress, abort.ctrl.signal);
     const env: StepEnv = {
       target: store.target, host, endpointFacts: store.endpointFacts, runId: plan.runId, runnerId: opts.runnerId ?? null, prefix: plan.prefix, reference: store.reference,
       fixtures, progress, signal: abort.ctrl.signal, cache: plan.matrix.cache, budgetS: plan.matrix.budgetS, watchdog: opts.watchdog,
@@ -97,28 +88,50 @@ export async function runBenchmark(opts: RunOptions): Promise<RunOutcome> {
   } catch (err) {
     progress.stop();
     if (!writer) throw err;
-    const reason = abort.ctrl.signal.reason;
-    writer.manifest.status = reason instanceof Interrupted ? 'interrupted' : 'failed';
-    writer.manifest.problem = errorSummary(reason ?? err);
-    if (store && opts.fleet) await finishFleet(opts.fleet, store.reference, progress, new AbortController().signal, false).catch((e) => progress.log(`the fleet's barrier markers were not all removed (${errorSummary(e)}); the pipeline's Teardown deletes them`));
-    if (store) noteLeftovers(writer, await store.removeRunObjects(), progress);
+    await recordFailure(writer, store, opts, abort.ctrl.signal.reason ?? err, progress);
   } finally {
     abort.unlink();
     await fleet?.close();
     await store?.close();
     releaseLock();
     unregisterEmergencyManifest();
-    if (writer) {
-      writer.manifest.ended_at = new Date().toISOString();
-      writer.manifest.peak_rss_bytes = process.resourceUsage().maxRSS * 1024;
-      try {
-        await writer.saveManifest();
-      } catch (err) {
-        throw new RunError(`the run's manifest could not be saved in ${writer.root}: ${errorSummary(err)}`, 'check that the results folder is writable and has room, then run again');
-      }
-    }
+    if (writer) await saveFinalManifest(writer);
   }
   return { manifest: writer!.manifest, resultsDir: writer!.root, files, manifestFile: writer!.manifestFile };
+}
+
+/** A second Ctrl-C exits at once: the manifest must not stay "running". Returns the unregistering. */
+function saveOnEmergencyExit(writer: ResultsWriter): () => void {
+  return onEmergencyExit(() => {
+    Object.assign(writer.manifest, { status: 'interrupted', problem: 'exited at once on a second Ctrl-C (the emergency path): the current step did not finish', ended_at: new Date().toISOString() });
+    writer.saveManifestSync();
+  });
+}
+
+/** The data sets the chosen steps' workloads read; a fleet's clients read one, written once (shared-fixtures.ts). */
+async function prepareFixtures(opts: RunOptions, plan: RunPlan, store: OpenStore, progress: Progress, signal: AbortSignal): Promise<StepEnv['fixtures']> {
+  const needed = plan.matrix.workloads.filter((w) => plan.steps.some((st) => st.workload.name === w.name));
+  return opts.fleet
+    ? fleetFixtures(opts.fleet, { workloads: needed }, store.reference.boundTo(signal), progress, signal)
+    : writeFixtures({ workloads: needed }, store.reference.boundTo(signal), plan.prefix, progress, signal);
+}
+
+/** A run that stopped early: interrupted or failed with its reason, the fleet's markers and the run's objects removed. */
+async function recordFailure(writer: ResultsWriter, store: OpenStore | null, opts: RunOptions, reason: unknown, progress: Progress): Promise<void> {
+  writer.manifest.status = reason instanceof Interrupted ? 'interrupted' : 'failed';
+  writer.manifest.problem = errorSummary(reason);
+  if (store && opts.fleet) await finishFleet(opts.fleet, store.reference, progress, new AbortController().signal, false).catch((e) => progress.log(`the fleet's barrier markers were not all removed (${errorSummary(e)}); the pipeline's Teardown deletes them`));
+  if (store) noteLeftovers(writer, await store.removeRunObjects(), progress);
+}
+
+async function saveFinalManifest(writer: ResultsWriter): Promise<void> {
+  writer.manifest.ended_at = new Date().toISOString();
+  writer.manifest.peak_rss_bytes = process.resourceUsage().maxRSS * 1024;
+  try {
+    await writer.saveManifest();
+  } catch (err) {
+    throw new RunError(`the run's manifest could not be saved in ${writer.root}: ${errorSummary(err)}`, 'check that the results folder is writable and has room, then run again');
+  }
 }
 
 /** Phase 1: the matrix, its steps and the methods present here. Throws UserError; creates nothing. */

@@ -5,6 +5,7 @@ import { basename, join } from 'node:path';
 import { UserError, errorSummary } from '../core/errors';
 import { explain } from '../endpoint/preflight';
 import { makeS3Client, PREFLIGHT_BOUNDS_MS } from '../endpoint/s3-client';
+import type { StoreTarget } from '../core/target';
 import { targetFor } from '../endpoint/target';
 import { FLEET_BARRIER } from '../core/barrier';
 import { fleetClock } from '../core/clock';
@@ -52,6 +53,19 @@ export function parseS3Url(url: string): { bucket: string; prefix: string } {
   return { bucket: m[1], prefix: prefix && !prefix.endsWith('/') ? `${prefix}/` : prefix };
 }
 
+/** The records' destination is checked first: steps must not run only to lose their records. */
+async function checkResultsLocation(opts: ShardOptions, resultsTarget: StoreTarget, results: { bucket: string; prefix: string }): Promise<void> {
+  const checker = makeS3Client(resultsTarget, { maxSockets: 2, bounds: PREFLIGHT_BOUNDS_MS, maxAttempts: 2 });
+  try {
+    await checker.send(new ListObjectsV2Command({ Bucket: results.bucket, Prefix: results.prefix, MaxKeys: 1 }));
+  } catch (err) {
+    const e = explain(err, resultsTarget, opts.endpoint ?? `AWS S3 (${resultsTarget.region})`);
+    throw new UserError(`the results location ${opts.results} cannot be reached before the steps: ${e.problem}`, e.fix);
+  } finally {
+    checker.destroy();
+  }
+}
+
 /**
  * This runner's steps of a matrix, as the state machine runs them on each runner through SSM: one
  * process prepares once (validation, preflight, link, fixtures) and runs the steps in order — the
@@ -62,17 +76,8 @@ export function parseS3Url(url: string): { bucket: string; prefix: string } {
  */
 export async function runShard(opts: ShardOptions): Promise<ShardOutcome> {
   const results = parseS3Url(opts.results);
-  // The records' destination is checked first: steps must not run only to lose their records.
   const resultsTarget = targetFor({ endpoint: opts.endpoint, bucket: results.bucket, region: opts.region });
-  const checker = makeS3Client(resultsTarget, { maxSockets: 2, bounds: PREFLIGHT_BOUNDS_MS, maxAttempts: 2 });
-  try {
-    await checker.send(new ListObjectsV2Command({ Bucket: results.bucket, Prefix: results.prefix, MaxKeys: 1 }));
-  } catch (err) {
-    const e = explain(err, resultsTarget, opts.endpoint ?? `AWS S3 (${resultsTarget.region})`);
-    throw new UserError(`the results location ${opts.results} cannot be reached before the steps: ${e.problem}`, e.fix);
-  } finally {
-    checker.destroy();
-  }
+  await checkResultsLocation(opts, resultsTarget, results);
   const fleet = opts.fleet ? await fleetRun(opts, opts.fleet, targetFor({ endpoint: opts.endpoint, bucket: parseS3Url(opts.fleet.barrier).bucket, region: opts.region })) : undefined;
   const scratch = await mkdtemp(join(tmpdir(), 's3ab-step-results-'));
   const client: S3Client = makeS3Client(resultsTarget, { maxSockets: 4 });

@@ -198,14 +198,7 @@ async function runPasses(run: StepRun, passes: Pass[]): Promise<void> {
     });
     run.session = session;
     run.facts = { ...run.facts, method_version: session.version, method_options: stringMap(session.options) };
-    const spec = workload.fixture?.(step.workload.params);
-    const fixture = spec ? env.fixtures.get(spec.id) ?? null : null;
-    if (session.fs && fixture) {
-      const note = (text: string) => env.progress.note(text);
-      // Files that are not objects (JuiceFS, EFS) get the fixture through their own mount, untimed.
-      if (!method.offers.includes('objects-in-bucket')) await writeFixtureThroughMount(session.fs, fixture, signal, note);
-      else await waitForFixtureOnMount(session.fs, fixture, signal, note);
-    }
+    const fixture = await fixtureFor(run, session);
     for (const pass of passes) {
       if (signal.aborted) break;
       run.current = pass;
@@ -225,23 +218,45 @@ async function runPasses(run: StepRun, passes: Pass[]): Promise<void> {
   } catch (err) {
     run.failure = signal.aborted ? signal.reason : err;
   } finally {
-    env.signal.removeEventListener('abort', run.abort.unlink);
-    run.removeThreadsGate();
-    await run.session?.close().catch((err) => env.progress.log(`closing ${method.name} failed: ${errorSummary(err)}`));
-    // Unmounting is the client's too: the row of requests outside the measurements ends after it.
-    const outside = run.ended ? null : run.ledger.outside(run.kept, passes[0].cache);
-    if (outside) run.kept.push(outside);
+    await closeSession(run, passes);
     removeScratch();
     removeScratchNow();
     await rm(scratchDir, { recursive: true, force: true });
-    // An aborted run removes its whole prefix at its end (or its server's folder): a step does not
-    // wait on an endpoint that may be gone. A spent budget's partial work goes here, after the
-    // unmount (the client has finished every upload by then).
-    if (!env.signal.aborted) {
-      await env.reference.deletePrefix(stepPrefix).catch(() => {});
-      await env.reference.deletePrefix(`${volumeName}/`).catch(() => {});
-    }
+    await removeStepObjects(env, [stepPrefix, `${volumeName}/`]);
   }
+}
+
+/** The step's data set, seen on the mount: written through it where files are not objects (JuiceFS, EFS), untimed. */
+async function fixtureFor(run: StepRun, session: StorageSession): Promise<Fixture | null> {
+  const { step, env, method, workload } = run;
+  const spec = workload.fixture?.(step.workload.params);
+  const fixture = spec ? env.fixtures.get(spec.id) ?? null : null;
+  if (session.fs && fixture) {
+    const note = (text: string) => env.progress.note(text);
+    if (!method.offers.includes('objects-in-bucket')) await writeFixtureThroughMount(session.fs, fixture, run.abort.signal, note);
+    else await waitForFixtureOnMount(session.fs, fixture, run.abort.signal, note);
+  }
+  return fixture;
+}
+
+/** Closes the method's session: unmounting is the client's too, so the row of requests outside the measurements ends after it. */
+async function closeSession(run: StepRun, passes: Pass[]): Promise<void> {
+  const { env, method } = run;
+  env.signal.removeEventListener('abort', run.abort.unlink);
+  run.removeThreadsGate();
+  await run.session?.close().catch((err) => env.progress.log(`closing ${method.name} failed: ${errorSummary(err)}`));
+  const outside = run.ended ? null : run.ledger.outside(run.kept, passes[0].cache);
+  if (outside) run.kept.push(outside);
+}
+
+/**
+ * An aborted run removes its whole prefix at its end (or its server's folder): a step does not
+ * wait on an endpoint that may be gone. A spent budget's partial work goes here, after the
+ * unmount (the client has finished every upload by then).
+ */
+async function removeStepObjects(env: StepEnv, prefixes: string[]): Promise<void> {
+  if (env.signal.aborted) return;
+  for (const prefix of prefixes) await env.reference.deletePrefix(prefix).catch(() => {});
 }
 
 /** A fleet step's pass waits at the barrier until every client is ready; its records then say when they started together. */

@@ -103,23 +103,39 @@ function abortWhenServerDies(server: EmbeddedEndpoint, abort: AbortController): 
   });
 }
 
+/** The embedded server (started, its exit watched) or the named endpoint. */
+async function startTarget(opts: RunOptions, abort: AbortController, log: (m: string) => void): Promise<{ embedded: EmbeddedEndpoint | null; target: StoreTarget }> {
+  if (opts.endpoint || opts.awsTarget) return { embedded: null, target: targetFor({ endpoint: opts.endpoint, bucket: opts.bucket!, region: opts.region }) };
+  log('starting the embedded S3 endpoint (versitygw)');
+  const embedded = await startEmbeddedEndpoint(log);
+  opts.onEndpoint?.(embedded);
+  abortWhenServerDies(embedded, abort);
+  return { embedded, target: embedded.target };
+}
+
+/** Deletes the run's objects from a named endpoint's bucket; null when done, else what may remain and the command that removes it. */
+async function deleteRunObjects(reference: ReferenceStore, target: StoreTarget, prefix: string, volumePrefix: string, signal: AbortSignal): Promise<string | null> {
+  const where = target.endpointUrl ? ` --endpoint ${target.endpointUrl}` : '';
+  const leftover = (why: string) => `objects under ${prefix} and ${volumePrefix} may remain in bucket ${target.bucket} (${why}): remove them with \`s3ab clean --run ${runIdOf(prefix)}${where} --bucket ${target.bucket} --region ${target.region}\``;
+  // An endpoint that stopped answering would hold the deletes for minutes; name what is left instead.
+  const reason = signal.reason;
+  if (reason instanceof EndpointGone) return leftover(reason.short);
+  try {
+    await reference.deletePrefix(prefix);
+    await reference.deletePrefix(volumePrefix);
+    return null;
+  } catch (err) {
+    return leftover(errorSummary(err));
+  }
+}
+
 /**
  * Opens the store: the embedded server (started, its exit watched) or the named endpoint, then the
  * preflight (endpoint, credentials, bucket) before anything is written. Registers the removal of
  * the run's objects as a cleanup step.
  */
 export async function openStore(opts: RunOptions, prefix: string, volumePrefix: string, abort: AbortController, log: (m: string) => void): Promise<OpenStore> {
-  let embedded: EmbeddedEndpoint | null = null;
-  let target: StoreTarget;
-  if (opts.endpoint || opts.awsTarget) {
-    target = targetFor({ endpoint: opts.endpoint, bucket: opts.bucket!, region: opts.region });
-  } else {
-    log('starting the embedded S3 endpoint (versitygw)');
-    embedded = await startEmbeddedEndpoint(log);
-    opts.onEndpoint?.(embedded);
-    target = embedded.target;
-    abortWhenServerDies(embedded, abort);
-  }
+  const { embedded, target } = await startTarget(opts, abort, log);
   // The runner's own client (fixtures, checks, cleanup): its requests are left out of every count.
   const client = makeS3Client(target, { maxSockets: 32, userAgent: RUNNER_USER_AGENT });
   let stopWatch = () => {};
@@ -151,19 +167,7 @@ export async function openStore(opts: RunOptions, prefix: string, volumePrefix: 
     endpointFacts: { kind: target.kind, url: target.endpointUrl ?? null, server: target.server },
     async removeRunObjects() {
       unregister();
-      if (embedded) return null;
-      const where = target.endpointUrl ? ` --endpoint ${target.endpointUrl}` : '';
-      const leftover = (why: string) => `objects under ${prefix} and ${volumePrefix} may remain in bucket ${target.bucket} (${why}): remove them with \`s3ab clean --run ${runIdOf(prefix)}${where} --bucket ${target.bucket} --region ${target.region}\``;
-      // An endpoint that stopped answering would hold the deletes for minutes; name what is left instead.
-      const reason = abort.signal.reason;
-      if (reason instanceof EndpointGone) return leftover(reason.short);
-      try {
-        await reference.deletePrefix(prefix);
-        await reference.deletePrefix(volumePrefix);
-        return null;
-      } catch (err) {
-        return leftover(errorSummary(err));
-      }
+      return embedded ? null : deleteRunObjects(reference, target, prefix, volumePrefix, abort.signal);
     },
     async checkStillThere(ctrl) {
       if (embedded || ctrl.signal.aborted) return;

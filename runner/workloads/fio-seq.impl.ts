@@ -4,7 +4,7 @@ import { constants as osConstants } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { Measurement } from '../core/batch';
 import { errorSummary } from '../core/errors';
-import { openMeter } from '../core/meter';
+import { openMeter, type WorkMeter } from '../core/meter';
 import { findBinary, once, versionOutput } from '../core/binaries';
 import { bucketsOfCounts } from '../core/stats';
 import { formatSize, parseSize } from '../core/units';
@@ -137,6 +137,17 @@ function failedMeasurement(operation: 'read' | 'write', size: number, files: num
   };
 }
 
+/** One size's files in one I/O mode: where they go and the fio job that writes or reads them. */
+interface FioRound {
+  ctx: WorkloadContext<FioSeqParams>;
+  fs: NonNullable<WorkloadContext<FioSeqParams>['fs']>;
+  fio: { path: string; version: string };
+  size: number;
+  dirKey: string;
+  names: string[];
+  job(rw: 'read' | 'write'): FioJob;
+}
+
 async function oneSize(ctx: WorkloadContext<FioSeqParams>, fio: { path: string; version: string }, mode: 'direct' | 'buffered', size: number): Promise<void> {
   const fs = ctx.fs!;
   const label = formatSize(size).replace(' ', '');
@@ -146,20 +157,45 @@ async function oneSize(ctx: WorkloadContext<FioSeqParams>, fio: { path: string; 
   const names = Array.from({ length: ctx.params.files }, (_, i) => `test_${label}_${i + 1}.dat`);
   const job = (rw: 'read' | 'write'): FioJob => ({ rw, directory, names, size, blockSize, direct: mode === 'direct', ioengine: ctx.params.ioengine });
   const params = { io: mode, direct: mode === 'direct' ? '1' : '0', ioengine: ctx.params.ioengine, bs: String(blockSize), fio: fio.version };
+  const round: FioRound = { ctx, fs, fio, size, dirKey, names, job };
   await mkdir(directory, { recursive: true });
 
   ctx.progress(`fio ${mode} ${label}: write`);
   fs.check();
-  let write: Measurement;
-  let written = false;
   // fio reports nothing until it exits: a budget that runs out mid-job finds none of it counted.
   const writing = openMeter('write', size, names.length, 'files');
+  const write = await writeFiles(round, writing);
+  if (ctx.signal.aborted) return;
+  writing.end();
+  ctx.record({ ...write, params: { ...params, ...write.params } });
+  if (write.status !== 'ok' || ctx.signal.aborted) return;
+
+  // A cold read starts from a fresh mount with every cache dropped.
+  if (ctx.cache === 'cold') {
+    ctx.progress(`fio ${mode} ${label}: remount for a cold read`);
+    await fs.remount();
+  }
+  ctx.progress(`fio ${mode} ${label}: read`);
+  const reading = openMeter('read', size, names.length, 'files');
+  const read = await readFiles(round, reading);
+  if (ctx.signal.aborted) return;
+  reading.end();
+  ctx.record({ ...read, params });
+  // Free the server's memory, through the mount (deleting behind the client's back can leave it
+  // believing in folders that are gone).
+  await rm(directory, { recursive: true, force: true }).catch(() => {});
+}
+
+/**
+ * fio's write pass. The write is done when the objects are in the bucket: for a client that
+ * uploads after close, the time until they are there counts in it.
+ */
+async function writeFiles({ ctx, fs, fio, size, dirKey, names, job }: FioRound, meter: WorkMeter): Promise<Measurement> {
   try {
     const result = await runFio(fio.path, job('write'), join(ctx.scratchDir, 'fio-write.json'), ctx.signal);
-    writing.add(names.length);
+    meter.add(names.length);
     const exited = Date.now();
-    write = fioMeasurement('write', size, result);
-    // The write is done when the objects are in the bucket: a write-back client uploads after close.
+    const write = fioMeasurement('write', size, result);
     const arrived = await waitForObjects(ctx.stored, dirKey, names, size, bucketSyncBoundMs(fs, 10_000));
     if (fs.uploadsAfterClose && arrived.ok) {
       write.durationMs += Date.now() - exited;
@@ -172,40 +208,26 @@ async function oneSize(ctx: WorkloadContext<FioSeqParams>, fio: { path: string; 
       write.status = 'failed';
       write.errorSample ??= arrived.problem;
     }
-    written = write.status === 'ok';
+    return write;
   } catch (err) {
-    write = failedMeasurement('write', size, names.length, err);
+    return failedMeasurement('write', size, names.length, err);
   }
-  if (ctx.signal.aborted) return;
-  writing.end();
-  ctx.record({ ...write, params: { ...params, ...write.params } });
-  if (!written || ctx.signal.aborted) return;
+}
 
-  // A cold read starts from a fresh mount with every cache dropped.
-  if (ctx.cache === 'cold') {
-    ctx.progress(`fio ${mode} ${label}: remount for a cold read`);
-    await fs.remount();
-  }
-  ctx.progress(`fio ${mode} ${label}: read`);
-  let read: Measurement;
-  const reading = openMeter('read', size, names.length, 'files');
+/** fio's read pass, checking that every byte written came back. */
+async function readFiles({ ctx, fio, size, names, job }: FioRound, meter: WorkMeter): Promise<Measurement> {
   try {
-    read = fioMeasurement('read', size, await runFio(fio.path, job('read'), join(ctx.scratchDir, 'fio-read.json'), ctx.signal));
-    reading.add(names.length);
+    const read = fioMeasurement('read', size, await runFio(fio.path, job('read'), join(ctx.scratchDir, 'fio-read.json'), ctx.signal));
+    meter.add(names.length);
     if (read.bytes !== size * names.length) {
       read.status = 'failed';
       read.verified = false;
       read.errorSample = `fio read ${read.bytes} bytes, expected ${size * names.length}`;
     }
+    return read;
   } catch (err) {
-    read = failedMeasurement('read', size, names.length, err);
+    return failedMeasurement('read', size, names.length, err);
   }
-  if (ctx.signal.aborted) return;
-  reading.end();
-  ctx.record({ ...read, params });
-  // Free the server's memory, through the mount (deleting behind the client's back can leave it
-  // believing in folders that are gone).
-  await rm(directory, { recursive: true, force: true }).catch(() => {});
 }
 
 /**

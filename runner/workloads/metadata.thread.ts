@@ -380,6 +380,17 @@ export function metadataOpLog(opNs: Float64Array, opBytes: Float64Array, succeed
   return log;
 }
 
+/**
+ * Every operation's own time (ok or failed, in order), its payload bytes and whether it succeeded,
+ * filled with the series on or off alike: the loop never logs, so the series adds nothing to the
+ * timed loop (not even a branch on it); its log is cut from these arrays after the loop, untimed.
+ */
+interface PerOperation {
+  opNs: Float64Array;
+  opBytes: Float64Array;
+  succeeded: boolean[];
+}
+
 function run(state: State, ctx: ThreadContext): { result: MetadataResult; transfer: ArrayBuffer[] } {
   const { job } = state;
   const spec = TESTS[job.test];
@@ -392,12 +403,8 @@ function run(state: State, ctx: ThreadContext): { result: MetadataResult; transf
     state, job, openFds: [], createdFds: [], readBuffer: Buffer.alloc(job.size),
     paths: { a: each(job, (i) => join(job.dir, fileName(i))), b: [], single: '', ...spec.paths?.(job) },
   };
-  // Every operation's own time (ok or failed, in order), its payload bytes and whether it succeeded,
-  // filled with the series on or off alike: the loop never logs, so the series adds nothing to the
-  // timed loop (not even a branch on it); its log is cut from these arrays after the loop, untimed.
-  const opNs = new Float64Array(job.ops);
-  const opBytes = new Float64Array(job.ops);
-  const succeeded: boolean[] = new Array(job.ops).fill(false);
+  const perOp: PerOperation = { opNs: new Float64Array(job.ops), opBytes: new Float64Array(job.ops), succeeded: new Array(job.ops).fill(false) };
+  const { opNs, opBytes, succeeded } = perOp;
   let lastNote = nowNs();
   for (let i = 0; i < job.ops; i++) {
     if (ctx.aborted()) break;
@@ -423,18 +430,25 @@ function run(state: State, ctx: ThreadContext): { result: MetadataResult; transf
       opBytes[i] = bytes;
       result.bytes += bytes;
       ctx.count(bytes, 1);
-    } else {
-      const f = describeFailure(failure, job.dir);
-      result.failed++;
-      result.errors[f.code] = (result.errors[f.code] ?? 0) + 1;
-      result.firstError ??= f.message;
-    }
+    } else countFailure(result, failure, job.dir);
     if (dt > 0 && nowNs() - lastNote > 1e9) {
       lastNote = nowNs();
       ctx.progress(`${job.test}: ${i + 1}/${job.ops}`);
     }
   }
-  // Untimed from here. Files of a failed batch sync stay open: close them.
+  settle(result, l, perOp);
+  return finish(result, state);
+}
+
+function countFailure(result: MetadataResult, failure: unknown, dir: string): void {
+  const f = describeFailure(failure, dir);
+  result.failed++;
+  result.errors[f.code] = (result.errors[f.code] ?? 0) + 1;
+  result.firstError ??= f.message;
+}
+
+/** Untimed, after the loop: closes what a failed batch sync left open, then the latencies, the check and the series' log. */
+function settle(result: MetadataResult, l: Loop, { opNs, opBytes, succeeded }: PerOperation): void {
   for (const fd of l.openFds.splice(0)) {
     try { closeSync(fd); } catch { /* already reported */ }
   }
@@ -442,11 +456,10 @@ function run(state: State, ctx: ThreadContext): { result: MetadataResult; transf
   const latencies = new Float64Array(result.ok);
   for (let i = 0, k = 0; i < result.ops; i++) if (succeeded[i]) latencies[k++] = opNs[i];
   result.latenciesNs = latencies;
-  const problem = verifyState(state, succeeded, result.ok);
+  const problem = verifyState(l.state, succeeded, result.ok);
   result.verified = problem === null && result.ok > 0;
   result.verifyProblem = problem;
-  result.log = job.opLog ? metadataOpLog(opNs, opBytes, succeeded, result.ops).toArrays() : null;
-  return finish(result, state);
+  result.log = l.job.opLog ? metadataOpLog(opNs, opBytes, succeeded, result.ops).toArrays() : null;
 }
 
 function finish(result: MetadataResult, state: State): { result: MetadataResult; transfer: ArrayBuffer[] } {

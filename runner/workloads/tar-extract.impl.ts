@@ -1,7 +1,9 @@
 import { execFileSync } from 'node:child_process';
-import { open, rm, mkdir } from 'node:fs/promises';
+import type { Stats } from 'node:fs';
+import { open, rm, mkdir, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
+import type { Measurement } from '../core/batch';
 import { errorSummary } from '../core/errors';
 import { openMeter, type WorkMeter } from '../core/meter';
 import { which } from '../core/paths';
@@ -80,17 +82,7 @@ export async function runTarExtract(fs: FsRunContext, archive: Tarball, inStore?
   const complaint = tar.code === 0 ? null : `tar exited ${tar.code ?? tar.signal}: ${firstLine(tar.stderr)}`;
   fs.progress('tar-extract: checking the extracted files');
   const check = await checkExtraction(join(dest, TOP), archive, fs.signal);
-  const files = plan.files.length;
-  const errors: Record<string, number> = {};
-  if (check.contentBad) errors[check.firstCode ?? 'EIO'] = check.contentBad;
-  const extract = fsMeasurement(
-    {
-      ops: files, ok: files - check.contentBad, failed: check.contentBad, bytes: check.bytes, latenciesNs: [], durationNs: tar.elapsedNs, errors,
-      firstError: check.contentBad ? `${check.contentBad} of ${files} files missing or wrong after extraction; first: ${check.firstContentProblem}${complaint ? ` (${complaint})` : ''}` : null,
-    },
-    { operation: 'extract', objectSizeBytes: null, verified: check.contentBad === 0, verifyProblem: null, movesPayload: true },
-  );
-  if (extract.status === 'ok' && complaint) extract.errorSample = complaint;
+  const extract = extractMeasurement(check, plan.files.length, tar.elapsedNs, complaint);
   if (inStore && extract.status === 'ok') {
     // The mount's reads may come from the client's own cache: the store must hold the files too.
     fs.progress('tar-extract: checking the extracted files in the bucket');
@@ -104,18 +96,43 @@ export async function runTarExtract(fs: FsRunContext, archive: Tarball, inStore?
   if (fs.signal.aborted) return; // stopped during the checks: the step records it as did-not-finish
   meter.end();
   fs.record(extract);
-  // Each kind of metadata: unsupported when the file system refused it (tar says "Cannot change
-  // mode/utime/ownership: Operation not permitted" — some files may still show the expected value by
-  // coincidence, as a default mode), or accepted every call and kept none (s3fs 1.90 loses a time set
-  // on an open file when it uploads at close); a failure when only some files lost it.
+  for (const record of metadataRecords(check, archive, tar.stderr, complaint)) fs.record(record);
+  fs.progress('tar-extract: removing the extracted tree');
+  await rm(dest, { recursive: true, force: true }).catch(() => {});
+}
+
+/** The `extract` record: timed from tar's spawn to its exit, ok when every file's content came out right. */
+function extractMeasurement(check: ExtractionCheck, files: number, elapsedNs: number, complaint: string | null): Measurement {
+  const errors: Record<string, number> = {};
+  if (check.contentBad) errors[check.firstCode ?? 'EIO'] = check.contentBad;
+  const extract = fsMeasurement(
+    {
+      ops: files, ok: files - check.contentBad, failed: check.contentBad, bytes: check.bytes, latenciesNs: [], durationNs: elapsedNs, errors,
+      firstError: check.contentBad ? `${check.contentBad} of ${files} files missing or wrong after extraction; first: ${check.firstContentProblem}${complaint ? ` (${complaint})` : ''}` : null,
+    },
+    { operation: 'extract', objectSizeBytes: null, verified: check.contentBad === 0, verifyProblem: null, movesPayload: true },
+  );
+  if (extract.status === 'ok' && complaint) extract.errorSample = complaint;
+  return extract;
+}
+
+/**
+ * The `permissions`, `timestamps` and (as root) `ownership` records. Each kind of metadata is
+ * unsupported when the file system refused it (tar says "Cannot change mode/utime/ownership:
+ * Operation not permitted" — some files may still show the expected value by coincidence, as a
+ * default mode), or accepted every call and kept none (s3fs 1.90 loses a time set on an open file
+ * when it uploads at close); a failure when only some files lost it.
+ */
+function metadataRecords(check: ExtractionCheck, archive: Tarball, tarStderr: string, complaint: string | null): Measurement[] {
+  const files = archive.plan.files.length;
   const present = files - check.missing;
   const aspects = [
     { operation: 'permissions', what: 'mode', bad: check.modeBad, first: check.firstModeProblem, complaint: /Cannot change mode/ },
     { operation: 'timestamps', what: 'modification time', bad: check.timeBad, first: check.firstTimeProblem, complaint: /Cannot utime|Cannot set time/ },
     ...(check.ownerChecked ? [{ operation: 'ownership', what: 'owner', bad: check.ownerBad, first: check.firstOwnerProblem, complaint: /Cannot change ownership/ }] : []),
   ];
-  for (const a of aspects) {
-    const refusedLine = tar.stderr.split('\n').find((l) => a.complaint.test(l) && isRefusalText(l)) ?? null;
+  return aspects.map((a): Measurement => {
+    const refusedLine = tarStderr.split('\n').find((l) => a.complaint.test(l) && isRefusalText(l)) ?? null;
     const noneKept = present > 0 && a.bad === present;
     // One mode for every file where the archive has several: the file system imposes its own, and
     // the files that "kept" theirs only had that mode already (rclone: 0644 for all).
@@ -125,15 +142,13 @@ export async function runTarExtract(fs: FsRunContext, archive: Tarball, inStore?
       : imposed ? `every file reads mode ${[...check.modesSeen][0].toString(8)}: the file system ignores the mode`
         : noneKept ? 'every call succeeded but no value stuck' : complaint;
     const kept = unsupported ? 0 : present - a.bad;
-    fs.record({
+    return {
       operation: a.operation, objectSizeBytes: null, status: unsupported ? 'unsupported' : a.bad ? 'failed' : 'ok', supported: !unsupported,
       verified: !unsupported && a.bad === 0 && present === files, ops: present, ok: kept, failed: present - kept, bytes: 0, durationMs: 0, latency: null,
       errorSample: unsupported || a.bad ? `${unsupported ? present : a.bad} of ${present} files did not keep their ${a.what}${how ? ` (${how})` : ''}${a.first ? `; first: ${a.first}` : ''}` : null,
       movesPayload: false,
-    });
-  }
-  fs.progress('tar-extract: removing the extracted tree');
-  await rm(dest, { recursive: true, force: true }).catch(() => {});
+    };
+  });
 }
 
 /**
@@ -220,33 +235,14 @@ async function checkExtraction(root: string, archive: Tarball, signal: AbortSign
     try {
       handle = await open(path, 'r');
       const st = await handle.stat();
-      let crc = 0;
-      let got = 0;
-      for (;;) {
-        const { bytesRead } = await handle.read(buffer, 0, buffer.length, null);
-        if (!bytesRead) break;
-        crc = crc32(buffer.subarray(0, bytesRead), crc);
-        got += bytesRead;
-      }
+      const { crc, got } = await crcOf(handle, buffer);
       if (got !== f.size || crc !== archive.crcs[i]) {
         c.contentBad++;
         c.firstContentProblem ??= `${f.path}: ${got} bytes, expected ${f.size}${got === f.size ? ' (content differs)' : ''}`;
       } else {
         c.bytes += got;
       }
-      c.modesSeen.add(st.mode & 0o7777);
-      if ((st.mode & 0o7777) !== f.mode) {
-        c.modeBad++;
-        c.firstModeProblem ??= `${f.path} has mode ${(st.mode & 0o7777).toString(8)}, expected ${f.mode.toString(8)}`;
-      }
-      if (c.ownerChecked && (st.uid !== TREE_OWNER.uid || st.gid !== TREE_OWNER.gid)) {
-        c.ownerBad++;
-        c.firstOwnerProblem ??= `${f.path} is owned by ${st.uid}:${st.gid}, expected ${TREE_OWNER.uid}:${TREE_OWNER.gid}`;
-      }
-      if (Math.floor(st.mtimeMs / 1000) !== f.mtimeSec) {
-        c.timeBad++;
-        c.firstTimeProblem ??= `${f.path} has mtime ${new Date(st.mtimeMs).toISOString()}, expected ${new Date(f.mtimeSec * 1000).toISOString()}`;
-      }
+      compareMetadata(c, f, st);
     } catch (err) {
       c.missing++;
       c.contentBad++;
@@ -257,6 +253,35 @@ async function checkExtraction(root: string, archive: Tarball, signal: AbortSign
     }
   }
   return c;
+}
+
+/** Reads the open file to its end: its CRC-32 and length. */
+async function crcOf(handle: FileHandle, buffer: Buffer): Promise<{ crc: number; got: number }> {
+  let crc = 0;
+  let got = 0;
+  for (;;) {
+    const { bytesRead } = await handle.read(buffer, 0, buffer.length, null);
+    if (!bytesRead) return { crc, got };
+    crc = crc32(buffer.subarray(0, bytesRead), crc);
+    got += bytesRead;
+  }
+}
+
+/** Counts into `c` whether the extracted file kept the archive's mode, owner (as root) and modification time. */
+function compareMetadata(c: ExtractionCheck, f: TreePlan['files'][number], st: Stats): void {
+  c.modesSeen.add(st.mode & 0o7777);
+  if ((st.mode & 0o7777) !== f.mode) {
+    c.modeBad++;
+    c.firstModeProblem ??= `${f.path} has mode ${(st.mode & 0o7777).toString(8)}, expected ${f.mode.toString(8)}`;
+  }
+  if (c.ownerChecked && (st.uid !== TREE_OWNER.uid || st.gid !== TREE_OWNER.gid)) {
+    c.ownerBad++;
+    c.firstOwnerProblem ??= `${f.path} is owned by ${st.uid}:${st.gid}, expected ${TREE_OWNER.uid}:${TREE_OWNER.gid}`;
+  }
+  if (Math.floor(st.mtimeMs / 1000) !== f.mtimeSec) {
+    c.timeBad++;
+    c.firstTimeProblem ??= `${f.path} has mtime ${new Date(st.mtimeMs).toISOString()}, expected ${new Date(f.mtimeSec * 1000).toISOString()}`;
+  }
 }
 
 export function describeTarExtractParams(p: TarExtractParams): Record<string, string> {

@@ -209,38 +209,7 @@ async function readers(dir: string): Promise<{ measure: Measure; sameLoop: () =>
   }, { ops: reads / Math.min(16, cpus().length) });
   const jobs = (logs: (i: number) => boolean): ReadFilesJob[] =>
     sequences.map((sequence, i) => ({ kind: 'read-files', files, sequence, chunkBytes: 256 * 1024, reportProgress: false, opLog: logs(i) ? 'wall' : null }));
-  /**
-   * That the readers' timed loop is the same with the series on or off, as their results show it:
-   * a run with every reader's series on and one with all off, each thread's two results matching
-   * in everything but the log and the times (the same keys, counts, bytes, errors, as many
-   * latencies), the log holding exactly a completion per read (no progress entry: no file reaches
-   * PROGRESS_BYTES), each at the read's end inside the thread's span, with the read's latency.
-   * Throws if not. The loop itself stores the same values either way (read-files.thread.ts, `run`).
-   */
-  const sameLoop = async () => {
-    const on = await runThreads<ReadFilesResult>(jobs(() => true), { signal });
-    const off = await runThreads<ReadFilesResult>(jobs(() => false), { signal });
-    const shape = (r: ReadFilesResult) => {
-      const { log: _log, latenciesNs, activeNs: _a, startNs: _s, endNs: _e, ...rest } = r;
-      return JSON.stringify({ keys: Object.keys(r).sort(), latencies: [latenciesNs.constructor.name, latenciesNs.length], ...rest });
-    };
-    const problem = (i: number): string | null => {
-      const [a, b] = [on[i], off[i]];
-      const log = a.log;
-      if (b.log !== null) return 'the run with the series off kept a log';
-      if (a.failed || a.ok !== sequences[i].length) return `${a.ok}/${sequences[i].length} reads ok: ${a.firstError}`;
-      if (!log || log.at.length !== a.ops) return `the run with the series on logged ${log?.at.length ?? 'no'} entries for ${a.ops} reads`;
-      for (let k = 0; k < a.ops; k++) {
-        if (log.latency[k] !== a.latenciesNs[k]) return `entry ${k}'s latency ${log.latency[k]} ns is not read ${k}'s ${a.latenciesNs[k]} ns`;
-        if (log.at[k] < a.startNs + log.latency[k] || log.at[k] > a.endNs || (k > 0 && log.at[k] - log.latency[k] < log.at[k - 1])) return `entry ${k} at ${log.at[k]} ns does not end read ${k} inside the thread's span`;
-      }
-      return shape(a) !== shape(b) ? `the results differ beyond the log: on ${shape(a)}, off ${shape(b)}` : null;
-    };
-    for (let i = 0; i < sequences.length; i++) {
-      const p = problem(i);
-      if (p) throw new Error(`readers: the timed loop is not shown to be the same with the series on and off (thread ${i}): ${p}`);
-    }
-  };
+  const sameLoop = () => sameLoopCheck(jobs, sequences.map((q) => q.length));
   let round = 0;
   /**
    * One measurement in which half the readers have the series on and half off, released at once:
@@ -261,6 +230,40 @@ async function readers(dir: string): Promise<{ measure: Measure; sameLoop: () =>
     return overPct(perRead(true), perRead(false));
   };
   return { measure, sameLoop, split, readsPerThread: Math.round(reads / sequences.length) };
+}
+
+/**
+ * That the readers' timed loop is the same with the series on or off, as their results show it:
+ * a run with every reader's series on and one with all off, each thread's two results matching
+ * in everything but the log and the times (the same keys, counts, bytes, errors, as many
+ * latencies), the log holding exactly a completion per read (no progress entry: no file reaches
+ * PROGRESS_BYTES), each at the read's end inside the thread's span, with the read's latency.
+ * Throws if not. The loop itself stores the same values either way (read-files.thread.ts, `run`).
+ */
+async function sameLoopCheck(jobs: (logs: (i: number) => boolean) => ReadFilesJob[], planned: number[]): Promise<void> {
+  const on = await runThreads<ReadFilesResult>(jobs(() => true), { signal });
+  const off = await runThreads<ReadFilesResult>(jobs(() => false), { signal });
+  for (let i = 0; i < planned.length; i++) {
+    const p = loopDifference(on[i], off[i], planned[i]);
+    if (p) throw new Error(`readers: the timed loop is not shown to be the same with the series on and off (thread ${i}): ${p}`);
+  }
+}
+
+/** How one thread's results with the series on (`a`) and off (`b`) differ beyond the log and the times; null when they do not. */
+function loopDifference(a: ReadFilesResult, b: ReadFilesResult, planned: number): string | null {
+  const shape = (r: ReadFilesResult) => {
+    const { log: _log, latenciesNs, activeNs: _a, startNs: _s, endNs: _e, ...rest } = r;
+    return JSON.stringify({ keys: Object.keys(r).sort(), latencies: [latenciesNs.constructor.name, latenciesNs.length], ...rest });
+  };
+  const log = a.log;
+  if (b.log !== null) return 'the run with the series off kept a log';
+  if (a.failed || a.ok !== planned) return `${a.ok}/${planned} reads ok: ${a.firstError}`;
+  if (!log || log.at.length !== a.ops) return `the run with the series on logged ${log?.at.length ?? 'no'} entries for ${a.ops} reads`;
+  for (let k = 0; k < a.ops; k++) {
+    if (log.latency[k] !== a.latenciesNs[k]) return `entry ${k}'s latency ${log.latency[k]} ns is not read ${k}'s ${a.latenciesNs[k]} ns`;
+    if (log.at[k] < a.startNs + log.latency[k] || log.at[k] > a.endNs || (k > 0 && log.at[k] - log.latency[k] < log.at[k - 1])) return `entry ${k} at ${log.at[k]} ns does not end read ${k} inside the thread's span`;
+  }
+  return shape(a) !== shape(b) ? `the results differ beyond the log: on ${shape(a)}, off ${shape(b)}` : null;
 }
 
 /**

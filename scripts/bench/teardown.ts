@@ -47,6 +47,55 @@ async function writeVersions(s3: S3Client, keys: number): Promise<void> {
   }));
 }
 
+/** The handler's ListObjectVersions and DeleteObjects requests, and the keys those deleted, counted as they are sent. */
+function countRequests(s3: S3Client): { list: number; deleteObjects: number; keys: number } {
+  const requests = { list: 0, deleteObjects: 0, keys: 0 };
+  s3.middlewareStack.add((next, context) => async (args) => {
+    const command = (context as { commandName?: string }).commandName;
+    if (command === 'ListObjectVersionsCommand') requests.list++;
+    if (command === 'DeleteObjectsCommand') {
+      requests.deleteObjects++;
+      requests.keys += (args.input as { Delete: { Objects: unknown[] } }).Delete.Objects.length;
+    }
+    return next(args);
+  }, { step: 'initialize', name: 'countRequests' });
+  return requests;
+}
+
+type TeardownModule = typeof import('../../lambda/teardown');
+
+/** The state machine's loop: the handler called again, each round with the task's timeout, until it says done. */
+async function deleteInRounds(handler: TeardownModule['handler'], clients: Parameters<TeardownModule['handler']>[2]): Promise<{ rounds: number[]; deleted: number }> {
+  const roundMs = TASK_TIMEOUT_S.teardown * 1000;
+  const rounds: number[] = [];
+  let deleted = 0;
+  for (let done = false; !done;) {
+    const start = Date.now();
+    const out = await handler({ runId: RUN }, { getRemainingTimeInMillis: () => roundMs - (Date.now() - start) }, clients);
+    rounds.push(out.deletedVersions);
+    deleted += out.deletedVersions;
+    done = out.done;
+    if (rounds.length > 1000) throw new Error('no end after 1,000 rounds');
+  }
+  return { rounds, deleted };
+}
+
+function printFigures(teardown: TeardownModule, r: { deleted: number; seconds: number; rounds: number[]; requests: ReturnType<typeof countRequests> }): void {
+  const { deleted, seconds, rounds, requests } = r;
+  const rate = deleted / seconds;
+  // The work a round does: the share of the timeout it starts requests in (lambda/teardown.ts).
+  const workS = Math.min(TASK_TIMEOUT_S.teardown * teardown.ROUND_SHARE_OF_TIMEOUT, TASK_TIMEOUT_S.teardown - teardown.STOP_BEFORE_DEADLINE_MS / 1000);
+  const roundsFor = (perS: number) => Math.ceil(seedVersions / perS / workS);
+  const n = (x: number) => Math.round(x).toLocaleString('en-US');
+  process.stdout.write([
+    `deleted ${n(deleted)} in ${seconds.toFixed(2)} s over ${rounds.length} round${rounds.length > 1 ? 's' : ''} of ${TASK_TIMEOUT_S.teardown} s: ${n(rate)} versions/s`,
+    `requests: ${requests.deleteObjects} DeleteObjects (${n(requests.keys / requests.deleteObjects)} keys each on average, at most ${teardown.DELETE_CONCURRENCY} in flight), ${requests.list} ListObjectVersions`,
+    `seed scale, ${n(seedVersions)} versions: ${n(seedVersions / rate)} s at this rate = ${roundsFor(rate)} round(s) of ${workS} s of work; `
+      + `at S3's ${n(S3_DELETES_PER_PREFIX_PER_S)} deletes/s per prefix (assumed): ${n(seedVersions / S3_DELETES_PER_PREFIX_PER_S)} s = ${roundsFor(S3_DELETES_PER_PREFIX_PER_S)} rounds; `
+      + `the state machine allows ${TEARDOWN_MAX_ROUNDS}`,
+  ].join('\n') + '\n');
+}
+
 async function main(): Promise<void> {
   const server = await startEmbeddedEndpoint();
   const writer = makeS3Client(server.target, { maxSockets: 32 });
@@ -54,7 +103,7 @@ async function main(): Promise<void> {
   Object.assign(process.env, {
     AWS_ACCESS_KEY_ID: server.target.credentials!.accessKeyId, AWS_SECRET_ACCESS_KEY: server.target.credentials!.secretAccessKey,
     AWS_REGION: 'us-east-1', S3AB_S3_ENDPOINT: server.target.endpointUrl,
-    STACK_NAME: 'S3AccessBench', DATA_BUCKET: BUCKET, ACCESS_POINT_PREFIX: 'lambda/', POWERTOOLS_LOG_LEVEL: 'SILENT',
+    STACK_NAME: 'S3AccessBench', DATA_BUCKET: BUCKET, RESULTS_BUCKET: BUCKET, ACCESS_POINT_PREFIX: 'lambda/', POWERTOOLS_LOG_LEVEL: 'SILENT',
   });
   const teardown = await import('../../lambda/teardown');
   const { s3Client } = await import('../../lambda/shared/s3');
@@ -68,44 +117,14 @@ async function main(): Promise<void> {
     process.stdout.write(`created ${created.toLocaleString('en-US')} versions and delete markers (${keys.toLocaleString('en-US')} keys × 2 versions + 1 delete marker) in ${((performance.now() - t0) / 1000).toFixed(1)} s on ${server.target.server}\n`);
 
     const s3 = s3Client();
-    const requests = { list: 0, deleteObjects: 0, keys: 0 };
-    s3.middlewareStack.add((next, context) => async (args) => {
-      const command = (context as { commandName?: string }).commandName;
-      if (command === 'ListObjectVersionsCommand') requests.list++;
-      if (command === 'DeleteObjectsCommand') {
-        requests.deleteObjects++;
-        requests.keys += (args.input as { Delete: { Objects: unknown[] } }).Delete.Objects.length;
-      }
-      return next(args);
-    }, { step: 'initialize', name: 'countRequests' });
+    const requests = countRequests(s3);
     // No runners here: DescribeInstances finds none (EC2 cannot run locally).
     const ec2 = { send: async () => ({ Reservations: [] }) } as unknown as EC2Client;
-    const roundMs = TASK_TIMEOUT_S.teardown * 1000;
-    const rounds: number[] = [];
-    let deleted = 0;
     const t1 = performance.now();
-    for (let done = false; !done;) {
-      const start = Date.now();
-      const out = await teardown.handler({ runId: RUN }, { getRemainingTimeInMillis: () => roundMs - (Date.now() - start) }, { ec2, s3 });
-      rounds.push(out.deletedVersions);
-      deleted += out.deletedVersions;
-      done = out.done;
-      if (rounds.length > 1000) throw new Error('no end after 1,000 rounds');
-    }
+    const { rounds, deleted } = await deleteInRounds(teardown.handler, { ec2, s3 });
     const seconds = (performance.now() - t1) / 1000;
     if (deleted !== created) throw new Error(`deleted ${deleted} of ${created}`);
-    const rate = deleted / seconds;
-    // The work a round does: the share of the timeout it starts requests in (lambda/teardown.ts).
-    const workS = Math.min(TASK_TIMEOUT_S.teardown * teardown.ROUND_SHARE_OF_TIMEOUT, TASK_TIMEOUT_S.teardown - teardown.STOP_BEFORE_DEADLINE_MS / 1000);
-    const roundsFor = (perS: number) => Math.ceil(seedVersions / perS / workS);
-    const n = (x: number) => Math.round(x).toLocaleString('en-US');
-    process.stdout.write([
-      `deleted ${n(deleted)} in ${seconds.toFixed(2)} s over ${rounds.length} round${rounds.length > 1 ? 's' : ''} of ${TASK_TIMEOUT_S.teardown} s: ${n(rate)} versions/s`,
-      `requests: ${requests.deleteObjects} DeleteObjects (${n(requests.keys / requests.deleteObjects)} keys each on average, at most ${teardown.DELETE_CONCURRENCY} in flight), ${requests.list} ListObjectVersions`,
-      `seed scale, ${n(seedVersions)} versions: ${n(seedVersions / rate)} s at this rate = ${roundsFor(rate)} round(s) of ${workS} s of work; `
-        + `at S3's ${n(S3_DELETES_PER_PREFIX_PER_S)} deletes/s per prefix (assumed): ${n(seedVersions / S3_DELETES_PER_PREFIX_PER_S)} s = ${roundsFor(S3_DELETES_PER_PREFIX_PER_S)} rounds; `
-        + `the state machine allows ${TEARDOWN_MAX_ROUNDS}`,
-    ].join('\n') + '\n');
+    printFigures(teardown, { deleted, seconds, rounds, requests });
     s3.destroy();
   } finally {
     writer.destroy();

@@ -19,6 +19,7 @@ use std::path::PathBuf;
 use anyhow::{Context, Result, anyhow, bail};
 use async_trait::async_trait;
 use clap::Parser;
+use mountpoint_s3_client::S3CrtClient;
 use mountpoint_s3_client::config::{AddressingStyle, EndpointConfig};
 use mountpoint_s3_client::types::ETag;
 use mountpoint_s3_client::user_agent::UserAgent;
@@ -237,7 +238,8 @@ fn default_memory_target() -> usize {
     ((total * 95 / 100) as usize).max(mountpoint_s3_fs::memory::MINIMUM_MEM_LIMIT)
 }
 
-fn run(args: Args) -> Result<()> {
+/// The flags' own limits, checked before anything is set up.
+fn check_args(args: &Args) -> Result<()> {
     if !args.directory.is_dir() {
         bail!("mount point {} is not a directory", args.directory.display());
     }
@@ -247,29 +249,26 @@ fn run(args: Args) -> Result<()> {
     if args.part_size < 5 * 1024 * 1024 && !args.read_only {
         bail!("--part-size must be at least 5 MiB (the S3 multipart minimum)");
     }
-    let _logging = init_logging(LoggingConfig {
-        log_to_stdout: args.log_directory.is_none(),
-        log_file: args.log_directory.as_deref().map(prepare_log_file_name),
-        default_filter: args.log_filter.clone(),
-    })
-    .context("failed to set up logging")?;
+    Ok(())
+}
 
-    let bucket = Bucket::new(args.bucket.clone()).map_err(|e| anyhow!("bad bucket name {:?}: {e}", args.bucket))?;
-    let prefix = Prefix::new(&args.prefix).map_err(|e| anyhow!("bad --prefix {:?}: {e}", args.prefix))?;
-    let s3_path = S3Path::new(bucket, prefix);
-    let addressing_style = if args.force_path_style { AddressingStyle::Path } else { AddressingStyle::Automatic };
+fn addressing_style(args: &Args) -> AddressingStyle {
+    if args.force_path_style { AddressingStyle::Path } else { AddressingStyle::Automatic }
+}
 
-    // The personality decides rename support, exactly as upstream infers it.
-    let personality = {
-        let mut endpoint = EndpointConfig::new(&args.region).addressing_style(addressing_style);
-        if let Some(url) = &args.endpoint_url {
-            let uri = mountpoint_s3_client::config::Uri::new_from_str(&Default::default(), url)
-                .map_err(|e| anyhow!("bad --endpoint-url {url:?}: {e}"))?;
-            endpoint = endpoint.endpoint(uri);
-        }
-        S3Personality::infer_from_bucket(s3_path.bucket.as_str(), &endpoint)
-    };
+/// The personality decides rename support, exactly as upstream infers it.
+fn personality(args: &Args, bucket: &Bucket) -> Result<S3Personality> {
+    let mut endpoint = EndpointConfig::new(&args.region).addressing_style(addressing_style(args));
+    if let Some(url) = &args.endpoint_url {
+        let uri = mountpoint_s3_client::config::Uri::new_from_str(&Default::default(), url)
+            .map_err(|e| anyhow!("bad --endpoint-url {url:?}: {e}"))?;
+        endpoint = endpoint.endpoint(uri);
+    }
+    Ok(S3Personality::infer_from_bucket(bucket.as_str(), &endpoint))
+}
 
+/// The S3 client's settings: mount-s3's defaults for memory and throughput unless the flags set them.
+fn client_config(args: &Args) -> Result<(ClientConfig, MemoryLimitSetting)> {
     let memory_target = match args.memory_target {
         Some(mib) => MemoryLimitSetting::User((mib as usize) * 1024 * 1024),
         None => MemoryLimitSetting::Default(default_memory_target()),
@@ -279,10 +278,10 @@ fn run(args: Args) -> Result<()> {
         None => TargetThroughputSetting::Default,
     };
     let part_config = PartConfig::with_part_size(args.part_size).validate(memory_target)?;
-    let client_config = ClientConfig {
+    let config = ClientConfig {
         region: Region::new_user_specified(args.region.clone()),
         endpoint_url: args.endpoint_url.clone(),
-        addressing_style,
+        addressing_style: addressing_style(args),
         dual_stack: false,
         transfer_acceleration: false,
         auth_config: Default::default(),
@@ -294,21 +293,31 @@ fn run(args: Args) -> Result<()> {
         user_agent: UserAgent::new(Some(format!("s3ab-mount-s3/{}", env!("CARGO_PKG_VERSION")))),
         tls_config: None,
     };
+    Ok((config, memory_target))
+}
+
+/// The S3 client and the memory pool it shares with the file system; the client checks the bucket with one
+/// ListObjectsV2, so bad credentials or a missing bucket fail here.
+fn connect(args: &Args, s3_path: &S3Path) -> Result<(S3CrtClient, PagedPool)> {
+    let (client_config, memory_target) = client_config(args)?;
     let pool = PagedPool::config()
         .with_candidate_sizes([CandidateSize::new(client_config.part_config.read_size_bytes)])
         .with_memory_limit(memory_target.bytes())
         .build();
     let client = client_config
-        .create_client(pool.clone(), Some(&s3_path))
+        .create_client(pool.clone(), Some(s3_path))
         .with_context(|| format!("cannot use bucket {:?}", args.bucket))?;
-    let runtime = Runtime::new(client.event_loop_group());
+    Ok((client, pool))
+}
 
+/// What the file system allows, and how long it trusts metadata: 60 s with `--cache`, as mount-s3.
+fn filesystem_config(args: &Args, personality: S3Personality) -> S3FilesystemConfig {
     let metadata_ttl = args.metadata_ttl.unwrap_or(if args.cache.is_some() {
         TimeToLive::Duration(std::time::Duration::from_secs(60))
     } else {
         TimeToLive::Minimal
     });
-    let fs_config = S3FilesystemConfig {
+    S3FilesystemConfig {
         cache_config: CacheConfig::new(metadata_ttl),
         allow_delete: args.allow_delete,
         allow_overwrite: args.allow_overwrite,
@@ -316,24 +325,47 @@ fn run(args: Args) -> Result<()> {
         s3_personality: personality,
         read_only: args.read_only,
         ..Default::default()
-    };
-
-    let mut managed_cache_dir = None;
-    let mut data_cache_config = DataCacheConfig::default();
-    if let Some(parent) = &args.cache {
-        let managed = ManagedCacheDir::new_from_parent_with_cache_key(parent, None, true)
-            .with_context(|| format!("cannot use cache directory {}", parent.display()))?;
-        data_cache_config.disk_cache_config = Some(DiskDataCacheConfig {
-            cache_directory: managed.as_path_buf(),
-            block_size: 1024 * 1024,
-            limit: match args.max_cache_size {
-                Some(0) => bail!("--max-cache-size must be above 0"),
-                Some(mib) => CacheLimit::TotalSize { max_size: (mib as usize) * 1024 * 1024 },
-                None => CacheLimit::default(),
-            },
-        });
-        managed_cache_dir = Some(managed);
     }
+}
+
+/// The disk data cache under `--cache`, in a fresh subdirectory that the returned guard removes when dropped.
+fn data_cache(args: &Args) -> Result<(DataCacheConfig, Option<ManagedCacheDir>)> {
+    let mut config = DataCacheConfig::default();
+    let Some(parent) = &args.cache else {
+        return Ok((config, None));
+    };
+    let managed = ManagedCacheDir::new_from_parent_with_cache_key(parent, None, true)
+        .with_context(|| format!("cannot use cache directory {}", parent.display()))?;
+    config.disk_cache_config = Some(DiskDataCacheConfig {
+        cache_directory: managed.as_path_buf(),
+        block_size: 1024 * 1024,
+        limit: match args.max_cache_size {
+            Some(0) => bail!("--max-cache-size must be above 0"),
+            Some(mib) => CacheLimit::TotalSize { max_size: (mib as usize) * 1024 * 1024 },
+            None => CacheLimit::default(),
+        },
+    });
+    Ok((config, Some(managed)))
+}
+
+fn run(args: Args) -> Result<()> {
+    check_args(&args)?;
+    let _logging = init_logging(LoggingConfig {
+        log_to_stdout: args.log_directory.is_none(),
+        log_file: args.log_directory.as_deref().map(prepare_log_file_name),
+        default_filter: args.log_filter.clone(),
+    })
+    .context("failed to set up logging")?;
+
+    let bucket = Bucket::new(args.bucket.clone()).map_err(|e| anyhow!("bad bucket name {:?}: {e}", args.bucket))?;
+    let prefix = Prefix::new(&args.prefix).map_err(|e| anyhow!("bad --prefix {:?}: {e}", args.prefix))?;
+    let personality = personality(&args, &bucket)?;
+    let s3_path = S3Path::new(bucket, prefix);
+
+    let (client, pool) = connect(&args, &s3_path)?;
+    let runtime = Runtime::new(client.event_loop_group());
+    let fs_config = filesystem_config(&args, personality);
+    let (data_cache_config, managed_cache_dir) = data_cache(&args)?;
 
     let superblock = Superblock::new(
         client.clone(),
@@ -341,7 +373,6 @@ fn run(args: Args) -> Result<()> {
         SuperblockConfig { cache_config: fs_config.cache_config.clone(), s3_personality: personality },
     );
     let metablock = RenameGate { inner: superblock, rename_supported: personality.supports_rename_object() };
-
     let fuse_config = FuseSessionConfig::new(
         MountPoint::new(&args.directory)?,
         FuseOptions { read_only: args.read_only, ..Default::default() },

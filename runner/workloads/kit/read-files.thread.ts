@@ -200,20 +200,35 @@ export function readFilesOpLog(
   return log;
 }
 
+/**
+ * Per file read, in order, filled with the series on or off alike: its time inside open/read/close
+ * (ok or failed; the ok ones' are the latencies), its end on the process-wide clock (the file's
+ * close, or the failure's moment), and whether it failed (set on failures only). The loop writes
+ * no completion into the series' log: the log is built from these after the loop, untimed, so
+ * the series adds nothing to a small file's read, not even a branch on it.
+ */
+interface PerFile {
+  opNs: Float64Array;
+  endNs: Float64Array;
+  failed: Uint8Array;
+  /** Room for the progress entries of the files that reach PROGRESS_BYTES (the log does not grow inside the timed loop). */
+  progressLog: OpLog | null;
+  progress: ProgressLog | null;
+}
+
+function perFileRecords(job: ReadFilesJob): PerFile {
+  const planned = job.sequence.length;
+  const progressLog = job.opLog ? new OpLog(job.sequence.reduce((n, i) => n + Math.floor(job.files[i].size / PROGRESS_BYTES), 0)) : null;
+  return {
+    opNs: new Float64Array(planned), endNs: new Float64Array(planned), failed: new Uint8Array(planned), progressLog,
+    progress: progressLog ? { log: progressLog, wall: job.opLog === 'wall', activeBeforeNs: 0 } : null,
+  };
+}
+
 function run(state: State, ctx: ThreadContext): { result: ReadFilesResult; transfer: ArrayBuffer[] } {
   const { job, buffer } = state;
-  // Per file read, in order, filled with the series on or off alike: its time inside open/read/close
-  // (ok or failed; the ok ones' are the latencies), its end on the process-wide clock (the file's
-  // close, or the failure's moment), and whether it failed (set on failures only). The loop writes
-  // no completion into the series' log: the log is built from these after the loop, untimed, so
-  // the series adds nothing to a small file's read, not even a branch on it.
-  const planned = job.sequence.length;
-  const opNs = new Float64Array(planned);
-  const endNs = new Float64Array(planned);
-  const failed = new Uint8Array(planned);
-  // Room for the progress entries of the files that reach PROGRESS_BYTES (the log does not grow inside the timed loop).
-  const progressLog = job.opLog ? new OpLog(job.sequence.reduce((n, i) => n + Math.floor(job.files[i].size / PROGRESS_BYTES), 0)) : null;
-  const progress: ProgressLog | null = progressLog ? { log: progressLog, wall: job.opLog === 'wall', activeBeforeNs: 0 } : null;
+  const perFile = perFileRecords(job);
+  const { opNs, endNs, failed, progress } = perFile;
   const r: ReadFilesResult = {
     ops: 0, ok: 0, failed: 0, latenciesNs: opNs, activeNs: 0, startNs: nowNs(), endNs: 0, bytes: 0, mismatches: 0, errors: {}, firstError: null, log: null,
   };
@@ -244,21 +259,16 @@ function run(state: State, ctx: ThreadContext): { result: ReadFilesResult; trans
         ctx.count(read.got, 1);
       } else {
         failed[i] = 1;
-        r.failed++;
-        r.mismatches++;
-        r.firstError ??= `${file.path}: read ${read.got} bytes with CRC-32 ${read.crc.toString(16)}, expected ${file.size} bytes with ${file.crc32.toString(16)}`;
+        countMismatch(r, file, read);
       }
     } catch (err) {
-      const f = describeFailure(err);
       r.ops++;
-      r.failed++;
       r.activeNs += read.spentNs;
       opNs[i] = read.spentNs;
       // Failed before its close: the file's close time is not this file's.
       endNs[i] = nowNs();
       failed[i] = 1;
-      r.errors[f.code] = (r.errors[f.code] ?? 0) + 1;
-      r.firstError ??= `${file.path}: ${f.message}`;
+      countFailure(r, file, err);
     }
     ctx.done();
     if (job.reportProgress && nowNs() - lastNote > 1e9) {
@@ -267,7 +277,25 @@ function run(state: State, ctx: ThreadContext): { result: ReadFilesResult; trans
     }
   }
   r.endNs = nowNs();
-  // Untimed from here: the ok reads' times, in order, and the series' log.
+  return finishResult(r, job, perFile);
+}
+
+function countMismatch(r: ReadFilesResult, file: ReadFilesJob['files'][number], read: FileRead): void {
+  r.failed++;
+  r.mismatches++;
+  r.firstError ??= `${file.path}: read ${read.got} bytes with CRC-32 ${read.crc.toString(16)}, expected ${file.size} bytes with ${file.crc32.toString(16)}`;
+}
+
+function countFailure(r: ReadFilesResult, file: ReadFilesJob['files'][number], err: unknown): void {
+  const f = describeFailure(err);
+  r.failed++;
+  r.errors[f.code] = (r.errors[f.code] ?? 0) + 1;
+  r.firstError ??= `${file.path}: ${f.message}`;
+}
+
+/** Untimed, after the loop: the ok reads' times, in order, and the series' log. */
+function finishResult(r: ReadFilesResult, job: ReadFilesJob, perFile: PerFile): { result: ReadFilesResult; transfer: ArrayBuffer[] } {
+  const { opNs, endNs, failed, progressLog } = perFile;
   const latencies = new Float64Array(r.ok);
   for (let i = 0, k = 0; i < r.ops; i++) if (!failed[i]) latencies[k++] = opNs[i];
   r.latenciesNs = latencies;
