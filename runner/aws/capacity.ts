@@ -1,6 +1,7 @@
 import { DescribeInstancesCommand, DescribeInstanceTypeOfferingsCommand, EC2Client, type Instance } from '@aws-sdk/client-ec2';
 import { countsAgainstStandardQuota, vcpusOf } from '../../lib/instance-types';
-import { decideCapacity, STANDARD_VCPU_QUOTA, typesToCheck, type AccountCapacity, type CapacityDecision, type Refusal, type RunnerSpec } from '../plan/capacity';
+import { decideCapacity, STANDARD_VCPU_QUOTA, typesToCheck, type AccountCapacity, type CapacityDecision, type Refusal } from '../plan/capacity';
+import type { RunnerSpec } from '../plan/execution-model';
 import { serviceQuotasClient, type ServiceQuotasApi } from './service-quotas';
 
 /**

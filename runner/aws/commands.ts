@@ -90,7 +90,7 @@ export async function awsRun(c: AwsClients, a: RunArgs, out: Out, sleep = (ms: n
   const capacity = await capacityFor(c, a.stack, outputs, plan.runners);
   for (const note of capacity.notes) out(note);
   if (capacity.fallbacks.length) plan = estimateFor({ ...source, runners: capacity.runners });
-  out(`capacity: ${capacity.vcpus.needed} of the ${capacity.vcpus.quota - capacity.vcpus.running} Standard vCPUs free (quota ${capacity.vcpus.quota}, ${capacity.vcpus.running} running)`);
+  out(`capacity: the runners take ${capacity.vcpus.needed} of the ${capacity.vcpus.quota - capacity.vcpus.running} On-Demand Standard vCPUs free (quota ${capacity.vcpus.quota}, ${capacity.vcpus.running} running)`);
   const input = { matrix: rawMatrixFor(source), runners: plan.runners };
   const started = await c.sfn.send(new StartExecutionCommand({ stateMachineArn: outputs.StateMachineArn, input: JSON.stringify(input) }));
   out(`started ${started.executionArn}`);

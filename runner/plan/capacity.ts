@@ -1,5 +1,6 @@
 import { countsAgainstStandardQuota, vcpusOf } from '../../lib/instance-types';
 import { EQUIVALENT_TYPES, STATE_DATA_LIMIT_BYTES } from './aws-facts';
+import type { RunnerSpec } from './execution-model';
 
 /**
  * What an execution needs of the account before anything is created, as pure policy: the
@@ -15,7 +16,6 @@ export const STANDARD_VCPU_QUOTA = {
   name: 'Running On-Demand Standard (A, C, D, H, I, M, R, T, Z) instances',
 } as const;
 
-export interface RunnerSpec { instanceType: string; count: number }
 
 /** The account as read before an execution starts. */
 export interface AccountCapacity {

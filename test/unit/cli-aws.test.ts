@@ -143,7 +143,7 @@ describe('run: the account\'s capacity is checked before anything is created', (
     const lines: string[] = [];
     await awsRun(clients(), { stack: 'S', profile: 'seed' }, (l) => lines.push(l), noSleep);
     expect(sfn.commandCalls(StartExecutionCommand)).toHaveLength(1);
-    expect(lines).toContain('capacity: 32 of the 32 Standard vCPUs free (quota 40, 8 running)');
+    expect(lines).toContain('capacity: the runners take 32 of the 32 On-Demand Standard vCPUs free (quota 40, 8 running)');
   });
 
   test('c8gn not offered in the stack\'s zones: the plan runs c7gn, its documented equivalent, and says so', async () => {
