@@ -206,8 +206,14 @@ export async function handler(event: { input?: unknown }, context?: { getRemaini
     throw err;
   }
   if (isRefusal(decision)) throw new NamedError('InsufficientCapacity', `${decision.problem} — ${decision.fix}`);
-  // A type not offered in the stack's zones runs as its equivalent: the plan is made again with it.
-  if (decision.fallbacks.length) v = validateInput({ ...(event?.input as object), runners: decision.runners }, defaultType, maxShardSeconds);
+  // A type not offered in the stack's zones runs as its equivalent: the same architecture (image),
+  // vCPUs and link (runner/plan/aws-facts.ts EQUIVALENT_TYPES), so the same shards on it — no second
+  // plan within the function's seconds.
+  const as = new Map(decision.fallbacks.map((f) => [f.from, f.to]));
+  if (as.size) {
+    const swap = <T extends { instanceType: string }>(x: T): T => ({ ...x, instanceType: as.get(x.instanceType) ?? x.instanceType });
+    v = { ...v, runners: v.runners.map(swap), shards: v.shards.map(swap) };
+  }
   for (const note of decision.notes) logger.warn('capacity', { note });
   const runId = newRunId();
   const matrixKey = `${RESULTS_LAYOUT.executions}${runId}/matrix.json`;

@@ -224,6 +224,8 @@ describe('ValidateInput: the runner\'s matrix validator before anything exists; 
       const run = await handle({ input: { matrix: MATRIX, runners: [{ instanceType: 'c8gn.large', count: 2 }] } });
       expect(run.runners).toMatchObject([{ instanceType: 'c7gn.large', count: 2 }]);
       expect(run.shards.map((s) => s.instanceType)).toEqual(['c7gn.large', 'c7gn.large']);
+      // The types swapped in the plan are the plan made for c7gn itself: the equivalence keeps the shards.
+      expect(run.shards).toEqual(validate.validateInput({ matrix: MATRIX, runners: [{ instanceType: 'c7gn.large', count: 2 }] }, 'm7g.large').shards);
       expect(run.capacity).toMatchObject({ vcpus: { quota: 640, running: 0, needed: 4 }, fallbacks: [{ from: 'c8gn.large', to: 'c7gn.large' }], notes: [expect.stringMatching(/^c8gn\.large is not offered in the stack's runner Availability Zones \(us-east-1a, us-east-1b\): its 2 runner\(s\) run as c7gn\.large/)] });
     });
 
