@@ -9,6 +9,8 @@ import { logger, NamedError } from './shared/powertools';
 import { env, s3Client } from './shared/s3';
 import { CATALOG } from '../runner/catalog';
 import { budgetOf, estimateExecution, shardLimitSeconds, type ExecutionEstimate } from '../runner/plan/execution-model';
+import { checkStateSize, isRefusal, type CapacityDecision } from '../runner/plan/capacity';
+import { CapacityUnknown, capacityClients, checkCapacity, type CapacityClients } from '../runner/aws/capacity';
 
 const client = s3Client();
 
@@ -66,6 +68,8 @@ export interface ValidatedRun {
   runnerCount: number;
   documents: number;
   lambdaRepetitions: number[];
+  /** What the account's capacity check found: the Standard vCPUs (quota, running, this execution's), the types that fell back to an equivalent, and what it says about them. */
+  capacity: { vcpus: CapacityDecision['vcpus']; fallbacks: CapacityDecision['fallbacks']; notes: string[] };
 }
 
 /**
@@ -74,7 +78,7 @@ export interface ValidatedRun {
  * them (its plan: the cheapest within 45 min, else the fastest). A shard whose command timeout
  * exceeds what the execution leaves for it (`maxShardSeconds`) is refused, naming the fix.
  */
-export function validateInput(input: unknown, defaultInstanceType: string, maxShardSeconds = Infinity): Omit<ValidatedRun, 'runId' | 'matrixKey' | 'day'> & { matrix: unknown } {
+export function validateInput(input: unknown, defaultInstanceType: string, maxShardSeconds = Infinity): Omit<ValidatedRun, 'runId' | 'matrixKey' | 'day' | 'capacity'> & { matrix: unknown } {
   const ev = (input ?? {}) as ExecutionInput;
   const bad = (problem: string, fix: string) => new NamedError('InvalidInput', `${problem} — ${fix}`);
   if (ev.matrix !== undefined && ev.profile !== undefined) throw bad('the input has both "matrix" and "profile"', 'give one of them');
@@ -172,20 +176,54 @@ function checkPlan(plan: ExecutionEstimate, maxShardSeconds: number, bad: Bad): 
   }
 }
 
+/** The capacity reads' clients, made once per container (the role's credentials, the function's region). */
+let defaultCapacity: CapacityClients | undefined;
+
+/** What ValidateInput leaves itself after the capacity reads, of its remaining time: storing the matrix and answering. */
+const AFTER_CAPACITY_MS = 2000;
+
 /**
  * ValidateInput: checks the execution's input with the runner's own matrix validator (the same
- * as `s3ab run --matrix`) before anything is created, then stores the matrix where the runners'
- * `s3ab step` reads it (executions/RUNID/matrix.json).
+ * as `s3ab run --matrix`) before anything is created; then the account's capacity for its
+ * runners (runner/aws/capacity.ts: the Standard vCPU quota less what runs, the types' offerings
+ * in the stack's runner zones, a documented equivalent where a type is not offered) and the
+ * execution's state size once its runners are provisioned; then stores the matrix where the
+ * runners' `s3ab step` reads it (executions/RUNID/matrix.json).
  */
-export async function handler(event: { input?: unknown }, _context?: unknown, deps: { s3?: S3Client } = {}): Promise<ValidatedRun> {
+export async function handler(event: { input?: unknown }, context?: { getRemainingTimeInMillis?: () => number }, deps: { s3?: S3Client; capacity?: CapacityClients } = {}): Promise<ValidatedRun> {
   // What the execution leaves a shard's command (the stack sets it: its timeout less the states around the runners).
   const maxShardSeconds = Number(process.env.MAX_SHARD_SECONDS ?? Infinity);
-  const v = validateInput(event?.input, process.env.DEFAULT_INSTANCE_TYPE ?? DEFAULT_RUNNER_INSTANCE_TYPE, maxShardSeconds);
+  const defaultType = process.env.DEFAULT_INSTANCE_TYPE ?? DEFAULT_RUNNER_INSTANCE_TYPE;
+  let v = validateInput(event?.input, defaultType, maxShardSeconds);
+  const zones = (process.env.RUNNER_AVAILABILITY_ZONES ?? '').split(',').filter(Boolean);
+  if (!zones.length) throw new Error('RUNNER_AVAILABILITY_ZONES is not set: the stack sets it to its runner subnets\' Availability Zones');
+  const withinMs = Math.max(1000, (context?.getRemainingTimeInMillis?.() ?? 8000) - AFTER_CAPACITY_MS);
+  let decision;
+  try {
+    decision = await checkCapacity(deps.capacity ?? (defaultCapacity ??= capacityClients(process.env.AWS_REGION)), v.runners.map((r) => ({ instanceType: r.instanceType, count: r.count })), zones, withinMs);
+  } catch (err) {
+    if (err instanceof CapacityUnknown) throw new NamedError('CapacityUnknown', `${err.message} — start the execution again; if it keeps failing, check the function's role may call servicequotas:GetServiceQuota, ec2:DescribeInstances and ec2:DescribeInstanceTypeOfferings`);
+    throw err;
+  }
+  if (isRefusal(decision)) throw new NamedError('InsufficientCapacity', `${decision.problem} — ${decision.fix}`);
+  // A type not offered in the stack's zones runs as its equivalent: the same architecture (image),
+  // vCPUs and link (runner/plan/aws-facts.ts EQUIVALENT_TYPES), so the same shards on it — no second
+  // plan within the function's seconds.
+  const as = new Map(decision.fallbacks.map((f) => [f.from, f.to]));
+  if (as.size) {
+    const swap = <T extends { instanceType: string }>(x: T): T => ({ ...x, instanceType: as.get(x.instanceType) ?? x.instanceType });
+    v = { ...v, runners: v.runners.map(swap), shards: v.shards.map(swap) };
+  }
+  for (const note of decision.notes) logger.warn('capacity', { note });
   const runId = newRunId();
   const matrixKey = `${RESULTS_LAYOUT.executions}${runId}/matrix.json`;
-  await (deps.s3 ?? client).send(new PutObjectCommand({ Bucket: env('RESULTS_BUCKET'), Key: matrixKey, Body: JSON.stringify(v.matrix, null, 2), ContentType: 'application/json' }));
-  logger.info('input valid', { runId, steps: v.steps.length, runners: v.runnerCount });
   const { matrix: _matrix, ...rest } = v;
   void _matrix;
-  return { runId, day: runDay(runId), matrixKey, ...rest };
+  const run: ValidatedRun = { runId, day: runDay(runId), matrixKey, ...rest, capacity: { vcpus: decision.vcpus, fallbacks: decision.fallbacks, notes: decision.notes } };
+  const bytes = (x: unknown) => Buffer.byteLength(JSON.stringify(x ?? {}), 'utf8');
+  const tooLarge = checkStateSize({ inputBytes: bytes(event?.input), runBytes: bytes(run), runners: run.runnerCount, lambdaRepetitions: run.lambdaRepetitions.length, steps: run.steps.length });
+  if (tooLarge) throw new NamedError('InvalidInput', `${tooLarge.problem} — ${tooLarge.fix}`);
+  await (deps.s3 ?? client).send(new PutObjectCommand({ Bucket: env('RESULTS_BUCKET'), Key: matrixKey, Body: JSON.stringify(v.matrix, null, 2), ContentType: 'application/json' }));
+  logger.info('input valid', { runId, steps: v.steps.length, runners: v.runnerCount, vcpus: decision.vcpus });
+  return run;
 }

@@ -56,3 +56,35 @@ export const RUNNER_IMAGE: Record<Architecture, string> = {
 export const MAX_RUNNERS = 20;
 /** DescribeInstanceInformation's largest page. */
 export const SSM_INSTANCE_INFORMATION_PAGE = 50;
+
+/**
+ * The families whose On-Demand instances count against the account's "Running On-Demand Standard
+ * (A, C, D, H, I, M, R, T, Z) instances" quota (Service Quotas: service `ec2`, code L-1216C47A,
+ * counted in vCPUs). The other families (DL, F, G, Inf, P, Trn, U, VT, X, HPC, Mac) have quotas of
+ * their own; the I family's im/is types are I instances.
+ */
+const STANDARD_QUOTA_FAMILIES = new Set(['a', 'c', 'd', 'h', 'i', 'im', 'is', 'm', 'r', 't', 'z']);
+
+/** Whether On-Demand instances of this type count against the Standard vCPU quota (L-1216C47A). */
+export function countsAgainstStandardQuota(instanceType: string): boolean {
+  const m = TYPE.exec(instanceType);
+  return !!m && STANDARD_QUOTA_FAMILIES.has(m[1]);
+}
+
+/**
+ * The vCPUs of an instance type from its size, as AWS's instance type tables list them for the
+ * families a runner can be: medium 1 (T: 2), large 2, xlarge 4, Nxlarge 4·N; T's nano, micro and
+ * small 2 (t3, t3a, t4g; t2's are 1). Null for sizes it cannot tell (metal, t2's small sizes):
+ * the capacity check then asks EC2 (a running instance's CpuOptions).
+ */
+export function vcpusOf(instanceType: string): number | null {
+  const m = TYPE.exec(instanceType);
+  if (!m) return null;
+  const [, family, generation, , size] = m;
+  const burstable = family === 't';
+  if (['nano', 'micro', 'small'].includes(size)) return burstable && generation !== '2' ? 2 : null;
+  if (size === 'medium') return burstable ? 2 : 1;
+  if (size === 'large') return 2;
+  const x = /^(\d*)xlarge$/.exec(size);
+  return x ? 4 * Number(x[1] || 1) : null;
+}

@@ -80,6 +80,7 @@ export class S3AccessBenchStack extends Stack {
     out('GlueDatabase', this.results.databaseName, 'Glue database of the results table');
     out('ResultsTable', this.results.tableName, 'Glue table of the result records');
     out('AthenaWorkGroup', this.results.workGroupName, 'Athena workgroup for the named queries');
+    out('RunnerAvailabilityZones', this.network.runnerSubnets.subnets.map((x) => x.availabilityZone).join(','), 'Availability Zones of the runner subnets, in launch order: `s3ab aws run` checks the runner types\' offerings there');
     out('LaunchTemplateId', this.fleet.launchTemplate.launchTemplateId!, 'Launch template of the benchmark runners');
     out('SetupDocumentName', this.fleet.setupDocument.ref, 'SSM document that sets a runner up');
     out('RunStepDocumentName', this.fleet.runStepDocument.ref, 'SSM document that runs one benchmark step');

@@ -1,5 +1,5 @@
 /**
- * `npm run rehearse -- [--profile P | --matrix FILE] [--runners TYPE:COUNT,...] [--layout shard|fleet] [--fail setup|run-step|runner-dies] [--drop-grant ROLE:ACTION@RESOURCE]`:
+ * `npm run rehearse -- [--profile P | --matrix FILE] [--runners TYPE:COUNT,...] [--layout shard|fleet] [--fail setup|run-step|runner-dies] [--drop-grant ROLE:ACTION@RESOURCE] [--vcpu-quota N] [--running-vcpus N] [--not-offered TYPES]`:
  * a whole AWS execution rehearsed here (scripts/rehearsal/rehearse.ts) — the synthesized state
  * machine, the real Lambda handlers, local runner sandboxes running the SSM documents' own lines
  * against the embedded S3 server, every request evaluated against the template's IAM — then its
@@ -11,6 +11,7 @@ import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { parseDroppedGrant } from './rehearsal/iam';
 import { rehearse, type Fault, type RehearsalReport } from './rehearsal/rehearse';
+import { DEFAULT_ACCOUNT } from './rehearsal/local-cloud';
 import { DEFAULT_RUNNER_INSTANCE_TYPE } from '../lib/instance-types';
 import { TASK_TIMEOUT_S } from '../lib/pipeline/tasks';
 import { TEARDOWN_MAX_ROUNDS } from '../lib/pipeline/teardown-flow';
@@ -32,6 +33,7 @@ function parseOptions() {
         profile: { type: 'string', default: 'quick' }, matrix: { type: 'string' }, runners: { type: 'string' },
         layout: { type: 'string' }, fail: { type: 'string' }, 'poll-seconds': { type: 'string', default: '0' }, json: { type: 'string' },
         'drop-grant': { type: 'string' }, heartbeat: { type: 'string' }, 'skip-setup': { type: 'boolean' },
+        'vcpu-quota': { type: 'string' }, 'running-vcpus': { type: 'string' }, 'not-offered': { type: 'string' },
         documents: { type: 'string', default: '5' }, 'server-on-disk': { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
       },
     }).values;
@@ -54,6 +56,9 @@ function printHelp(): void {
     '                      or its run-step processes are killed mid-steps, no exit trap (runner-dies: fails at the heartbeat timeout)',
     '  --drop-grant G      take a grant out of the template\'s IAM first: ROLE:ACTION[@RESOURCE], e.g.',
     '                      RunnersRole:s3:ListBucket@s3ab-rehearsal-results (the rehearsal must fail naming it)',
+    '  --vcpu-quota N      the account\'s Standard vCPU quota as Service Quotas answers it (ec2 L-1216C47A; default 1000)',
+    '  --running-vcpus N   vCPUs of other On-Demand instances already running in the account (default 0)',
+    '  --not-offered T,... instance types the stack\'s runner zones do not offer (DescribeInstanceTypeOfferings)',
     '  --heartbeat I/T     runners\' heartbeat interval and the tasks\' heartbeat timeout here, in seconds (default: the definition\'s)',
     '  --poll-seconds N    seconds between readiness checks here (default 0: the sandboxes are online at once)',
     '  --documents N       documents per Lambda repetition (default 5)',
@@ -93,7 +98,17 @@ function rehearsalInput(values: Options) {
     ...(values.matrix ? { matrix: rawMatrix } : { profile: values.profile }),
     ...(runnerSpecs ? { runners: runnerSpecs } : {}), ...(values.layout ? { layout: values.layout } : {}), lambdas: { documents: Number(values.documents), repetitions: 1 },
   };
-  return { input, dropGrant, heartbeat: heartbeat ? { intervalSeconds: Number(heartbeat[1]), timeoutSeconds: Number(heartbeat[2]) } : undefined };
+  const whole = (name: string, text: string | undefined, fallback: number) => {
+    const n = text === undefined ? fallback : Number(text);
+    if (!Number.isInteger(n) || n < 0) throw usage(`--${name} ${text} is not a whole number of vCPUs`, 'give a whole number, e.g. 32');
+    return n;
+  };
+  const account = {
+    vcpuQuota: whole('vcpu-quota', values['vcpu-quota'], DEFAULT_ACCOUNT.vcpuQuota),
+    runningVcpus: whole('running-vcpus', values['running-vcpus'], DEFAULT_ACCOUNT.runningVcpus),
+    notOffered: values['not-offered']?.split(',').filter(Boolean),
+  };
+  return { input, dropGrant, account, heartbeat: heartbeat ? { intervalSeconds: Number(heartbeat[1]), timeoutSeconds: Number(heartbeat[2]) } : undefined };
 }
 
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
@@ -151,10 +166,10 @@ async function main(): Promise<void> {
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   const values = parseOptions();
   if (values.help) return printHelp();
-  const { input, dropGrant, heartbeat } = rehearsalInput(values);
+  const { input, dropGrant, account, heartbeat } = rehearsalInput(values);
   if (!values['skip-setup']) installForRehearsal({ profile: values.profile, matrixFile: values.matrix });
   const serverOnDisk = values['server-on-disk'] ?? (!values.matrix && ['seed', 'full'].includes(values.profile!));
-  const r = await rehearse({ input, fault: values.fail as Fault | undefined, pollSeconds: Number(values['poll-seconds']), serverOnDisk, dropGrant, heartbeat, log: (l) => console.log(l) });
+  const r = await rehearse({ input, fault: values.fail as Fault | undefined, pollSeconds: Number(values['poll-seconds']), serverOnDisk, dropGrant, account, heartbeat, log: (l) => console.log(l) });
   print(r);
   if (values.json) writeFileSync(values.json, JSON.stringify(r, null, 2));
   const clean = r.leftovers.runnerProcesses + r.leftovers.mounts + r.leftovers.versions === 0;

@@ -176,10 +176,19 @@ export class Pipeline extends Construct {
 
     const validate = fn('ValidateInputFn', {
       entry: 'validate-input', description: 's3-access-bench: validate an execution\'s matrix (the runner\'s validator) and store it for the runners',
-      memorySize: 256, timeout: Duration.seconds(TASK_TIMEOUT_S.validate), environment: { DEFAULT_INSTANCE_TYPE: fleet.instanceType, MAX_SHARD_SECONDS: String(s.maxShardSeconds) },
+      memorySize: 256, timeout: Duration.seconds(TASK_TIMEOUT_S.validate),
+      environment: {
+        DEFAULT_INSTANCE_TYPE: fleet.instanceType, MAX_SHARD_SECONDS: String(s.maxShardSeconds),
+        // Where the runners launch: the capacity check asks which of these zones offer the planned types.
+        RUNNER_AVAILABILITY_ZONES: props.runnerSubnets.subnets.map((x) => x.availabilityZone).join(','),
+      },
       // The profiles and schemas the runner's matrix validator reads from disk ship next to the bundle.
       includeAssets: true,
-    }).allowObjects(results.bucket, ['s3:PutObject'], [RESULTS_LAYOUT.executions], { env: 'RESULTS_BUCKET', reason: 'the execution\'s matrix goes to executions/RUNID/ (run id made at run time)' });
+    }).allowObjects(results.bucket, ['s3:PutObject'], [RESULTS_LAYOUT.executions], { env: 'RESULTS_BUCKET', reason: 'the execution\'s matrix goes to executions/RUNID/ (run id made at run time)' })
+      // The capacity check before anything is created: the Standard vCPU quota, the instances running, the types' offerings.
+      .allow(['servicequotas:GetServiceQuota', 'ec2:DescribeInstances', 'ec2:DescribeInstanceTypeOfferings'], ['*'], {
+        acknowledge: { 'Resource::*': 'read-only capacity check: ec2:DescribeInstances and ec2:DescribeInstanceTypeOfferings accept no resource ARNs, and servicequotas:GetServiceQuota reads the one Standard vCPU quota (L-1216C47A); also X-Ray' },
+      });
 
     const teardown = fn('TeardownFn', {
       entry: 'teardown', description: 's3-access-bench: terminate a run\'s runners and delete its benchmark data (all versions)',

@@ -10,14 +10,16 @@ import { athenaRows, missingModelQueries, modelRowsFromAthena, reportModelFromAt
 import { queryForRun } from '../report/run-query';
 import { matrixFor, rawMatrixFor } from '../catalog';
 import { estimateFor, runnersLine } from './estimate';
+import { CapacityUnknown, capacityClients, checkCapacity, type CapacityClients } from './capacity';
+import { isRefusal } from '../plan/capacity';
 import { summaryLines } from '../report/text/summary';
 
-export interface AwsClients { cfn: CloudFormationClient; sfn: SFNClient; athena: AthenaClient }
+export interface AwsClients { cfn: CloudFormationClient; sfn: SFNClient; athena: AthenaClient; capacity: CapacityClients }
 export type Out = (line: string) => void;
 
 export function defaultClients(region?: string): AwsClients {
   const config = { region, maxAttempts: 5 };
-  return { cfn: new CloudFormationClient(config), sfn: new SFNClient(config), athena: new AthenaClient(config) };
+  return { cfn: new CloudFormationClient(config), sfn: new SFNClient(config), athena: new AthenaClient(config), capacity: capacityClients(region) };
 }
 
 /** Turns SDK errors a user can fix (no credentials, no stack, no permission) into UserErrors. */
@@ -31,7 +33,7 @@ export function explainAws(err: unknown, stack: string): unknown {
     return new UserError(`stack "${stack}" does not exist in this account and region`, 'deploy it with `npx cdk deploy`, or name it with --stack NAME and the region with --region');
   }
   if (/AccessDenied|UnauthorizedOperation|ExpiredToken/.test(e?.name ?? '')) {
-    return new UserError(`AWS refused the request: ${errorSummary(err)}`, 'use credentials allowed to read the stack, start executions and run Athena queries');
+    return new UserError(`AWS refused the request: ${errorSummary(err)}`, 'use credentials allowed to read the stack, the EC2 vCPU quota, instances and instance type offerings, start executions and run Athena queries');
   }
   if (/Region is missing/i.test(e?.message ?? '')) {
     return new UserError('no AWS region set', 'give --region REGION or set AWS_REGION (or a region in the AWS profile)');
@@ -94,8 +96,13 @@ export interface RunArgs { stack: string; profile?: string; matrix?: string; run
 export async function awsRun(c: AwsClients, a: RunArgs, out: Out, sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms))): Promise<number> {
   const source = { profile: a.profile, matrixFile: a.matrix };
   const resolved = matrixFor(source);
-  const plan = estimateFor({ ...source, runners: a.runners });
+  let plan = estimateFor({ ...source, runners: a.runners });
   const outputs = await stackOutputs(c, a.stack);
+  // Before anything is created: the account's vCPU quota less what runs, and the types' offerings in the stack's zones.
+  const capacity = await capacityFor(c, a.stack, outputs, plan.runners);
+  for (const note of capacity.notes) out(note);
+  if (capacity.fallbacks.length) plan = estimateFor({ ...source, runners: capacity.runners });
+  out(`capacity: the runners take ${capacity.vcpus.needed} of the ${capacity.vcpus.quota - capacity.vcpus.running} On-Demand Standard vCPUs free (quota ${capacity.vcpus.quota}, ${capacity.vcpus.running} running)`);
   const input = { matrix: rawMatrixFor(source), runners: plan.runners };
   const started = await c.sfn.send(new StartExecutionCommand({ stateMachineArn: outputs.StateMachineArn, input: JSON.stringify(input) }));
   out(`started ${started.executionArn}`);
@@ -117,6 +124,21 @@ export async function awsRun(c: AwsClients, a: RunArgs, out: Out, sleep = (ms: n
     out(`report: ${result.report?.value?.reportLocation ?? '(none)'}`);
     return 0;
   }
+}
+
+/** The capacity check of `s3ab aws run` (runner/aws/capacity.ts): the decision, or a UserError naming the figure and the fix. */
+async function capacityFor(c: AwsClients, stack: string, outputs: Record<string, string>, runners: { instanceType: string; count: number }[]) {
+  const zones = (outputs.RunnerAvailabilityZones ?? '').split(',').filter(Boolean);
+  if (!zones.length) throw new UserError(`stack "${stack}" has no RunnerAvailabilityZones output`, 'redeploy it from this version with `npx cdk deploy`');
+  let decision;
+  try {
+    decision = await checkCapacity(c.capacity, runners, zones, 20_000);
+  } catch (err) {
+    if (err instanceof CapacityUnknown) throw new UserError(err.message, 'try again; `aws service-quotas get-service-quota --service-code ec2 --quota-code L-1216C47A` checks the first of them');
+    throw explainAws(err, stack);
+  }
+  if (isRefusal(decision)) throw new UserError(decision.problem, decision.fix);
+  return decision;
 }
 
 /** The run id of an execution's output (`run.value.runId`), or a placeholder where it has none. */
@@ -283,7 +305,8 @@ function runStartMs(runId: string): number | null {
 /** `s3ab aws status`: the stack's resources and its latest executions. */
 export async function awsStatus(c: AwsClients, stack: string, out: Out): Promise<number> {
   const outputs = await stackOutputs(c, stack);
-  for (const [k, v] of Object.entries(outputs).sort()) out(`${k.padEnd(22)} ${v}`);
+  const width = Math.max(0, ...Object.keys(outputs).map((k) => k.length));
+  for (const [k, v] of Object.entries(outputs).sort()) out(`${k.padEnd(width)} ${v}`);
   const list = await c.sfn.send(new ListExecutionsCommand({ stateMachineArn: outputs.StateMachineArn, maxResults: 5 }));
   out('latest executions:');
   for (const e of list.executions ?? []) out(`  ${e.startDate?.toISOString() ?? ''}  ${e.status}  ${e.name}`);

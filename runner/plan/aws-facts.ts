@@ -61,6 +61,27 @@ export const AWS_FACTS = {
   functionMemoryMb: 512,
 } as const;
 
+/**
+ * Runner types that stand in for another where the stack's Availability Zones do not offer it:
+ * the same architecture, vCPUs and baseline link (assets/instance-network.json), so the plan's
+ * shards and timeouts do not change; only the price does (assets/prices.json). Not every AZ offers
+ * every type (`ec2:DescribeInstanceTypeOfferings --location-type availability-zone` tells which
+ * do); c8gn is newer than c7gn and offered in fewer. Source: AWS's Network specifications tables
+ * (c8gn.large and c7gn.large 6.25 / 30 Gbit/s, c8gn.xlarge and c7gn.xlarge 12.5 / 40 Gbit/s; both
+ * Graviton, 2 and 4 vCPUs). test/unit/capacity.test.ts checks every pair against those files.
+ */
+export const EQUIVALENT_TYPES: Readonly<Record<string, string>> = {
+  'c8gn.large': 'c7gn.large',
+  'c8gn.xlarge': 'c7gn.xlarge',
+};
+
+/**
+ * Step Functions' limit on an execution's input and on the state data a state passes on (the
+ * quotas page of the Step Functions developer guide: 256 KiB, UTF-8 bytes); beyond it the
+ * execution fails with States.DataLimitExceeded, which no Catch catches.
+ */
+export const STATE_DATA_LIMIT_BYTES = 256 * 1024;
+
 /** The link a runner type sustains, in MiB/s: its baseline (assets/instance-network.json); 0 when the type is not listed. */
 export function baselineMiBps(instanceType: string): number {
   return ((network as Record<string, { baselineGbps?: number }>)[instanceType]?.baselineGbps ?? 0) * 1e9 / 8 / 2 ** 20;

@@ -69,7 +69,18 @@ export interface LocalCloudOptions {
   /** The launch template's security group and instance role, for RunInstances' IAM. */
   launch: { template: string; securityGroup: string; roleArn: string };
   fault?: Fault;
+  /** The account beyond the stack: its Standard vCPU quota, what else runs there, which types its zones do not offer. */
+  account?: RehearsalAccount;
 }
+
+/**
+ * The rehearsal's account as the capacity check reads it: Service Quotas answers `vcpuQuota` for
+ * the Standard vCPU quota; DescribeInstances also lists `runningVcpus` worth of other On-Demand
+ * c7g.large instances (2 vCPUs each, no stack tag: Teardown and the janitor never see them); every
+ * type is offered in every runner zone but those in `notOffered`.
+ */
+export interface RehearsalAccount { vcpuQuota: number; runningVcpus: number; notOffered?: string[] }
+export const DEFAULT_ACCOUNT: RehearsalAccount = { vcpuQuota: 1000, runningVcpus: 0 };
 
 /** An SDK command's operation name (from its schema: the bundled functions' class names are minified). */
 function operationOf(cmd: { constructor: { name: string }; schema?: unknown }): string {
@@ -165,13 +176,17 @@ export class LocalCloud {
   }
 
   describeInstances(p: { InstanceIds?: string[]; Filters?: { Name: string; Values: string[] }[] }) {
-    let boxes = [...this.sandboxes.values()];
+    // The account's other instances: running, untagged, outside the rehearsal's sandboxes.
+    const others = Array.from({ length: Math.ceil((this.o.account ?? DEFAULT_ACCOUNT).runningVcpus / 2) }, (_, i) => ({
+      id: `i-other${String(i).padStart(12, '0')}`, instanceType: 'c7g.large', tags: {} as Record<string, string>, state: 'running', launchedAt: 0,
+    }));
+    let boxes: { id: string; instanceType: string; tags: Record<string, string>; state: string; launchedAt: number }[] = [...this.sandboxes.values(), ...others];
     if (p.InstanceIds) boxes = boxes.filter((b) => p.InstanceIds!.includes(b.id));
     for (const f of p.Filters ?? []) {
       if (f.Name.startsWith('tag:')) boxes = boxes.filter((b) => f.Values.includes(b.tags[f.Name.slice(4)]));
       if (f.Name === 'instance-state-name') boxes = boxes.filter((b) => f.Values.includes(b.state));
     }
-    return { Reservations: [{ Instances: boxes.map((b) => ({ InstanceId: b.id, InstanceType: b.instanceType, State: { Name: b.state }, LaunchTime: new Date(b.launchedAt), Tags: Object.entries(b.tags).map(([Key, Value]) => ({ Key, Value })) })) }] };
+    return { Reservations: [{ Instances: boxes.map((b) => ({ InstanceId: b.id, InstanceType: b.instanceType, State: { Name: b.state }, LaunchTime: new Date(b.launchedAt), Tags: Object.entries(b.tags).map(([Key, Value]) => ({ Key, Value })), CpuOptions: { CoreCount: 2, ThreadsPerCore: 1 } })) }] };
   }
 
   /** The EC2 client a function gets, acting as its role (the calls the pipeline's functions make). */
@@ -193,7 +208,27 @@ export class LocalCloud {
           this.terminate(ids);
           return { TerminatingInstances: ids.map((InstanceId) => ({ InstanceId })) };
         }
+        if (op === 'DescribeInstanceTypeOfferings') {
+          await this.require(principal, 'EC2 stand-in', [{ action: 'ec2:DescribeInstanceTypeOfferings', resource: '*' }], 'UnauthorizedOperation');
+          const values = (name: string): string[] => cmd.input.Filters?.find((f: { Name: string }) => f.Name === name)?.Values ?? [];
+          const notOffered = (this.o.account ?? DEFAULT_ACCOUNT).notOffered ?? [];
+          const offered = values('instance-type').filter((t) => !notOffered.includes(t));
+          return { InstanceTypeOfferings: offered.flatMap((t) => values('location').map((Location) => ({ InstanceType: t, LocationType: 'availability-zone', Location }))) };
+        }
         throw new Error(`local EC2: ${op} is not part of the rehearsal`);
+      },
+    };
+  }
+
+  // --- Service Quotas -------------------------------------------------------------------------
+
+  /** The Service Quotas client a function gets, acting as its role: GetServiceQuota answers the account's configured quota. */
+  quotasClient(principal: string) {
+    return {
+      getServiceQuota: async (input: { ServiceCode: string; QuotaCode: string }) => {
+        await this.require(principal, 'Service Quotas stand-in', [{ action: 'servicequotas:GetServiceQuota', resource: arn('servicequotas', `${input.ServiceCode}/${input.QuotaCode}`) }], 'AccessDeniedException');
+        if (input.ServiceCode !== 'ec2' || input.QuotaCode !== 'L-1216C47A') throw new AwsError('NoSuchResourceException', `the rehearsal's Service Quotas knows ec2 L-1216C47A only, not ${input.ServiceCode} ${input.QuotaCode}`);
+        return { Quota: { ServiceCode: 'ec2', QuotaCode: 'L-1216C47A', QuotaName: 'Running On-Demand Standard (A, C, D, H, I, M, R, T, Z) instances', Value: (this.o.account ?? DEFAULT_ACCOUNT).vcpuQuota, Unit: 'None' } };
       },
     };
   }

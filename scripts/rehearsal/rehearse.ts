@@ -35,7 +35,7 @@ import { EVENTS_PER_STATE, historyEventBound } from '../../lib/pipeline/history'
 import { TEARDOWN_MAX_ROUNDS } from '../../lib/pipeline/teardown-flow';
 import { sandboxDocuments } from './documents';
 import { IamCheck, type DroppedGrant, type IamDenial, type IamRequest } from './iam';
-import { LocalCloud, type Fault } from './local-cloud';
+import { LocalCloud, type Fault, type RehearsalAccount } from './local-cloud';
 import { iamRequestsOf, parseLoggedRequest, recordBodyResources } from './s3-iam';
 import { mountRequests, ruleRequests, syncRequests } from './s3-files';
 import { LocalStepFunctions, type CallbackFigures } from './step-functions';
@@ -80,6 +80,8 @@ export interface RehearsalOptions {
    * machine has memory (they stay until Teardown). @default false
    */
   serverOnDisk?: boolean;
+  /** The account's Standard vCPU quota, what else runs there, the types its zones do not offer. @default a quota of 1,000 vCPUs, nothing else running, every type offered */
+  account?: RehearsalAccount;
 }
 
 export interface StateFigure { name: string; count: number; longestMs: number; totalMs: number; timeoutS: number | null }
@@ -108,6 +110,8 @@ export interface RehearsalReport {
   measured: { steps: StepFigure[]; preparation: PreparationFigure } | null;
   /** A fleet execution's steps with clients > 1, per pass: runners that recorded it, their common start, how far apart they began. */
   fleet: FleetPassFigure[];
+  /** The instance type of each runner launched, in launch order. */
+  launched: string[];
 }
 
 /** What the phases share. */
@@ -194,7 +198,7 @@ function localCloud(r: Rehearsal): LocalCloud {
   const docs = sandboxDocuments(template, { endpoint, runnerRole: runner.id, fileSystemArn, subnets });
   const creds = iam.credentialsOf(runner.id);
   return new LocalCloud({
-    root: join(r.root, 'runners'), iam, s3As: r.s3As, resultsBucket: RESULTS_BUCKET, ...docs, fault: r.opts.fault,
+    root: join(r.root, 'runners'), iam, s3As: r.s3As, resultsBucket: RESULTS_BUCKET, ...docs, fault: r.opts.fault, account: r.opts.account,
     launch: { template: template.ref(lt), securityGroup: ltData.SecurityGroupIds[0], roleArn: runner.arn },
     env: {
       AWS_ACCESS_KEY_ID: creds.accessKeyId, AWS_SECRET_ACCESS_KEY: creds.secretAccessKey, AWS_REGION: 'us-east-1', AWS_DEFAULT_REGION: 'us-east-1',
@@ -219,6 +223,10 @@ function loadFunctions(r: Rehearsal): Record<string, Handler> {
     MOUNT_PATH: join(r.root, 's3files'), MOUNT_METHOD: 'local-fs', MOUNT_VERSION: 'local folder (rehearsal)', S3AB_TMP_DIR: join(r.root, 'lambda-tmp'),
     S3AB_HOME: join(__dirname, '..', '..'), POWERTOOLS_LOG_LEVEL: 'ERROR', POWERTOOLS_METRICS_DISABLED: 'true', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
   });
+  // The runner zones ValidateInput checks the offerings in, as the stack sets them (its runner subnets' zones).
+  const validateFn = r.template.idsOf('AWS::Lambda::Function').find((id) => r.template.resources[id].Properties?.Environment?.Variables?.RUNNER_AVAILABILITY_ZONES);
+  if (!validateFn) throw new Error('rehearsal: no function of the template has RUNNER_AVAILABILITY_ZONES (ValidateInput\'s runner zones)');
+  process.env.RUNNER_AVAILABILITY_ZONES = String(r.template.resolve(r.template.resources[validateFn].Properties!.Environment.Variables.RUNNER_AVAILABILITY_ZONES));
   for (const d of ['lambda-tmp', 's3files']) mkdirSync(join(r.root, d), { recursive: true });
   const bundles = bundleAllFunctions();
   return Object.fromEntries(['validate-input', 'before', 'after', 'report', 'teardown'].map((entry) => {
@@ -283,7 +291,7 @@ function taskHandlers(r: Rehearsal, timeouts: Record<string, number | null>): Re
   };
   const runInstances = async (p: any) => cloud.runInstances(sm, p);
   return {
-    ValidateInput: lambda('validate-input'),
+    ValidateInput: lambda('validate-input', (role) => ({ s3: r.s3As(role), capacity: { ec2: cloud.ec2Client(role), quotas: cloud.quotasClient(role) } })),
     ...Object.fromEntries(subnetStates(definition).map((s) => [s, runInstances])),
     CheckRunnersOnline: async (p) => cloud.describeInstanceInformation(sm, p.Filters[0].Values),
     SetupRunner: callback('SetupRunner', 'setup'),
@@ -495,6 +503,7 @@ function reportOf(r: Rehearsal, run: ExecutionOutcome, seen: Inspection, s3Iam: 
     leftovers: { runnerProcesses: seen.runnerProcesses, mounts: seen.mounts, versions: seen.versions, sandboxes: 0 },
     measured: seen.measured,
     fleet,
+    launched: [...r.cloud.sandboxes.values()].map((b) => b.instanceType),
   };
 }
 

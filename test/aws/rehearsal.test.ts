@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { RehearsalReport } from '../../scripts/rehearsal/rehearse';
 import { ROOT } from '../helpers/cli';
+import { estimateFor } from '../../runner/aws/estimate';
 
 /** A small matrix: two workloads, so layout "shard" gives each of two runners its own. */
 const MATRIX = { name: 'rehearsal', repetitions: 1, methods: ['s3-api', 'aws-cli'], workloads: { 'small-reads': { files: 4, size: '64KiB' }, 'dir-walk': { objects: 20, size: '1KiB' } } };
@@ -12,11 +13,13 @@ const ONE = { name: 'rehearsal-one', repetitions: 1, methods: ['s3-api'], worklo
 const NOTHING_LEFT = { runnerProcesses: 0, mounts: 0, versions: 0, sandboxes: 0 };
 
 /** `npm run rehearse` as a user runs it (its own process), its figures read from --json. */
-function rehearse(args: string[], matrix: object = MATRIX, runners = 'c7g.large:2'): { code: number | null; out: string; report: RehearsalReport } {
+function rehearse(args: string[], matrix: object | string = MATRIX, runners = 'c7g.large:2'): { code: number | null; out: string; report: RehearsalReport } {
   const dir = mkdtempSync(join(tmpdir(), 's3ab-rehearse-test-'));
   try {
     writeFileSync(join(dir, 'matrix.json'), JSON.stringify(matrix));
-    const r = spawnSync(join(ROOT, 'node_modules', '.bin', 'tsx'), [join(ROOT, 'scripts', 'rehearse.ts'), '--matrix', join(dir, 'matrix.json'), '--runners', runners, '--documents', '3', '--json', join(dir, 'r.json'), ...args],
+    // A matrix, or a profile by name.
+    const source = typeof matrix === 'string' ? ['--profile', matrix] : ['--matrix', join(dir, 'matrix.json')];
+    const r = spawnSync(join(ROOT, 'node_modules', '.bin', 'tsx'), [join(ROOT, 'scripts', 'rehearse.ts'), ...source, '--runners', runners, '--documents', '3', '--json', join(dir, 'r.json'), ...args],
       { cwd: ROOT, encoding: 'utf8', timeout: 280_000, env: { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' } });
     return { code: r.status, out: `${r.stdout}${r.stderr}`, report: JSON.parse(readFileSync(join(dir, 'r.json'), 'utf8')) };
   } finally {
@@ -92,4 +95,36 @@ describe('a rehearsal of a whole execution: the synthesized state machine, the r
     expect(out).toContain('DENIED RunnersRole s3:ListBucket on arn:aws:s3:::s3ab-rehearsal-results');
     expect(r.leftovers).toEqual(NOTHING_LEFT);
   }, 300_000);
+
+  describe('the account\'s capacity, checked by ValidateInput before anything is created (Service Quotas and EC2 stand-ins, their IAM enforced)', () => {
+    const seedRunners = () => estimateFor({ profile: 'seed' }).runners.map((r) => `${r.instanceType}:${r.count}`).join(',');
+
+    test('32 vCPUs of quota with 8 running: seed (`s3ab aws estimate seed`\'s 16 runners, 32 vCPUs) is refused naming the quota and the fix; nothing launched, every request allowed', () => {
+      const { code, report: r } = rehearse(['--vcpu-quota', '32', '--running-vcpus', '8'], 'seed', seedRunners());
+      expect(code).toBe(1);
+      expect(r.status).toBe('FAILED');
+      expect(r.error).toEqual({ name: 'InsufficientCapacity', message: expect.stringMatching(/Service Quotas ec2 L-1216C47A.* is 32 vCPUs and 8 are running: 24 free, and this execution's runners \(.*\) need 32 — request an increase to at least 40 vCPUs/) });
+      // Refused in ValidateInput: no launch, no command, nothing of the run anywhere.
+      expect(r.states.map((s) => s.name)).toEqual(['ValidateInput', 'InputRejected']);
+      expect(r.commands).toEqual([]);
+      expect(r.iam.denials).toEqual([]);
+      expect(r.leftovers).toEqual(NOTHING_LEFT);
+    }, 300_000);
+
+    test('the quota read needs its grant: with servicequotas:GetServiceQuota taken from ValidateInput\'s role the rehearsal fails naming it', () => {
+      const { code, out, report: r } = rehearse(['--drop-grant', 'PipelineValidateInputFn:servicequotas:GetServiceQuota'], ONE, 'c7g.large:1');
+      expect(code).toBe(1);
+      expect(r.iam.denials).toEqual([expect.objectContaining({ action: 'servicequotas:GetServiceQuota', resource: 'arn:aws:servicequotas:us-east-1:123456789012:ec2/L-1216C47A', decision: 'ImplicitlyDenied', source: 'Service Quotas stand-in' })]);
+      expect(out).toContain('servicequotas:GetServiceQuota');
+      expect(r.commands).toEqual([]);
+    }, 300_000);
+
+    test('c8gn.large not offered in the runner zones: the runner launches as c7gn.large, its documented equivalent, and the execution succeeds', () => {
+      const { code, report: r } = rehearse(['--not-offered', 'c8gn.large'], ONE, 'c8gn.large:1');
+      expect({ code, status: r.status, error: r.error }).toEqual({ code: 0, status: 'SUCCEEDED', error: null });
+      expect(r.launched).toEqual(['c7gn.large']);
+      expect(r.iam.denials).toEqual([]);
+      expect(r.leftovers).toEqual(NOTHING_LEFT);
+    }, 300_000);
+  });
 });

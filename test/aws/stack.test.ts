@@ -37,7 +37,9 @@ describe('IAM: least privilege', () => {
     'xray:GetSamplingRules': 'X-Ray tracing of the state machine; no resource-level permissions',
     'xray:GetSamplingTargets': 'X-Ray tracing of the state machine; no resource-level permissions',
     'ssm:describeInstanceInformation': 'takes no resource ARN (WaitUntilReady)',
-    'ec2:DescribeInstances': 'takes no resource ARN (teardown, janitor)',
+    'ec2:DescribeInstances': 'takes no resource ARN (teardown, janitor; ValidateInput counts the Standard vCPUs running)',
+    'ec2:DescribeInstanceTypeOfferings': 'takes no resource ARN (ValidateInput: which runner zones offer the planned types)',
+    'servicequotas:GetServiceQuota': 'read-only: ValidateInput reads the Standard vCPU quota (L-1216C47A) before anything is created',
     'states:SendTaskHeartbeat': 'takes no resource type (Service Authorization Reference): the runner\'s callback names its task by token',
     'states:SendTaskSuccess': 'takes no resource type: the runner\'s callback',
     'states:SendTaskFailure': 'takes no resource type: the runner\'s callback',
@@ -148,6 +150,21 @@ describe('IAM: least privilege', () => {
       ['s3:ListBucket', { 'Fn::GetAtt': [expect.stringMatching(/^ResultsBucket/), 'Arn'] }],
       ['s3:DeleteObject', { 'Fn::Join': ['', [{ 'Fn::GetAtt': [expect.stringMatching(/^ResultsBucket/), 'Arn'] }, '/fleet-barrier/*']] }],
     ]);
+  });
+
+  test('ValidateInput reads the account\'s capacity before anything is created: the vCPU quota, the instances running, the offerings in the runner zones — and nothing it could change', () => {
+    const [, props] = resourcesOf(s, 'AWS::IAM::Policy').find(([id]) => id.startsWith('PipelineValidateInputFn'))!;
+    const actions = statementsOf(props).flatMap((st) => asList(st.Action));
+    expect(actions).toEqual(expect.arrayContaining(['servicequotas:GetServiceQuota', 'ec2:DescribeInstances', 'ec2:DescribeInstanceTypeOfferings']));
+    // Reads only, besides storing the matrix: no launch, termination, tag or quota request.
+    expect(actions.filter((a) => !/^(ec2:Describe|servicequotas:Get|s3:PutObject$|logs:|xray:)/.test(a))).toEqual([]);
+    // The zones it checks are the runner subnets' own, in their launch order; `s3ab aws run` reads the same from the outputs.
+    const [, fn] = resourcesOf(s, 'AWS::Lambda::Function').find(([id]) => id.startsWith('PipelineValidateInputFn'))!;
+    const zones = fn.Environment.Variables.RUNNER_AVAILABILITY_ZONES;
+    const subnets = resourcesOf(s, 'AWS::EC2::Subnet').filter(([id]) => id.includes('runners')).map(([, r]) => r.AvailabilityZone);
+    expect(subnets.length).toBeGreaterThanOrEqual(2);
+    expect(zones).toEqual({ 'Fn::Join': ['', subnets.flatMap((az, i) => (i ? [',', az] : [az]))] });
+    expect((s.json as any).Outputs.RunnerAvailabilityZones.Value).toEqual(zones);
   });
 
   test('the before function reaches only docs/ of the data bucket; the after function only its access point', () => {

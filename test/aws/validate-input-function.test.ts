@@ -13,6 +13,8 @@ const followsFromModel = (s: { modelledSeconds: number; timeoutSeconds: number }
   [shardTimeoutSeconds(s.modelledSeconds - 0.5), shardTimeoutSeconds(s.modelledSeconds), shardTimeoutSeconds(s.modelledSeconds + 0.5)].includes(s.timeoutSeconds);
 import { installFor } from '../../runner/plan/setup-model';
 import { CATALOG } from '../../runner/catalog';
+import { DescribeInstancesCommand } from '@aws-sdk/client-ec2';
+import type { CapacityClients } from '../../runner/aws/capacity';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 const RESULTS = 's3ab-results';
@@ -30,6 +32,7 @@ describe('ValidateInput: the runner\'s matrix validator before anything exists; 
     Object.assign(process.env, {
       AWS_ACCESS_KEY_ID: server.target.credentials!.accessKeyId, AWS_SECRET_ACCESS_KEY: server.target.credentials!.secretAccessKey,
       AWS_REGION: 'us-east-1', S3AB_S3_ENDPOINT: server.target.endpointUrl, RESULTS_BUCKET: RESULTS, DEFAULT_INSTANCE_TYPE: 'm7g.large', POWERTOOLS_LOG_LEVEL: 'SILENT',
+      RUNNER_AVAILABILITY_ZONES: 'us-east-1a,us-east-1b',
     });
     validate = await import('../../lambda/validate-input');
   }, 60_000);
@@ -40,10 +43,30 @@ describe('ValidateInput: the runner\'s matrix validator before anything exists; 
     await cleanupAll();
   });
 
+  /**
+   * The account as EC2 and Service Quotas answer it (the handler's capacity clients): the Standard
+   * vCPU quota, the instances running, the zones that offer each type. Plenty by default.
+   */
+  const ZONES = ['us-east-1a', 'us-east-1b'];
+  const account = { quota: 640, running: [] as { InstanceType: string; CpuOptions: { CoreCount: number; ThreadsPerCore: number } }[], offeredIn: (_type: string) => ZONES, hang: false };
+  const capacity: CapacityClients = {
+    ec2: {
+      send: async (cmd: any) => {
+        if (account.hang) await new Promise(() => {});
+        if (cmd instanceof DescribeInstancesCommand) return { Reservations: [{ Instances: account.running }] };
+        const types: string[] = cmd.input.Filters.find((f: { Name: string }) => f.Name === 'instance-type').Values;
+        return { InstanceTypeOfferings: types.flatMap((t) => account.offeredIn(t).map((Location) => ({ InstanceType: t, LocationType: 'availability-zone', Location }))) };
+      },
+    },
+    quotas: { getServiceQuota: async () => ({ Quota: { Value: account.quota } }) },
+  };
+  const handle = (event: { input?: unknown }, context?: { getRemainingTimeInMillis: () => number }) => validate.handler(event, context, { capacity });
+  beforeEach(() => Object.assign(account, { quota: 640, running: [], offeredIn: () => ZONES, hang: false }));
+
   const stored = async () => ((await s3.send(new ListObjectsV2Command({ Bucket: RESULTS, Prefix: 'executions/' }))).Contents ?? []).map((o) => o.Key!).sort();
 
   test('a good matrix: a new run id, its steps labelled in run order, defaults filled in, the matrix stored as given', async () => {
-    const run = await validate.handler({ input: { matrix: MATRIX } });
+    const run = await handle({ input: { matrix: MATRIX } });
     expect(run.runId).toMatch(/^\d{8}T\d{6}Z-[0-9a-f]{6}$/);
     expect(run.matrixKey).toBe(`executions/${run.runId}/matrix.json`);
     // The day of the run's records: the summary queries read that partition only.
@@ -72,7 +95,7 @@ describe('ValidateInput: the runner\'s matrix validator before anything exists; 
   });
 
   test('layout "shard": each (workload, repetition) on one runner with all its methods, placed by modelled time; more runners than units is refused', async () => {
-    const run = await validate.handler({ input: { matrix: MATRIX, runners: [{ instanceType: 'c7g.large', count: 2 }] } });
+    const run = await handle({ input: { matrix: MATRIX, runners: [{ instanceType: 'c7g.large', count: 2 }] } });
     expect(run.shards.map((x) => x.instanceType)).toEqual(['c7g.large', 'c7g.large']);
     const units = [[1, 2], [3, 4], [5, 6], [7, 8]];
     for (const shard of run.shards) {
@@ -82,28 +105,28 @@ describe('ValidateInput: the runner\'s matrix validator before anything exists; 
       expect(followsFromModel(shard)).toBe(true);
     }
     expect(run.shards.flatMap((x) => x.steps.split(',')).map(Number).sort()).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
-    await expect(validate.handler({ input: { matrix: MATRIX, runners: [{ instanceType: 'c7g.large', count: 5 }] } }))
+    await expect(handle({ input: { matrix: MATRIX, runners: [{ instanceType: 'c7g.large', count: 5 }] } }))
       .rejects.toThrow(/5 runners but the matrix has 2 workload\(s\) × 2 repetition\(s\) for them: 1 runner\(s\) would measure nothing under layout "shard" — launch at most one runner per \(workload, repetition\)/);
-    await expect(validate.handler({ input: { matrix: MATRIX, layout: 'spread' } })).rejects.toThrow(/input.layout "spread" is not a layout — use one of shard, fleet/);
+    await expect(handle({ input: { matrix: MATRIX, layout: 'spread' } })).rejects.toThrow(/input.layout "spread" is not a layout — use one of shard, fleet/);
   });
 
   test('layout "fleet": one runner per client of the largest fleet, derived or checked; "shard" cannot run a fleet', async () => {
     const fleet = { ...MATRIX, clients: [1, 3] };
-    const derived = await validate.handler({ input: { matrix: fleet } });
+    const derived = await handle({ input: { matrix: fleet } });
     expect(derived.layout).toBe('fleet');
     expect(derived.runnerCount).toBe(3);
     expect(derived.shards.map((x) => x.fleetClient)).toEqual([1, 2, 3]);
-    await expect(validate.handler({ input: { matrix: fleet, runners: [{ instanceType: 'c7g.large', count: 2 }] } }))
+    await expect(handle({ input: { matrix: fleet, runners: [{ instanceType: 'c7g.large', count: 2 }] } }))
       .rejects.toThrow(/layout "fleet" with clients \[1, 3\] needs 3 runner\(s\), one per client of its largest fleet; input.runners asks for 2 — give 3 runners/);
-    await expect(validate.handler({ input: { matrix: fleet, layout: 'shard' } }))
+    await expect(handle({ input: { matrix: fleet, layout: 'shard' } }))
       .rejects.toThrow(/the matrix's clients \[1, 3\] ask for fleets of up to 3 runners at once, which layout "shard" cannot run — leave "layout" out or give "layout": "fleet"/);
-    await expect(validate.handler({ input: { matrix: { ...MATRIX, clients: [1, 32] } } })).rejects.toThrow(/the matrix's largest fleet has 32 clients: as many runners, more than the 20 an execution may have — give "clients" up to 20/);
+    await expect(handle({ input: { matrix: { ...MATRIX, clients: [1, 32] } } })).rejects.toThrow(/the matrix's largest fleet has 32 clients: as many runners, more than the 20 an execution may have — give "clients" up to 20/);
     // A plain matrix: shard, and no runner is a fleet's client.
-    expect((await validate.handler({ input: { matrix: MATRIX } })).shards.every((x) => x.fleetClient === 0)).toBe(true);
+    expect((await handle({ input: { matrix: MATRIX } })).shards.every((x) => x.fleetClient === 0)).toBe(true);
   });
 
   test('a profile by name, runner specs and the Lambda benchmark\'s size', async () => {
-    const run = await validate.handler({ input: { profile: 'fleet', runners: [{ instanceType: 'c7g.large', count: 2 }, { instanceType: 'm7i.xlarge', count: 2 }], lambdas: { documents: 50, repetitions: 2 } } });
+    const run = await handle({ input: { profile: 'fleet', runners: [{ instanceType: 'c7g.large', count: 2 }, { instanceType: 'm7i.xlarge', count: 2 }], lambdas: { documents: 50, repetitions: 2 } } });
     expect(run.matrixName).toBe('fleet');
     // The fleet profile's clients [1, 2, 4] imply layout "fleet": runner 1 runs every step, runner 2 the 2- and 4-client ones, runners 3–4 the 4-client ones.
     const steps = expandSteps(resolveMatrix(loadProfile('fleet'), 'fleet', CATALOG));
@@ -130,13 +153,13 @@ describe('ValidateInput: the runner\'s matrix validator before anything exists; 
   test('a plan whose shard would outlast what the execution leaves it is refused, naming the fix', async () => {
     // full without its step budget, on one runner: days of steps.
     const { budget_s: _b, ...unbounded } = loadProfile('full') as Record<string, unknown>;
-    const err = await validate.handler({ input: { matrix: unbounded, runners: [{ instanceType: 'c8gn.large', count: 1 }] } }).catch((e) => e);
+    const err = await handle({ input: { matrix: unbounded, runners: [{ instanceType: 'c8gn.large', count: 1 }] } }).catch((e) => e);
     expect(err.name).toBe('InvalidInput');
     expect(err.message).toMatch(/^runner 1's shard \(objects, .*\) is modelled at \d+ min, so its command timeout is \d+ min — longer than the \d+ min the execution leaves for a shard — add runners .*give the matrix a step budget \("budget_s"\), or run a part of it/);
     // The stack's own limit (MAX_SHARD_SECONDS) is held too.
     process.env.MAX_SHARD_SECONDS = '600';
     try {
-      await expect(validate.handler({ input: { profile: 'mounts' } })).rejects.toThrow(/longer than the 10 min the execution leaves for a shard/);
+      await expect(handle({ input: { profile: 'mounts' } })).rejects.toThrow(/longer than the 10 min the execution leaves for a shard/);
     } finally {
       delete process.env.MAX_SHARD_SECONDS;
     }
@@ -175,11 +198,56 @@ describe('ValidateInput: the runner\'s matrix validator before anything exists; 
     for (const [name, input, error, message] of cases) {
       test(name, async () => {
         const before = await stored();
-        const err = await validate.handler({ input }).catch((e) => e);
+        const err = await handle({ input }).catch((e) => e);
         expect({ name: err.name, message: err.message }).toEqual({ name: error, message: expect.stringMatching(message) });
         expect(await stored()).toEqual(before);
       });
     }
+  });
+
+  describe('the account\'s capacity, checked before anything is created', () => {
+    const large = (InstanceType: string) => ({ InstanceType, CpuOptions: { CoreCount: 2, ThreadsPerCore: 1 } });
+    const SEED_RUNNERS = [{ instanceType: 'c8gn.large', count: 4 }, { instanceType: 'c7g.large', count: 12 }];
+
+    test('32 vCPUs of quota with 8 running: seed\'s 16 runners are refused, naming the quota, the figures and the fix; nothing stored', async () => {
+      account.quota = 32;
+      account.running = [large('c7g.large'), large('c7g.large'), large('m7i.large'), large('t4g.large')];
+      const before = await stored();
+      const err = await handle({ input: { profile: 'seed', runners: SEED_RUNNERS } }).catch((e) => e);
+      expect(err.name).toBe('InsufficientCapacity');
+      expect(err.message).toMatch(/^the account's On-Demand Standard vCPU quota \(Service Quotas ec2 L-1216C47A, .*\) is 32 vCPUs and 8 are running: 24 free, and this execution's runners \(4 × c8gn\.large \+ 12 × c7g\.large\) need 32 — request an increase to at least 40 vCPUs/);
+      expect(await stored()).toEqual(before);
+    });
+
+    test('c8gn offered in neither zone: the plan runs c7gn and says so in $.run.capacity', async () => {
+      account.offeredIn = (t) => (t.startsWith('c8gn.') ? [] : ZONES);
+      const run = await handle({ input: { matrix: MATRIX, runners: [{ instanceType: 'c8gn.large', count: 2 }] } });
+      expect(run.runners).toMatchObject([{ instanceType: 'c7gn.large', count: 2 }]);
+      expect(run.shards.map((s) => s.instanceType)).toEqual(['c7gn.large', 'c7gn.large']);
+      // The types swapped in the plan are the plan made for c7gn itself: the equivalence keeps the shards.
+      expect(run.shards).toEqual(validate.validateInput({ matrix: MATRIX, runners: [{ instanceType: 'c7gn.large', count: 2 }] }, 'm7g.large').shards);
+      expect(run.capacity).toMatchObject({ vcpus: { quota: 640, running: 0, needed: 4 }, fallbacks: [{ from: 'c8gn.large', to: 'c7gn.large' }], notes: [expect.stringMatching(/^c8gn\.large is not offered in the stack's runner Availability Zones \(us-east-1a, us-east-1b\): its 2 runner\(s\) run as c7gn\.large/)] });
+    });
+
+    test('reads that do not answer within the function\'s time: refused as CapacityUnknown, naming the fix, before its timeout', async () => {
+      account.hang = true;
+      const t0 = Date.now();
+      const err = await handle({ input: { matrix: MATRIX } }, { getRemainingTimeInMillis: () => 3500 - (Date.now() - t0) }).catch((e) => e);
+      expect(err.name).toBe('CapacityUnknown');
+      expect(err.message).toMatch(/did not all answer within 1\.\d s — start the execution again/);
+      expect(Date.now() - t0).toBeLessThan(3500);
+    });
+
+    test('a matrix whose state would outgrow 256 KiB once its runners are provisioned is refused with the figure and the fix', async () => {
+      // 3,000 steps of cheap workloads: their labels are what ValidateInput's plan carries.
+      const many = { name: 'many-steps', repetitions: 100, methods: ['s3-api', { name: 's3-api', variant: 'single-stream' }, 'aws-cli', { name: 's3fs', variant: 'seed-000' }, 's3fs', 'mountpoint', { name: 'mountpoint', variant: 'cached' }, 'rclone', { name: 'rclone', variant: 'off' }, 'juicefs'],
+        workloads: { objects: { sizes: ['1KiB'], files: 1 }, 'dir-walk': { objects: 1, size: '1KiB' }, 'small-reads': { files: 1, size: '1KiB' } } };
+      const before = await stored();
+      const err = await handle({ input: { matrix: many, runners: [{ instanceType: 'c7g.large', count: 20 }] } }).catch((e) => e);
+      expect(err.name).toBe('InvalidInput');
+      expect(err.message).toMatch(/^the execution's state could reach \d+ KiB once its 20 runner\(s\) are provisioned — .*ValidateInput's plan of 3000 steps \d+ KiB.* more than the 256 KiB Step Functions allows .* — run the matrix as several executions/);
+      expect(await stored()).toEqual(before);
+    }, 60_000);
   });
 
   test('a shard whose command timeout the execution cannot hold is refused, naming the fix (MAX_SHARD_SECONDS: what the stack\'s execution leaves)', async () => {
@@ -187,7 +255,7 @@ describe('ValidateInput: the runner\'s matrix validator before anything exists; 
     process.env.MAX_SHARD_SECONDS = '60';
     try {
       const before = await stored();
-      const err = await validate.handler({ input: { matrix: MATRIX } }).catch((e) => e);
+      const err = await handle({ input: { matrix: MATRIX } }).catch((e) => e);
       expect({ name: err.name, message: err.message }).toEqual({ name: 'InvalidInput',
         message: expect.stringMatching(/^runner 1's shard \(small-reads, dir-walk\) is modelled at \d+ min, so its command timeout is \d+ min — longer than the 1 min the execution leaves for a shard — add runners .*give the matrix a step budget \("budget_s"\)/) });
       expect(await stored()).toEqual(before);

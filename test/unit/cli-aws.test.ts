@@ -1,7 +1,9 @@
 import { AthenaClient, BatchGetNamedQueryCommand, GetQueryExecutionCommand, GetQueryResultsCommand, ListNamedQueriesCommand, StartQueryExecutionCommand } from '@aws-sdk/client-athena';
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { DescribeExecutionCommand, GetExecutionHistoryCommand, ListExecutionsCommand, SFNClient, StartExecutionCommand, type HistoryEvent } from '@aws-sdk/client-sfn';
+import { DescribeInstancesCommand, DescribeInstanceTypeOfferingsCommand, EC2Client, type Instance } from '@aws-sdk/client-ec2';
 import { mockClient } from 'aws-sdk-client-mock';
+import type { ServiceQuotasApi } from '../../runner/aws/service-quotas';
 import { awsQuery, awsRun, awsStatus, ExecutionProgress, type AwsClients } from '../../runner/aws/commands';
 import { estimateFor } from '../../runner/aws/estimate';
 import { UserError } from '../../runner/core/errors';
@@ -12,11 +14,29 @@ process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 const cfn = mockClient(CloudFormationClient);
 const sfn = mockClient(SFNClient);
 const athena = mockClient(AthenaClient);
-const clients = (): AwsClients => ({ cfn: new CloudFormationClient({ region: 'us-east-1' }), sfn: new SFNClient({ region: 'us-east-1' }), athena: new AthenaClient({ region: 'us-east-1' }) });
+const ec2 = mockClient(EC2Client);
+/** The account's Standard vCPU quota as Service Quotas answers it (L-1216C47A), and the calls made. */
+const quota = { value: 640, calls: [] as { ServiceCode: string; QuotaCode: string }[] };
+const quotas: ServiceQuotasApi = { getServiceQuota: async (input) => { quota.calls.push(input); return { Quota: { Value: quota.value } }; } };
+const clients = (): AwsClients => ({
+  cfn: new CloudFormationClient({ region: 'us-east-1' }), sfn: new SFNClient({ region: 'us-east-1' }), athena: new AthenaClient({ region: 'us-east-1' }),
+  capacity: { ec2: new EC2Client({ region: 'us-east-1' }), quotas },
+});
 const noSleep = async () => {};
-const OUTPUTS = [{ OutputKey: 'StateMachineArn', OutputValue: 'arn:aws:states:us-east-1:1:stateMachine:sm' }, { OutputKey: 'AthenaWorkGroup', OutputValue: 'wg' }];
+const ZONES = ['us-east-1a', 'us-east-1b'];
+const OUTPUTS = [{ OutputKey: 'StateMachineArn', OutputValue: 'arn:aws:states:us-east-1:1:stateMachine:sm' }, { OutputKey: 'AthenaWorkGroup', OutputValue: 'wg' },
+  { OutputKey: 'RunnerAvailabilityZones', OutputValue: ZONES.join(',') }];
+/** EC2's answers: the instances running, and every type asked about offered in the zones `offeredIn` gives (default: both). */
+function account(running: { InstanceType: string; CpuOptions?: { CoreCount: number; ThreadsPerCore: number }; InstanceLifecycle?: 'spot' }[], offeredIn: (type: string) => string[] = () => ZONES) {
+  ec2.on(DescribeInstancesCommand).resolves({ Reservations: [{ Instances: running as Instance[] }] });
+  ec2.on(DescribeInstanceTypeOfferingsCommand).callsFake((input) => {
+    const types = input.Filters.find((f: { Name: string }) => f.Name === 'instance-type').Values as string[];
+    const zones = input.Filters.find((f: { Name: string }) => f.Name === 'location').Values as string[];
+    return { InstanceTypeOfferings: types.flatMap((t) => offeredIn(t).filter((z) => zones.includes(z)).map((Location) => ({ InstanceType: t, LocationType: 'availability-zone', Location }))) };
+  });
+}
 
-beforeEach(() => { cfn.reset(); sfn.reset(); athena.reset(); });
+beforeEach(() => { cfn.reset(); sfn.reset(); athena.reset(); ec2.reset(); quota.value = 640; quota.calls = []; account([]); });
 
 test('run: starts an execution with the validated matrix, follows it and prints the summary', async () => {
   cfn.on(DescribeStacksCommand).resolves({ Stacks: [{ StackName: 'S3AccessBench', CreationTime: new Date(), StackStatus: 'CREATE_COMPLETE', Outputs: OUTPUTS }] });
@@ -88,6 +108,71 @@ test('run: without --runners, the measured model\'s plan is the execution\'s run
   const input = JSON.parse(sfn.commandCalls(StartExecutionCommand)[0].args[0].input.input!);
   expect(input.runners).toEqual(estimateFor({ profile: 'seed' }).runners);
   expect(input.matrix).toEqual(loadProfile('seed'));
+});
+
+describe('run: the account\'s capacity is checked before anything is created', () => {
+  const stack = () => cfn.on(DescribeStacksCommand).resolves({ Stacks: [{ StackName: 'S', CreationTime: new Date(), StackStatus: 'CREATE_COMPLETE', Outputs: OUTPUTS }] });
+  const large = (InstanceType: string) => ({ InstanceType, CpuOptions: { CoreCount: 2, ThreadsPerCore: 1 } });
+
+  test('seed on a 32-vCPU quota with 8 running: refused naming the quota, the figures and the fix; no execution started', async () => {
+    stack();
+    quota.value = 32;
+    // 8 Standard vCPUs running (4 × 2), besides a Spot instance and a G instance, which count against other quotas.
+    account([large('c7g.large'), large('c7g.large'), large('m7i.large'), large('t4g.large'), { ...large('c7g.large'), InstanceLifecycle: 'spot' }, { InstanceType: 'g5.xlarge', CpuOptions: { CoreCount: 2, ThreadsPerCore: 2 } }]);
+    const plan = estimateFor({ profile: 'seed' });
+    const needed = plan.runners.reduce((n, r) => n + 2 * r.count, 0);
+    expect(needed).toBe(32);
+    const err = await awsRun(clients(), { stack: 'S', profile: 'seed' }, () => {}, noSleep).catch((e) => e);
+    expect(err).toBeInstanceOf(UserError);
+    expect(err.problem).toBe(`the account's On-Demand Standard vCPU quota (Service Quotas ec2 L-1216C47A, "Running On-Demand Standard (A, C, D, H, I, M, R, T, Z) instances") is 32 vCPUs and 8 are running: 24 free, and this execution's runners (${plan.runners.map((r) => `${r.count} × ${r.instanceType}`).join(' + ')}) need 32`);
+    expect(err.fix).toMatch(/^request an increase to at least 40 vCPUs \(`aws service-quotas request-service-quota-increase --service-code ec2 --quota-code L-1216C47A --desired-value 40`/);
+    expect(err.fix).toContain('stop instances to free 8 vCPUs');
+    expect(quota.calls).toEqual([{ ServiceCode: 'ec2', QuotaCode: 'L-1216C47A' }]);
+    // Only running and pending instances are counted; the offerings asked in the stack's zones.
+    expect(ec2.commandCalls(DescribeInstancesCommand)[0].args[0].input.Filters).toEqual([{ Name: 'instance-state-name', Values: ['pending', 'running'] }]);
+    expect(ec2.commandCalls(DescribeInstanceTypeOfferingsCommand)[0].args[0].input).toMatchObject({ LocationType: 'availability-zone', Filters: expect.arrayContaining([{ Name: 'location', Values: ZONES }]) });
+    expect(sfn.commandCalls(StartExecutionCommand)).toHaveLength(0);
+  });
+
+  test('the same with 8 more vCPUs of quota: it fits exactly, and starts', async () => {
+    stack();
+    quota.value = 40;
+    account([large('c7g.large'), large('c7g.large'), large('m7i.large'), large('t4g.large')]);
+    sfn.on(StartExecutionCommand).resolves({ executionArn: 'arn:exec:4', startDate: new Date() });
+    sfn.on(DescribeExecutionCommand).resolves({ status: 'FAILED', executionArn: 'arn:exec:4', stateMachineArn: 'sm', startDate: new Date(), error: 'E', cause: 'c' });
+    const lines: string[] = [];
+    await awsRun(clients(), { stack: 'S', profile: 'seed' }, (l) => lines.push(l), noSleep);
+    expect(sfn.commandCalls(StartExecutionCommand)).toHaveLength(1);
+    expect(lines).toContain('capacity: the runners take 32 of the 32 On-Demand Standard vCPUs free (quota 40, 8 running)');
+  });
+
+  test('c8gn not offered in the stack\'s zones: the plan runs c7gn, its documented equivalent, and says so', async () => {
+    stack();
+    account([], (t) => (t.startsWith('c8gn.') ? [] : ZONES));
+    sfn.on(StartExecutionCommand).resolves({ executionArn: 'arn:exec:5', startDate: new Date() });
+    sfn.on(DescribeExecutionCommand).resolves({ status: 'FAILED', executionArn: 'arn:exec:5', stateMachineArn: 'sm', startDate: new Date(), error: 'E', cause: 'c' });
+    const lines: string[] = [];
+    await awsRun(clients(), { stack: 'S', profile: 'seed' }, (l) => lines.push(l), noSleep);
+    const input = JSON.parse(sfn.commandCalls(StartExecutionCommand)[0].args[0].input.input!);
+    const planned = estimateFor({ profile: 'seed' }).runners;
+    expect(input.runners).toEqual(estimateFor({ profile: 'seed', runners: planned.map((r) => ({ ...r, instanceType: r.instanceType.replace('c8gn.', 'c7gn.') })) }).runners);
+    expect(input.runners.map((r: { instanceType: string }) => r.instanceType)).not.toContain('c8gn.large');
+    expect(lines.join('\n')).toMatch(/c8gn\.large is not offered in the stack's runner Availability Zones \(us-east-1a, us-east-1b\): its \d+ runner\(s\) run as c7gn\.large, its documented equivalent/);
+  });
+
+  test('a type not offered there and without an equivalent: refused, naming the type, the zones and the fix', async () => {
+    stack();
+    account([], (t) => (t === 'm7i.large' ? [] : ZONES));
+    const err = await awsRun(clients(), { stack: 'S', profile: 'quick', runners: [{ instanceType: 'm7i.large', count: 1 }] }, () => {}, noSleep).catch((e) => e);
+    expect(err).toMatchObject({ problem: 'm7i.large is not offered in the stack\'s runner Availability Zones (us-east-1a, us-east-1b), so its runners cannot launch', fix: expect.stringMatching(/^name types offered there with --runners/) });
+    expect(sfn.commandCalls(StartExecutionCommand)).toHaveLength(0);
+  });
+
+  test('a stack deployed before the check (no RunnerAvailabilityZones output): refused, naming the fix', async () => {
+    cfn.on(DescribeStacksCommand).resolves({ Stacks: [{ StackName: 'S', CreationTime: new Date(), StackStatus: 'CREATE_COMPLETE', Outputs: OUTPUTS.slice(0, 2) }] });
+    await expect(awsRun(clients(), { stack: 'S', profile: 'quick' }, () => {}, noSleep)).rejects.toMatchObject({ problem: 'stack "S" has no RunnerAvailabilityZones output', fix: expect.stringMatching(/npx cdk deploy/) });
+    expect(sfn.commandCalls(StartExecutionCommand)).toHaveLength(0);
+  });
 });
 
 test('run: a failed execution shows its error and cause and returns 1', async () => {
@@ -186,8 +271,10 @@ describe('status: the stack outputs and its latest executions', () => {
     expect(await awsStatus(clients(), 'S', (l) => lines.push(l))).toBe(0);
     expect(sfn.commandCalls(ListExecutionsCommand)[0].args[0].input).toEqual({ stateMachineArn: 'arn:aws:states:us-east-1:1:stateMachine:sm', maxResults: 5 });
     expect(lines).toEqual([
-      `${'AthenaWorkGroup'.padEnd(22)} wg`,
-      `${'StateMachineArn'.padEnd(22)} arn:aws:states:us-east-1:1:stateMachine:sm`,
+      // Names padded to the longest.
+      `${'AthenaWorkGroup'.padEnd(23)} wg`,
+      'RunnerAvailabilityZones us-east-1a,us-east-1b',
+      `${'StateMachineArn'.padEnd(23)} arn:aws:states:us-east-1:1:stateMachine:sm`,
       'latest executions:',
       '  2026-03-02T10:00:00.000Z  RUNNING  run-2',
       '  2026-03-01T10:00:00.000Z  FAILED  run-1',

@@ -6,6 +6,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { awsQueryRequests, type AwsClients } from '../../runner/aws/commands';
+import { capacityClients } from '../../runner/aws/capacity';
 import { attachAccessLogs, attachIntervals, accessLogQueries, namedQueries, openRecords, query, type OpenedResults } from '../../runner/report/results-db';
 import { writeReportFixture } from '../../scripts/fixtures/report-fixture';
 import { readFileSync, readdirSync } from 'node:fs';
@@ -34,7 +35,7 @@ describe('request attribution from S3 server access logs', () => {
   let db: OpenedResults;
   const athena = mockClient(AthenaClient);
   const cfn = mockClient(CloudFormationClient);
-  const clients = (): AwsClients => ({ cfn: new CloudFormationClient({ region: 'us-east-1' }), sfn: new SFNClient({ region: 'us-east-1' }), athena: new AthenaClient({ region: 'us-east-1' }) });
+  const clients = (): AwsClients => ({ cfn: new CloudFormationClient({ region: 'us-east-1' }), sfn: new SFNClient({ region: 'us-east-1' }), athena: new AthenaClient({ region: 'us-east-1' }), capacity: capacityClients('us-east-1') });
 
   beforeAll(async () => {
     // Result records of run RUN on runner RUNNER: step 1 measured 10:00:10–10:00:20, step 2 10:00:30–10:00:40.
