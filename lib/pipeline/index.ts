@@ -131,7 +131,7 @@ export class Pipeline extends Construct {
 
   constructor(scope: Construct, id: string, props: PipelineProps) {
     super(scope, id);
-    const s = checkPipelineProps({ ...props, subnets: props.runnerSubnets.subnetIds.length, queries: props.results.namedQueries.length });
+    const s = checkPipelineProps({ ...props, subnets: props.runnerSubnets.subnetIds.length, queries: props.results.modelQueries.length });
     const { results, fleet } = props;
     ({ validate: this.validate, teardown: this.teardown, report: this.report, janitor: this.janitor } = this.functions(props, s));
 
@@ -199,7 +199,7 @@ export class Pipeline extends Construct {
     const report = fn('ReportFn', {
       entry: 'report', description: 's3-access-bench: write a run\'s HTML report and query summary into the results bucket',
       memorySize: 1769, timeout: Duration.seconds(TASK_TIMEOUT_S.report),
-    }).allow(['athena:GetQueryResults'], [stack.formatArn({ service: 'athena', resource: 'workgroup', resourceName: results.workGroupName })])
+    }).allow(['athena:GetQueryExecution'], [stack.formatArn({ service: 'athena', resource: 'workgroup', resourceName: results.workGroupName })])
       .allowObjects(results.bucket, ['s3:GetObject'], [RESULTS_LAYOUT.athena], { reason: 'Athena writes query results under athena/ with generated names' })
       .allowObjects(results.bucket, ['s3:PutObject'], [RESULTS_LAYOUT.reports], { env: 'RESULTS_BUCKET', reason: 'reports go to reports/RUNID/ (run id made at run time)' });
 
