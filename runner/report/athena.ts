@@ -1,7 +1,7 @@
 import { GetQueryExecutionCommand, GetQueryResultsCommand, type AthenaClient } from '@aws-sdk/client-athena';
 import { GetObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import type { RunManifest } from '../results/writer';
-import { parseCsv } from './csv';
+import { forEachCsvRecord } from './csv';
 import { buildReportModel, MODEL_QUERIES, type ModelQueryName, type ModelRows, type ReportModel } from './model';
 
 /** The rows of one finished Athena query: column names, and each row as column → text (null for SQL NULL). */
@@ -49,13 +49,20 @@ export async function athenaResultFile(clients: { athena: AthenaClient; s3: S3Cl
   if (!m) throw new Error(`query ${queryExecutionId} has no result file (OutputLocation ${JSON.stringify(location)})`);
   const object = await clients.s3.send(new GetObjectCommand({ Bucket: m[1], Key: m[2] }));
   const text = await object.Body!.transformToString('utf8');
-  const [header, ...records] = parseCsv(text);
-  if (!header || header.some((c) => c === null)) throw new Error(`the result file ${location} of query ${queryExecutionId} has no header of column names`);
-  const columns = header as string[];
-  const rows = records.map((r, i) => {
-    if (r.length !== columns.length) throw new Error(`the result file ${location}: record ${i + 2} has ${r.length} fields, the header ${columns.length}`);
-    return Object.fromEntries(columns.map((c, j) => [c, r[j]]));
+  let columns: string[] | null = null;
+  const rows: Record<string, string | null>[] = [];
+  forEachCsvRecord(text, (r) => {
+    if (!columns) {
+      if (r.some((c) => c === null)) throw new Error(`the result file ${location} of query ${queryExecutionId} has no header of column names`);
+      columns = r as string[];
+      return;
+    }
+    if (r.length !== columns.length) throw new Error(`the result file ${location}: record ${rows.length + 2} has ${r.length} fields, the header ${columns.length}`);
+    const row: Record<string, string | null> = {};
+    for (let j = 0; j < columns.length; j++) row[columns[j]] = r[j];
+    rows.push(row);
   });
+  if (!columns) throw new Error(`the result file ${location} of query ${queryExecutionId} is empty: not even a header of column names`);
   return { columns, rows };
 }
 
