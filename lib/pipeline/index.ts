@@ -35,7 +35,7 @@ export type { Heartbeat } from './benchmark';
  * it from the definition): what a shard's timeout must leave of the execution's. The usual case
  * is a few minutes.
  */
-export const NON_BENCHMARK_BOUND = Duration.minutes(45);
+export const NON_BENCHMARK_BOUND = Duration.minutes(50);
 /** Lambda repetitions ValidateInput accepts at most (input.lambdas.repetitions). */
 export const MAX_LAMBDA_REPETITIONS = 20;
 
