@@ -1,7 +1,7 @@
 import { AthenaClient } from '@aws-sdk/client-athena';
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { RESULTS_LAYOUT } from '../lib/results-layout';
-import { missingModelQueries, modelRowsFromAthena, reportModelFromAthena, type ExecutionFacts } from '../runner/report/athena';
+import { athenaResultFile, missingModelQueries, modelRowsFromAthena, reportModelFromAthena, type ExecutionFacts } from '../runner/report/athena';
 import { renderHtmlReport } from '../runner/report/html/render';
 import { MODEL_QUERIES } from '../runner/report/model';
 import { logger, NamedError } from './shared/powertools';
@@ -30,7 +30,7 @@ export interface ReportResult {
 }
 
 /**
- * Report: reads the rows of the run's named queries (run by Aggregate, restricted to the run and
+ * Report: reads the rows of the run's model queries (run by Aggregate, restricted to the run and
  * ordered as each SQL file says), builds the report model from them with the same code as
  * `s3ab report` (runner/report/model.ts), and writes the same HTML page, the same text summary
  * (summary.txt) and the model's tables (summary.json) into the results bucket under
@@ -45,10 +45,11 @@ export async function handler(event: ReportEvent, _context?: unknown, deps: { at
   }
   const missing = missingModelQueries(event.queries);
   if (missing.length) {
-    throw new NamedError('InvalidEvent', `the Aggregate output has no ${missing.join(', ')} — the report needs the named queries ${MODEL_QUERIES.join(', ')} (one per file in assets/queries/); redeploy the stack`);
+    throw new NamedError('InvalidEvent', `the Aggregate output has no ${missing.join(', ')} — the report needs the named queries ${MODEL_QUERIES.join(', ')} (one per file in assets/queries/model/); redeploy the stack`);
   }
   const generatedAt = now().toISOString();
-  const rowsByQuery = await modelRowsFromAthena(clients.athena, event.queries);
+  // One result file per query (GetQueryExecution, then GetObject), not GetQueryResults' pages of 1,000 rows: a full run's interval series is tens of thousands of rows.
+  const rowsByQuery = await modelRowsFromAthena((id) => athenaResultFile(clients, id), event.queries);
   const bucket = env('RESULTS_BUCKET');
   const model = reportModelFromAthena({
     runId: event.runId, rows: rowsByQuery,

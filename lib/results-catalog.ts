@@ -5,7 +5,7 @@ import * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
 import { ACCESS_LOG_COLUMNS, ACCESS_LOG_PARTITION, ACCESS_LOG_REGEX, ACCESS_LOG_TABLE } from '../runner/report/access-log-table';
 import intervalSchema from '../assets/schema/interval.schema.json';
-import { accessLogQueries, INTERVALS_TABLE, namedQueries } from '../runner/report/results-db';
+import { accessLogQueries, INTERVALS_TABLE, namedQueries, type QueryUse } from '../runner/report/results-db';
 import { resultColumns, type JsonSchema } from './glue-columns';
 import { RESULTS_LAYOUT } from './results-layout';
 
@@ -25,7 +25,8 @@ export interface ResultsCatalogProps {
  * partition projection on `dt` so a run is queryable the moment its files land (no crawler, no
  * MSCK REPAIR), an Athena workgroup with an enforced, encrypted result location and a
  * bytes-scanned cutoff, and one named query per SQL file — the same files the local report
- * runs on DuckDB.
+ * runs on DuckDB. The pipeline runs the model's queries (`modelQueries`); the adhoc ones are there
+ * for users.
  */
 export class ResultsCatalog extends Construct {
   readonly bucket: s3.Bucket;
@@ -34,7 +35,8 @@ export class ResultsCatalog extends Construct {
   /** The interval series' table (INTERVALS_TABLE), beside the records'. */
   readonly intervalsTable: glue.CfnTable;
   readonly workGroup: athena.CfnWorkGroup;
-  readonly namedQueries: { name: string; query: athena.CfnNamedQuery; sql: string }[];
+  /** One Athena named query per SQL file of assets/queries/ (model and adhoc), for users to find in the console. */
+  readonly namedQueries: { name: string; query: athena.CfnNamedQuery; sql: string; use: QueryUse }[];
   readonly databaseName: string;
   readonly tableName = 'results';
   private readonly firstDay: string;
@@ -100,7 +102,7 @@ export class ResultsCatalog extends Construct {
       });
       query.addResourceDependency(this.table);
       query.addResourceDependency(this.intervalsTable);
-      return { name: f.name, query, sql: f.sql };
+      return { name: f.name, query, sql: f.sql, use: f.use };
     });
   }
 
@@ -183,6 +185,11 @@ export class ResultsCatalog extends Construct {
       return query;
     });
     return { table, queries };
+  }
+
+  /** The named queries the report model reads (assets/queries/model/): what the pipeline's Aggregate runs. */
+  get modelQueries(): ResultsCatalog['namedQueries'] {
+    return this.namedQueries.filter((q) => q.use === 'model');
   }
 
   get workGroupName(): string {

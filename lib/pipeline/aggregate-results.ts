@@ -13,7 +13,8 @@ export interface AggregateResultsProps {
 }
 
 /**
- * Aggregate: every named summary query, restricted to the run and its day partition, through
+ * Aggregate: every query the report model reads (assets/queries/model/; the adhoc named queries
+ * are left to users), restricted to the run and its day partition, through
  * Athena `.sync`, all at once; `$.aggregate` holds each query's name and execution id for the
  * Report function. The queries are small (one day, one run) and fewer than Athena's default quota
  * of active DML queries: what went wrong before was not how many ran, but a 20-s timeout that
@@ -31,7 +32,7 @@ export class AggregateResults extends sfn.StateMachineFragment {
     const stack = Stack.of(this);
     const workGroupArn = stack.formatArn({ service: 'athena', resource: 'workgroup', resourceName: results.workGroupName });
     const list = new sfn.Pass(this, 'ListSummaryQueries', {
-      result: sfn.Result.fromArray(results.namedQueries.map((q) => ({ name: q.name, id: q.query.attrNamedQueryId, orderBy: orderByOf(q.sql, `${q.name}.sql`) }))),
+      result: sfn.Result.fromArray(results.modelQueries.map((q) => ({ name: q.name, id: q.query.attrNamedQueryId, orderBy: orderByOf(q.sql, `${q.name}.sql`) }))),
       resultPath: '$.queries',
     });
     const getQuery = sdkTask(this, 'GetNamedQuery', 'athena', 'getNamedQuery', { 'NamedQueryId.$': '$.query.id' }, [workGroupArn],

@@ -37,7 +37,7 @@ export interface ExecutionShape {
   readyChecks: number;
   /** Repetitions of the document-processing Lambdas. */
   lambdaRepetitions: number;
-  /** Named summary queries Aggregate runs. */
+  /** Queries Aggregate runs: the report model's (assets/queries/model/). */
   queries: number;
   /** Teardown rounds at most. */
   teardownRounds: number;

@@ -11,12 +11,15 @@ export interface PollBudget { waitSeconds: number; maxPolls: number }
  * One attempt of each non-benchmark task, in seconds (a function's timeout equals its task's).
  * With 3 retries on each and the poll budgets, they bound the non-benchmark part of an execution
  * (test/aws/pipeline.test.ts sums them from the definition). Each is several times the call's
- * usual duration: SSM/EC2 control calls take under a second, the report renders in about one
- * (`npm run bench:report-function`); teardown is one round of a loop (teardown-flow.ts): it stops
+ * usual duration: SSM/EC2 control calls take under a second; the report is sized from its bound
+ * at `full` scale (below); teardown is one round of a loop (teardown-flow.ts): it stops
  * starting work 5 s before this timeout and reports whether anything is left. A summary query
  * gets minutes: Athena may queue it, and queued time counts against the timeout.
  */
-export const TASK_TIMEOUT_S = { validate: 8, runInstances: 8, checkOnline: 10, sendCommand: 5, getNamedQuery: 10, summaryQuery: 120, report: 12, teardown: 90 };
+// report: `npm run bench:report-function` draws a `full`-sized report (twice the interval rows the
+// profile's modelled step times give) in about 21 s on one shared core; 60 s leaves about three
+// times that, since Report is not retried and a lost report is a lost execution.
+export const TASK_TIMEOUT_S = { validate: 8, runInstances: 8, checkOnline: 10, sendCommand: 5, getNamedQuery: 10, summaryQuery: 120, report: 60, teardown: 90 };
 
 /**
  * Errors worth a retry, per service: throttling and transient service faults, as Step Functions

@@ -5,9 +5,10 @@ import Table from 'cli-table3';
 import { UserError, errorSummary } from '../core/errors';
 import { expandSteps } from '../core/matrix';
 import { formatDuration } from '../core/units';
-import { isRunId, RUN_ID_EXAMPLE } from '../core/vocabulary';
 import { athenaRows, missingModelQueries, modelRowsFromAthena, reportModelFromAthena } from '../report/athena';
 import { queryForRun } from '../report/run-query';
+import { checkedRunId, printQueryTable, type QueryTable } from '../report/named-query';
+import { namedQuery as namedQueryFile } from '../report/results-db';
 import { matrixFor, rawMatrixFor } from '../catalog';
 import { estimateFor, runnersLine } from './estimate';
 import { CapacityUnknown, capacityClients, checkCapacity, type CapacityClients } from './capacity';
@@ -71,18 +72,9 @@ async function waitForQuery(c: AwsClients, id: string, sleep: (ms: number) => Pr
 }
 
 /** Every row of a query's result as text cells ('–' for NULL), with its column names (runner/report/athena.ts reads the pages). */
-async function queryRows(c: AwsClients, id: string): Promise<{ cols: string[]; rows: string[][] }> {
+async function queryRows(c: AwsClients, id: string): Promise<QueryTable> {
   const { columns, rows } = await athenaRows(c.athena, id);
-  return { cols: columns, rows: rows.map((r) => columns.map((k) => r[k] ?? '–')) };
-}
-
-export async function printQueryResults(c: AwsClients, id: string, title: string, out: Out): Promise<number> {
-  const { cols, rows } = await queryRows(c, id);
-  out(`${title} (${rows.length} rows)`);
-  const table = new Table({ head: cols, style: { head: [], border: [] } });
-  for (const r of rows) table.push(r);
-  out(table.toString());
-  return rows.length;
+  return { columns, rows: rows.map((r) => columns.map((k) => r[k] ?? '–')) };
 }
 
 export interface RunArgs { stack: string; profile?: string; matrix?: string; runners?: { instanceType: string; count: number }[]; pollMs?: number }
@@ -159,7 +151,7 @@ async function printRunSummary(c: AwsClients, aggregate: { name: string; queryEx
     return;
   }
   const model = reportModelFromAthena({
-    runId: execution.runId, rows: await modelRowsFromAthena(c.athena, aggregate), source: 'Athena (the execution\'s Aggregate queries)',
+    runId: execution.runId, rows: await modelRowsFromAthena((id) => athenaRows(c.athena, id), aggregate), source: 'Athena (the execution\'s Aggregate queries)',
     execution, generatedAt: new Date().toISOString(),
   });
   for (const line of summaryLines(model)) out(line);
@@ -227,17 +219,27 @@ export class ExecutionProgress {
   }
 }
 
-/** `s3ab aws query NAME`: runs a named query in the stack's workgroup and prints the table. */
-export async function awsQuery(c: AwsClients, stack: string, name: string, out: Out, sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms))): Promise<number> {
+/**
+ * `s3ab report --query NAME --stack STACK` (and `s3ab aws query NAME`): a query named as locally
+ * (assets/queries/{model,adhoc}/NAME.sql; an unknown name is refused before any AWS call, listing
+ * the names), run from the stack's named query of that name in its workgroup — over every run, or
+ * one run restricted as the pipeline restricts it — and printed as `s3ab report --query` prints
+ * it locally.
+ */
+export async function awsQuery(c: AwsClients, stack: string, name: string, out: Out,
+  sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms)), runId?: string): Promise<number> {
+  namedQueryFile(name);
+  const run = checkedRunId(runId);
   const outputs = await stackOutputs(c, stack);
   const q = await namedQuery(c, outputs.AthenaWorkGroup, name);
-  const started = await c.athena.send(new StartQueryExecutionCommand({ QueryString: q.QueryString, WorkGroup: outputs.AthenaWorkGroup, QueryExecutionContext: { Database: q.Database } }));
+  const sql = run ? queryForRun(q.QueryString!, run, { database: q.Database }) : q.QueryString!;
+  const started = await c.athena.send(new StartQueryExecutionCommand({ QueryString: sql, WorkGroup: outputs.AthenaWorkGroup, QueryExecutionContext: { Database: q.Database } }));
   await waitForQuery(c, started.QueryExecutionId!, sleep);
-  await printQueryResults(c, started.QueryExecutionId!, name, out);
+  printQueryTable(run ? `${name}, run ${run}` : name, await queryRows(c, started.QueryExecutionId!), out);
   return 0;
 }
 
-/** The named query of the workgroup with this name (a UserError listing the names when there is none). */
+/** The named query of the workgroup with this name (a UserError when the deployed stack lacks it). */
 async function namedQuery(c: AwsClients, workGroup: string, name: string): Promise<{ QueryString?: string; Database?: string }> {
   const ids: string[] = [];
   let nextToken: string | undefined;
@@ -252,7 +254,7 @@ async function namedQuery(c: AwsClients, workGroup: string, name: string): Promi
     queries.push(...((await c.athena.send(new BatchGetNamedQueryCommand({ NamedQueryIds: ids.slice(i, i + 50) }))).NamedQueries ?? []));
   }
   const q = queries.find((x) => x.Name === name);
-  if (!q) throw new UserError(`no named query "${name}" in workgroup ${workGroup}`, `use one of: ${queries.map((x) => x.Name).sort().join(', ') || '(none)'}`);
+  if (!q) throw new UserError(`the stack's workgroup ${workGroup} has no named query "${name}" (it has: ${queries.map((x) => x.Name).sort().join(', ') || 'none'})`, 'redeploy the stack from this version with `npx cdk deploy`');
   return q;
 }
 
@@ -267,13 +269,13 @@ export const ACCESS_LOG_SETTLE_MS = 36 * 3600_000;
  */
 export async function awsQueryRequests(c: AwsClients, stack: string, runId: string | undefined, out: Out,
   sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms)), now = () => Date.now()): Promise<number> {
-  if (runId !== undefined && !isRunId(runId)) throw new UserError(`--run "${runId}" is not a run id`, `use the form ${RUN_ID_EXAMPLE}`);
+  checkedRunId(runId);
   const outputs = await stackOutputs(c, stack);
   const q = await namedQuery(c, outputs.AthenaWorkGroup, 'request_attribution');
   const sql = runId ? queryForRun(q.QueryString!, runId, { database: q.Database }) : q.QueryString!;
   const started = await c.athena.send(new StartQueryExecutionCommand({ QueryString: sql, WorkGroup: outputs.AthenaWorkGroup, QueryExecutionContext: { Database: q.Database } }));
   await waitForQuery(c, started.QueryExecutionId!, sleep);
-  const { cols, rows } = await queryRows(c, started.QueryExecutionId!);
+  const { columns: cols, rows } = await queryRows(c, started.QueryExecutionId!);
   const at = (name: string) => cols.indexOf(name);
   const runs = [...new Set(rows.map((r) => r[at('run_id')]))];
   if (!rows.length) {

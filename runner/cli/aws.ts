@@ -33,13 +33,13 @@ export function registerAws(program: Command): void {
       const { estimateFor, printEstimate } = await import('../aws/estimate');
       printEstimate(estimateFor({ profile: o.matrix ? undefined : profile ?? 'quick', matrixFile: o.matrix, runners: o.runners, buildCache: o.coldBuildCache ? 'cold' : 'warm' }), print);
     });
-  aws.command('query <name>').description('run a named Athena query (assets/queries/NAME.sql) and print the table; `requests` prints each step\'s S3 requests from the data bucket\'s server access logs')
-    .option('--run <id>', 'with `requests`: one run only').addOption(stackOpt()).addOption(regionOpt())
+  aws.command('query <name>').description('run a named query on Athena (the same as `s3ab report --query NAME --stack STACK`: assets/queries/{adhoc,model}/NAME.sql) and print the table; `requests` prints each step\'s S3 requests from the data bucket\'s server access logs')
+    .option('--run <id>', 'one run only').addOption(stackOpt()).addOption(regionOpt())
     .action(async (name, o) => {
       const { awsQuery, awsQueryRequests, defaultClients } = await import('../aws/commands');
       process.exitCode = await explained(o.stack, () => (name === 'requests'
         ? awsQueryRequests(defaultClients(o.region), o.stack, o.run, print)
-        : awsQuery(defaultClients(o.region), o.stack, name, print)));
+        : awsQuery(defaultClients(o.region), o.stack, name, print, undefined, o.run)));
     });
   aws.command('status').description('show the stack outputs and its latest executions').addOption(stackOpt()).addOption(regionOpt())
     .action(async (o) => {

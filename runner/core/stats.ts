@@ -75,7 +75,7 @@ export function mergeLatencyBuckets(lists: readonly (readonly LatencyBucket[])[]
 /**
  * The percentile of a distribution in buckets, as HdrHistogram reads one: the upper bound of the
  * bucket that holds the nearest-rank latency (the first whose running count reaches `percent`% of
- * all). Null for no buckets. assets/queries/latency_merged.sql applies the same rule in SQL.
+ * all). Null for no buckets. assets/queries/adhoc/latency_merged.sql applies the same rule in SQL.
  */
 export function latencyPercentile(buckets: readonly LatencyBucket[], percent: number): number | null {
   const total = buckets.reduce((n, b) => n + b.count, 0);

@@ -1,5 +1,7 @@
-import { GetQueryResultsCommand, type AthenaClient } from '@aws-sdk/client-athena';
+import { GetQueryExecutionCommand, GetQueryResultsCommand, type AthenaClient } from '@aws-sdk/client-athena';
+import { GetObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import type { RunManifest } from '../results/writer';
+import { forEachCsvRecord } from './csv';
 import { buildReportModel, MODEL_QUERIES, type ModelQueryName, type ModelRows, type ReportModel } from './model';
 
 /** The rows of one finished Athena query: column names, and each row as column → text (null for SQL NULL). */
@@ -8,11 +10,15 @@ export interface AthenaRows {
   rows: Record<string, string | null>[];
 }
 
+/** Reads a finished query's rows by its execution id. */
+export type AthenaRowsReader = (queryExecutionId: string) => Promise<AthenaRows>;
+
 /**
- * Every row of a finished query, page by page (at most 1,000 rows a page): the one reader of
- * Athena results, for the report Lambda and the `s3ab aws` commands. Athena returns every value as
- * text (VarCharValue; absent for NULL) and, for a SELECT, the column names as the first row of the
- * first page.
+ * Every row of a finished query, page by page (at most 1,000 rows a page, one call each, in
+ * sequence): for the `s3ab aws` commands, whose users may read Athena but not the results
+ * bucket. Athena returns every value as text (VarCharValue; absent for NULL) and, for a SELECT,
+ * the column names as the first row of the first page. The report function reads the result file
+ * instead (athenaResultFile).
  */
 export async function athenaRows(client: AthenaClient, queryExecutionId: string): Promise<AthenaRows> {
   let columns: string[] = [];
@@ -27,6 +33,36 @@ export async function athenaRows(client: AthenaClient, queryExecutionId: string)
     first = false;
     token = page.NextToken;
   } while (token);
+  return { columns, rows };
+}
+
+/**
+ * Every row of a finished query from its result file, in two calls whatever its size: the query's
+ * output location (GetQueryExecution), then the file (one GetObject). Athena writes a SELECT's
+ * result as OUTPUT/QUERY_ID.csv: the column names as the first record, every value quoted as the
+ * text GetQueryResults would give, NULL as an empty unquoted field (parseCsv).
+ */
+export async function athenaResultFile(clients: { athena: AthenaClient; s3: S3Client }, queryExecutionId: string): Promise<AthenaRows> {
+  const q = await clients.athena.send(new GetQueryExecutionCommand({ QueryExecutionId: queryExecutionId }));
+  const location = q.QueryExecution?.ResultConfiguration?.OutputLocation;
+  const m = location ? /^s3:\/\/([^/]+)\/(.+)$/.exec(location) : null;
+  if (!m) throw new Error(`query ${queryExecutionId} has no result file (OutputLocation ${JSON.stringify(location)})`);
+  const object = await clients.s3.send(new GetObjectCommand({ Bucket: m[1], Key: m[2] }));
+  const text = await object.Body!.transformToString('utf8');
+  let columns: string[] | null = null;
+  const rows: Record<string, string | null>[] = [];
+  forEachCsvRecord(text, (r) => {
+    if (!columns) {
+      if (r.some((c) => c === null)) throw new Error(`the result file ${location} of query ${queryExecutionId} has no header of column names`);
+      columns = r as string[];
+      return;
+    }
+    if (r.length !== columns.length) throw new Error(`the result file ${location}: record ${rows.length + 2} has ${r.length} fields, the header ${columns.length}`);
+    const row: Record<string, string | null> = {};
+    for (let j = 0; j < columns.length; j++) row[columns[j]] = r[j];
+    rows.push(row);
+  });
+  if (!columns) throw new Error(`the result file ${location} of query ${queryExecutionId} is empty: not even a header of column names`);
   return { columns, rows };
 }
 
@@ -46,12 +82,12 @@ export function missingModelQueries(queries: { name: string }[]): ModelQueryName
 }
 
 /**
- * Reads the model's query results of an execution (the Aggregate state's output: each named
- * query's name and execution id), all at once.
+ * Reads the model's query results of an execution (the Aggregate state's output: each query's
+ * name and execution id), all at once, with the reader given (the result file, or pages).
  */
-export async function modelRowsFromAthena(client: AthenaClient, queries: { name: string; queryExecutionId: string }[]): Promise<ModelRows> {
+export async function modelRowsFromAthena(read: AthenaRowsReader, queries: { name: string; queryExecutionId: string }[]): Promise<ModelRows> {
   const wanted = queries.filter((q) => (MODEL_QUERIES as readonly string[]).includes(q.name));
-  const results = await Promise.all(wanted.map(async (q) => [q.name, (await athenaRows(client, q.queryExecutionId)).rows] as const));
+  const results = await Promise.all(wanted.map(async (q) => [q.name, (await read(q.queryExecutionId)).rows] as const));
   return Object.fromEntries(results) as unknown as ModelRows;
 }
 

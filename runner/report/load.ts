@@ -8,7 +8,7 @@ import { readRunManifests, unreadableManifestError, type BadManifest } from '../
 import { SCHEMA_VERSION, recordErrors, upgradeRecord } from '../results/record';
 import type { RunManifest } from '../results/writer';
 import { buildReportModel, MODEL_QUERIES, type BadLine, type ModelRows, type ReportModel } from './model';
-import { attachIntervals, intervalFiles, namedQueries, openRecords, query, type OpenedResults } from './results-db';
+import { attachIntervals, intervalFiles, modelQueries, openRecords, query, type OpenedResults } from './results-db';
 
 /** Bad lines listed one by one in the report; the rest are counted. */
 const MAX_LISTED_BAD_LINES = 200;
@@ -146,7 +146,7 @@ export class ScannedResults {
     const rows = {} as ModelRows;
     try {
       if (db) {
-        const sql = Object.fromEntries(namedQueries().map((q) => [q.name, q.sql]));
+        const sql = Object.fromEntries(modelQueries().map((q) => [q.name, q.sql]));
         for (const name of MODEL_QUERIES) rows[name] = await query(db.connection, sql[name]);
       }
     } finally {

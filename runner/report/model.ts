@@ -8,6 +8,7 @@ import {
 } from './rows';
 import { scalingCases, type ScalingCase } from './scaling';
 import { cellSeries, type CellSeries } from './series';
+import { MODEL_QUERIES } from './model-queries.generated';
 
 export type { CellRow, HealthRow, MethodFacts, Row, ScalingCase, WorkloadFacts };
 
@@ -20,8 +21,8 @@ export type { CellRow, HealthRow, MethodFacts, Row, ScalingCase, WorkloadFacts }
  * and format.ts.
  */
 
-/** The SQL files (assets/queries/NAME.sql) the model is built from. */
-export const MODEL_QUERIES = ['report_cells', 'run_facts', 'workload_facts', 'run_health', 'request_counts', 'fleet_scaling', 'instance_types', 'interval_series'] as const;
+// The SQL files the model is built from: one per file in assets/queries/model/ (`npm run gen`).
+export { MODEL_QUERIES };
 export type ModelQueryName = (typeof MODEL_QUERIES)[number];
 export type ModelRows = Record<ModelQueryName, Row[]>;
 

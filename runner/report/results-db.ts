@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import intervalSchema from '../../assets/schema/interval.schema.json';
 import resultSchema from '../../assets/schema/result.schema.json';
 import { duckAccessLogView } from './access-log-table';
+import { UserError } from '../core/errors';
 import { projectRoot } from '../core/paths';
 import { INTERVALS_FOLDER } from '../core/vocabulary';
 
@@ -52,28 +53,56 @@ export async function attachIntervals(connection: DuckDBConnection, files: strin
   );
 }
 
+/** What a query is for: the report model reads it (assets/queries/model/), or users run it by name (assets/queries/adhoc/). */
+export type QueryUse = 'model' | 'adhoc';
+
 export interface NamedQuery {
   name: string;
   description: string;
   sql: string;
+  use: QueryUse;
 }
 
-/** The SQL files of assets/queries/ (Athena/Trino dialect), with their leading comment as description. */
+/** The folder of each use's SQL files, under assets/queries/. */
+export const QUERY_FOLDERS: Record<QueryUse, string> = { model: 'queries/model', adhoc: 'queries/adhoc' };
+
+/**
+ * Every named query over the results (Athena/Trino dialect), model and adhoc, by name, with its
+ * leading comment as description: each becomes an Athena named query, and any of them runs by
+ * name with `s3ab report --query NAME`. A name is one file in one folder.
+ */
 export function namedQueries(): NamedQuery[] {
-  return queriesIn('queries');
+  const all = [...queriesIn(QUERY_FOLDERS.model, 'model'), ...queriesIn(QUERY_FOLDERS.adhoc, 'adhoc')].sort((a, b) => a.name.localeCompare(b.name));
+  const twice = all.filter((q, i) => i > 0 && all[i - 1].name === q.name).map((q) => q.name);
+  if (twice.length) throw new Error(`query ${twice.join(', ')} is both in assets/${QUERY_FOLDERS.model}/ and assets/${QUERY_FOLDERS.adhoc}/: a query name is one file`);
+  return all;
+}
+
+/** The queries the report model reads (assets/queries/model/): the only ones the pipeline's Aggregate runs. */
+export function modelQueries(): NamedQuery[] {
+  return queriesIn(QUERY_FOLDERS.model, 'model');
+}
+
+/** The named query called `name`; a UserError listing every name when there is none. */
+export function namedQuery(name: string): NamedQuery {
+  const all = namedQueries();
+  const q = all.find((x) => x.name === name);
+  if (q) return q;
+  const list = (use: QueryUse) => all.filter((x) => x.use === use).map((x) => x.name).join(', ');
+  throw new UserError(`no query named "${name}"`, `name one of the files in assets/queries/: adhoc: ${list('adhoc')}; model: ${list('model')}`);
 }
 
 /** The queries over the access_logs table (assets/queries-access-logs/): run on demand, never by the pipeline (logs arrive late). */
 export function accessLogQueries(): NamedQuery[] {
-  return queriesIn('queries-access-logs');
+  return queriesIn('queries-access-logs', 'adhoc');
 }
 
-function queriesIn(folder: string): NamedQuery[] {
+function queriesIn(folder: string, use: QueryUse): NamedQuery[] {
   const dir = join(projectRoot(), 'assets', folder);
   return readdirSync(dir).filter((f) => f.endsWith('.sql')).sort().map((f) => {
     const sql = readFileSync(join(dir, f), 'utf8');
     const description = sql.split('\n').filter((l) => l.startsWith('--')).map((l) => l.replace(/^--\s?/, '')).join(' ');
-    return { name: f.replace(/\.sql$/, ''), description, sql };
+    return { name: f.replace(/\.sql$/, ''), description, sql, use };
   });
 }
 

@@ -1,6 +1,7 @@
 import { isRunId, runDay } from '../core/vocabulary';
 /**
- * How the pipeline's Aggregate state runs each named query (assets/queries/NAME.sql) for one run:
+ * How the pipeline's Aggregate state runs each model query (assets/queries/model/NAME.sql) for one run
+ * (and `s3ab report --query NAME --run RUNID` any named query):
  * it wraps the file's SQL and keeps the run's rows.
  * - The tables `results` and `intervals` are replaced by the run's day partition (a WITH query of the same name over
  *   the qualified table: Trino and DuckDB resolve an unqualified name to the WITH query, a

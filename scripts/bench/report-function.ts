@@ -1,70 +1,155 @@
 /**
- * The pipeline's Report function, measured as it is deployed: builds its bundle with the stack's
- * own esbuild options (lib/function-bundles.ts), feeds it the Athena rows of the rendering fixture
- * (the named queries run for the run on DuckDB, shaped as GetQueryResults pages) in a fresh Node
- * process, and prints the bundle size, the module load time, the first (cold) and a second (warm)
- * handler call, and the peak memory — what the function's memory size and timeout are chosen from
- * (lib/pipeline/index.ts: 1,769 MB = one full vCPU, TASK_TIMEOUT_S.report).
+ * The pipeline's Report function, measured as it is deployed and at the size of a `full` run:
+ * builds its bundle with the stack's own esbuild options (lib/function-bundles.ts) and runs it in a
+ * fresh Node process on the model queries' result files, read as on AWS — GetQueryExecution names
+ * each file, the bundle's own S3 client reads it (one GetObject per query) from the embedded
+ * S3-compatible server and writes the page there. Prints the bundle size, the module load time,
+ * the first (cold) and a second (warm) handler call and the peak memory against the function's
+ * timeout and memory (TASK_TIMEOUT_S.report, REPORT_MEMORY_MB in lib/pipeline/).
  *
  *   npm run bench:report-function
  *
- * Athena hands over aggregated rows, so the number of report cells drives the work, not the
- * number of records: the fixture's 309 cells (5 methods × 11 workloads, every section with data)
- * are several times what a `seed` run gives.
+ * Athena hands over aggregated rows, so the report's cells and the interval series drive the
+ * work, not the number of records. The cells are the rendering fixture's (every section with
+ * data, five repetitions as `full` has). The interval series is sized from the `full` profile:
+ * the measured model's time of each of its steps (budget applied), cut into the series' default
+ * interval, is the most rows its measurements of 10 s or more can give (a measurement runs inside
+ * its step; one shorter than that is cut into at most FINE_INTERVALS finer intervals). The bench
+ * adds SERIES_MARGIN times that many rows to the fixture's own series, as measurements that run
+ * to a 600-s budget, and DuckDB runs interval_series.sql over them, as Athena would.
  */
+import { CreateBucketCommand } from '@aws-sdk/client-s3';
 import { buildSync } from 'esbuild';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { functionBuildOptions } from '../../lib/function-bundles';
-import { TASK_TIMEOUT_S } from '../../lib/pipeline';
-import { namedQueries, openResults } from '../../runner/report/results-db';
+import { REPORT_MEMORY_MB, TASK_TIMEOUT_S } from '../../lib/pipeline';
+import { estimateFor } from '../../runner/aws/estimate';
+import { matrixFor } from '../../runner/catalog';
+import { cleanupAll } from '../../runner/core/cleanup';
+import { DEFAULT_INTERVAL_MS, FINE_INTERVALS } from '../../runner/core/intervals';
+import { INTERVALS_FOLDER } from '../../runner/core/vocabulary';
+import { startEmbeddedEndpoint } from '../../runner/endpoint/embedded';
+import { makeS3Client } from '../../runner/endpoint/s3-client';
+import { modelQueries, openResults } from '../../runner/report/results-db';
 import { queryForRun } from '../../runner/report/run-query';
-import { athenaPages, athenaResultOf } from '../fixtures/athena-results';
+import { athenaResultOf, putAthenaResults } from '../fixtures/athena-results';
 import { writeReportFixture } from '../fixtures/report-fixture';
 import { failScript, scriptOptions } from '../script-cli';
 
 const TIMEOUT_S = TASK_TIMEOUT_S.report;
+const PROFILE = 'full';
+/** Rows synthesized per row the estimate gives: room for measurements under 10 s, cut finer than the interval. */
+const SERIES_MARGIN = 2;
+const BUCKET = 's3ab-results';
+
+/** The most interval rows a profile's run gives at the default interval: each step's modelled seconds, budget applied. */
+function intervalRowEstimate(profile: string): { steps: number; toBudget: number; budgetS: number | null; rows: number } {
+  const e = estimateFor({ profile });
+  const rows = e.steps.reduce((n, s) => n + Math.ceil((s.seconds * 1000) / DEFAULT_INTERVAL_MS), 0);
+  return { steps: e.steps.length, toBudget: e.steps.filter((s) => s.didNotFinish).length, budgetS: matrixFor({ profile }).budgetS, rows };
+}
+
+/**
+ * Adds `rows` interval records to a results folder's series, as measurements of `length` 1-s
+ * intervals: each a copy of one of the fixture's measurements (its cell, step and values, cycled)
+ * under a new measurement number, so the rows join the run's steps as interval_series.sql asks.
+ */
+function addIntervalRows(resultsDir: string, rows: number, length: number): number {
+  const root = join(resultsDir, INTERVALS_FOLDER);
+  const part = readdirSync(root).find((d) => d.startsWith('dt='))!;
+  const files = readdirSync(join(root, part)).filter((f) => f.endsWith('.jsonl'));
+  const groups = new Map<string, Record<string, unknown>[]>();
+  for (const f of files) {
+    for (const line of readFileSync(join(root, part, f), 'utf8').split('\n').filter(Boolean)) {
+      const r = JSON.parse(line) as Record<string, unknown>;
+      const key = `${r.step}:${r.measurement}`;
+      if (!groups.has(key)) groups.set(key, []);
+      groups.get(key)!.push(r);
+    }
+  }
+  const templates = [...groups.values()];
+  const lines: string[] = [];
+  for (let m = 0; lines.length < rows; m++) {
+    const t = templates[m % templates.length];
+    const measurement = 1000 * (1 + Math.floor(m / templates.length)) + Number(t[0].measurement);
+    for (let i = 0; i < length && lines.length < rows; i++) {
+      lines.push(JSON.stringify({ ...t[i % t.length], measurement, interval_index: i, interval_ms: 1000, offset_ms: i * 1000, duration_ms: 1000 }));
+    }
+  }
+  writeFileSync(join(root, part, `${String(templates[0][0].run_id)}--synthetic-full-scale.jsonl`), `${lines.join('\n')}\n`);
+  return lines.length;
+}
 
 async function main(): Promise<void> {
   const work = mkdtempSync(join(tmpdir(), 's3ab-bench-report-fn-'));
+  const server = await startEmbeddedEndpoint();
+  const s3 = makeS3Client(server.target, { maxSockets: 4 });
   try {
     const results = join(work, 'results');
-    const { runId, records } = await writeReportFixture(results, { repetitions: 3 });
-    const pages: Record<string, unknown[]> = {};
-    let cells = 0;
+    const { runId, records } = await writeReportFixture(results, { repetitions: 5, s3files: true });
+    const estimate = intervalRowEstimate(PROFILE);
+    const added = addIntervalRows(results, SERIES_MARGIN * estimate.rows, 600);
+
+    // What Aggregate leaves: each model query's result file, as Athena writes it, in the results bucket.
+    await s3.send(new CreateBucketCommand({ Bucket: BUCKET }));
+    const queries: { name: string; queryExecutionId: string }[] = [];
+    const rowsOf: Record<string, number> = {};
+    let csvBytes = 0;
     const db = await openResults(results);
     try {
-      for (const q of namedQueries()) {
+      for (const q of modelQueries()) {
         const result = await athenaResultOf(db.connection, queryForRun(q.sql, runId));
-        if (q.name === 'report_cells') cells = result.rows.length;
-        pages[q.name] = athenaPages(result);
+        const queryExecutionId = `qe-${q.name}`;
+        csvBytes += await putAthenaResults(s3, BUCKET, [{ queryExecutionId, result }]);
+        rowsOf[q.name] = result.rows.length;
+        queries.push({ name: q.name, queryExecutionId });
       }
     } finally {
       db.close();
     }
-    const pagesFile = join(work, 'pages.json');
-    writeFileSync(pagesFile, JSON.stringify({ runId, execution: { matrix: 'rendering-fixture', steps: 1, startedAt: new Date().toISOString() }, generatedAt: new Date().toISOString(), pages }));
+    const eventFile = join(work, 'event.json');
+    writeFileSync(eventFile, JSON.stringify({ runId, execution: { matrix: `rendering-fixture, ${PROFILE}-sized series`, steps: estimate.steps, startedAt: new Date().toISOString() }, generatedAt: new Date().toISOString(), queries }));
 
     const t0 = performance.now();
     buildSync(functionBuildOptions(['report'], join(work, 'bundle')));
     const buildMs = performance.now() - t0;
     const bundle = join(work, 'bundle', 'report', 'index.js');
-    const run = spawnSync(process.execPath, [join(__dirname, '..', 'fixtures', 'run-report-bundle.cjs'), bundle, pagesFile, join(work, 'report.html')], { encoding: 'utf8' });
+    const creds = server.target.credentials!;
+    const run = spawnSync(process.execPath, [join(__dirname, '..', 'fixtures', 'run-report-bundle.cjs'), bundle, eventFile], {
+      encoding: 'utf8', maxBuffer: 16 * 1024 * 1024,
+      env: { ...process.env, AWS_ACCESS_KEY_ID: creds.accessKeyId, AWS_SECRET_ACCESS_KEY: creds.secretAccessKey, AWS_REGION: 'us-east-1', S3AB_S3_ENDPOINT: server.target.endpointUrl, RESULTS_BUCKET: BUCKET },
+    });
     if (run.status !== 0) throw new Error(`the bundle failed: ${run.stderr}`);
-    const m = JSON.parse(run.stdout) as { loadMs: number; firstMs: number; warmMs: number; maxRssMiB: number };
+    const m = JSON.parse(run.stdout) as { loadMs: number; firstMs: number; warmMs: number; firstMaxRssMiB: number; maxRssMiB: number; result: { rows: number } };
     const mib = (b: number) => `${(b / 1024 / 1024).toFixed(2)} MiB`;
+    const n = (x: number) => x.toLocaleString('en-US');
+    const s = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
     const out = [
-      `fixture: ${records.toLocaleString('en-US')} records of run ${runId}, ${cells} report cells`,
+      `${PROFILE}: ${estimate.steps} steps, ${estimate.toBudget} modelled to run to their budget (${estimate.budgetS ?? 'none'} s); their modelled time in ${DEFAULT_INTERVAL_MS / 1000}-s intervals: at most ${n(estimate.rows)} interval rows from measurements of ${FINE_INTERVALS} s or more`,
+      `series: ${n(added)} rows added (${SERIES_MARGIN} × that, as measurements of 600 one-second intervals) to the fixture's own; interval_series.sql returns ${n(rowsOf.interval_series)} rows`,
+      `cells: ${n(rowsOf.report_cells)} report cells from ${n(records)} fixture records of run ${runId}; ${n(m.result.rows)} rows in all, ${mib(csvBytes)} of result files (one GetObject per query)`,
       `bundle (esbuild, minified): ${mib(statSync(bundle).size)} + source map ${mib(statSync(`${bundle}.map`).size)}; built in ${(buildMs / 1000).toFixed(1)} s`,
-      `module load (cold start): ${(m.loadMs / 1000).toFixed(2)} s`,
-      `first call (read rows, render, write): ${(m.firstMs / 1000).toFixed(2)} s   warm call: ${(m.warmMs / 1000).toFixed(2)} s`,
-      `peak memory: ${m.maxRssMiB.toFixed(0)} MiB`,
-      `cold start + first call: ${((m.loadMs + m.firstMs) / 1000).toFixed(2)} s of the ${TIMEOUT_S} s timeout on one core of this machine`,
+      `module load (cold start): ${s(m.loadMs)}`,
+      `first call (read result files, build the model, render, write): ${s(m.firstMs)}   warm call: ${s(m.warmMs)}`,
+      `peak memory: ${m.firstMaxRssMiB.toFixed(0)} MiB after the first call, ${m.maxRssMiB.toFixed(0)} MiB after both, of the function's ${REPORT_MEMORY_MB} MB`,
+      `full-scale report: cold start + first call ${s(m.loadMs + m.firstMs)} of the ${TIMEOUT_S} s timeout (function and task) on one core of this machine`,
     ];
     process.stdout.write(`${out.join('\n')}\n`);
+    if (m.firstMaxRssMiB * 1024 * 1024 > REPORT_MEMORY_MB * 1e6) {
+      process.stderr.write(`the full-scale report needs more memory than the function's ${REPORT_MEMORY_MB} MB: raise REPORT_MEMORY_MB (lib/pipeline/index.ts)\n`);
+      process.exitCode = 1;
+    }
+    if (m.loadMs + m.firstMs > TIMEOUT_S * 1000) {
+      process.stderr.write(`the full-scale report takes longer than the function's ${TIMEOUT_S} s timeout: size TASK_TIMEOUT_S.report (lib/pipeline/tasks.ts) from this figure, or make the report cheaper\n`);
+      process.exitCode = 1;
+    }
   } finally {
+    s3.destroy();
+    await server.stop();
+    await cleanupAll();
     rmSync(work, { recursive: true, force: true });
   }
 }

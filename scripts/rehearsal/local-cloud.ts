@@ -11,7 +11,7 @@ import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand, type S3Client
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { athenaPages, athenaResultOf } from '../fixtures/athena-results';
+import { athenaCsv, athenaResultKey, athenaResultOf } from '../fixtures/athena-results';
 import { mountTable } from '../../runner/core/mounts-table';
 import { namedQueries, openResults } from '../../runner/report/results-db';
 import { AwsError, type IamCheck, type IamRequest } from './iam';
@@ -95,7 +95,8 @@ export class LocalCloud {
   readonly sandboxes = new Map<string, Sandbox>();
   readonly commands = new Map<string, CommandRecord>();
   private readonly launches = new Map<string, string[]>();
-  private readonly queryResults = new Map<string, { pages: ReturnType<typeof athenaPages>; key: string }>();
+  /** Each finished query's result file (its key in the results bucket). */
+  private readonly queryResults = new Map<string, { key: string }>();
   /** The results bucket's records as the queries read them, copied once per caller (they do not change while Aggregate runs). */
   private readonly records = new Map<string, Promise<string>>();
   private n = 0;
@@ -344,9 +345,10 @@ export class LocalCloud {
       if (!/^[a-z0-9_]+$/.test(db)) throw new AwsError('Athena.InvalidRequestException', `database ${db} is not a Glue database name`);
       await duck.connection.run(`CREATE SCHEMA ${db}; CREATE VIEW ${db}.results AS SELECT * FROM main.results; CREATE VIEW ${db}.intervals AS SELECT * FROM main.intervals`);
       const result = await athenaResultOf(duck.connection, p.QueryString);
-      const key = `athena/${id}.csv`;
-      await s3.send(new PutObjectCommand({ Bucket: this.o.resultsBucket, Key: key, Body: JSON.stringify(result) }));
-      this.queryResults.set(id, { pages: athenaPages(result, 1000), key });
+      const key = athenaResultKey(id);
+      // Athena's result file: OUTPUT/QUERY_ID.csv, read by the report function with its own key.
+      await s3.send(new PutObjectCommand({ Bucket: this.o.resultsBucket, Key: key, Body: athenaCsv(result), ContentType: 'text/csv' }));
+      this.queryResults.set(id, { key });
       return { QueryExecution: { QueryExecutionId: id } };
     } finally {
       duck.close();
@@ -369,18 +371,24 @@ export class LocalCloud {
     return local;
   }
 
-  /** The Athena client a function gets, acting as its role: GetQueryResults, paged (the result read from S3 with its key). */
+  /**
+   * The Athena client a function gets, acting as its role: GetQueryExecution, whose
+   * ResultConfiguration names the query's result file (the function reads it from S3 with its
+   * own key, so the rehearsal's IAM check sees that GetObject).
+   */
   athenaClient(principal: string, workGroup: string) {
     return {
       send: async (cmd: SdkCommand) => {
-        if (operationOf(cmd) !== 'GetQueryResults') throw new Error(`local Athena: ${operationOf(cmd)} is not part of the rehearsal`);
-        await this.require(principal, 'Athena stand-in', this.athenaRequests(workGroup, ['athena:GetQueryResults']), 'AccessDeniedException');
+        if (operationOf(cmd) !== 'GetQueryExecution') throw new Error(`local Athena: ${operationOf(cmd)} is not part of the rehearsal`);
+        await this.require(principal, 'Athena stand-in', this.athenaRequests(workGroup, ['athena:GetQueryExecution']), 'AccessDeniedException');
         const q = this.queryResults.get(cmd.input.QueryExecutionId);
         if (!q) throw new AwsError('InvalidRequestException', `no query ${cmd.input.QueryExecutionId}`);
-        const page = cmd.input.NextToken ? Number(String(cmd.input.NextToken).replace('page-', '')) : 0;
-        // Athena reads the result file as the caller.
-        if (page === 0) await (await this.o.s3As(principal).send(new GetObjectCommand({ Bucket: this.o.resultsBucket, Key: q.key }))).Body!.transformToString();
-        return q.pages[page];
+        return {
+          QueryExecution: {
+            QueryExecutionId: cmd.input.QueryExecutionId, Status: { State: 'SUCCEEDED' },
+            ResultConfiguration: { OutputLocation: `s3://${this.o.resultsBucket}/${q.key}` },
+          },
+        };
       },
     };
   }

@@ -7,7 +7,8 @@ import { COUNTED_STATES, HISTORY_EVENT_LIMIT, historyEventBound } from '../../li
 import { TEARDOWN_MAX_ROUNDS } from '../../lib/pipeline/teardown-flow';
 import { profileNames } from '../../runner/core/matrix';
 import { METHOD_DESCRIPTORS as METHODS } from '../../runner/methods/catalog';
-import { namedQueries } from '../../runner/report/results-db';
+import { MODEL_QUERIES } from '../../runner/report/model';
+import { modelQueries, namedQueries } from '../../runner/report/results-db';
 import { queryForRun } from '../../runner/report/run-query';
 import { shardTimeoutSeconds } from '../../runner/plan/execution-model';
 import { newRunId, runDay } from '../../runner/core/vocabulary';
@@ -229,18 +230,20 @@ test('happy path: every state in order, each runner its own workloads in one com
   expect(cloud.shardTimeouts).toEqual(output.run.value.shards.map((x: any) => x.timeoutSeconds));
   expect(cloud.calls.filter((c) => c === 'InvokeBefore')).toHaveLength(2);
   expect(output.report.value.reportLocation).toMatch(/^s3:\/\/results\/reports\/\d{8}T\d{6}Z-[0-9a-f]{6}\/report\.html$/);
-  // Aggregate sends each SQL file restricted to the run, its ORDER BY repeated outside (Athena drops
-  // an ORDER BY inside a subquery), exactly as runner/report/run-query.ts writes it.
+  // Aggregate sends each model query's SQL file (assets/queries/model/; the adhoc ones are left to
+  // users) restricted to the run, its ORDER BY repeated outside (Athena drops an ORDER BY inside a
+  // subquery), exactly as runner/report/run-query.ts writes it.
   const runId = output.run.value.runId;
-  expect(cloud.queriesSent.sort()).toEqual(namedQueries().map((q) => queryForRun(q.sql, runId, { database: 's3ab_s3accessbench' })).sort());
+  expect(cloud.queriesSent.sort()).toEqual(modelQueries().map((q) => queryForRun(q.sql, runId, { database: 's3ab_s3accessbench' })).sort());
+  expect(modelQueries().map((q) => q.name)).toEqual([...MODEL_QUERIES]);
   const cells = cloud.queriesSent.find((q) => q.includes(`SELECT * FROM (${namedQueries().find((x) => x.name === 'report_cells')!.sql}`))!;
   expect(cells.endsWith(`\n) AS q WHERE run_id = '${runId}' ORDER BY run_id, workload, operation, io, object_size_bytes, method, method_variant, cache`)).toBe(true);
   // Report gets every query's execution id and what the execution knows about the run.
   expect(cloud.reportEvents).toEqual([{
-    runId, queries: expect.arrayContaining(namedQueries().map((q) => ({ name: q.name, queryExecutionId: expect.stringMatching(/^qe-\d+$/) }))),
+    runId, queries: modelQueries().map((q) => ({ name: q.name, queryExecutionId: expect.stringMatching(/^qe-\d+$/) })),
     execution: { matrix: output.run.value.matrixName, steps: 2, startedAt: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/) },
   }]);
-  expect(output.aggregate.map((q: any) => q.name).sort()).toEqual(expect.arrayContaining(['objects_by_size', 'run_health', 'workload_summary']));
+  expect(output.aggregate.map((q: any) => q.name).sort()).toEqual([...MODEL_QUERIES].sort());
   expect([...cloud.instances.values()].map((i) => i.state)).toEqual(['terminated', 'terminated']);
   expect([...cloud.instances.values()][0].tags).toMatchObject({ 's3ab:stack': 'S3AccessBench', 's3ab:execution': expect.stringContaining(':execution:') });
 });
@@ -525,7 +528,7 @@ describe('issue 21 (8): the history is a function of runners and rounds, bounded
   const names = (states: Record<string, any>): string[] => Object.entries(states).flatMap(([n, st]) => [n, ...(st.ItemProcessor ? names(st.ItemProcessor.States) : [])]);
   const subnets = names(definition.States).filter((n) => n.startsWith('RunInstancesInSubnet')).length;
   const readyChecks = definition.States['RunnersReady?'].Choices.find((c: any) => c.Variable === '$.ready.attempts').NumericGreaterThanEquals;
-  const shape = { subnets, readyChecks, lambdaRepetitions: MAX_LAMBDA_REPETITIONS, queries: namedQueries().length, teardownRounds: TEARDOWN_MAX_ROUNDS };
+  const shape = { subnets, readyChecks, lambdaRepetitions: MAX_LAMBDA_REPETITIONS, queries: modelQueries().length, teardownRounds: TEARDOWN_MAX_ROUNDS };
   test('the bound counts every state of the definition (a new state must be counted)', () => {
     const counted = COUNTED_STATES.map((n) => new RegExp(`^${n.replace(/[?]/g, '\\?').replace(/\*/g, '\\d+')}$`));
     expect(names(definition.States).filter((n) => !counted.some((c) => c.test(n)))).toEqual([]);

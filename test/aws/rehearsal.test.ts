@@ -127,4 +127,15 @@ describe('a rehearsal of a whole execution: the synthesized state machine, the r
       expect(r.leftovers).toEqual(NOTHING_LEFT);
     }, 300_000);
   });
+
+  test('the Report function reads each query\'s result file with its own role: with its s3:GetObject taken out, the rehearsal fails naming it and the result file', () => {
+    const { code, out, report: r } = rehearse(['--drop-grant', 'PipelineReportFn:s3:GetObject'], ONE, 'c7g.large:1');
+    expect(code).toBe(1);
+    expect(r.status).toBe('FAILED');
+    // The result files are read at once: each read is denied, and nothing else is.
+    expect(r.iam.denials.length).toBeGreaterThan(0);
+    for (const d of r.iam.denials) expect(d).toMatchObject({ principal: 'PipelineReportFnRole', action: 's3:GetObject', resource: expect.stringMatching(/^arn:aws:s3:::s3ab-rehearsal-results\/athena\/qe-\d+\.csv$/), source: 'S3 access log' });
+    expect(out).toMatch(/DENIED PipelineReportFnRole s3:GetObject on arn:aws:s3:::s3ab-rehearsal-results\/athena\/qe-\d+\.csv/);
+    expect(r.leftovers).toEqual(NOTHING_LEFT);
+  }, 300_000);
 });

@@ -1,9 +1,9 @@
-import { AthenaClient, GetQueryResultsCommand, type GetQueryResultsCommandInput, type GetQueryResultsCommandOutput } from '@aws-sdk/client-athena';
-import { CreateBucketCommand, GetObjectCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
+import { AthenaClient, GetQueryExecutionCommand, GetQueryResultsCommand, type GetQueryExecutionCommandInput } from '@aws-sdk/client-athena';
+import { CreateBucketCommand, DeleteObjectCommand, GetObjectCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
 import { mockClient } from 'aws-sdk-client-mock';
 import { buildSync } from 'esbuild';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ReportEvent } from '../../lambda/report';
@@ -13,10 +13,10 @@ import { startEmbeddedEndpoint, type EmbeddedEndpoint } from '../../runner/endpo
 import { makeS3Client } from '../../runner/endpoint/s3-client';
 import { writeHtmlReport, type WrittenReport } from '../../runner/report/html-report';
 import { MODEL_QUERIES } from '../../runner/report/model';
-import { namedQueries, openResults } from '../../runner/report/results-db';
+import { modelQueries, openResults } from '../../runner/report/results-db';
 import { queryForRun } from '../../runner/report/run-query';
 import { writeReportFixture } from '../../scripts/fixtures/report-fixture';
-import { athenaPages, athenaResultOf, javaDouble, type AthenaResult } from '../../scripts/fixtures/athena-results';
+import { athenaResultKey, athenaResultOf, javaDouble, putAthenaResults, type AthenaResult } from '../../scripts/fixtures/athena-results';
 import { ROOT, s3ab } from '../helpers/cli';
 import { lambdaContext } from '../helpers/lambda-context';
 
@@ -48,8 +48,8 @@ describe('the Report function: Athena rows of a real results folder in, the same
   let runId: string;
   let local: WrittenReport;
   let report: typeof import('../../lambda/report');
-  /** GetQueryResults pages by query execution id. */
-  const pages = new Map<string, GetQueryResultsCommandOutput[]>();
+  /** Each query's result, by query execution id (its result file is put into the bucket as Athena writes it). */
+  const results = new Map<string, AthenaResult>();
   const queries: ReportEvent['queries'] = [];
   const execution = { matrix: 'rendering-fixture', steps: 132, startedAt: '2026-01-15T10:15:00.000Z' };
 
@@ -58,14 +58,14 @@ describe('the Report function: Athena rows of a real results folder in, the same
     // comes through Athena's rows too.
     ({ runId } = await writeReportFixture(resultsDir, { repetitions: 2, s3files: true }));
     local = await writeHtmlReport(resultsDir, runId, join(work, 'local.html'));
-    // What Aggregate leaves in Athena: each named query, as the state machine wraps it for the run,
-    // over the same folder (DuckDB standing in for Athena), paged as GetQueryResults pages.
+    // What Aggregate leaves in Athena: each model query, as the state machine wraps it for the run,
+    // over the same folder (DuckDB standing in for Athena), its result file in the results bucket.
     const db = await openResults(resultsDir);
     try {
-      for (const q of namedQueries()) {
+      for (const q of modelQueries()) {
         const result: AthenaResult = await athenaResultOf(db.connection, queryForRun(q.sql, runId));
         const id = `qe-${q.name}`;
-        pages.set(id, athenaPages(result, 40));
+        results.set(id, result);
         queries.push({ name: q.name, queryExecutionId: id });
       }
     } finally {
@@ -74,6 +74,7 @@ describe('the Report function: Athena rows of a real results folder in, the same
     server = await startEmbeddedEndpoint();
     s3 = makeS3Client(server.target, { maxSockets: 4 });
     await s3.send(new CreateBucketCommand({ Bucket: RESULTS }));
+    await putAthenaResults(s3, RESULTS, [...results].map(([queryExecutionId, result]) => ({ queryExecutionId, result })));
     Object.assign(process.env, {
       AWS_ACCESS_KEY_ID: server.target.credentials!.accessKeyId, AWS_SECRET_ACCESS_KEY: server.target.credentials!.secretAccessKey,
       AWS_REGION: 'us-east-1', S3AB_S3_ENDPOINT: server.target.endpointUrl, RESULTS_BUCKET: RESULTS,
@@ -84,10 +85,9 @@ describe('the Report function: Athena rows of a real results folder in, the same
 
   beforeEach(() => {
     athena.reset();
-    athena.on(GetQueryResultsCommand).callsFake((input: GetQueryResultsCommandInput) => {
-      const list = pages.get(input.QueryExecutionId!);
-      if (!list) throw Object.assign(new Error(`QueryExecution ${input.QueryExecutionId} was not found`), { name: 'InvalidRequestException' });
-      return list[input.NextToken ? Number(input.NextToken.replace('page-', '')) : 0];
+    athena.on(GetQueryExecutionCommand).callsFake((input: GetQueryExecutionCommandInput) => {
+      if (!results.has(input.QueryExecutionId!)) throw Object.assign(new Error(`QueryExecution ${input.QueryExecutionId} was not found`), { name: 'InvalidRequestException' });
+      return { QueryExecution: { QueryExecutionId: input.QueryExecutionId, Status: { State: 'SUCCEEDED' }, ResultConfiguration: { OutputLocation: `s3://${RESULTS}/${athenaResultKey(input.QueryExecutionId!)}` } } };
     });
   });
 
@@ -108,13 +108,12 @@ describe('the Report function: Athena rows of a real results folder in, the same
     expect(out.reportLocation).toBe(`s3://${RESULTS}/reports/${runId}/report.html`);
     expect(out.files).toEqual(['report.html', 'summary.json', 'summary.txt'].map((f) => `s3://${RESULTS}/reports/${runId}/${f}`));
     expect(out.sectionsWithoutData).toEqual([]);
-    // Every page of every query was read: report_cells spans several pages of 40.
-    expect(athena.commandCalls(GetQueryResultsCommand).filter((c) => c.args[0].input.QueryExecutionId === 'qe-report_cells').length).toBe(pages.get('qe-report_cells')!.length);
-    expect(pages.get('qe-report_cells')!.length).toBeGreaterThan(3);
-    // The model's queries, every row of them (their first page starts with the column names).
-    const modelPages = MODEL_QUERIES.map((q) => pages.get(`qe-${q}`)!);
-    expect(out.rows).toBe(modelPages.reduce((n, p) => n + p.reduce((m, x) => m + x.ResultSet!.Rows!.length, 0) - 1, 0));
-    expect(pages.get('qe-interval_series')![0].ResultSet!.Rows!.length).toBeGreaterThan(10);
+    // One result file per query, found through GetQueryExecution: no GetQueryResults pages.
+    expect(athena.commandCalls(GetQueryExecutionCommand).map((c) => c.args[0].input.QueryExecutionId).sort()).toEqual(MODEL_QUERIES.map((q) => `qe-${q}`).sort());
+    expect(athena.commandCalls(GetQueryResultsCommand)).toHaveLength(0);
+    // The model's queries, every row of them: interval_series more than one GetQueryResults page would hold.
+    expect(out.rows).toBe(MODEL_QUERIES.reduce((n, q) => n + results.get(`qe-${q}`)!.rows.length, 0));
+    expect(results.get('qe-interval_series')!.rows.length).toBeGreaterThan(1000);
     const page = await read(`reports/${runId}/report.html`);
     expect(page.type).toBe('text/html; charset=utf-8');
     expect(page.body).toMatch(/^<!DOCTYPE html>/);
@@ -183,11 +182,12 @@ describe('the Report function: Athena rows of a real results folder in, the same
     const empty = '20260116T000000Z-000000';
     const db = await openResults(resultsDir);
     try {
-      for (const q of namedQueries()) pages.set(`qe-empty-${q.name}`, athenaPages(await athenaResultOf(db.connection, queryForRun(q.sql, empty))));
+      for (const q of modelQueries()) results.set(`qe-empty-${q.name}`, await athenaResultOf(db.connection, queryForRun(q.sql, empty)));
     } finally {
       db.close();
     }
-    const out = await report.handler({ runId: empty, queries: namedQueries().map((q) => ({ name: q.name, queryExecutionId: `qe-empty-${q.name}` })), execution });
+    await putAthenaResults(s3, RESULTS, [...results].filter(([id]) => id.startsWith('qe-empty-')).map(([queryExecutionId, result]) => ({ queryExecutionId, result })));
+    const out = await report.handler({ runId: empty, queries: modelQueries().map((q) => ({ name: q.name, queryExecutionId: `qe-empty-${q.name}` })), execution });
     expect(out.rows).toBe(0);
     expect(out.sectionsWithoutData).toEqual(['Which method for which workload', 'Throughput, IOPS and latency against size', 'Tables: A vs B', 'Throughput over time', 'Latency percentiles',
       'Metadata operations', 'Cold vs warm cache', 'POSIX semantics and propagation', 'Workload times', 'Requests and request cost']);
@@ -200,21 +200,22 @@ describe('the Report function: Athena rows of a real results folder in, the same
     const inProcess = (await read(`reports/${runId}/report.html`)).body;
     const out = join(work, 'bundle');
     buildSync(functionBuildOptions(['report'], out));
-    const pagesFile = join(work, 'pages.json');
-    writeFileSync(pagesFile, JSON.stringify({ runId, execution, generatedAt: fixed.toISOString(), pages: Object.fromEntries([...pages].filter(([id]) => !id.includes('empty')).map(([id, p]) => [id.replace(/^qe-/, ''), p])) }));
-    const html = join(work, 'bundle.html');
-    const run = spawnSync(process.execPath, [join(ROOT, 'scripts', 'fixtures', 'run-report-bundle.cjs'), join(out, 'report', 'index.js'), pagesFile, html], { encoding: 'utf8' });
+    const eventFile = join(work, 'event.json');
+    writeFileSync(eventFile, JSON.stringify({ runId, execution, generatedAt: fixed.toISOString(), queries }));
+    await s3.send(new DeleteObjectCommand({ Bucket: RESULTS, Key: `reports/${runId}/report.html` }));
+    // The bundle reads the result files and writes the page with its own S3 client, on the same server.
+    const run = spawnSync(process.execPath, [join(ROOT, 'scripts', 'fixtures', 'run-report-bundle.cjs'), join(out, 'report', 'index.js'), eventFile], { encoding: 'utf8', env: { ...process.env } });
     expect(run.stderr).toBe('');
     expect(run.status).toBe(0);
     expect(JSON.parse(run.stdout).result.reportLocation).toBe(`s3://${RESULTS}/reports/${runId}/report.html`);
-    expect(readFileSync(html, 'utf8')).toBe(inProcess);
+    expect((await read(`reports/${runId}/report.html`)).body).toBe(inProcess);
   });
 
   test('bad events and Athena errors fail the state with a clear message and write nothing', async () => {
     const failing = '20260117T000000Z-111111';
     await expect(report.handler({ runId: 'nope', queries })).rejects.toMatchObject({ name: 'InvalidEvent', message: expect.stringContaining('runId (a run id) and queries are required') });
     await expect(report.handler({ runId: failing, queries: queries.filter((q) => q.name !== 'run_facts' && q.name !== 'run_health') }))
-      .rejects.toMatchObject({ name: 'InvalidEvent', message: expect.stringMatching(/the Aggregate output has no run_facts, run_health — the report needs the named queries report_cells, run_facts, workload_facts, run_health, request_counts, fleet_scaling, instance_types, interval_series/) });
+      .rejects.toMatchObject({ name: 'InvalidEvent', message: expect.stringContaining(`the Aggregate output has no run_facts, run_health — the report needs the named queries ${MODEL_QUERIES.join(', ')} (one per file in assets/queries/model/)`) });
     await expect(report.handler({ runId: failing, queries: [...queries.filter((q) => q.name !== 'run_health'), { name: 'run_health', queryExecutionId: 'qe-gone' }] }))
       .rejects.toMatchObject({ name: 'InvalidRequestException', message: expect.stringContaining('qe-gone') });
     const listed = await s3.send(new ListObjectsV2Command({ Bucket: RESULTS, Prefix: `reports/${failing}/` }));

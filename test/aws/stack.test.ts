@@ -497,11 +497,14 @@ describe('results catalog', () => {
     expect(table.TableInput.StorageDescriptor.SerdeInfo.SerializationLibrary).toBe('org.openx.data.jsonserde.JsonSerDe');
   });
 
-  test('one named query per SQL file, with the file\'s text', () => {
+  test('one named query per SQL file (model and adhoc), with the file\'s text; Aggregate lists the model\'s only', () => {
     const queries = resourcesOf(s, 'AWS::Athena::NamedQuery');
     const files = [...namedQueries(), ...accessLogQueries()];
     expect(queries.map(([, q]) => q.Name).sort()).toEqual(files.map((f) => f.name).sort());
     for (const f of files) expect(queries.find(([, q]) => q.Name === f.name)![1].QueryString).toBe(f.sql);
+    expect(namedQueries().filter((q) => q.use === 'adhoc').map((q) => q.name)).toContain('web_serving');
+    const listed = JSON.stringify(Object.values(s.json.Resources).find((r) => r.Type === 'AWS::StepFunctions::StateMachine')!.Properties!.DefinitionString);
+    for (const q of namedQueries()) expect({ q: q.name, listed: listed.includes(`\\"name\\":\\"${q.name}\\"`) }).toEqual({ q: q.name, listed: q.use === 'model' });
   });
 });
 

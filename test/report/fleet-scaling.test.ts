@@ -7,7 +7,7 @@ import { recordErrors } from '../../runner/results/record';
 import { evenSeries, writeFleetRecords, type FleetCase, type FleetClient } from '../../scripts/fixtures/fleet-fixture';
 
 /**
- * assets/queries/fleet_scaling.sql on DuckDB (the SQL Athena runs) over fleet records with windows,
+ * assets/queries/model/fleet_scaling.sql on DuckDB (the SQL Athena runs) over fleet records with windows,
  * series and latencies chosen so that every figure can be worked out by hand: the all-running
  * window, each client's bytes inside it (pro rata from its series, or its mean rate × the window),
  * the spread of the clients' own rates, and p50 / p95 / p99 of the merged histograms.

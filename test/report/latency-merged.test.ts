@@ -11,7 +11,7 @@ import { latencyHistogramProblems } from '../helpers/latency';
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 
 /**
- * assets/queries/latency_merged.sql on DuckDB (the SQL Athena runs) against percentiles computed
+ * assets/queries/adhoc/latency_merged.sql on DuckDB (the SQL Athena runs) against percentiles computed
  * here from the raw latencies behind the records: the rendering fixture's synthetic ones, and the
  * ones a real run timed (captured as the runner recorded them). Equal to the last digit: the SQL
  * reads the bound of the bucket holding the nearest-rank latency of all merged measurements.

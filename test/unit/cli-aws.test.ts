@@ -8,7 +8,10 @@ import { awsQuery, awsRun, awsStatus, ExecutionProgress, type AwsClients } from 
 import { estimateFor } from '../../runner/aws/estimate';
 import { UserError } from '../../runner/core/errors';
 import { loadProfile } from '../../runner/core/matrix';
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { MODEL_QUERIES } from '../../runner/report/model';
+import { queryForRun } from '../../runner/report/run-query';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 const cfn = mockClient(CloudFormationClient);
@@ -23,6 +26,8 @@ const clients = (): AwsClients => ({
   capacity: { ec2: new EC2Client({ region: 'us-east-1' }), quotas },
 });
 const noSleep = async () => {};
+/** The adhoc query files' names, read from their folder. */
+const adhocNames = () => readdirSync(join(__dirname, '..', '..', 'assets', 'queries', 'adhoc')).map((f) => f.replace(/\.sql$/, '')).sort();
 const ZONES = ['us-east-1a', 'us-east-1b'];
 const OUTPUTS = [{ OutputKey: 'StateMachineArn', OutputValue: 'arn:aws:states:us-east-1:1:stateMachine:sm' }, { OutputKey: 'AthenaWorkGroup', OutputValue: 'wg' },
   { OutputKey: 'RunnerAvailabilityZones', OutputValue: ZONES.join(',') }];
@@ -240,15 +245,40 @@ describe('query NAME: runs a named query of the stack\'s workgroup and prints th
     expect(text.match(/method/g)).toHaveLength(1);
   });
 
-  test('an unknown name is a user error listing the valid names (from every page); nothing is run', async () => {
+  test('an unknown name is a user error listing the query files\' names, before any AWS call', async () => {
     stack();
-    const all = namedQueries();
+    namedQueries();
     const err = await awsQuery(clients(), 'S', 'nope', () => {}, noSleep).catch((e) => e);
     expect(err).toBeInstanceOf(UserError);
-    expect(err.problem).toBe('no named query "nope" in workgroup wg');
-    expect(err.fix).toBe(`use one of: ${all.map((q) => q.Name).sort().join(', ')}`);
-    expect(err.fix).toContain('workload_summary'); // on the second page
+    expect(err.problem).toBe('no query named "nope"');
+    expect(err.fix).toBe(`name one of the files in assets/queries/: adhoc: ${adhocNames().join(', ')}; model: ${MODEL_QUERIES.join(', ')}`);
+    expect(cfn.commandCalls(DescribeStacksCommand)).toHaveLength(0);
     expect(athena.commandCalls(StartQueryExecutionCommand)).toHaveLength(0);
+  });
+
+  test('a query the deployed stack lacks (an older deployment) says to redeploy, naming what it has (from every page); nothing is run', async () => {
+    stack();
+    const all = namedQueries();
+    const err = await awsQuery(clients(), 'S', 'web_serving', () => {}, noSleep).catch((e) => e);
+    expect(err).toBeInstanceOf(UserError);
+    expect(err.problem).toBe(`the stack's workgroup wg has no named query "web_serving" (it has: ${all.map((q) => q.Name).sort().join(', ')})`);
+    expect(err.problem).toContain('workload_summary'); // on the second page
+    expect(err.fix).toContain('redeploy');
+    expect(athena.commandCalls(StartQueryExecutionCommand)).toHaveLength(0);
+  });
+
+  test('--run restricts the query to one run as the pipeline does; a bad run id is refused first', async () => {
+    stack();
+    namedQueries();
+    athena.on(StartQueryExecutionCommand).resolves({ QueryExecutionId: 'qe-3' });
+    athena.on(GetQueryExecutionCommand).resolves({ QueryExecution: { Status: { State: 'SUCCEEDED' } } });
+    athena.on(GetQueryResultsCommand).resolves({ ResultSet: { ResultSetMetadata: { ColumnInfo: [{ Name: 'n', Type: 'bigint' }] }, Rows: [{ Data: [cell('n')] }] } });
+    const runId = '20260115T101500Z-0a1b2c';
+    const lines: string[] = [];
+    expect(await awsQuery(clients(), 'S', 'workload_summary', (l) => lines.push(l), noSleep, runId)).toBe(0);
+    expect(athena.commandCalls(StartQueryExecutionCommand)[0].args[0].input.QueryString).toBe(queryForRun('SELECT 57', runId, { database: 's3ab' }));
+    expect(lines[0]).toBe(`workload_summary, run ${runId} (0 rows)`);
+    await expect(awsQuery(clients(), 'S', 'workload_summary', () => {}, noSleep, 'latest')).rejects.toMatchObject({ problem: '--run "latest" is not a run id' });
   });
 
   test('a failed query says why', async () => {

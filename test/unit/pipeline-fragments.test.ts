@@ -196,9 +196,11 @@ describe('the IAM the pipeline generates', () => {
     expect(policy).toBeDefined();
     return policy![1].PolicyDocument.Statement as any[];
   };
-  test('report: Athena results of its workgroup, reads of athena/, writes of reports/ only', () => {
+  test('report: its workgroup\'s query executions (where each result file is), reads of athena/, writes of reports/ only', () => {
     const st = policyOf('ReportFn');
-    expect(st.find((x) => x.Action === 'athena:GetQueryResults')).toBeDefined();
+    expect(JSON.stringify(st.find((x) => x.Action === 'athena:GetQueryExecution')!.Resource)).toContain('workgroup/');
+    // The result file is read with GetObject, not paged through GetQueryResults.
+    expect(st.some((x) => JSON.stringify(x.Action).includes('athena:GetQueryResults'))).toBe(false);
     expect(JSON.stringify(st.find((x) => x.Action === 's3:GetObject')!.Resource)).toContain('/athena/*');
     expect(JSON.stringify(st.find((x) => x.Action === 's3:PutObject')!.Resource)).toContain('/reports/*');
     expect(st.some((x) => JSON.stringify(x.Action).includes('s3:Delete'))).toBe(false);
