@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { MODEL_QUERIES } from '../../runner/report/model';
 import { modelQueries, namedQueries, namedQuery } from '../../runner/report/results-db';
 import { UserError } from '../../runner/core/errors';
+import { AWS_FACTS } from '../../runner/plan/aws-facts';
 
 const folder = (use: 'model' | 'adhoc') => readdirSync(join(__dirname, '..', '..', 'assets', 'queries', use)).filter((f) => f.endsWith('.sql')).map((f) => f.replace(/\.sql$/, '')).sort();
 
@@ -24,5 +25,11 @@ describe('queries split by use: assets/queries/model/ (the report model reads th
     try { namedQuery('webserving'); } catch (e) { err = e; }
     expect(err).toBeInstanceOf(UserError);
     expect(err).toMatchObject({ problem: 'no query named "webserving"', fix: `name one of the files in assets/queries/: adhoc: ${folder('adhoc').join(', ')}; model: ${folder('model').join(', ')}` });
+  });
+});
+
+describe('the measured model counts the queries Aggregate runs', () => {
+  test('AWS_FACTS.summaryQueries is the number of model queries', () => {
+    expect(AWS_FACTS.summaryQueries).toBe(MODEL_QUERIES.length);
   });
 });
