@@ -377,22 +377,33 @@ export const SECTION = (name: 'prologue' | 'callback' | 'packages' | 'bundle' | 
 /**
  * The shell lines that end a runner command's Step Functions task by callback: heartbeats while it
  * runs (a background loop the command's end stops), and at its exit — unless `reportedFile` says
- * the runner reported itself — success (exit 0, `onSuccess`) or failure naming the exit code and
- * the log's tail. Without them a command that dies before it reports leaves its task waiting for
- * the heartbeat timeout.
+ * the runner reported itself — success (exit 0, `onSuccess`; or, whatever the exit code, the
+ * success the runner wrote to `successFile` but could not send: a complete shard is never
+ * reported failed) or failure naming the exit code and the log's tail. Without them a command
+ * that dies before it reports leaves its task waiting for the heartbeat timeout. The token is
+ * written to `tokenFile` (owner-only) by a shell builtin and every call reads it from there
+ * (`file://`), so no process's command line — what `ps` shows — carries it.
  */
-function callbackLines(p: { error: string; what: string; log: string; reportedFile?: string; heartbeats: boolean; onSuccess?: string }): string[] {
-  const fail = `aws stepfunctions send-task-failure --task-token "$TASK_TOKEN" --error ${p.error} --cause "${p.what} exited $code on $(hostname) before it reported: $(tail -n 20 "${p.log}" | cut -c 1-300)" || true`;
+function callbackLines(p: { error: string; what: string; log: string; tokenFile: string; reportedFile?: string; successFile?: string; heartbeats: boolean; onSuccess?: string }): string[] {
+  const token = `--task-token "file://${p.tokenFile}"`;
+  const fail = `aws stepfunctions send-task-failure ${token} --error ${p.error} --cause "${p.what} exited $code on $(hostname) before it reported: $(tail -n 20 "${p.log}" | cut -c 1-300)" || true`;
   const ifNotReported = p.reportedFile ? `[ -e "${p.reportedFile}" ] || ` : '';
-  const success = p.onSuccess ? `if [ "$code" = 0 ]; then ${p.onSuccess}; else ${fail}; fi` : fail;
+  const onExit = p.onSuccess ? `if [ "$code" = 0 ]; then ${p.onSuccess}; else ${fail}; fi` : fail;
+  // A success the runner wrote but could not send is sent here, whatever the exit code, and never
+  // turned into a failure: if Step Functions stays unreachable, the heartbeat timeout ends the task.
+  const report = p.successFile
+    ? `if [ -s "${p.successFile}" ]; then for pause in 5 15 30 0; do aws stepfunctions send-task-success ${token} --task-output "file://${p.successFile}" && break; sleep $pause; done; else ${onExit}; fi`
+    : onExit;
   return [
     SECTION('callback'),
-    "TASK_TOKEN='{{ taskToken }}'",
+    `TASK_TOKEN_FILE=${p.tokenFile}`,
+    // printf is a builtin: the token is in this script (as SSM wrote it), never in an argument list.
+    "( umask 077 && mkdir -p \"$(dirname \"$TASK_TOKEN_FILE\")\" && printf '%s' '{{ taskToken }}' > \"$TASK_TOKEN_FILE\" )",
     ...(p.heartbeats
       // Its output goes nowhere: a sleeping loop must not hold the command's output open after it ended.
-      ? ['( while kill -0 $$ 2>/dev/null; do sleep {{ heartbeatSeconds }}; aws stepfunctions send-task-heartbeat --task-token "$TASK_TOKEN" || true; done ) >/dev/null 2>&1 &', 'HEARTBEATS=$!']
+      ? [`( while kill -0 $$ 2>/dev/null; do sleep {{ heartbeatSeconds }}; aws stepfunctions send-task-heartbeat ${token} || true; done ) >/dev/null 2>&1 &`, 'HEARTBEATS=$!']
       : []),
-    `finish() { code=$?; ${p.heartbeats ? 'kill "$HEARTBEATS" 2>/dev/null || true; ' : ''}${ifNotReported}{ ${success}; }; }`,
+    `finish() { code=$?; ${p.heartbeats ? 'kill "$HEARTBEATS" 2>/dev/null || true; ' : ''}${ifNotReported}{ ${report}; }; rm -f "$TASK_TOKEN_FILE"; }`,
     'trap finish EXIT',
   ];
 }
@@ -423,7 +434,7 @@ export function setupScript(p: { bundleUrl: string; assetsUrl: string; fileSyste
     'step() { echo "== s3ab setup: $*"; }',
     ...IMDS,
     'export AWS_REGION="$(md placement/region)" AWS_DEFAULT_REGION="$(md placement/region)"',
-    ...callbackLines({ error: 'SetupFailed', what: 'setup', log, heartbeats: true, onSuccess: 'aws stepfunctions send-task-success --task-token "$TASK_TOKEN" --task-output \'{"setup":"done"}\'' }),
+    ...callbackLines({ error: 'SetupFailed', what: 'setup', log, tokenFile: '/run/s3ab/setup-task-token', heartbeats: true, onSuccess: 'aws stepfunctions send-task-success --task-token "file://$TASK_TOKEN_FILE" --task-output \'{"setup":"done"}\'' }),
     "COMPONENTS=$(echo '{{ install }}' | tr -d '[]\"' | tr ',' ' ')",
     `for c in $COMPONENTS; do case "$c" in ${names.join('|')}) ;; *) echo "s3ab setup: no runner recipe for component $c (lib/runner-fleet.ts runnerRecipes)" >&2; exit 3;; esac; done`,
     'wants() { case " $COMPONENTS " in *" $1 "*) return 0;; esac; return 1; }',
@@ -486,6 +497,7 @@ export function setupScript(p: { bundleUrl: string; assetsUrl: string; fileSyste
 export function runStepScript(p: { resultsBucket: string; dataBucket: string; fileSystemId: string }): string[] {
   const log = '/var/log/s3ab-run-step-{{ runId }}.log';
   const reported = '/opt/s3ab/reported-{{ runId }}';
+  const succeeded = '/opt/s3ab/success-{{ runId }}.json';
   return [
     'set -euo pipefail',
     `exec > >(tee -a ${log}) 2>&1`,
@@ -495,9 +507,9 @@ export function runStepScript(p: { resultsBucket: string; dataBucket: string; fi
     // EBS volume, so a "warm-disk" result is a disk cache there too.
     'export TMPDIR=/var/tmp/s3ab && mkdir -p "$TMPDIR"',
     'export AWS_REGION="$S3AB_REGION" S3AB_RUNNER_ID="$(md instance-id)"',
-    ...callbackLines({ error: 'CommandFailed', what: 'run-step', log, reportedFile: reported, heartbeats: false }),
+    ...callbackLines({ error: 'CommandFailed', what: 'run-step', log, tokenFile: '/opt/s3ab/task-token-{{ runId }}', reportedFile: reported, successFile: succeeded, heartbeats: false }),
     `export S3AB_S3FILES_FS_ID=${p.fileSystemId}`,
     `aws s3 cp --only-show-errors s3://${p.resultsBucket}/${RESULTS_LAYOUT.executions}{{ runId }}/matrix.json /opt/s3ab/matrix-{{ runId }}.json`,
-    `"$(cat /opt/s3ab/node)" /opt/s3ab/dist/s3ab.js step --matrix /opt/s3ab/matrix-{{ runId }}.json --steps {{ steps }} --run-id {{ runId }} --runner-id "$S3AB_RUNNER_ID" --bucket ${p.dataBucket} --region "$S3AB_REGION" --results s3://${p.resultsBucket}/${RESULTS_LAYOUT.records.replace(/\/$/, '')} --fleet-client {{ fleetClient }} --fleet-barrier s3://${p.resultsBucket}/${RESULTS_LAYOUT.fleetBarrier.replace(/\/$/, '')} --task-token "$TASK_TOKEN" --heartbeat-seconds {{ heartbeatSeconds }} --reported-file ${reported}`,
+    `"$(cat /opt/s3ab/node)" /opt/s3ab/dist/s3ab.js step --matrix /opt/s3ab/matrix-{{ runId }}.json --steps {{ steps }} --run-id {{ runId }} --runner-id "$S3AB_RUNNER_ID" --bucket ${p.dataBucket} --region "$S3AB_REGION" --results s3://${p.resultsBucket}/${RESULTS_LAYOUT.records.replace(/\/$/, '')} --fleet-client {{ fleetClient }} --fleet-barrier s3://${p.resultsBucket}/${RESULTS_LAYOUT.fleetBarrier.replace(/\/$/, '')} --task-token-file "$TASK_TOKEN_FILE" --heartbeat-seconds {{ heartbeatSeconds }} --reported-file ${reported} --success-file ${succeeded}`,
   ];
 }
