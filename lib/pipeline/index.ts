@@ -8,6 +8,7 @@ import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
 import { DATA_ROOT, VOLUME_ROOT } from '../../runner/core/vocabulary';
 import { BenchFunction } from '../bench-function';
+import { RUN_ID_STATE } from '../execution-run';
 import type { DataStorage } from '../data-storage';
 import { DOCS_PREFIX } from '../document-prefixes';
 import type { DocumentFunctions } from '../document-functions';
@@ -128,6 +129,8 @@ export class Pipeline extends Construct {
   readonly report: BenchFunction;
   readonly janitor: BenchFunction;
   readonly logGroup: logs.LogGroup;
+  /** The state machine's name, fixed (STACK-pipeline) so that a policy can name its executions without depending on it. */
+  readonly stateMachineName: string;
 
   constructor(scope: Construct, id: string, props: PipelineProps) {
     super(scope, id);
@@ -136,7 +139,7 @@ export class Pipeline extends Construct {
     ({ validate: this.validate, teardown: this.teardown, report: this.report, janitor: this.janitor } = this.functions(props, s));
 
     const teardown = new TeardownFlow(this, 'TeardownFlow', { teardown: this.teardown }).entry;
-    const validate = lambdaTask(this, 'ValidateInput', this.validate, { 'input.$': '$' }, Duration.seconds(TASK_TIMEOUT_S.validate), '$.run');
+    const validate = lambdaTask(this, RUN_ID_STATE, this.validate, { 'input.$': '$' }, Duration.seconds(TASK_TIMEOUT_S.validate), '$.run');
     // Nothing exists yet: a bad input fails at once, naming the field (the function receives the input under "input").
     validate.addCatch(new sfn.Fail(this, 'InputRejected', { errorPath: '$.error.Error', causePath: '$.error.Cause' }), { errors: ['States.ALL'], resultPath: '$.error' });
     // The execution tells the report what the rows cannot: the matrix, its steps (all succeeded to get here), the start time.
@@ -155,7 +158,9 @@ export class Pipeline extends Construct {
     this.logGroup = new logs.LogGroup(this, 'ExecutionLogs', {
       logGroupName: `/aws/vendedlogs/states/${Stack.of(this).stackName}-${id}`, retention: logs.RetentionDays.ONE_MONTH, removalPolicy: RemovalPolicy.DESTROY,
     });
+    this.stateMachineName = `${Stack.of(this).stackName}-pipeline`;
     this.stateMachine = new sfn.StateMachine(this, 'StateMachine', {
+      stateMachineName: this.stateMachineName,
       definitionBody: sfn.DefinitionBody.fromChainable(definition), queryLanguage: sfn.QueryLanguage.JSON_PATH, timeout: s.executionTimeout, tracingEnabled: true,
       logs: { destination: this.logGroup, level: sfn.LogLevel.ALL, includeExecutionData: true },
       comment: 's3-access-bench: one benchmark matrix on EC2 runners and Lambda, always torn down',

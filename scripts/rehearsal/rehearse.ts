@@ -15,6 +15,7 @@
 import { RESULTS_LAYOUT } from '../../lib/results-layout';
 import { ONE_HOST_CLOCK_ENV } from '../../runner/core/clock';
 import { CreateBucketCommand, GetObjectCommand, ListObjectsV2Command, ListObjectVersionsCommand, PutBucketVersioningCommand, type S3Client } from '@aws-sdk/client-s3';
+import { SFNClient } from '@aws-sdk/client-sfn';
 import type { Context } from 'aws-lambda';
 import { StateMachine } from 'aws-local-stepfunctions';
 import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
@@ -33,6 +34,8 @@ import { DOCS_PREFIX } from '../../lib/document-prefixes';
 import { bundleAllFunctions } from '../../lib/function-bundles';
 import { EVENTS_PER_STATE, historyEventBound } from '../../lib/pipeline/history';
 import { TEARDOWN_MAX_ROUNDS } from '../../lib/pipeline/teardown-flow';
+import { RUN_ID_STATE, STATUS_CHANGE } from '../../lib/execution-run';
+import { lambdaTargetsOf, type ExecutionStatusEvent } from './event-rules';
 import { sandboxDocuments } from './documents';
 import { IamCheck, type DroppedGrant, type IamDenial, type IamRequest } from './iam';
 import { LocalCloud, type Fault } from './local-cloud';
@@ -41,7 +44,7 @@ import { mountRequests, ruleRequests, syncRequests } from './s3-files';
 import { LocalStepFunctions, type CallbackFigures } from './step-functions';
 import { fleetFigures, type FleetPassFigure, type FleetRecord } from './fleet-figures';
 import { stepFigures, type PreparationFigure, type StepFigure, type StepRecord } from './step-figures';
-import { RehearsalTemplate } from './template';
+import { ACCOUNT, REGION, RehearsalTemplate } from './template';
 
 export type { Fault } from './local-cloud';
 
@@ -108,6 +111,12 @@ export interface RehearsalReport {
   measured: { steps: StepFigure[]; preparation: PreparationFigure } | null;
   /** A fleet execution's steps with clients > 1, per pass: runners that recorded it, their common start, how far apart they began. */
   fleet: FleetPassFigure[];
+  /**
+   * An execution that ended FAILED or ABORTED: the EventBridge rules its status change matched and
+   * what their teardown answered (on AWS a timeout, StopExecution or a data limit skips the
+   * state machine's own Teardown; this one runs anyway).
+   */
+  ending: { status: 'FAILED' | 'ABORTED'; invoked: { rule: string; function: string; result: unknown; error: string | null }[] } | null;
 }
 
 /** What the phases share. */
@@ -126,6 +135,8 @@ interface Rehearsal {
   extra: IamRequest[];
   sfn: LocalStepFunctions;
   cloud: LocalCloud;
+  /** The stack's function bundles by entry, once loaded (taskHandlers). */
+  functions: Record<string, Handler> | null;
 }
 
 export async function rehearse(opts: RehearsalOptions): Promise<RehearsalReport> {
@@ -172,10 +183,11 @@ async function startServer(opts: RehearsalOptions, root: string, stops: (() => u
     }
     return c;
   };
-  const sfn = new LocalStepFunctions(iam);
+  // The first two calls of a shard's SendTaskSuccess fail, every attempt of each: the runner's own retries must carry it.
+  const sfn = new LocalStepFunctions(iam, opts.fault === 'success-fails-twice' ? { state: 'RunShard', calls: 2 } : undefined);
   stops.push(() => sfn.stop());
   await sfn.start();
-  const r: Rehearsal = { opts, root, template, iam, server, admin, unassigned, s3As, extra, sfn, cloud: null as never };
+  const r: Rehearsal = { opts, root, template, iam, server, admin, unassigned, s3As, extra, sfn, cloud: null as never, functions: null };
   r.cloud = localCloud(r);
   // S3 Files' own rule for the bucket, made with its service role when the file system is created.
   extra.push(...ruleRequests(iam.role('DataS3FilesRole').id, FILE_SYSTEM_ID));
@@ -240,6 +252,7 @@ function loadFunctions(r: Rehearsal): Record<string, Handler> {
  */
 function taskHandlers(r: Rehearsal, timeouts: Record<string, number | null>): Record<string, (input: any) => Promise<unknown>> {
   const fn = loadFunctions(r);
+  r.functions = fn;
   const { template, iam, cloud } = r;
   const sm = template.roleOf(template.idsOf('AWS::StepFunctions::StateMachine')[0]);
   const functions = template.functions();
@@ -340,7 +353,10 @@ function timeoutsOf(states: Record<string, any>, out: Record<string, number | nu
   return out;
 }
 
-interface ExecutionOutcome { output: any; error: RehearsalReport['error']; runId: string | null; states: StateFigure[]; historyEvents: number; historyBound: number; polls: number }
+interface ExecutionOutcome {
+  output: any; error: RehearsalReport['error']; runId: string | null; states: StateFigure[]; historyEvents: number; historyBound: number; polls: number;
+  ending: RehearsalReport['ending'];
+}
 
 /** The execution under aws-local-stepfunctions: its outcome, and per state how often it ran and its longest run. */
 async function runExecution(r: Rehearsal): Promise<ExecutionOutcome> {
@@ -348,22 +364,44 @@ async function runExecution(r: Rehearsal): Promise<ExecutionOutcome> {
   const limit = timeoutsOf(definition.States);
   const handlers = taskHandlers(r, limit);
   const machine = new StateMachine(withoutTimeoutPaths(definition) as never, { validationOptions: { checkArn: false } });
+  const stateMachineId = r.template.idsOf('AWS::StepFunctions::StateMachine')[0];
+  const executionArn = `arn:aws:states:${REGION}:${ACCOUNT}:execution:${r.template.stateMachineName(stateMachineId)}:rehearsal`;
+  const startDate = Date.now();
   const execution = machine.run(r.opts.input as never, {
     overrides: { taskResourceLocalHandlers: handlers as never, waitTimeOverrides: { ReadyWait: (r.opts.pollSeconds ?? 0) * 1000 } },
     // Step Functions gives each callback task its token; the handler asks the local Step Functions for one.
-    context: { Execution: { Id: 'arn:aws:states:us-east-1:123456789012:execution:rehearsal:local', StartTime: new Date().toISOString() }, Task: { Token: 'issued-by-the-local-step-functions' } },
+    context: { Execution: { Id: executionArn, StartTime: new Date(startDate).toISOString() }, Task: { Token: 'issued-by-the-local-step-functions' } },
   });
-  const counted = countEvents(execution.eventLogs as AsyncIterable<any>, definition, limit);
+  // The history Step Functions keeps (what the teardown of an ended execution reads): each state's exit with its output.
+  r.sfn.record(executionArn, { type: 'ExecutionStarted' });
+  let validatedRunId: string | null = null;
+  const onExit = (name: string, type: string, output: unknown) => {
+    r.sfn.record(executionArn, { type: `${type}StateExited`, stateExitedEventDetails: { name, output: JSON.stringify(output) } });
+    if (name === RUN_ID_STATE) validatedRunId = (output as any)?.run?.value?.runId ?? null;
+  };
+  const counted = countEvents(execution.eventLogs as AsyncIterable<any>, definition, limit, onExit);
+  const stopped = r.opts.fault === 'stop-execution' ? stopMidRun(r, () => validatedRunId, () => execution.abort()) : null;
   let output: any = null;
   let error: RehearsalReport['error'] = null;
   try {
     output = await execution.result;
   } catch (err) {
     const cause = (err as { cause?: { name: string; message: string; stack?: string } }).cause;
-    error = { name: cause?.name ?? (err as Error).name, message: cause?.message ?? (err as Error).message };
+    error = stopped?.done() ? { name: 'ExecutionAborted', message: stopped.done()! } : { name: cause?.name ?? (err as Error).name, message: cause?.message ?? (err as Error).message };
     if (process.env.S3AB_REHEARSAL_DEBUG) process.stderr.write(`${String(cause?.stack ?? (err as Error).stack)}\n`);
+  } finally {
+    stopped?.cancel();
   }
   const { states, historyEvents } = await counted;
+  let ending: RehearsalReport['ending'] = null;
+  if (error) {
+    // The execution is over: the tasks it waited for are closed, and EventBridge delivers its status change.
+    r.sfn.endTasks();
+    const status = stopped?.done() ? 'ABORTED' : 'FAILED';
+    ending = { status, invoked: await statusChanged(r, { executionArn, stateMachineArn: r.template.ref(stateMachineId), startDate, status }) };
+    await r.cloud.reaped();
+    for (const i of ending.invoked) r.opts.log?.(`EventBridge: ${status} matched ${i.rule}: ${i.function} ${i.error ? `failed: ${i.error}` : `answered ${JSON.stringify(i.result)}`}`);
+  }
   r.opts.log?.(`execution ${error ? 'FAILED' : 'SUCCEEDED'}${error ? `: ${error.name}: ${error.message}` : ''}`);
   const runId: string | null = output?.run?.value?.runId ?? runIdOf(r.cloud);
   const shards = (output?.run?.value?.shards ?? []).length || r.cloud.sandboxes.size;
@@ -372,14 +410,75 @@ async function runExecution(r: Rehearsal): Promise<ExecutionOutcome> {
     runners: shards, subnets: subnetStates(definition).length, readyChecks, lambdaRepetitions: (output?.run?.value?.lambdaRepetitions ?? [1]).length,
     queries: definition.States.ListSummaryQueries.Result.length, teardownRounds: TEARDOWN_MAX_ROUNDS,
   });
-  return { output, error, runId, states, historyEvents, historyBound, polls: states.find((s) => s.name === 'CheckRunnersOnline')?.count ?? 0 };
+  return { output, error, runId: runId ?? validatedRunId, states, historyEvents, historyBound, polls: states.find((s) => s.name === 'CheckRunnersOnline')?.count ?? 0, ending };
+}
+
+/**
+ * StopExecution in the middle of the run: once a shard's command runs and the run's data bucket
+ * prefix holds objects (polled every 250 ms). `done()` says why it stopped the execution, once it did.
+ */
+function stopMidRun(r: Rehearsal, runId: () => string | null, abort: () => void): { done: () => string | null; cancel: () => void } {
+  let reason: string | null = null;
+  let busy = false;
+  const timer = setInterval(async () => {
+    const id = runId();
+    if (reason || busy || !id) return;
+    busy = true;
+    try {
+      const running = [...r.cloud.commands.values()].some((c) => c.document === 'run-step' && [...c.invocations.values()].some((i) => i.status === 'InProgress'));
+      if (!running) return;
+      const page = await r.admin.send(new ListObjectVersionsCommand({ Bucket: r.server.target.bucket, Prefix: runDataPrefix(id), MaxKeys: 1 }));
+      if (!(page.Versions?.length ?? 0)) return;
+      reason = `StopExecution while run ${id}'s shard was running, with objects under s3://${r.server.target.bucket}/${runDataPrefix(id)}`;
+      abort();
+    } finally {
+      busy = false;
+    }
+  }, 250);
+  return { done: () => reason, cancel: () => clearInterval(timer) };
+}
+
+/**
+ * The execution's status change as EventBridge delivers it: every rule of the template it matches
+ * invokes its Lambda target with it (as Lambda calls a function: its timeout in the context, its
+ * role's clients — Step Functions' the local one).
+ */
+async function statusChanged(r: Rehearsal, e: { executionArn: string; stateMachineArn: string; startDate: number; status: string }): Promise<NonNullable<RehearsalReport['ending']>['invoked']> {
+  const event: ExecutionStatusEvent = {
+    version: '0', id: randomUUID(), source: 'aws.states', 'detail-type': STATUS_CHANGE, account: ACCOUNT, region: REGION, time: new Date().toISOString(), resources: [e.executionArn],
+    detail: { executionArn: e.executionArn, stateMachineArn: e.stateMachineArn, name: e.executionArn.split(':').pop()!, status: e.status, startDate: e.startDate, stopDate: Date.now() },
+  };
+  const functions = r.template.functions();
+  const invoked: NonNullable<RehearsalReport['ending']>['invoked'] = [];
+  for (const { rule, functionId } of lambdaTargetsOf(r.template, event)) {
+    const entry = String(r.template.resources[functionId].Properties!.Environment.Variables.POWERTOOLS_SERVICE_NAME);
+    const handler = r.functions?.[entry];
+    if (!handler) throw new Error(`rehearsal: rule ${rule} invokes the ${entry} function, which the rehearsal does not load`);
+    const f = functions[functionId];
+    const deadline = Date.now() + f.timeoutMs;
+    const context: LambdaContext = {
+      functionName: functionId, functionVersion: '$LATEST', invokedFunctionArn: r.template.getAtt(functionId, 'Arn'), memoryLimitInMB: String(f.memoryMb),
+      awsRequestId: randomUUID(), getRemainingTimeInMillis: () => deadline - Date.now(),
+    };
+    const sfn = new SFNClient({ region: REGION, endpoint: r.sfn.endpoint, credentials: r.iam.credentialsOf(f.roleId), maxAttempts: 2 });
+    try {
+      const result = await handler(event, context, { s3: r.s3As(f.roleId), ec2: r.cloud.ec2Client(f.roleId), sfn });
+      invoked.push({ rule, function: entry, result, error: null });
+    } catch (err) {
+      invoked.push({ rule, function: entry, result: null, error: `${(err as Error).name}: ${(err as Error).message}` });
+    } finally {
+      sfn.destroy();
+    }
+  }
+  return invoked;
 }
 
 /**
  * The execution's own events, counted as Step Functions writes history (EVENTS_PER_STATE, the
  * same figures as the bound), and per state its runs and longest run.
  */
-async function countEvents(events: AsyncIterable<any>, definition: Record<string, any>, limit: Record<string, number | null>): Promise<{ states: StateFigure[]; historyEvents: number }> {
+async function countEvents(events: AsyncIterable<any>, definition: Record<string, any>, limit: Record<string, number | null>,
+  onExit: (name: string, type: string, output: unknown) => void): Promise<{ states: StateFigure[]; historyEvents: number }> {
   const E = EVENTS_PER_STATE;
   const figures = new Map<string, StateFigure>();
   const open = new Map<string, number[]>();
@@ -397,6 +496,7 @@ async function countEvents(events: AsyncIterable<any>, definition: Record<string
     if (process.env.S3AB_REHEARSAL_DEBUG && /StateFailed|StateCaught|StateRetried/.test(e.type)) process.stderr.write(`${e.type} ${name}: ${JSON.stringify([e.Error, e.Cause, e.error?.message, e.error?.stack]).slice(0, 1500)}\n`);
     // An iteration's start and its end: one event each.
     if (e.type === 'MapIterationStarted' || e.type === 'MapIterationSucceeded' || e.type === 'MapIterationFailed') historyEvents += E.mapIteration / 2;
+    if (e.type === 'StateExited' && name) onExit(name, e.state.type, e.state.output);
     if ((e.type === 'StateExited' || e.type === 'StateFailed' || e.type === 'StateCaught') && name) {
       const t0 = open.get(key)?.pop();
       if (t0 === undefined) continue;
@@ -482,6 +582,8 @@ function reportOf(r: Rehearsal, run: ExecutionOutcome, seen: Inspection, s3Iam: 
     ? { name: 'FleetApart', message: apart.map((f) => `step ${f.step} (${f.cache}): ${f.runners} of ${f.clients} clients recorded it, from ${f.startInstants} start instant(s)`).join('; ') }
     : null;
   const error = run.error && iamError ? { name: run.error.name, message: `${run.error.message} [and ${iamError.message}]` } : run.error ?? iamError ?? fleetError;
+  const endingFailed = run.ending?.invoked.filter((i) => i.error) ?? [];
+  if (error && endingFailed.length) error.message += ` [and the teardown EventBridge started failed: ${endingFailed.map((i) => i.error).join('; ')}]`;
   const teardownOut = run.output?.teardown?.value;
   return {
     status: error ? 'FAILED' : 'SUCCEEDED', error, runId: run.runId, reportLocation: run.output?.report?.value?.reportLocation ?? null, wallMs,
@@ -495,6 +597,7 @@ function reportOf(r: Rehearsal, run: ExecutionOutcome, seen: Inspection, s3Iam: 
     leftovers: { runnerProcesses: seen.runnerProcesses, mounts: seen.mounts, versions: seen.versions, sandboxes: 0 },
     measured: seen.measured,
     fleet,
+    ending: run.ending,
   };
 }
 

@@ -385,19 +385,30 @@ describe('runner fleet', () => {
     }
   });
 
-  test('issue 21 (8): both documents end their task by callback — the token a parameter, heartbeats, and an exit trap that reports a command that died before its runner did', () => {
+  test('issue 21 (8): both documents end their task by callback — the token a parameter kept off every command line, heartbeats, and an exit trap that reports a command that died before its runner did', () => {
     for (const kind of ['Setup', 'RunStep']) {
       const [, doc] = resourcesOf(s, 'AWS::SSM::Document').find(([id]) => id.includes(kind))!;
       expect(doc.Content.parameters.taskToken).toMatchObject({ type: 'String', allowedPattern: TASK_TOKEN_PATTERN.source });
       expect(doc.Content.parameters.heartbeatSeconds).toMatchObject({ type: 'String', default: '60' });
-      const lines = doc.Content.mainSteps[0].inputs.runCommand as unknown[];
-      const text = lines.map((l) => JSON.stringify(l)).join('\n');
-      expect(text).toContain("TASK_TOKEN='{{ taskToken }}'");
-      expect(text).toContain('trap finish EXIT');
-      expect(text).toContain('aws stepfunctions send-task-failure --task-token \\"$TASK_TOKEN\\"');
+      const lines = (doc.Content.mainSteps[0].inputs.runCommand as unknown[]).map((l) => (typeof l === 'string' ? l : JSON.stringify(l)));
+      // The token goes to an owner-only file through a shell builtin; every call reads it from there (file://), so `ps` never shows it.
+      expect(lines).toContain("( umask 077 && mkdir -p \"$(dirname \"$TASK_TOKEN_FILE\")\" && printf '%s' '{{ taskToken }}' > \"$TASK_TOKEN_FILE\" )");
+      expect(lines.filter((l) => l.includes('{{ taskToken }}'))).toHaveLength(1);
+      expect(lines.join('\n')).not.toMatch(/\$TASK_TOKEN\b(?!_FILE)/);
+      expect(lines).toContain('trap finish EXIT');
+      expect(lines.join('\n')).toContain('aws stepfunctions send-task-failure --task-token "file://');
     }
     expect(TASK_TOKEN_PATTERN.test("AAAA+/=_-x")).toBe(true);
     expect(TASK_TOKEN_PATTERN.test("a'; reboot; '")).toBe(false);
+  });
+
+  test('a complete shard is never reported failed: the exit trap sends the success the runner wrote (and could not send) before any failure, and never a failure after it', () => {
+    const [, doc] = resourcesOf(s, 'AWS::SSM::Document').find(([id]) => id.includes('RunStep'))!;
+    const finish = (doc.Content.mainSteps[0].inputs.runCommand as string[]).find((l) => typeof l === 'string' && l.startsWith('finish() '))!;
+    expect(finish).toBe('finish() { code=$?; [ -e "/opt/s3ab/reported-{{ runId }}" ] || { if [ -s "/opt/s3ab/success-{{ runId }}.json" ]; then '
+      + 'for pause in 5 15 30 0; do aws stepfunctions send-task-success --task-token "file:///opt/s3ab/task-token-{{ runId }}" --task-output "file:///opt/s3ab/success-{{ runId }}.json" && break; sleep $pause; done; '
+      + 'else aws stepfunctions send-task-failure --task-token "file:///opt/s3ab/task-token-{{ runId }}" --error CommandFailed --cause "run-step exited $code on $(hostname) before it reported: $(tail -n 20 "/var/log/s3ab-run-step-{{ runId }}.log" | cut -c 1-300)" || true; fi; }; '
+      + 'rm -f "$TASK_TOKEN_FILE"; }');
   });
 
   test('the run-step document runs the runner bundle for this runner\'s steps, uploads to the results bucket and ends its task itself', () => {
@@ -408,8 +419,8 @@ describe('runner fleet', () => {
     // The same step-list rule as `s3ab step --steps` (runner/core/shards.ts).
     expect(doc.Content.parameters.steps.allowedPattern).toBe(STEP_LIST_PATTERN.source);
     const text = JSON.stringify(doc.Content.mainSteps[0].inputs.runCommand);
-    expect(text).toMatch(/s3ab\.js step --matrix .* --steps \{\{ steps \}\} --run-id \{\{ runId \}\}.* --task-token \\"\$TASK_TOKEN\\" --heartbeat-seconds \{\{ heartbeatSeconds \}\} --reported-file \/opt\/s3ab\/reported-\{\{ runId \}\}/);
-    expect(text).toMatch(/ --fleet-client \{\{ fleetClient \}\} --fleet-barrier s3:\/\/.*\/fleet-barrier --task-token/);
+    expect(text).toMatch(/s3ab\.js step --matrix .* --steps \{\{ steps \}\} --run-id \{\{ runId \}\}.* --task-token-file \\"\$TASK_TOKEN_FILE\\" --heartbeat-seconds \{\{ heartbeatSeconds \}\} --reported-file \/opt\/s3ab\/reported-\{\{ runId \}\} --success-file \/opt\/s3ab\/success-\{\{ runId \}\}\.json/);
+    expect(text).toMatch(/ --fleet-client \{\{ fleetClient \}\} --fleet-barrier s3:\/\/.*\/fleet-barrier --task-token-file/);
     // The exit trap reports only what the runner did not.
     expect(text).toContain('[ -e \\"/opt/s3ab/reported-{{ runId }}\\" ] || ');
     // Scratch and client disk caches on the EBS volume, not on AL2023's RAM-disk /tmp.
@@ -424,6 +435,36 @@ describe('runner fleet', () => {
     // Exported before the runner starts, in the same shell.
     const at = lines.findIndex((l) => JSON.stringify(l).includes('S3AB_S3FILES_FS_ID'));
     expect(at).toBeLessThan(lines.findIndex((l) => JSON.stringify(l).includes('s3ab.js step')));
+  });
+});
+
+describe('teardown on every ending', () => {
+  const [ruleId, rule] = resourcesOf(s, 'AWS::Events::Rule').find(([id]) => id.includes('TeardownOnFailure'))!;
+  const stateMachineId = idOf('AWS::StepFunctions::StateMachine', 'Pipeline');
+  const teardownFn = idOf('AWS::Lambda::Function', 'TeardownFn');
+
+  test('an EventBridge rule on this state machine\'s FAILED, TIMED_OUT and ABORTED status changes (the endings its Catch cannot see) invokes the teardown function with the event', () => {
+    expect(rule.State ?? 'ENABLED').toBe('ENABLED');
+    expect(rule.EventPattern).toEqual({
+      source: ['aws.states'],
+      'detail-type': ['Step Functions Execution Status Change'],
+      detail: { stateMachineArn: [ref(stateMachineId)], status: ['FAILED', 'TIMED_OUT', 'ABORTED'] },
+    });
+    expect(rule.Targets).toHaveLength(1);
+    expect(rule.Targets[0]).toMatchObject({ Arn: { 'Fn::GetAtt': [teardownFn, 'Arn'] }, RetryPolicy: { MaximumRetryAttempts: 8, MaximumEventAgeInSeconds: 86400 } });
+    // The whole event goes to the function (no input transformer): it reads detail.executionArn.
+    expect(rule.Targets[0].Input ?? rule.Targets[0].InputTransformer ?? rule.Targets[0].InputPath).toBeUndefined();
+    const permissions = resourcesOf(s, 'AWS::Lambda::Permission').map(([, p]) => p).filter((p) => p.Principal === 'events.amazonaws.com' && JSON.stringify(p.SourceArn).includes(ruleId));
+    expect(permissions).toEqual([expect.objectContaining({ Action: 'lambda:InvokeFunction', FunctionName: { 'Fn::GetAtt': [teardownFn, 'Arn'] } })]);
+  });
+
+  test('the teardown function may read the history of this state machine\'s executions only (where the run id is), and the state machine\'s name is fixed so the grant needs no reference to it', () => {
+    const sm = s.json.Resources[stateMachineId].Properties!;
+    expect(sm.StateMachineName).toBe('S3AccessBench-pipeline');
+    const statements = resourcesOf(s, 'AWS::IAM::Policy').flatMap(([, p]) => statementsOf(p)).filter((st) => asList(st.Action).includes('states:GetExecutionHistory'));
+    expect(statements).toEqual([{ Effect: 'Allow', Action: 'states:GetExecutionHistory', Resource: { 'Fn::Join': ['', ['arn:', ref('AWS::Partition'), ':states:', ref('AWS::Region'), ':', ref('AWS::AccountId'), ':execution:S3AccessBench-pipeline:*']] } }]);
+    const owner = resourcesOf(s, 'AWS::IAM::Policy').find(([, p]) => statementsOf(p).some((st) => asList(st.Action).includes('states:GetExecutionHistory')))!;
+    expect(owner[1].Roles).toEqual([ref(idOf('AWS::IAM::Role', 'TeardownFn'))]);
   });
 });
 
