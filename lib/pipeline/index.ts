@@ -162,7 +162,11 @@ export class Pipeline extends Construct {
     this.stateMachine = new sfn.StateMachine(this, 'StateMachine', {
       stateMachineName: this.stateMachineName,
       definitionBody: sfn.DefinitionBody.fromChainable(definition), queryLanguage: sfn.QueryLanguage.JSON_PATH, timeout: s.executionTimeout, tracingEnabled: true,
-      logs: { destination: this.logGroup, level: sfn.LogLevel.ALL, includeExecutionData: true },
+      // Every event, without execution data: a task's parameters carry its task token (a callback's
+      // `$$.Task.Token`), and the level cannot differ per state. Inputs, outputs and parameters stay
+      // in the execution's history (GetExecutionHistory, the console), which needs rights on the
+      // execution itself, not on the log group.
+      logs: { destination: this.logGroup, level: sfn.LogLevel.ALL, includeExecutionData: false },
       comment: 's3-access-bench: one benchmark matrix on EC2 runners and Lambda, always torn down',
     });
     this.allowStateMachine(props);

@@ -466,6 +466,13 @@ describe('teardown on every ending', () => {
     const owner = resourcesOf(s, 'AWS::IAM::Policy').find(([, p]) => statementsOf(p).some((st) => asList(st.Action).includes('states:GetExecutionHistory')))!;
     expect(owner[1].Roles).toEqual([ref(idOf('AWS::IAM::Role', 'TeardownFn'))]);
   });
+
+  test('the state machine\'s logs carry every event but no execution data: a callback task\'s parameters hold its task token', () => {
+    const sm = s.json.Resources[stateMachineId].Properties!;
+    expect(sm.LoggingConfiguration).toMatchObject({ Level: 'ALL', IncludeExecutionData: false });
+    // The callback states do put the token in their parameters: that is what the logs must not hold.
+    expect(JSON.stringify(sm.DefinitionString)).toContain('$$.Task.Token');
+  });
 });
 
 describe('S3 server access logs of the data bucket (issue 15)', () => {
