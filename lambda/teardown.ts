@@ -132,7 +132,7 @@ export async function deleteAllVersions(client: S3Client, bucket: string, prefix
   }
 }
 
-/** Deletes the (few) start-barrier markers under `prefix` of the results bucket; returns how many. */
+/** Deletes the (few) start-barrier markers or task tokens under `prefix` of the results bucket; returns how many. */
 async function deleteBarrierMarkers(client: S3Client, bucket: string, prefix: string): Promise<number> {
   let deleted = 0;
   for (;;) {
@@ -149,7 +149,7 @@ async function deleteBarrierMarkers(client: S3Client, bucket: string, prefix: st
  * Teardown, one round: terminates every runner tagged with this run (found by tag, so runners whose
  * ids were lost with a failed state are found too) and deletes the benchmark data the run wrote —
  * every version — under s3ab/RUNID/, docs/RUNID/ and the S3 Files access point's RUNID/ (and a
- * fleet's barrier markers, fleet-barrier/RUNID/ in the results bucket), until
+ * fleet's barrier markers, fleet-barrier/RUNID/, and unread task tokens, task-tokens/RUNID/, in the results bucket), until
  * its time budget ends: a third of the invocation's time (ROUND_SHARE_OF_TIMEOUT, from the Lambda
  * context; never later than STOP_BEFORE_DEADLINE_MS before the deadline) or `budgetMs`. Returns `done: false` with what is left when time ran out; the state
  * machine invokes it again (lib/pipeline/teardown-flow.ts). Each part is tried even when another
@@ -240,13 +240,15 @@ async function teardownRound(runId: string | undefined, context: Pick<Context, '
   } finally {
     clearTimeout(abortTimer);
   }
-  // A fleet's barrier markers in the results bucket (not versioned): what a runner that failed could not remove.
-  const barrier = `${RESULTS_LAYOUT.fleetBarrier}${runId}/`;
-  try {
-    await deleteBarrierMarkers(clients.s3, env('RESULTS_BUCKET'), barrier);
-  } catch (err) {
-    notEmptied.push(`s3://${env('RESULTS_BUCKET')}/${barrier}`);
-    problems.push(`s3://${env('RESULTS_BUCKET')}/${barrier} not emptied (${why(err)}); delete it with \`aws s3 rm --recursive\``);
+  // In the results bucket (not versioned): a fleet's barrier markers a runner that failed could not
+  // remove, and callback tokens a runner never read (it died before its command started).
+  for (const prefix of [`${RESULTS_LAYOUT.fleetBarrier}${runId}/`, `${RESULTS_LAYOUT.taskTokens}${runId}/`]) {
+    try {
+      await deleteBarrierMarkers(clients.s3, env('RESULTS_BUCKET'), prefix);
+    } catch (err) {
+      notEmptied.push(`s3://${env('RESULTS_BUCKET')}/${prefix}`);
+      problems.push(`s3://${env('RESULTS_BUCKET')}/${prefix} not emptied (${why(err)}); delete it with \`aws s3 rm --recursive\``);
+    }
   }
   const done = notEmptied.length === 0;
   logger.info('teardown', { runId, terminated: ids, deletedVersions, done, notEmptied, problems });

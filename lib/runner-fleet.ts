@@ -197,6 +197,8 @@ export class RunnerFleet extends Construct {
       new iam.PolicyStatement({ sid: 'MountS3Files', actions: ['s3files:ClientMount', 's3files:ClientWrite', 's3files:ClientRootAccess'], resources: [props.fileSystemArn] }),
       // The setup and run-step commands end their tasks by callback. These actions take no resource
       // (Service Authorization Reference: no resource types): the task token names the task.
+      // Its commands' task tokens: read once and deleted (task-tokens/RUNID/INSTANCE/DOCUMENT).
+      new iam.PolicyStatement({ sid: 'TaskTokens', actions: ['s3:GetObject', 's3:DeleteObject'], resources: [props.resultsBucket.arnForObjects(`${RESULTS_LAYOUT.taskTokens}*`)] }),
       new iam.PolicyStatement({ sid: 'TaskCallbacks', actions: ['states:SendTaskHeartbeat', 'states:SendTaskSuccess', 'states:SendTaskFailure'], resources: ['*'] }),
     );
     this.bundle.grantRead(role);
@@ -209,6 +211,7 @@ export class RunnerFleet extends Construct {
     acknowledge(policy, `AwsSolutions-IAM5[Resource::${dataArn}/${VOLUME_ROOT}*]`, 'JuiceFS keeps each step\'s volume under s3ab-RUNID-STEP/ (a name, not a prefix: no slash allowed), created at run time');
     acknowledge(policy, `AwsSolutions-IAM5[Resource::${resultsArn}/${RESULTS_LAYOUT.executions}*]`, 'the execution\'s matrix, written by ValidateInput under a run id known only at run time');
     acknowledge(policy, `AwsSolutions-IAM5[Resource::${resultsArn}/${RESULTS_LAYOUT.records}*]`, 'result files go to results/dt=DATE/RUNID--… (Hive partitions by date)');
+    acknowledge(policy, `AwsSolutions-IAM5[Resource::${resultsArn}/${RESULTS_LAYOUT.taskTokens}*]`, 'its commands\' task tokens, task-tokens/RUNID/INSTANCE/DOCUMENT, written by the state machine with a run id and instance known at run time');
     acknowledge(policy, `AwsSolutions-IAM5[Resource::${resultsArn}/${RESULTS_LAYOUT.fleetBarrier}*]`, 'a fleet\'s start-barrier markers go to fleet-barrier/RUNID/ROUND/CLIENT, a run id made at run time');
     // The s3-crt client's build cache (recipe s3-crt-client): a runner reads the binary built for its
     // architecture and crate hash, or builds it and writes it there. Neither list nor delete: the
@@ -261,8 +264,8 @@ export class RunnerFleet extends Construct {
 
 /** A `setup` document's `install` parameter: a JSON array of component names (States.JsonToString of the shard's list). */
 export const INSTALL_LIST_PATTERN = /^\[("[a-z0-9-]+"(,"[a-z0-9-]+")*)?\]$/;
-/** A task token in a document parameter: anything but whitespace and a single quote (the scripts quote it with single quotes). */
-export const TASK_TOKEN_PATTERN = /^[^'\s]{1,2048}$/;
+/** Where a command's task token is, in the results bucket (the documents' `taskTokenKey`): task-tokens/RUNID/INSTANCE/DOCUMENT. */
+export const TASK_TOKEN_KEY_PATTERN = new RegExp(`^${RESULTS_LAYOUT.taskTokens}[0-9A-Za-z-]{1,64}/i-[0-9a-f]{1,32}/(setup|run-step)$`);
 
 /** An SSM Command document of the fleet whose command ends its Step Functions task by callback. */
 function callbackDocument(scope: Construct, id: string, p: { description: string; timeoutDefault: string; parameters: Record<string, unknown>; runCommand: string[] }): ssm.CfnDocument {
@@ -276,7 +279,7 @@ function callbackDocument(scope: Construct, id: string, p: { description: string
       parameters: {
         ...p.parameters,
         executionTimeout: { type: 'String', default: p.timeoutDefault, description: 'Seconds the command may take (its SSM execution timeout)', allowedPattern: '^[0-9]{1,6}$' },
-        taskToken: { type: 'String', description: 'The Step Functions task token the command ends by callback', allowedPattern: TASK_TOKEN_PATTERN.source },
+        taskTokenKey: { type: 'String', description: 'Where the Step Functions task token the command ends by callback is in the results bucket (never the token itself: SSM keeps the parameters)', allowedPattern: TASK_TOKEN_KEY_PATTERN.source },
         heartbeatSeconds: { type: 'String', default: '60', description: 'Seconds between the runner\'s heartbeats to Step Functions', allowedPattern: '^[1-9][0-9]{0,3}$' },
       },
       mainSteps: [{ action: 'aws:runShellScript', name: 'run', inputs: { timeoutSeconds: '{{ executionTimeout }}', runCommand: p.runCommand } }],
@@ -380,11 +383,12 @@ export const SECTION = (name: 'prologue' | 'callback' | 'packages' | 'bundle' | 
  * the runner reported itself — success (exit 0, `onSuccess`; or, whatever the exit code, the
  * success the runner wrote to `successFile` but could not send: a complete shard is never
  * reported failed) or failure naming the exit code and the log's tail. Without them a command
- * that dies before it reports leaves its task waiting for the heartbeat timeout. The token is
- * written to `tokenFile` (owner-only) by a shell builtin and every call reads it from there
- * (`file://`), so no process's command line — what `ps` shows — carries it.
+ * that dies before it reports leaves its task waiting for the heartbeat timeout. The token is read
+ * from the results bucket (the state machine put it at `{{ taskTokenKey }}`: no SSM parameter
+ * holds it) into `tokenFile` (owner-only), and every call reads it from there (`file://`), so no
+ * process's command line — what `ps` shows — carries it.
  */
-function callbackLines(p: { error: string; what: string; log: string; tokenFile: string; reportedFile?: string; successFile?: string; heartbeats: boolean; onSuccess?: string }): string[] {
+function callbackLines(p: { error: string; what: string; log: string; tokenFile: string; resultsBucket: string; reportedFile?: string; successFile?: string; heartbeats: boolean; onSuccess?: string }): string[] {
   const token = `--task-token "file://${p.tokenFile}"`;
   const fail = `aws stepfunctions send-task-failure ${token} --error ${p.error} --cause "${p.what} exited $code on $(hostname) before it reported: $(tail -n 20 "${p.log}" | cut -c 1-300)" || true`;
   const ifNotReported = p.reportedFile ? `[ -e "${p.reportedFile}" ] || ` : '';
@@ -397,8 +401,12 @@ function callbackLines(p: { error: string; what: string; log: string; tokenFile:
   return [
     SECTION('callback'),
     `TASK_TOKEN_FILE=${p.tokenFile}`,
-    // printf is a builtin: the token is in this script (as SSM wrote it), never in an argument list.
-    "( umask 077 && mkdir -p \"$(dirname \"$TASK_TOKEN_FILE\")\" && printf '%s' '{{ taskToken }}' > \"$TASK_TOKEN_FILE\" )",
+    `TASK_TOKEN_URL=s3://${p.resultsBucket}/{{ taskTokenKey }}`,
+    // The state machine writes the token there just after sending this command: wait for it (2 min at
+    // most), keep it in an owner-only file, delete the object. Without it nothing can report: the
+    // task ends at its heartbeat timeout.
+    '( umask 077 && mkdir -p "$(dirname "$TASK_TOKEN_FILE")" && for try in $(seq 60); do aws s3 cp --only-show-errors "$TASK_TOKEN_URL" "$TASK_TOKEN_FILE" 2>/dev/null && exit 0; sleep 2; done; exit 1 ) || { echo "s3ab: no task token at $TASK_TOKEN_URL after 2 min" >&2; exit 3; }',
+    'aws s3 rm --only-show-errors "$TASK_TOKEN_URL" || true',
     ...(p.heartbeats
       // Its output goes nowhere: a sleeping loop must not hold the command's output open after it ended.
       ? [`( while kill -0 $$ 2>/dev/null; do sleep {{ heartbeatSeconds }}; aws stepfunctions send-task-heartbeat ${token} || true; done ) >/dev/null 2>&1 &`, 'HEARTBEATS=$!']
@@ -434,7 +442,7 @@ export function setupScript(p: { bundleUrl: string; assetsUrl: string; fileSyste
     'step() { echo "== s3ab setup: $*"; }',
     ...IMDS,
     'export AWS_REGION="$(md placement/region)" AWS_DEFAULT_REGION="$(md placement/region)"',
-    ...callbackLines({ error: 'SetupFailed', what: 'setup', log, tokenFile: '/run/s3ab/setup-task-token', heartbeats: true, onSuccess: 'aws stepfunctions send-task-success --task-token "file://$TASK_TOKEN_FILE" --task-output \'{"setup":"done"}\'' }),
+    ...callbackLines({ error: 'SetupFailed', what: 'setup', log, tokenFile: '/run/s3ab/setup-task-token', resultsBucket: p.resultsBucket, heartbeats: true, onSuccess: 'aws stepfunctions send-task-success --task-token "file://$TASK_TOKEN_FILE" --task-output \'{"setup":"done"}\'' }),
     "COMPONENTS=$(echo '{{ install }}' | tr -d '[]\"' | tr ',' ' ')",
     `for c in $COMPONENTS; do case "$c" in ${names.join('|')}) ;; *) echo "s3ab setup: no runner recipe for component $c (lib/runner-fleet.ts runnerRecipes)" >&2; exit 3;; esac; done`,
     'wants() { case " $COMPONENTS " in *" $1 "*) return 0;; esac; return 1; }',
@@ -507,7 +515,7 @@ export function runStepScript(p: { resultsBucket: string; dataBucket: string; fi
     // EBS volume, so a "warm-disk" result is a disk cache there too.
     'export TMPDIR=/var/tmp/s3ab && mkdir -p "$TMPDIR"',
     'export AWS_REGION="$S3AB_REGION" S3AB_RUNNER_ID="$(md instance-id)"',
-    ...callbackLines({ error: 'CommandFailed', what: 'run-step', log, tokenFile: '/opt/s3ab/task-token-{{ runId }}', reportedFile: reported, successFile: succeeded, heartbeats: false }),
+    ...callbackLines({ error: 'CommandFailed', what: 'run-step', log, tokenFile: '/opt/s3ab/task-token-{{ runId }}', resultsBucket: p.resultsBucket, reportedFile: reported, successFile: succeeded, heartbeats: false }),
     `export S3AB_S3FILES_FS_ID=${p.fileSystemId}`,
     `aws s3 cp --only-show-errors s3://${p.resultsBucket}/${RESULTS_LAYOUT.executions}{{ runId }}/matrix.json /opt/s3ab/matrix-{{ runId }}.json`,
     `"$(cat /opt/s3ab/node)" /opt/s3ab/dist/s3ab.js step --matrix /opt/s3ab/matrix-{{ runId }}.json --steps {{ steps }} --run-id {{ runId }} --runner-id "$S3AB_RUNNER_ID" --bucket ${p.dataBucket} --region "$S3AB_REGION" --results s3://${p.resultsBucket}/${RESULTS_LAYOUT.records.replace(/\/$/, '')} --fleet-client {{ fleetClient }} --fleet-barrier s3://${p.resultsBucket}/${RESULTS_LAYOUT.fleetBarrier.replace(/\/$/, '')} --task-token-file "$TASK_TOKEN_FILE" --heartbeat-seconds {{ heartbeatSeconds }} --reported-file ${reported} --success-file ${succeeded}`,

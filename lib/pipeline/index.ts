@@ -148,7 +148,7 @@ export class Pipeline extends Construct {
       execution: { 'matrix.$': '$.run.value.matrixName', 'steps.$': 'States.ArrayLength($.run.value.steps)', 'startedAt.$': '$$.Execution.StartTime' },
     }, Duration.seconds(TASK_TIMEOUT_S.report), '$.report');
     report.addCatch(teardown, { errors: ['States.ALL'], resultPath: '$.error' });
-    const runners = new BenchmarkSteps(this, 'Steps', { fleet, setupTimeout: s.setupTimeout, heartbeat: s.heartbeat, teardown })
+    const runners = new BenchmarkSteps(this, 'Steps', { fleet, setupTimeout: s.setupTimeout, heartbeat: s.heartbeat, resultsBucket: results.bucket, teardown })
       .next(new BenchmarkLambdas(this, 'Lambdas', { documents: props.documents, teardown }))
       .next(new AggregateResults(this, 'Aggregation', { results, teardown })).next(report).next(teardown);
     const definition = validate
@@ -201,7 +201,9 @@ export class Pipeline extends Construct {
         { reason: 'teardown deletes the run\'s objects under these prefixes (RUNID named at run time)' })
       // A fleet's start-barrier markers a runner could not remove (it failed first): fleet-barrier/RUNID/.
       .allow(['s3:ListBucket'], [results.bucket.bucketArn])
-      .allowObjects(results.bucket, ['s3:DeleteObject'], [RESULTS_LAYOUT.fleetBarrier], { env: 'RESULTS_BUCKET', reason: 'teardown deletes a fleet\'s barrier markers under fleet-barrier/RUNID/ (run id made at run time)' });
+      .allowObjects(results.bucket, ['s3:DeleteObject'], [RESULTS_LAYOUT.fleetBarrier], { env: 'RESULTS_BUCKET', reason: 'teardown deletes a fleet\'s barrier markers under fleet-barrier/RUNID/ (run id made at run time)' })
+      // A callback's token a runner never read (it died first): task-tokens/RUNID/.
+      .allowObjects(results.bucket, ['s3:DeleteObject'], [RESULTS_LAYOUT.taskTokens], { reason: 'teardown deletes the task tokens a runner never read under task-tokens/RUNID/ (run id made at run time)' });
 
     // The HTML report (charts rendered to SVG by Vega): one full vCPU (1,769 MB) renders a seed run's
     // page in about a second; `npm run bench:report-function` measures the bundle and the render.
@@ -244,7 +246,8 @@ export class Pipeline extends Construct {
       { [`Resource::${resultsArn}/${RESULTS_LAYOUT.records}*`]: 'the summary queries read every result file of the tables (results/dt=…, results/intervals/dt=…)' });
     allow(['s3:GetObject', 's3:PutObject', 's3:AbortMultipartUpload', 's3:ListMultipartUploadParts'], [results.bucket.arnForObjects(`${RESULTS_LAYOUT.athena}*`)],
       { [`Resource::${resultsArn}/${RESULTS_LAYOUT.athena}*`]: 'Athena .sync writes query results under athena/ with generated names' });
-    // Grants the tasks made themselves (RunInstances, SendCommand, LambdaInvoke), acknowledged here where they meet the role.
+    // Grants the tasks made themselves (RunInstances, SendCommand, the callback tokens' PutObject, LambdaInvoke), acknowledged here where they meet the role.
+    acknowledge(role, `AwsSolutions-IAM5[Resource::${resultsArn}/${RESULTS_LAYOUT.taskTokens}*]`, 'each callback task writes its token to task-tokens/RUNID/INSTANCE/DOCUMENT, for the runner\'s command to read (run id and instance known at run time)');
     acknowledge(role, 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:ec2:<AWS::Region>:<AWS::AccountId>:instance/*]', 'SendCommand targets the runners the execution launched, whose ids exist only at run time');
     acknowledge(role, 'AwsSolutions-IAM5[Resource::*]', 'ec2:RunInstances touches many resource types (instance, volume, ENI, image) named at run time and is allowed only from this stack\'s launch template (ec2:LaunchTemplate condition); ec2:CreateTags is limited to RunInstances; ssm:DescribeInstanceInformation takes no ARN; X-Ray and log delivery take no ARNs');
     acknowledge(role, `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:ssm:<AWS::Region>::parameter${AL2023_PARAMETER_PREFIX}*]`, 'RunInstances resolves the runner image from AWS\'s public Amazon Linux 2023 parameters (arm64 and x86_64, read-only)');

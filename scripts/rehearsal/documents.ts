@@ -54,6 +54,6 @@ function localize(line: string, box: Sandbox, endpoint: string, subnets: string[
     .replace(/^TOKEN=\$\(curl .*$/, 'TOKEN=local')
     .replace(/^md\(\) \{.*$/, `md() { case "$1" in instance-type) echo ${box.instanceType};; placement/region) echo us-east-1;; placement/availability-zone) echo ${az};; instance-id) echo ${box.id};; esac; }`)
     .replace('export TMPDIR=/var/tmp/s3ab', `export TMPDIR=${join(box.dir, 'tmp')}`)
-    .replace(/\baws s3 cp\b/, `aws --endpoint-url ${endpoint} s3 cp`)
+    .replace(/\baws s3 (cp|rm)\b/g, (_, op: string) => `aws --endpoint-url ${endpoint} s3 ${op}`)
     .replace(/(s3ab\.js step .*)$/, `$1 --endpoint ${endpoint}`);
 }

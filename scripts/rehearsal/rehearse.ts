@@ -14,7 +14,7 @@
  */
 import { RESULTS_LAYOUT } from '../../lib/results-layout';
 import { ONE_HOST_CLOCK_ENV } from '../../runner/core/clock';
-import { CreateBucketCommand, GetObjectCommand, ListObjectsV2Command, ListObjectVersionsCommand, PutBucketVersioningCommand, type S3Client } from '@aws-sdk/client-s3';
+import { CreateBucketCommand, GetObjectCommand, ListObjectsV2Command, ListObjectVersionsCommand, PutBucketVersioningCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { SFNClient } from '@aws-sdk/client-sfn';
 import type { Context } from 'aws-lambda';
 import { StateMachine } from 'aws-local-stepfunctions';
@@ -283,15 +283,22 @@ function taskHandlers(r: Rehearsal, timeouts: Record<string, number | null>): Re
       throw err;
     }
   };
-  const callback = (state: string, document: 'setup' | 'run-step') => async (p: any) => {
+  // A callback's command is sent first (its parameters say where its token will be), then the
+  // waiting state puts a fresh token there with the state machine's key: the runner reads it.
+  const shardTimeouts = new Map<string, number>();
+  const send = (document: 'setup' | 'run-step') => async (p: any) => {
+    const parameters = { ...p.Parameters, ...(r.opts.heartbeat ? { heartbeatSeconds: [String(r.opts.heartbeat.intervalSeconds)] } : {}) };
+    // A shard's task timeout is its command's and a heartbeat (the definition's ItemSelector adds them).
+    if (document === 'run-step') shardTimeouts.set(p.Parameters.taskTokenKey[0], Number(p.Parameters.executionTimeout[0]));
+    return cloud.sendCommand(sm, document, p.DocumentName, p.InstanceIds, parameters);
+  };
+  const callback = (state: string) => async (p: { Bucket: string; Key: string }) => {
     const st = findState(definition.States, state);
     const heartbeat = r.opts.heartbeat?.timeoutSeconds ?? st.HeartbeatSeconds;
-    // A shard's task timeout is its command's and a heartbeat (the definition's ItemSelector adds them).
-    const timeout = st.TimeoutSeconds ?? Number(p.Parameters.executionTimeout[0]) + st.HeartbeatSeconds;
+    const timeout = st.TimeoutSeconds ?? shardTimeouts.get(p.Key)! + st.HeartbeatSeconds;
     const task = r.sfn.issue(state, heartbeat, timeout);
     timeouts[state] = Math.max(timeouts[state] ?? 0, timeout);
-    const parameters = { ...p.Parameters, taskToken: [task.token], ...(r.opts.heartbeat ? { heartbeatSeconds: [String(r.opts.heartbeat.intervalSeconds)] } : {}) };
-    await cloud.sendCommand(sm, document, p.DocumentName, p.InstanceIds, parameters);
+    await r.s3As(sm).send(new PutObjectCommand({ Bucket: p.Bucket, Key: p.Key, Body: task.token }));
     return task.result;
   };
   const runInstances = async (p: any) => cloud.runInstances(sm, p);
@@ -299,8 +306,10 @@ function taskHandlers(r: Rehearsal, timeouts: Record<string, number | null>): Re
     ValidateInput: lambda('validate-input'),
     ...Object.fromEntries(subnetStates(definition).map((s) => [s, runInstances])),
     CheckRunnersOnline: async (p) => cloud.describeInstanceInformation(sm, p.Filters[0].Values),
-    SetupRunner: callback('SetupRunner', 'setup'),
-    RunShard: callback('RunShard', 'run-step'),
+    SendSetupCommand: send('setup'),
+    SetupRunner: callback('SetupRunner'),
+    SendShardCommand: send('run-step'),
+    RunShard: callback('RunShard'),
     InvokeBefore: lambda('before'),
     InvokeAfter: async (input) => {
       const out = await lambda('after')(input);
@@ -524,9 +533,11 @@ async function inspectRun(r: Rehearsal, runId: string | null): Promise<Inspectio
       const page = await r.admin.send(new ListObjectVersionsCommand({ Bucket: r.server.target.bucket, Prefix: prefix }));
       versions += (page.Versions?.length ?? 0) + (page.DeleteMarkers?.length ?? 0);
     }
-    // A fleet's barrier markers in the results bucket: removed by the runners and Teardown.
-    const markers = await r.admin.send(new ListObjectVersionsCommand({ Bucket: RESULTS_BUCKET, Prefix: `${RESULTS_LAYOUT.fleetBarrier}${runId}/` }));
-    versions += (markers.Versions?.length ?? 0) + (markers.DeleteMarkers?.length ?? 0);
+    // A fleet's barrier markers and the callbacks' task tokens in the results bucket: removed by the runners and Teardown.
+    for (const prefix of [`${RESULTS_LAYOUT.fleetBarrier}${runId}/`, `${RESULTS_LAYOUT.taskTokens}${runId}/`]) {
+      const left = await r.admin.send(new ListObjectVersionsCommand({ Bucket: RESULTS_BUCKET, Prefix: prefix }));
+      versions += (left.Versions?.length ?? 0) + (left.DeleteMarkers?.length ?? 0);
+    }
   }
   const records = runId ? await resultRecords(r.admin, RESULTS_BUCKET, runId) : [];
   // Per step, measured (one runner only: the runners share this server's log).

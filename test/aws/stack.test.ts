@@ -12,7 +12,7 @@ import { DEFAULT_RUNNER_INSTANCE_TYPE } from '../../lib/instance-types';
 import { accessLogQueries, namedQueries } from '../../runner/report/results-db';
 import { ROOT } from '../helpers/cli';
 import { resourcesOf, synthesize, type Synthesized } from '../helpers/stack';
-import { crateHash, INSTALL_LIST_PATTERN, runnerRecipes, s3CrtCacheKey, setupScript, TASK_TOKEN_PATTERN } from '../../lib/runner-fleet';
+import { crateHash, INSTALL_LIST_PATTERN, runnerRecipes, s3CrtCacheKey, setupScript, TASK_TOKEN_KEY_PATTERN } from '../../lib/runner-fleet';
 import install from '../../assets/install.json';
 import { METHOD_DESCRIPTORS as METHODS } from '../../runner/methods/catalog';
 
@@ -116,7 +116,7 @@ describe('IAM: least privilege', () => {
     expect(bySid.FleetBarrier.Action).toEqual(['s3:PutObject', 's3:DeleteObject']);
     expect(bySid.FleetBarrier.Resource).toEqual({ 'Fn::Join': ['', [{ 'Fn::GetAtt': [expect.stringMatching(/^ResultsBucket/), 'Arn'] }, '/fleet-barrier/*']] });
     const deletes = statementsOf(props).filter((st) => asList(st.Action).includes('s3:DeleteObject'));
-    expect(deletes.map((st) => st.Sid).sort()).toEqual(['FleetBarrier', 'WriteBenchmarkData']);
+    expect(deletes.map((st) => st.Sid).sort()).toEqual(['FleetBarrier', 'TaskTokens', 'WriteBenchmarkData']);
   });
 
   test('runners read and write the s3-crt client\'s build cache, and nothing else, under tool-cache/s3ab-s3-crt/ of the results bucket', () => {
@@ -128,7 +128,7 @@ describe('IAM: least privilege', () => {
     }]);
     // Every statement of the runner role on the results bucket's objects, by prefix: the cache is one more, with no delete.
     const onResultsObjects = statementsOf(props).filter((st) => JSON.stringify(st.Resource).includes('ResultsBucket') && JSON.stringify(st.Resource).includes('/'));
-    expect(onResultsObjects.map((st) => st.Sid)).toEqual(['ReadExecutionInput', 'WriteResults', 'FleetBarrier', 'ToolCache']);
+    expect(onResultsObjects.map((st) => st.Sid)).toEqual(['ReadExecutionInput', 'WriteResults', 'FleetBarrier', 'TaskTokens', 'ToolCache']);
   });
 
   test('the build cache outlives executions and teardowns: no lifecycle rule of the results bucket and no Teardown delete reaches tool-cache/', () => {
@@ -140,12 +140,13 @@ describe('IAM: least privilege', () => {
     expect(JSON.stringify(statementsOf(teardown))).not.toContain('tool-cache');
   });
 
-  test('Teardown removes a fleet\'s leftover barrier markers: list the results bucket, delete under fleet-barrier/ only', () => {
+  test('Teardown removes a fleet\'s leftover barrier markers and unread task tokens: list the results bucket, delete under fleet-barrier/ and task-tokens/ only', () => {
     const [, props] = resourcesOf(s, 'AWS::IAM::Policy').find(([id]) => id.startsWith('PipelineTeardownFn'))!;
     const onResults = statementsOf(props).filter((st) => JSON.stringify(st.Resource).includes('ResultsBucket'));
     expect(onResults.map((st) => [st.Action, st.Resource])).toEqual([
       ['s3:ListBucket', { 'Fn::GetAtt': [expect.stringMatching(/^ResultsBucket/), 'Arn'] }],
       ['s3:DeleteObject', { 'Fn::Join': ['', [{ 'Fn::GetAtt': [expect.stringMatching(/^ResultsBucket/), 'Arn'] }, '/fleet-barrier/*']] }],
+      ['s3:DeleteObject', { 'Fn::Join': ['', [{ 'Fn::GetAtt': [expect.stringMatching(/^ResultsBucket/), 'Arn'] }, '/task-tokens/*']] }],
     ]);
   });
 
@@ -385,21 +386,33 @@ describe('runner fleet', () => {
     }
   });
 
-  test('issue 21 (8): both documents end their task by callback — the token a parameter kept off every command line, heartbeats, and an exit trap that reports a command that died before its runner did', () => {
+  test('issue 21 (8): both documents end their task by callback — the token never a parameter (SSM keeps those) nor on a command line, heartbeats, and an exit trap that reports a command that died before its runner did', () => {
     for (const kind of ['Setup', 'RunStep']) {
       const [, doc] = resourcesOf(s, 'AWS::SSM::Document').find(([id]) => id.includes(kind))!;
-      expect(doc.Content.parameters.taskToken).toMatchObject({ type: 'String', allowedPattern: TASK_TOKEN_PATTERN.source });
+      expect(doc.Content.parameters.taskToken).toBeUndefined();
+      expect(doc.Content.parameters.taskTokenKey).toMatchObject({ type: 'String', allowedPattern: TASK_TOKEN_KEY_PATTERN.source });
       expect(doc.Content.parameters.heartbeatSeconds).toMatchObject({ type: 'String', default: '60' });
-      const lines = (doc.Content.mainSteps[0].inputs.runCommand as unknown[]).map((l) => (typeof l === 'string' ? l : JSON.stringify(l)));
-      // The token goes to an owner-only file through a shell builtin; every call reads it from there (file://), so `ps` never shows it.
-      expect(lines).toContain("( umask 077 && mkdir -p \"$(dirname \"$TASK_TOKEN_FILE\")\" && printf '%s' '{{ taskToken }}' > \"$TASK_TOKEN_FILE\" )");
-      expect(lines.filter((l) => l.includes('{{ taskToken }}'))).toHaveLength(1);
-      expect(lines.join('\n')).not.toMatch(/\$TASK_TOKEN\b(?!_FILE)/);
+      const lines = (doc.Content.mainSteps[0].inputs.runCommand as unknown[]).map((l) => renderedLine(typeof l === 'string' ? l : JSON.stringify(l)));
+      // The token is read from the results bucket into an owner-only file, the object deleted; every call reads the file (file://), so `ps` never shows it.
+      expect(lines).toContain(`TASK_TOKEN_URL=s3://<${idOf('AWS::S3::Bucket', 'ResultsBucket')}>/{{ taskTokenKey }}`);
+      expect(lines.join('\n')).toMatch(/\( umask 077 && mkdir -p .* aws s3 cp --only-show-errors "\$TASK_TOKEN_URL" "\$TASK_TOKEN_FILE"/);
+      expect(lines).toContain('aws s3 rm --only-show-errors "$TASK_TOKEN_URL" || true');
+      expect(lines.join('\n')).not.toMatch(/\$TASK_TOKEN\b(?!_FILE|_URL)/);
       expect(lines).toContain('trap finish EXIT');
       expect(lines.join('\n')).toContain('aws stepfunctions send-task-failure --task-token "file://');
     }
-    expect(TASK_TOKEN_PATTERN.test("AAAA+/=_-x")).toBe(true);
-    expect(TASK_TOKEN_PATTERN.test("a'; reboot; '")).toBe(false);
+    expect(TASK_TOKEN_KEY_PATTERN.test('task-tokens/20261122T111500Z-f1ee70/i-0123abcd/run-step')).toBe(true);
+    expect(TASK_TOKEN_KEY_PATTERN.test("task-tokens/x/i-1/setup'; reboot")).toBe(false);
+  });
+
+  test('the token goes through the results bucket: SendCommand names its key, the waiting state puts $$.Task.Token there; runners read and delete only task-tokens/, the state machine only writes there', () => {
+    const policies = resourcesOf(s, 'AWS::IAM::Policy');
+    const tokenStatements = policies.flatMap(([id, p]) => statementsOf(p).filter((st) => JSON.stringify(st.Resource).includes('/task-tokens/*')).map((st) => [id, asList(st.Action).sort()]));
+    const byOwner = (part: string) => tokenStatements.filter(([id]) => (id as string).includes(part)).map(([, a]) => a);
+    expect(byOwner('Runners')).toEqual([['s3:DeleteObject', 's3:GetObject']]);
+    expect(byOwner('StateMachine')).toEqual([['s3:PutObject']]);
+    expect(byOwner('TeardownFn')).toEqual([['s3:DeleteObject']]);
+    expect(tokenStatements).toHaveLength(3);
   });
 
   test('a complete shard is never reported failed: the exit trap sends the success the runner wrote (and could not send) before any failure, and never a failure after it', () => {
@@ -413,7 +426,7 @@ describe('runner fleet', () => {
 
   test('the run-step document runs the runner bundle for this runner\'s steps, uploads to the results bucket and ends its task itself', () => {
     const [, doc] = resourcesOf(s, 'AWS::SSM::Document').find(([id]) => id.includes('RunStep'))!;
-    expect(Object.keys(doc.Content.parameters).sort()).toEqual(['executionTimeout', 'fleetClient', 'heartbeatSeconds', 'runId', 'steps', 'taskToken']);
+    expect(Object.keys(doc.Content.parameters).sort()).toEqual(['executionTimeout', 'fleetClient', 'heartbeatSeconds', 'runId', 'steps', 'taskTokenKey']);
     // A fleet's client number (ValidateInput's shards[i].fleetClient; 0: not a fleet's client).
     expect(doc.Content.parameters.fleetClient).toMatchObject({ default: '0', allowedPattern: '^[0-9]{1,3}$' });
     // The same step-list rule as `s3ab step --steps` (runner/core/shards.ts).
@@ -470,8 +483,8 @@ describe('teardown on every ending', () => {
   test('the state machine\'s logs carry every event but no execution data: a callback task\'s parameters hold its task token', () => {
     const sm = s.json.Resources[stateMachineId].Properties!;
     expect(sm.LoggingConfiguration).toMatchObject({ Level: 'ALL', IncludeExecutionData: false });
-    // The callback states do put the token in their parameters: that is what the logs must not hold.
-    expect(JSON.stringify(sm.DefinitionString)).toContain('$$.Task.Token');
+    // The callback states do put the token in their parameters (the PutObject's body): that is what the logs must not hold.
+    expect(JSON.stringify(sm.DefinitionString)).toContain('\\"Body.$\\":\\"$$.Task.Token\\"');
   });
 });
 
