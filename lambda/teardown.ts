@@ -1,7 +1,9 @@
 import { EC2Client } from '@aws-sdk/client-ec2';
+import { GetExecutionHistoryCommand, SFNClient } from '@aws-sdk/client-sfn';
 import { DeleteObjectsCommand, ListObjectsV2Command, ListObjectVersionsCommand, S3Client, type ObjectIdentifier } from '@aws-sdk/client-s3';
 import type { Context } from 'aws-lambda';
 import { DOCS_PREFIX } from '../lib/document-prefixes';
+import { runIdOfHistory, STATUS_CHANGE, type ExitedEvent } from '../lib/execution-run';
 import { RESULTS_LAYOUT } from '../lib/results-layout';
 import { logger, NamedError } from './shared/powertools';
 import { findInstances, runnerFilters, terminateInstances } from './shared/runners';
@@ -10,6 +12,7 @@ import { isRunId, runDataPrefix, runVolumePrefix } from '../runner/core/vocabula
 
 const ec2 = new EC2Client({ maxAttempts: 5 });
 const s3 = s3Client();
+const sfn = new SFNClient({ maxAttempts: 5 });
 
 /** DeleteObjects takes at most 1,000 keys; ListObjectVersions answers at most 1,000 entries a page. */
 export const MAX_KEYS_PER_REQUEST = 1000;
@@ -29,6 +32,10 @@ export const ABORT_BEFORE_DEADLINE_MS = 1500;
 const TRANSIENT_KEY_ERRORS = new Set(['SlowDown', 'InternalError', 'ServiceUnavailable', 'RequestTimeout']);
 
 export interface TeardownEvent { runId?: string }
+/** What EventBridge delivers when an execution of the pipeline failed, timed out or was stopped (the rule in lib/teardown-on-failure.ts). */
+export interface ExecutionEndedEvent { 'detail-type': string; detail: { executionArn: string; status: string } }
+/** History pages read at most to find the run id: ValidateInput exits within the first ten events. */
+const HISTORY_PAGES = 3;
 export interface TeardownResult {
   /** true once no version is left under any of the run's prefixes; false when the time budget ran out first (invoke again). */
   done: boolean;
@@ -48,6 +55,7 @@ export interface TeardownOptions {
   concurrency?: number;
   /** Entries per listed page and so keys per DeleteObjects. @default MAX_KEYS_PER_REQUEST */
   pageSize?: number;
+  sfn?: SFNClient;
 }
 
 /** When to stop starting requests and when to abort those in flight (epoch ms). */
@@ -124,7 +132,7 @@ export async function deleteAllVersions(client: S3Client, bucket: string, prefix
   }
 }
 
-/** Deletes the (few) start-barrier markers under `prefix` of the results bucket; returns how many. */
+/** Deletes the (few) start-barrier markers or task tokens under `prefix` of the results bucket; returns how many. */
 async function deleteBarrierMarkers(client: S3Client, bucket: string, prefix: string): Promise<number> {
   let deleted = 0;
   for (;;) {
@@ -141,7 +149,7 @@ async function deleteBarrierMarkers(client: S3Client, bucket: string, prefix: st
  * Teardown, one round: terminates every runner tagged with this run (found by tag, so runners whose
  * ids were lost with a failed state are found too) and deletes the benchmark data the run wrote —
  * every version — under s3ab/RUNID/, docs/RUNID/ and the S3 Files access point's RUNID/ (and a
- * fleet's barrier markers, fleet-barrier/RUNID/ in the results bucket), until
+ * fleet's barrier markers, fleet-barrier/RUNID/, and unread task tokens, task-tokens/RUNID/, in the results bucket), until
  * its time budget ends: a third of the invocation's time (ROUND_SHARE_OF_TIMEOUT, from the Lambda
  * context; never later than STOP_BEFORE_DEADLINE_MS before the deadline) or `budgetMs`. Returns `done: false` with what is left when time ran out; the state
  * machine invokes it again (lib/pipeline/teardown-flow.ts). Each part is tried even when another
@@ -150,10 +158,50 @@ async function deleteBarrierMarkers(client: S3Client, bucket: string, prefix: st
  * Runners are looked up and terminated in every round, not only the first: it is idempotent (only
  * live runners are found, so a later round usually finds none, for one DescribeInstances), and a
  * runner whose launch answered only after the first round started is still caught.
+ *
+ * Given EventBridge's event of an execution that ended FAILED, TIMED_OUT or ABORTED instead of a
+ * run id, it finds the run in the execution's history and tears it down (afterExecutionEnded).
  */
-export async function handler(event: TeardownEvent, context?: Pick<Context, 'getRemainingTimeInMillis'>, opts: TeardownOptions = {}): Promise<TeardownResult> {
+export async function handler(event: TeardownEvent | ExecutionEndedEvent, context?: Pick<Context, 'getRemainingTimeInMillis'>, opts: TeardownOptions = {}): Promise<TeardownResult> {
+  if (event && 'detail' in event) return afterExecutionEnded(event, context, opts);
+  return teardownRound(event?.runId, context, opts, ROUND_SHARE_OF_TIMEOUT);
+}
+
+/**
+ * Teardown after an execution ended FAILED, TIMED_OUT or ABORTED (EventBridge): the endings the
+ * state machine cannot catch skip its Teardown, and the others went through it already, so this
+ * run is idempotent — runners found by tag, versions listed afresh. The run is the one its
+ * history names (lib/execution-run.ts); none when the execution ended before ValidateInput made
+ * one. Nothing waits for a state machine here: one round uses the invocation's time up to
+ * STOP_BEFORE_DEADLINE_MS before its end. Not done then, it throws TeardownIncomplete: Lambda
+ * retries an event invocation twice (a minute, then two, later), each continuing where the last
+ * stopped; what is still left is named in the error with the fix.
+ */
+async function afterExecutionEnded(event: ExecutionEndedEvent, context: Pick<Context, 'getRemainingTimeInMillis'> | undefined, opts: TeardownOptions): Promise<TeardownResult> {
+  const { executionArn, status } = event.detail ?? {};
+  if (event['detail-type'] !== STATUS_CHANGE || !executionArn) throw new NamedError('InvalidEvent', `not a "${STATUS_CHANGE}" event with an executionArn: ${JSON.stringify(event).slice(0, 300)}`);
+  const client = opts.sfn ?? sfn;
+  const events: ExitedEvent[] = [];
+  let runId: string | null = null;
+  let nextToken: string | undefined;
+  for (let page = 0; page < HISTORY_PAGES && !runId; page++) {
+    const res = await client.send(new GetExecutionHistoryCommand({ executionArn, maxResults: 20, includeExecutionData: true, nextToken }));
+    events.push(...(res.events ?? []));
+    runId = runIdOfHistory(events);
+    nextToken = res.nextToken;
+    if (!nextToken) break;
+  }
+  logger.info('execution ended', { executionArn, status, runId });
+  const result = await teardownRound(runId ?? undefined, context, opts, 1);
+  if (!result.done) {
+    throw new NamedError('TeardownIncomplete', `execution ${executionArn} ended ${status}; its run ${runId}'s versions are left under ${result.left} after deleting ${result.deletedVersions}: `
+      + `Lambda retries this event; after that, invoke this function with {"runId":"${runId}"} until it answers done: true`);
+  }
+  return result;
+}
+
+async function teardownRound(runId: string | undefined, context: Pick<Context, 'getRemainingTimeInMillis'> | undefined, opts: TeardownOptions, share: number): Promise<TeardownResult> {
   const clients = { ec2: opts.ec2 ?? ec2, s3: opts.s3 ?? s3 };
-  const runId = event?.runId;
   if (!runId) return { done: true, terminated: [], deletedVersions: 0, prefixes: [], left: '' };
   if (!isRunId(runId)) throw new NamedError('InvalidEvent', `runId "${runId}" is not a run id`);
   const [stack, bucket] = [env('STACK_NAME'), env('DATA_BUCKET')];
@@ -163,7 +211,7 @@ export async function handler(event: TeardownEvent, context?: Pick<Context, 'get
   const fromContext = context?.getRemainingTimeInMillis ? context.getRemainingTimeInMillis() : undefined;
   const remaining = fromContext ?? (opts.budgetMs === undefined ? Infinity : opts.budgetMs + STOP_BEFORE_DEADLINE_MS);
   // Under Lambda a round takes a share of the invocation's time; a caller's budgetMs is taken as given.
-  const startRequestsFor = fromContext !== undefined ? Math.min(fromContext * ROUND_SHARE_OF_TIMEOUT, fromContext - STOP_BEFORE_DEADLINE_MS) : remaining - STOP_BEFORE_DEADLINE_MS;
+  const startRequestsFor = fromContext !== undefined ? Math.min(fromContext * share, fromContext - STOP_BEFORE_DEADLINE_MS) : remaining - STOP_BEFORE_DEADLINE_MS;
   const abort = new AbortController();
   const deadline: Deadline = { stopAt: now + startRequestsFor, abort: abort.signal };
   const problems: string[] = [];
@@ -192,13 +240,15 @@ export async function handler(event: TeardownEvent, context?: Pick<Context, 'get
   } finally {
     clearTimeout(abortTimer);
   }
-  // A fleet's barrier markers in the results bucket (not versioned): what a runner that failed could not remove.
-  const barrier = `${RESULTS_LAYOUT.fleetBarrier}${runId}/`;
-  try {
-    await deleteBarrierMarkers(clients.s3, env('RESULTS_BUCKET'), barrier);
-  } catch (err) {
-    notEmptied.push(`s3://${env('RESULTS_BUCKET')}/${barrier}`);
-    problems.push(`s3://${env('RESULTS_BUCKET')}/${barrier} not emptied (${why(err)}); delete it with \`aws s3 rm --recursive\``);
+  // In the results bucket (not versioned): a fleet's barrier markers a runner that failed could not
+  // remove, and callback tokens a runner never read (it died before its command started).
+  for (const prefix of [`${RESULTS_LAYOUT.fleetBarrier}${runId}/`, `${RESULTS_LAYOUT.taskTokens}${runId}/`]) {
+    try {
+      await deleteBarrierMarkers(clients.s3, env('RESULTS_BUCKET'), prefix);
+    } catch (err) {
+      notEmptied.push(`s3://${env('RESULTS_BUCKET')}/${prefix}`);
+      problems.push(`s3://${env('RESULTS_BUCKET')}/${prefix} not emptied (${why(err)}); delete it with \`aws s3 rm --recursive\``);
+    }
   }
   const done = notEmptied.length === 0;
   logger.info('teardown', { runId, terminated: ids, deletedVersions, done, notEmptied, problems });

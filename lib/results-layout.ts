@@ -17,6 +17,12 @@ export const RESULTS_LAYOUT = {
   athena: 'athena/',
   /** The data bucket's S3 server access logs (date-partitioned: access-logs/ACCOUNT/REGION/BUCKET/YYYY/MM/DD/…), the access_logs table's location. */
   accessLogs: 'access-logs/',
+  /**
+   * Callback tasks' tokens, one object per task: task-tokens/RUNID/INSTANCE/DOCUMENT, written by the
+   * state machine's waiting state (S3 PutObject .waitForTaskToken), read and deleted by the runner's
+   * command, and by Teardown when a runner never read it — so a token is in no SSM command's parameters.
+   */
+  taskTokens: 'task-tokens/',
   /** A fleet execution's start-barrier markers (runner/endpoint/s3-markers.ts): fleet-barrier/RUNID/ROUND/CLIENT, removed by each runner at its end and by Teardown. */
   fleetBarrier: 'fleet-barrier/',
   /**

@@ -147,6 +147,8 @@ export class RunnerFleet extends Construct {
       new iam.PolicyStatement({ sid: 'MountS3Files', actions: ['s3files:ClientMount', 's3files:ClientWrite', 's3files:ClientRootAccess'], resources: [props.fileSystemArn] }),
       // The setup and run-step commands end their tasks by callback. These actions take no resource
       // (Service Authorization Reference: no resource types): the task token names the task.
+      // Its commands' task tokens: read once and deleted (task-tokens/RUNID/INSTANCE/DOCUMENT).
+      new iam.PolicyStatement({ sid: 'TaskTokens', actions: ['s3:GetObject', 's3:DeleteObject'], resources: [props.resultsBucket.arnForObjects(`${RESULTS_LAYOUT.taskTokens}*`)] }),
       new iam.PolicyStatement({ sid: 'TaskCallbacks', actions: ['states:SendTaskHeartbeat', 'states:SendTaskSuccess', 'states:SendTaskFailure'], resources: ['*'] }),
     );
     this.bundle.grantRead(role);
@@ -159,6 +161,7 @@ export class RunnerFleet extends Construct {
     acknowledge(policy, `AwsSolutions-IAM5[Resource::${dataArn}/${VOLUME_ROOT}*]`, 'JuiceFS keeps each step\'s volume under s3ab-RUNID-STEP/ (a name, not a prefix: no slash allowed), created at run time');
     acknowledge(policy, `AwsSolutions-IAM5[Resource::${resultsArn}/${RESULTS_LAYOUT.executions}*]`, 'the execution\'s matrix, written by ValidateInput under a run id known only at run time');
     acknowledge(policy, `AwsSolutions-IAM5[Resource::${resultsArn}/${RESULTS_LAYOUT.records}*]`, 'result files go to results/dt=DATE/RUNID--… (Hive partitions by date)');
+    acknowledge(policy, `AwsSolutions-IAM5[Resource::${resultsArn}/${RESULTS_LAYOUT.taskTokens}*]`, 'its commands\' task tokens, task-tokens/RUNID/INSTANCE/DOCUMENT, written by the state machine with a run id and instance known at run time');
     acknowledge(policy, `AwsSolutions-IAM5[Resource::${resultsArn}/${RESULTS_LAYOUT.fleetBarrier}*]`, 'a fleet\'s start-barrier markers go to fleet-barrier/RUNID/ROUND/CLIENT, a run id made at run time');
     // The cargo components' build caches (assets/install.json, runner kind cargo): a runner reads
     // the binary built for its architecture and crate hash, or builds it and writes it there.
@@ -213,8 +216,8 @@ export class RunnerFleet extends Construct {
 
 /** A `setup` document's `install` parameter: a JSON array of component names (States.JsonToString of the shard's list). */
 export const INSTALL_LIST_PATTERN = /^\[("[a-z0-9-]+"(,"[a-z0-9-]+")*)?\]$/;
-/** A task token in a document parameter: anything but whitespace and a single quote (the scripts quote it with single quotes). */
-export const TASK_TOKEN_PATTERN = /^[^'\s]{1,2048}$/;
+/** Where a command's task token is, in the results bucket (the documents' `taskTokenKey`): task-tokens/RUNID/INSTANCE/DOCUMENT. */
+export const TASK_TOKEN_KEY_PATTERN = new RegExp(`^${RESULTS_LAYOUT.taskTokens}[0-9A-Za-z-]{1,64}/i-[0-9a-f]{1,32}/(setup|run-step)$`);
 
 /** An SSM Command document of the fleet whose command ends its Step Functions task by callback. */
 function callbackDocument(scope: Construct, id: string, p: { description: string; timeoutDefault: string; parameters: Record<string, unknown>; runCommand: string[] }): ssm.CfnDocument {
@@ -228,7 +231,7 @@ function callbackDocument(scope: Construct, id: string, p: { description: string
       parameters: {
         ...p.parameters,
         executionTimeout: { type: 'String', default: p.timeoutDefault, description: 'Seconds the command may take (its SSM execution timeout)', allowedPattern: '^[0-9]{1,6}$' },
-        taskToken: { type: 'String', description: 'The Step Functions task token the command ends by callback', allowedPattern: TASK_TOKEN_PATTERN.source },
+        taskTokenKey: { type: 'String', description: 'Where the Step Functions task token the command ends by callback is in the results bucket (never the token itself: SSM keeps the parameters)', allowedPattern: TASK_TOKEN_KEY_PATTERN.source },
         heartbeatSeconds: { type: 'String', default: '60', description: 'Seconds between the runner\'s heartbeats to Step Functions', allowedPattern: '^[1-9][0-9]{0,3}$' },
       },
       mainSteps: [{ action: 'aws:runShellScript', name: 'run', inputs: { timeoutSeconds: '{{ executionTimeout }}', runCommand: p.runCommand } }],
@@ -250,6 +253,7 @@ function callbackDocument(scope: Construct, id: string, p: { description: string
 export function runStepScript(p: { resultsBucket: string; dataBucket: string; fileSystemId: string }): string[] {
   const log = '/var/log/s3ab-run-step-{{ runId }}.log';
   const reported = '/opt/s3ab/reported-{{ runId }}';
+  const succeeded = '/opt/s3ab/success-{{ runId }}.json';
   return [
     'set -euo pipefail',
     `exec > >(tee -a ${log}) 2>&1`,
@@ -259,9 +263,9 @@ export function runStepScript(p: { resultsBucket: string; dataBucket: string; fi
     // EBS volume, so a "warm-disk" result is a disk cache there too.
     'export TMPDIR=/var/tmp/s3ab && mkdir -p "$TMPDIR"',
     'export AWS_REGION="$S3AB_REGION" S3AB_RUNNER_ID="$(md instance-id)"',
-    ...callbackLines({ error: 'CommandFailed', what: 'run-step', log, reportedFile: reported, heartbeats: false }),
+    ...callbackLines({ error: 'CommandFailed', what: 'run-step', log, tokenFile: '/opt/s3ab/task-token-{{ runId }}', resultsBucket: p.resultsBucket, reportedFile: reported, successFile: succeeded, heartbeats: false }),
     `export S3AB_S3FILES_FS_ID=${p.fileSystemId}`,
     `aws s3 cp --only-show-errors s3://${p.resultsBucket}/${RESULTS_LAYOUT.executions}{{ runId }}/matrix.json /opt/s3ab/matrix-{{ runId }}.json`,
-    `"$(cat /opt/s3ab/node)" /opt/s3ab/dist/s3ab.js step --matrix /opt/s3ab/matrix-{{ runId }}.json --steps {{ steps }} --run-id {{ runId }} --runner-id "$S3AB_RUNNER_ID" --bucket ${p.dataBucket} --region "$S3AB_REGION" --results s3://${p.resultsBucket}/${RESULTS_LAYOUT.records.replace(/\/$/, '')} --fleet-client {{ fleetClient }} --fleet-barrier s3://${p.resultsBucket}/${RESULTS_LAYOUT.fleetBarrier.replace(/\/$/, '')} --task-token "$TASK_TOKEN" --heartbeat-seconds {{ heartbeatSeconds }} --reported-file ${reported}`,
+    `"$(cat /opt/s3ab/node)" /opt/s3ab/dist/s3ab.js step --matrix /opt/s3ab/matrix-{{ runId }}.json --steps {{ steps }} --run-id {{ runId }} --runner-id "$S3AB_RUNNER_ID" --bucket ${p.dataBucket} --region "$S3AB_REGION" --results s3://${p.resultsBucket}/${RESULTS_LAYOUT.records.replace(/\/$/, '')} --fleet-client {{ fleetClient }} --fleet-barrier s3://${p.resultsBucket}/${RESULTS_LAYOUT.fleetBarrier.replace(/\/$/, '')} --task-token-file "$TASK_TOKEN_FILE" --heartbeat-seconds {{ heartbeatSeconds }} --reported-file ${reported} --success-file ${succeeded}`,
   ];
 }

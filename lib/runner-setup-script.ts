@@ -140,7 +140,7 @@ export function setupScript(p: { bundleUrl: string; assetsUrl: string; fileSyste
     'step() { echo "== s3ab setup: $*"; }',
     ...IMDS,
     'export AWS_REGION="$(md placement/region)" AWS_DEFAULT_REGION="$(md placement/region)"',
-    ...callbackLines({ error: 'SetupFailed', what: 'setup', log, heartbeats: true, onSuccess: 'aws stepfunctions send-task-success --task-token "$TASK_TOKEN" --task-output \'{"setup":"done"}\'' }),
+    ...callbackLines({ error: 'SetupFailed', what: 'setup', log, tokenFile: '/run/s3ab/setup-task-token', resultsBucket: p.resultsBucket, heartbeats: true, onSuccess: 'aws stepfunctions send-task-success --task-token "file://$TASK_TOKEN_FILE" --task-output \'{"setup":"done"}\'' }),
     "COMPONENTS=$(echo '{{ install }}' | tr -d '[]\"' | tr ',' ' ')",
     `for c in $COMPONENTS; do case "$c" in ${names.join('|')}) ;; *) echo "s3ab setup: no runner recipe for component $c (assets/install.json: runner recipes)" >&2; exit 3;; esac; done`,
     'wants() { case " $COMPONENTS " in *" $1 "*) return 0;; esac; return 1; }',

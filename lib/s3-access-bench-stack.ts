@@ -7,6 +7,7 @@ import { Pipeline } from './pipeline';
 import { ResultsCatalog } from './results-catalog';
 import { RESULTS_LAYOUT } from './results-layout';
 import { RunnerFleet } from './runner-fleet';
+import { TeardownOnFailure } from './teardown-on-failure';
 
 export interface S3AccessBenchStackProps extends StackProps {
   /** Default runner instance type (context `runnerInstanceType`). @default DEFAULT_RUNNER_INSTANCE_TYPE (lib/instance-types.ts) */
@@ -70,6 +71,8 @@ export class S3AccessBenchStack extends Stack {
       storage: this.storage, results: this.results, fleet: this.fleet, documents: this.documents, runnerSubnets: this.network.runnerSubnets,
       executionTimeout: this.fleet.maxLifetime,
     });
+    // The endings the state machine cannot catch (timeout, StopExecution, data limit) still tear the run down.
+    new TeardownOnFailure(this, 'TeardownOnFailure', { stateMachine: this.pipeline.stateMachine, stateMachineName: this.pipeline.stateMachineName, teardown: this.pipeline.teardown });
 
     const out = (id: string, value: string, description: string) => new CfnOutput(this, id, { value, description });
     out('StateMachineArn', this.pipeline.stateMachine.stateMachineArn, 'Benchmark pipeline: `s3ab aws run` starts executions of it');

@@ -1,5 +1,5 @@
 /**
- * `npm run rehearse -- [--profile P | --matrix FILE] [--runners TYPE:COUNT,...] [--layout shard|fleet] [--fail setup|run-step|runner-dies] [--drop-grant ROLE:ACTION@RESOURCE] [--vcpu-quota N] [--running-vcpus N] [--not-offered TYPES]`:
+ * `npm run rehearse -- [--profile P | --matrix FILE] [--runners TYPE:COUNT,...] [--layout shard|fleet] [--fail setup|run-step|runner-dies|success-fails-twice|stop-execution] [--drop-grant ROLE:ACTION@RESOURCE] [--vcpu-quota N] [--running-vcpus N] [--not-offered TYPES]`:
  * a whole AWS execution rehearsed here (scripts/rehearsal/rehearse.ts) — the synthesized state
  * machine, the real Lambda handlers, local runner sandboxes running the SSM documents' own lines
  * against the embedded S3 server, every request evaluated against the template's IAM — then its
@@ -11,7 +11,7 @@ import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { parseDroppedGrant } from './rehearsal/iam';
 import { rehearse, type Fault, type RehearsalReport } from './rehearsal/rehearse';
-import { DEFAULT_ACCOUNT } from './rehearsal/local-cloud';
+import { DEFAULT_ACCOUNT, FAULTS } from './rehearsal/local-cloud';
 import { DEFAULT_RUNNER_INSTANCE_TYPE } from '../lib/instance-types';
 import { TASK_TIMEOUT_S } from '../lib/pipeline/tasks';
 import { TEARDOWN_MAX_ROUNDS } from '../lib/pipeline/teardown-flow';
@@ -53,7 +53,9 @@ function printHelp(): void {
     '  --layout L          shard (each runner runs all methods of its workloads) or fleet (runner r runs the steps with clients > r,',
     '                      started together at an S3 barrier; the sandboxes share this host\'s clock and CPU); default: the matrix\'s',
     '  --fail WHAT         inject a failure: the first runner\'s setup or run-step command fails (setup, run-step),',
-    '                      or its run-step processes are killed mid-steps, no exit trap (runner-dies: fails at the heartbeat timeout)',
+    '                      or its run-step processes are killed mid-steps, no exit trap (runner-dies: fails at the heartbeat timeout),',
+    '                      or the first two SendTaskSuccess calls of a shard fail (success-fails-twice: the shard must still succeed),',
+    '                      or StopExecution while a shard runs (stop-execution: EventBridge\'s teardown must leave nothing)',
     '  --drop-grant G      take a grant out of the template\'s IAM first: ROLE:ACTION[@RESOURCE], e.g.',
     '                      RunnersRole:s3:ListBucket@s3ab-rehearsal-results (the rehearsal must fail naming it)',
     '  --vcpu-quota N      the account\'s Standard vCPU quota as Service Quotas answers it (ec2 L-1216C47A; default 1000)',
@@ -82,7 +84,7 @@ function rehearsalInput(values: Options) {
     if (!instanceType || !/^[1-9]\d*$/.test(count ?? '1')) throw usage(`--runners ${runners}: "${spec}" is not TYPE:COUNT`, `give instance types with a positive count, e.g. ${DEFAULT_RUNNER_INSTANCE_TYPE}:2`);
     return { instanceType, count: Number(count ?? 1) };
   });
-  if (values.fail && !['setup', 'run-step', 'runner-dies'].includes(values.fail)) throw usage(`--fail ${values.fail} is not a failure the rehearsal injects`, 'give setup, run-step or runner-dies');
+  if (values.fail && !FAULTS.includes(values.fail as Fault)) throw usage(`--fail ${values.fail} is not a failure the rehearsal injects`, `give one of ${FAULTS.join(', ')}`);
   const heartbeat = values.heartbeat ? /^(\d+)\/(\d+)$/.exec(values.heartbeat) : null;
   if (values.heartbeat && !heartbeat) throw usage(`--heartbeat ${values.heartbeat} is not INTERVAL/TIMEOUT`, 'give both in seconds, e.g. 1/6');
   for (const name of ['poll-seconds', 'documents'] as const) {
@@ -122,7 +124,8 @@ function print(r: RehearsalReport): void {
   console.log(cmds.toString());
   const longest = r.states.filter((s) => s.timeoutS).sort((a, b) => b.longestMs / b.timeoutS! - a.longestMs / a.timeoutS!)[0];
   if (longest) console.log(`longest state against its timeout: ${longest.name} ${seconds(longest.longestMs)} of ${longest.timeoutS} s (${((longest.longestMs / 1000 / longest.timeoutS!) * 100).toFixed(1)}%)`);
-  console.log(`callbacks: ${r.callbacks.tasks} tasks ended by their runners — ${r.callbacks.successes} successes, ${r.callbacks.failures} failures, ${r.callbacks.heartbeats} heartbeats, ${r.callbacks.heartbeatTimeouts} heartbeat timeouts; readiness checks: ${r.polls}`);
+  console.log(`callbacks: ${r.callbacks.tasks} tasks ended by their runners — ${r.callbacks.successes} successes, ${r.callbacks.failures} failures, ${r.callbacks.heartbeats} heartbeats, ${r.callbacks.heartbeatTimeouts} heartbeat timeouts${r.callbacks.successCallsFailed ? `, ${r.callbacks.successCallsFailed} SendTaskSuccess calls failed on purpose` : ''}; readiness checks: ${r.polls}`);
+  if (r.ending) console.log(`ended ${r.ending.status}: EventBridge invoked ${r.ending.invoked.map((i) => `${i.function} (${i.rule}): ${i.error ?? JSON.stringify(i.result)}`).join('; ') || 'nothing (no rule matched)'}`);
   console.log(`history events (as Step Functions counts them): ${r.historyEvents}; this shape's bound ${r.historyBound}; an execution may have 25,000`);
   console.log(`IAM: ${r.iam.requests} requests evaluated against the template (${r.iam.evaluations} distinct evaluations by iam-simulate), ${r.iam.denials.length} denied${r.iam.unseen ? `; ${r.iam.unseen} DeleteObjects of runner processes name their keys in the body only, unseen` : ''}`);
   for (const d of r.iam.denials) console.log(`  DENIED ${d.principal} ${d.action} on ${d.resource} (${d.decision}; ${d.count}×, ${d.source})`);

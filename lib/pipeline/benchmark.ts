@@ -4,7 +4,9 @@ import { Construct } from 'constructs';
 import type { DocumentFunctions } from '../document-functions';
 import { MAX_RUNNERS } from '../instance-types';
 import type { RunnerFleet } from '../runner-fleet';
-import { callbackCommandTask, CATCH_TO_TEARDOWN, lambdaTask } from './tasks';
+import type * as s3 from 'aws-cdk-lib/aws-s3';
+import { RESULTS_LAYOUT } from '../results-layout';
+import { callbackCommandTasks, CATCH_TO_TEARDOWN, lambdaTask } from './tasks';
 
 /** How long a runner may be silent, and how often it says it is alive. */
 export interface Heartbeat {
@@ -19,14 +21,20 @@ export interface BenchmarkStepsProps {
   /** SSM execution timeout of a runner's setup command. */
   readonly setupTimeout: Duration;
   readonly heartbeat: Heartbeat;
+  /** Where the callback tasks' tokens go (task-tokens/), for the runners' commands to read. */
+  readonly resultsBucket: s3.IBucket;
   /** Where a failed runner goes (into `$.error`). */
   readonly teardown: sfn.IChainable;
 }
 
+/** A callback task's token key: task-tokens/RUNID/INSTANCE/DOCUMENT (an intrinsic over the iteration's input). */
+const tokenKey = (document: 'setup' | 'run-step') => `States.Format('${RESULTS_LAYOUT.taskTokens}{}/{}/${document}', $.runId, States.ArrayGetItem($.instanceIds, 0))`;
+
 /**
  * RunBenchmarkShards: every runner at once, each with its own share of the steps
  * (`$.run.value.shards`, planned by ValidateInput: runner/core/shards.ts). Per runner, two SSM
- * commands that end their task by callback (`.waitForTaskToken`): SetupRunner installs what the
+ * commands that end their task by callback (SendSetupCommand then SetupRunner, SendShardCommand
+ * then RunShard: the token goes through the results bucket, tasks.ts callbackCommandTasks): SetupRunner installs what the
  * shard's methods and workloads need (`shard.install`), then RunShard runs its steps in ONE
  * `s3ab step` command — prepared once, records uploaded as each step ends — with the shard's own
  * command timeout (`shard.timeoutSeconds`). The runner sends heartbeats while it works and the
@@ -50,27 +58,38 @@ export class BenchmarkSteps extends sfn.StateMachineFragment {
       // make it the default (cloudformation-coverage-roadmap#2539), and SendCommand runs $DEFAULT.
       DocumentVersion: '$LATEST',
       'InstanceIds.$': '$.instanceIds',
-      Parameters: { ...parameters, 'taskToken.$': 'States.Array($$.Task.Token)', heartbeatSeconds: [String(heartbeat.interval.toSeconds())] },
+      Parameters: { ...parameters, heartbeatSeconds: [String(heartbeat.interval.toSeconds())] },
       // SSM's delivery timeout: how long the command may wait for the runner's agent.
       TimeoutSeconds: 60,
       Comment: `s3-access-bench ${comment}`,
     });
-    const setup = callbackCommandTask(this, 'SetupRunner', command(fleet.setupDocument.ref, 'setup', {
-      executionTimeout: [String(props.setupTimeout.toSeconds())],
-      // The shard's components as one JSON string (SSM parameters are strings; no join intrinsic exists).
-      'install.$': 'States.Array(States.JsonToString($.shard.install))',
-    }), [documentArn(fleet.setupDocument.ref), runners], {
-      timeout: sfn.Timeout.duration(props.setupTimeout.plus(heartbeat.timeout)), heartbeat: heartbeat.timeout,
-    }, { resultPath: '$.setup' });
-    const runShard = callbackCommandTask(this, 'RunShard', command(fleet.runStepDocument.ref, 'run-step', {
-      'runId.$': 'States.Array($.runId)',
-      'steps.$': 'States.Array($.shard.steps)',
-      // The runner's place in a fleet (0: none): its start barrier and shared fixtures.
-      'fleetClient.$': "States.Array(States.Format('{}', $.shard.fleetClient))",
-      'executionTimeout.$': "States.Array(States.Format('{}', $.shard.timeoutSeconds))",
-    }), [documentArn(fleet.runStepDocument.ref), runners], {
-      timeout: sfn.Timeout.at('$.taskTimeoutSeconds'), heartbeat: heartbeat.timeout,
-    }, { resultPath: '$.result' });
+    const tokens = (document: 'setup' | 'run-step') => ({ bucket: props.resultsBucket, keyPath: tokenKey(document) });
+    const { send: sendSetup, wait: setup } = callbackCommandTasks(this, 'SetupRunner', {
+      sendId: 'SendSetupCommand',
+      parameters: command(fleet.setupDocument.ref, 'setup', {
+        executionTimeout: [String(props.setupTimeout.toSeconds())],
+        // The shard's components as one JSON string (SSM parameters are strings; no join intrinsic exists).
+        'install.$': 'States.Array(States.JsonToString($.shard.install))',
+        'taskTokenKey.$': `States.Array(${tokenKey('setup')})`,
+      }),
+      iamResources: [documentArn(fleet.setupDocument.ref), runners],
+      bounds: { timeout: sfn.Timeout.duration(props.setupTimeout.plus(heartbeat.timeout)), heartbeat: heartbeat.timeout },
+      tokens: tokens('setup'), resultPath: '$.setup',
+    });
+    const { send: sendShard, wait: runShard } = callbackCommandTasks(this, 'RunShard', {
+      sendId: 'SendShardCommand',
+      parameters: command(fleet.runStepDocument.ref, 'run-step', {
+        'runId.$': 'States.Array($.runId)',
+        'steps.$': 'States.Array($.shard.steps)',
+        // The runner's place in a fleet (0: none): its start barrier and shared fixtures.
+        'fleetClient.$': "States.Array(States.Format('{}', $.shard.fleetClient))",
+        'executionTimeout.$': "States.Array(States.Format('{}', $.shard.timeoutSeconds))",
+        'taskTokenKey.$': `States.Array(${tokenKey('run-step')})`,
+      }),
+      iamResources: [documentArn(fleet.runStepDocument.ref), runners],
+      bounds: { timeout: sfn.Timeout.at('$.taskTimeoutSeconds'), heartbeat: heartbeat.timeout },
+      tokens: tokens('run-step'), resultPath: '$.result',
+    });
     // `what` goes into an intrinsic string literal: no quotes, no braces.
     const lost = (id: string, error: string, what: string) => new sfn.Pass(this, id, {
       parameters: { Error: error, 'Cause.$': `States.Format('runner {} ${what}', States.ArrayGetItem($.instanceIds, 0))` },
@@ -92,7 +111,7 @@ export class BenchmarkSteps extends sfn.StateMachineFragment {
       maxConcurrency: MAX_RUNNERS,
       resultPath: sfn.JsonPath.DISCARD,
     });
-    shards.itemProcessor(setup.next(runShard).next(new sfn.Succeed(this, 'ShardDone')));
+    shards.itemProcessor(sendSetup.next(setup).next(sendShard).next(runShard).next(new sfn.Succeed(this, 'ShardDone')));
     shards.addCatch(props.teardown, CATCH_TO_TEARDOWN);
     this.startState = shards;
     this.endStates = [shards];

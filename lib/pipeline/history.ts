@@ -63,8 +63,8 @@ export function historyEventBound(s: ExecutionShape): number {
   const provision = E.map + s.runners * (E.mapIteration + s.subnets * task() + flow(1)) + flow(4);
   // WaitUntilReady, then each check: ReadyWait, CheckRunnersOnline, CountReadyChecks, RunnersReady?; RunnersNotReady.
   const ready = flow(1) + s.readyChecks * (flow(3) + task()) + flow(1);
-  // Per runner: its iteration, SetupRunner and RunShard (callbacks), ShardDone (or a lost runner's Pass and Fail).
-  const shards = E.map + s.runners * (E.mapIteration + 2 * waitingTask() + flow(2));
+  // Per runner: its iteration, SendSetupCommand and SendShardCommand, SetupRunner and RunShard (callbacks), ShardDone (or a lost runner's Pass and Fail).
+  const shards = E.map + s.runners * (E.mapIteration + 2 * task() + 2 * waitingTask() + flow(2));
   const lambdas = E.map + s.lambdaRepetitions * (E.mapIteration + 2 * task());
   // ListSummaryQueries; per query: its iteration, GetNamedQuery, RunSummaryQuery (.sync), SummaryQueryDone.
   const aggregate = flow(1) + E.map + s.queries * (E.mapIteration + task() + waitingTask() + flow(1));
@@ -79,7 +79,7 @@ export const COUNTED_STATES = [
   'ValidateInput', 'InputRejected',
   'ProvisionRunners', 'RunInstancesInSubnet*', 'LaunchFailed', 'CheckLaunches', 'AllRunnersLaunched?', 'LaunchFailures', 'FirstLaunchError', 'CollectRunners', 'RunnerIds',
   'WaitUntilReady', 'ReadyWait', 'CheckRunnersOnline', 'CountReadyChecks', 'RunnersReady?', 'RunnersNotReady',
-  'RunBenchmarkShards', 'SetupRunner', 'RunShard', 'ShardDone', 'SetupRunnerLost', 'SetupRunnerLostFail', 'SetupTimedOut', 'SetupTimedOutFail',
+  'RunBenchmarkShards', 'SendSetupCommand', 'SetupRunner', 'SendShardCommand', 'RunShard', 'ShardDone', 'SetupRunnerLost', 'SetupRunnerLostFail', 'SetupTimedOut', 'SetupTimedOutFail',
   'ShardRunnerLost', 'ShardRunnerLostFail', 'ShardTimedOut', 'ShardTimedOutFail',
   'BenchmarkLambdas', 'InvokeBefore', 'InvokeAfter',
   'ListSummaryQueries', 'Aggregate', 'GetNamedQuery', 'RunSummaryQuery', 'SummaryQueryDone',

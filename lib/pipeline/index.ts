@@ -8,6 +8,7 @@ import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
 import { DATA_ROOT, VOLUME_ROOT } from '../../runner/core/vocabulary';
 import { BenchFunction } from '../bench-function';
+import { RUN_ID_STATE } from '../execution-run';
 import type { DataStorage } from '../data-storage';
 import { DOCS_PREFIX } from '../document-prefixes';
 import type { DocumentFunctions } from '../document-functions';
@@ -135,6 +136,8 @@ export class Pipeline extends Construct {
   readonly report: BenchFunction;
   readonly janitor: BenchFunction;
   readonly logGroup: logs.LogGroup;
+  /** The state machine's name, fixed (STACK-pipeline) so that a policy can name its executions without depending on it. */
+  readonly stateMachineName: string;
 
   constructor(scope: Construct, id: string, props: PipelineProps) {
     super(scope, id);
@@ -143,7 +146,7 @@ export class Pipeline extends Construct {
     ({ validate: this.validate, teardown: this.teardown, report: this.report, janitor: this.janitor } = this.functions(props, s));
 
     const teardown = new TeardownFlow(this, 'TeardownFlow', { teardown: this.teardown }).entry;
-    const validate = lambdaTask(this, 'ValidateInput', this.validate, { 'input.$': '$' }, Duration.seconds(TASK_TIMEOUT_S.validate), '$.run');
+    const validate = lambdaTask(this, RUN_ID_STATE, this.validate, { 'input.$': '$' }, Duration.seconds(TASK_TIMEOUT_S.validate), '$.run');
     // Nothing exists yet: a bad input fails at once, naming the field (the function receives the input under "input").
     validate.addCatch(new sfn.Fail(this, 'InputRejected', { errorPath: '$.error.Error', causePath: '$.error.Cause' }), { errors: ['States.ALL'], resultPath: '$.error' });
     // The execution tells the report what the rows cannot: the matrix, its steps (all succeeded to get here), the start time.
@@ -152,7 +155,7 @@ export class Pipeline extends Construct {
       execution: { 'matrix.$': '$.run.value.matrixName', 'steps.$': 'States.ArrayLength($.run.value.steps)', 'startedAt.$': '$$.Execution.StartTime' },
     }, Duration.seconds(TASK_TIMEOUT_S.report), '$.report');
     report.addCatch(teardown, { errors: ['States.ALL'], resultPath: '$.error' });
-    const runners = new BenchmarkSteps(this, 'Steps', { fleet, setupTimeout: s.setupTimeout, heartbeat: s.heartbeat, teardown })
+    const runners = new BenchmarkSteps(this, 'Steps', { fleet, setupTimeout: s.setupTimeout, heartbeat: s.heartbeat, resultsBucket: results.bucket, teardown })
       .next(new BenchmarkLambdas(this, 'Lambdas', { documents: props.documents, teardown }))
       .next(new AggregateResults(this, 'Aggregation', { results, teardown })).next(report).next(teardown);
     const definition = validate
@@ -162,9 +165,15 @@ export class Pipeline extends Construct {
     this.logGroup = new logs.LogGroup(this, 'ExecutionLogs', {
       logGroupName: `/aws/vendedlogs/states/${Stack.of(this).stackName}-${id}`, retention: logs.RetentionDays.ONE_MONTH, removalPolicy: RemovalPolicy.DESTROY,
     });
+    this.stateMachineName = `${Stack.of(this).stackName}-pipeline`;
     this.stateMachine = new sfn.StateMachine(this, 'StateMachine', {
+      stateMachineName: this.stateMachineName,
       definitionBody: sfn.DefinitionBody.fromChainable(definition), queryLanguage: sfn.QueryLanguage.JSON_PATH, timeout: s.executionTimeout, tracingEnabled: true,
-      logs: { destination: this.logGroup, level: sfn.LogLevel.ALL, includeExecutionData: true },
+      // Every event, without execution data: a task's parameters carry its task token (a callback's
+      // `$$.Task.Token`), and the level cannot differ per state. Inputs, outputs and parameters stay
+      // in the execution's history (GetExecutionHistory, the console), which needs rights on the
+      // execution itself, not on the log group.
+      logs: { destination: this.logGroup, level: sfn.LogLevel.ALL, includeExecutionData: false },
       comment: 's3-access-bench: one benchmark matrix on EC2 runners and Lambda, always torn down',
     });
     this.allowStateMachine(props);
@@ -208,7 +217,9 @@ export class Pipeline extends Construct {
         { reason: 'teardown deletes the run\'s objects under these prefixes (RUNID named at run time)' })
       // A fleet's start-barrier markers a runner could not remove (it failed first): fleet-barrier/RUNID/.
       .allow(['s3:ListBucket'], [results.bucket.bucketArn])
-      .allowObjects(results.bucket, ['s3:DeleteObject'], [RESULTS_LAYOUT.fleetBarrier], { env: 'RESULTS_BUCKET', reason: 'teardown deletes a fleet\'s barrier markers under fleet-barrier/RUNID/ (run id made at run time)' });
+      .allowObjects(results.bucket, ['s3:DeleteObject'], [RESULTS_LAYOUT.fleetBarrier], { env: 'RESULTS_BUCKET', reason: 'teardown deletes a fleet\'s barrier markers under fleet-barrier/RUNID/ (run id made at run time)' })
+      // A callback's token a runner never read (it died first): task-tokens/RUNID/.
+      .allowObjects(results.bucket, ['s3:DeleteObject'], [RESULTS_LAYOUT.taskTokens], { reason: 'teardown deletes the task tokens a runner never read under task-tokens/RUNID/ (run id made at run time)' });
 
     // The HTML report (charts rendered to SVG by Vega), its memory and timeout sized by
     // `npm run bench:report-function` on a `full`-sized run (REPORT_MEMORY_MB, TASK_TIMEOUT_S.report).
@@ -251,7 +262,8 @@ export class Pipeline extends Construct {
       { [`Resource::${resultsArn}/${RESULTS_LAYOUT.records}*`]: 'the summary queries read every result file of the tables (results/dt=…, results/intervals/dt=…)' });
     allow(['s3:GetObject', 's3:PutObject', 's3:AbortMultipartUpload', 's3:ListMultipartUploadParts'], [results.bucket.arnForObjects(`${RESULTS_LAYOUT.athena}*`)],
       { [`Resource::${resultsArn}/${RESULTS_LAYOUT.athena}*`]: 'Athena .sync writes query results under athena/ with generated names' });
-    // Grants the tasks made themselves (RunInstances, SendCommand, LambdaInvoke), acknowledged here where they meet the role.
+    // Grants the tasks made themselves (RunInstances, SendCommand, the callback tokens' PutObject, LambdaInvoke), acknowledged here where they meet the role.
+    acknowledge(role, `AwsSolutions-IAM5[Resource::${resultsArn}/${RESULTS_LAYOUT.taskTokens}*]`, 'each callback task writes its token to task-tokens/RUNID/INSTANCE/DOCUMENT, for the runner\'s command to read (run id and instance known at run time)');
     acknowledge(role, 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:ec2:<AWS::Region>:<AWS::AccountId>:instance/*]', 'SendCommand targets the runners the execution launched, whose ids exist only at run time');
     acknowledge(role, 'AwsSolutions-IAM5[Resource::*]', 'ec2:RunInstances touches many resource types (instance, volume, ENI, image) named at run time and is allowed only from this stack\'s launch template (ec2:LaunchTemplate condition); ec2:CreateTags is limited to RunInstances; ssm:DescribeInstanceInformation takes no ARN; X-Ray and log delivery take no ARNs');
     acknowledge(role, `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:ssm:<AWS::Region>::parameter${AL2023_PARAMETER_PREFIX}*]`, 'RunInstances resolves the runner image from AWS\'s public Amazon Linux 2023 parameters (arm64 and x86_64, read-only)');

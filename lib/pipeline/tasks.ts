@@ -2,7 +2,9 @@ import { Duration } from 'aws-cdk-lib';
 import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import * as tasks from 'aws-cdk-lib/aws-stepfunctions-tasks';
 import type { Construct } from 'constructs';
+import type * as s3 from 'aws-cdk-lib/aws-s3';
 import type { BenchFunction } from '../bench-function';
+import { RESULTS_LAYOUT } from '../results-layout';
 
 /** Poll loops of the pipeline: how long to wait between checks and how many checks at most. */
 export interface PollBudget { waitSeconds: number; maxPolls: number }
@@ -29,11 +31,13 @@ export const TASK_TIMEOUT_S = { validate: 8, runInstances: 8, checkOnline: 10, s
  * States.Timeout is retried only on read-only calls (`readOnly`): a call that changes something
  * and timed out may still have taken effect.
  */
-export const TRANSIENT_ERRORS: Record<'lambda' | 'ec2' | 'ssm' | 'athena', string[]> = {
+export const TRANSIENT_ERRORS: Record<'lambda' | 'ec2' | 'ssm' | 'athena' | 's3', string[]> = {
   lambda: ['Lambda.ServiceException', 'Lambda.AWSLambdaException', 'Lambda.SdkClientException', 'Lambda.TooManyRequestsException'],
   ec2: ['Ec2.RequestLimitExceededException', 'Ec2.Ec2Exception', 'Ec2.InternalErrorException'],
   ssm: ['Ssm.ThrottlingException', 'Ssm.InternalServerErrorException'],
   athena: ['Athena.TooManyRequestsException', 'Athena.InternalServerException'],
+  // S3's throttling (SlowDown) and internal errors reach the aws-sdk integration as S3.S3Exception.
+  s3: ['S3.S3Exception', 'S3.SdkClientException'],
 };
 
 /** Backoff of every retry: 1 s, 2 s, 4 s (3 retries). */
@@ -86,20 +90,30 @@ export interface CallbackBounds {
 }
 
 /**
- * An SSM command whose runner ends the task itself (`.waitForTaskToken`): the command carries the
- * task token (`$$.Task.Token`, as the document parameter `taskToken`) and the runner calls
- * SendTaskHeartbeat while it works and SendTaskSuccess / SendTaskFailure at its end. Waiting adds
- * no history events, however long the command runs. Transient SSM errors of the SendCommand are
- * retried (nothing was sent); a timeout is not.
+ * An SSM command whose runner ends the task itself, in two states, so that the task token is in no
+ * SSM command's parameters (which SSM keeps in its command history, readable with
+ * ssm:ListCommands): `send` runs the command (SendCommand, request-response; its parameters name
+ * the results-bucket key its token will be at, task-tokens/RUNID/INSTANCE/DOCUMENT), then the
+ * waiting state (`.waitForTaskToken`) is an S3 PutObject of `$$.Task.Token` to that key; the
+ * command reads the token there, deletes it and calls SendTaskHeartbeat while it works and
+ * SendTaskSuccess / SendTaskFailure at its end. Waiting adds no history events, however long the
+ * command runs. Transient SSM errors of the SendCommand are retried (nothing was sent); a timeout
+ * is not.
  */
-export function callbackCommandTask(scope: Construct, id: string, parameters: Record<string, unknown>, iamResources: string[], bounds: CallbackBounds,
-  extra: Partial<tasks.CallAwsServiceProps> = {}): tasks.CallAwsService {
-  const t = new tasks.CallAwsService(scope, id, {
-    service: 'ssm', action: 'sendCommand', parameters, iamResources,
+export function callbackCommandTasks(scope: Construct, id: string, p: {
+  sendId: string; parameters: Record<string, unknown>; iamResources: string[]; bounds: CallbackBounds;
+  tokens: { bucket: s3.IBucket; keyPath: string }; resultPath: string;
+}): { send: tasks.CallAwsService; wait: tasks.CallAwsService } {
+  const send = sdkTask(scope, p.sendId, 'ssm', 'sendCommand', p.parameters, p.iamResources, Duration.seconds(TASK_TIMEOUT_S.sendCommand), { resultPath: sfn.JsonPath.DISCARD });
+  const wait = new tasks.CallAwsService(scope, id, {
+    service: 's3', action: 'putObject', iamAction: 's3:PutObject',
+    parameters: { Bucket: p.tokens.bucket.bucketName, 'Key.$': p.tokens.keyPath, 'Body.$': '$$.Task.Token' },
+    iamResources: [p.tokens.bucket.arnForObjects(`${RESULTS_LAYOUT.taskTokens}*`)],
     integrationPattern: sfn.IntegrationPattern.WAIT_FOR_TASK_TOKEN,
-    taskTimeout: bounds.timeout, heartbeatTimeout: sfn.Timeout.duration(bounds.heartbeat),
-    ...extra,
+    taskTimeout: p.bounds.timeout, heartbeatTimeout: sfn.Timeout.duration(p.bounds.heartbeat),
+    resultPath: p.resultPath,
   });
-  t.addRetry({ errors: retriedErrors('ssm'), ...RETRY });
-  return t;
+  // A put that failed wrote no token the runner could have read: a retry (with a fresh token) is safe.
+  wait.addRetry({ errors: retriedErrors('s3'), ...RETRY });
+  return { send, wait };
 }

@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { installSignalHandlers } from '../core/cleanup';
 import { UserError } from '../core/errors';
@@ -26,6 +27,18 @@ const missingBarrier = (): never => {
   throw new UserError('--fleet-client was given without --fleet-barrier', 'add --fleet-barrier s3://BUCKET/PREFIX (where the fleet\'s start-barrier markers go; the run-step document passes it)');
 };
 
+/** The task token in `file` (the run-step document writes it there): trimmed, refused when empty or missing. */
+async function taskToken(file: string): Promise<string> {
+  let token: string;
+  try {
+    token = (await readFile(file, 'utf8')).trim();
+  } catch (err) {
+    throw new UserError(`--task-token-file ${file} cannot be read: ${(err as Error).message}`, 'give the file the run-step document writes the task token to');
+  }
+  if (!token) throw new UserError(`--task-token-file ${file} is empty`, 'the file must hold the Step Functions task token of the command\'s task');
+  return token;
+}
+
 /** `s3ab step`: this runner's steps of an execution's matrix, records uploaded (what SSM runs on AWS). */
 export function registerStep(program: Command): void {
   program
@@ -42,9 +55,10 @@ export function registerStep(program: Command): void {
     .option('--step-budget <time>', 'time budget of every step, e.g. 10m (default: the matrix\'s budget_s): a step still running then stops cleanly, recorded as did-not-finish', duration)
     .option('--fleet-client <n>', 'this runner\'s client number in a fleet execution (1-based; 0: not a fleet\'s client): fleet steps start at the barrier with the others, fixtures are shared', clientNumber, 0)
     .option('--fleet-barrier <s3url>', 'with --fleet-client: where the fleet\'s start-barrier markers go, s3://BUCKET/PREFIX (RUNID/ROUND/CLIENT under it)')
-    .option('--task-token <token>', 'a Step Functions task token: send heartbeats while the steps run, then SendTaskSuccess or SendTaskFailure (the pipeline\'s callback)')
-    .option('--heartbeat-seconds <n>', 'seconds between heartbeats with --task-token', seconds, 60)
-    .option('--reported-file <file>', 'with --task-token: a file written once the task was ended, for the command\'s exit trap')
+    .option('--task-token-file <file>', 'a file holding a Step Functions task token (never on the command line, where `ps` shows it): send heartbeats while the steps run, then SendTaskSuccess or SendTaskFailure (the pipeline\'s callback)')
+    .option('--heartbeat-seconds <n>', 'seconds between heartbeats with --task-token-file', seconds, 60)
+    .option('--reported-file <file>', 'with --task-token-file: a file written once the task was ended, for the command\'s exit trap')
+    .option('--success-file <file>', 'with --task-token-file: the success\'s output, written before it is sent, for the command\'s exit trap to send if the runner could not')
     .addOption(new Option('--quiet', 'no progress output').hideHelp())
     .action(async (o) => {
       const abort = new AbortController();
@@ -55,8 +69,8 @@ export function registerStep(program: Command): void {
         fleet: o.fleetClient ? { client: o.fleetClient, barrier: o.fleetBarrier ?? missingBarrier() } : undefined,
       };
       const log = (line: string) => process.stderr.write(`${line}\n`);
-      const outcome = o.taskToken
-        ? await runShardWithCallback(opts, { token: o.taskToken, heartbeatSeconds: o.heartbeatSeconds, reportedFile: o.reportedFile }, log)
+      const outcome = o.taskTokenFile
+        ? await runShardWithCallback(opts, { token: await taskToken(o.taskTokenFile), heartbeatSeconds: o.heartbeatSeconds, reportedFile: o.reportedFile, successFile: o.successFile }, log)
         : await runShard(opts);
       const m = outcome.run.manifest;
       const what = `step${o.steps.length > 1 ? 's' : ''} ${o.steps.join(',')}`;

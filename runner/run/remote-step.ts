@@ -147,13 +147,17 @@ export interface ShardCallback {
   heartbeatSeconds: number;
   /** Written once the task was ended, so the command's exit trap does not report again. */
   reportedFile?: string;
+  /** Written with the success's output before it is sent, so the exit trap can send it if the runner could not. */
+  successFile?: string;
 }
 
 /**
  * runShard, ending the command's Step Functions task by callback: heartbeats while the steps run,
  * then SendTaskSuccess with the shard's figures when every step completed, or SendTaskFailure —
  * StepsFailed (a step failed; its records are uploaded, flagged), Interrupted, or RunnerError (the
- * shard could not run: the problem and its fix). When Step Functions says the task is over (its
+ * shard could not run: the problem and its fix). A complete shard's success is sent with its own
+ * retries and is never followed by a failure: when it cannot be sent at all, the command exits
+ * non-zero and its exit trap sends the success file's success. When Step Functions says the task is over (its
  * execution ended or timed out), the run is aborted: nobody waits for its results any more.
  */
 export async function runShardWithCallback(opts: ShardOptions, callback: ShardCallback, log: (line: string) => void): Promise<ShardOutcome> {

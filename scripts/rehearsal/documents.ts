@@ -49,10 +49,11 @@ function localize(line: string, box: Sandbox, endpoint: string, subnets: string[
   const az = `us-east-1${'abcdef'[Math.max(0, subnets.indexOf(box.subnet))]}`;
   return line
     .replaceAll('/opt/s3ab', join(box.dir, 'opt', 's3ab'))
+    .replaceAll('/run/s3ab', join(box.dir, 'run', 's3ab'))
     .replaceAll('/var/log/', `${join(box.dir, 'log')}/`)
     .replace(/^TOKEN=\$\(curl .*$/, 'TOKEN=local')
     .replace(/^md\(\) \{.*$/, `md() { case "$1" in instance-type) echo ${box.instanceType};; placement/region) echo us-east-1;; placement/availability-zone) echo ${az};; instance-id) echo ${box.id};; esac; }`)
     .replace('export TMPDIR=/var/tmp/s3ab', `export TMPDIR=${join(box.dir, 'tmp')}`)
-    .replace(/\baws s3 cp\b/, `aws --endpoint-url ${endpoint} s3 cp`)
+    .replace(/\baws s3 (cp|rm)\b/g, (_, op: string) => `aws --endpoint-url ${endpoint} s3 ${op}`)
     .replace(/(s3ab\.js step .*)$/, `$1 --endpoint ${endpoint}`);
 }

@@ -48,8 +48,14 @@ export interface CommandRecord {
   timeoutSeconds: number;
 }
 
-/** An injected fault: a command of this document fails on the first runner (after its exit trap is set); `runner-dies`: its run-step processes are killed, no trap runs. */
-export type Fault = 'setup' | 'run-step' | 'runner-dies';
+/**
+ * An injected fault: a command of this document fails on the first runner (after its exit trap is
+ * set); `runner-dies`: its run-step processes are killed, no trap runs; `success-fails-twice`: the
+ * first two SendTaskSuccess calls of a shard fail (the Step Functions stand-in); `stop-execution`:
+ * StopExecution while a shard runs (the rehearsal).
+ */
+export type Fault = 'setup' | 'run-step' | 'runner-dies' | 'success-fails-twice' | 'stop-execution';
+export const FAULTS: Fault[] = ['setup', 'run-step', 'runner-dies', 'success-fails-twice', 'stop-execution'];
 
 export interface LocalCloudOptions {
   /** Folder of the sandboxes (one sub-folder per runner). */
@@ -161,6 +167,17 @@ export class LocalCloud {
       // already gone
     }
     inv.status = inv.status === 'InProgress' ? status : inv.status;
+  }
+
+  /**
+   * Waits (at most `ms`) until the killed processes of terminated sandboxes have exited, as a
+   * terminated instance's are gone: a SIGKILL is reaped asynchronously. A process that outlives
+   * its sandbox's termination still counts in runningCommands().
+   */
+  async reaped(ms = 5000): Promise<void> {
+    const alive = () => [...this.commands.values()].some((c) => [...c.invocations.values()].some((inv) => this.sandboxes.get(inv.instanceId)?.state === 'terminated'
+      && inv.child && inv.child.exitCode === null && inv.child.signalCode === null));
+    for (const until = Date.now() + ms; alive() && Date.now() < until;) await new Promise((resolve) => setTimeout(resolve, 100));
   }
 
   /** After the processes are gone: mounts left in a sandbox are detached, its folder removed. */

@@ -14,7 +14,8 @@
  */
 import { RESULTS_LAYOUT } from '../../lib/results-layout';
 import { ONE_HOST_CLOCK_ENV } from '../../runner/core/clock';
-import { CreateBucketCommand, GetObjectCommand, ListObjectsV2Command, ListObjectVersionsCommand, PutBucketVersioningCommand, type S3Client } from '@aws-sdk/client-s3';
+import { CreateBucketCommand, GetObjectCommand, ListObjectsV2Command, ListObjectVersionsCommand, PutBucketVersioningCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { SFNClient } from '@aws-sdk/client-sfn';
 import type { Context } from 'aws-lambda';
 import { StateMachine } from 'aws-local-stepfunctions';
 import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
@@ -33,6 +34,8 @@ import { DOCS_PREFIX } from '../../lib/document-prefixes';
 import { bundleAllFunctions } from '../../lib/function-bundles';
 import { EVENTS_PER_STATE, historyEventBound } from '../../lib/pipeline/history';
 import { TEARDOWN_MAX_ROUNDS } from '../../lib/pipeline/teardown-flow';
+import { RUN_ID_STATE, STATUS_CHANGE } from '../../lib/execution-run';
+import { lambdaTargetsOf, type ExecutionStatusEvent } from './event-rules';
 import { sandboxDocuments } from './documents';
 import { IamCheck, type DroppedGrant, type IamDenial, type IamRequest } from './iam';
 import { LocalCloud, type Fault, type RehearsalAccount } from './local-cloud';
@@ -41,7 +44,7 @@ import { mountRequests, ruleRequests, syncRequests } from './s3-files';
 import { LocalStepFunctions, type CallbackFigures } from './step-functions';
 import { fleetFigures, type FleetPassFigure, type FleetRecord } from './fleet-figures';
 import { stepFigures, type PreparationFigure, type StepFigure, type StepRecord } from './step-figures';
-import { RehearsalTemplate } from './template';
+import { ACCOUNT, REGION, RehearsalTemplate } from './template';
 
 export type { Fault } from './local-cloud';
 
@@ -112,6 +115,12 @@ export interface RehearsalReport {
   fleet: FleetPassFigure[];
   /** The instance type of each runner launched, in launch order. */
   launched: string[];
+  /**
+   * An execution that ended FAILED or ABORTED: the EventBridge rules its status change matched and
+   * what their teardown answered (on AWS a timeout, StopExecution or a data limit skips the
+   * state machine's own Teardown; this one runs anyway).
+   */
+  ending: { status: 'FAILED' | 'ABORTED'; invoked: { rule: string; function: string; result: unknown; error: string | null }[] } | null;
 }
 
 /** What the phases share. */
@@ -130,6 +139,8 @@ interface Rehearsal {
   extra: IamRequest[];
   sfn: LocalStepFunctions;
   cloud: LocalCloud;
+  /** The stack's function bundles by entry, once loaded (taskHandlers). */
+  functions: Record<string, Handler> | null;
 }
 
 export async function rehearse(opts: RehearsalOptions): Promise<RehearsalReport> {
@@ -176,10 +187,11 @@ async function startServer(opts: RehearsalOptions, root: string, stops: (() => u
     }
     return c;
   };
-  const sfn = new LocalStepFunctions(iam);
+  // The first two calls of a shard's SendTaskSuccess fail, every attempt of each: the runner's own retries must carry it.
+  const sfn = new LocalStepFunctions(iam, opts.fault === 'success-fails-twice' ? { state: 'RunShard', calls: 2 } : undefined);
   stops.push(() => sfn.stop());
   await sfn.start();
-  const r: Rehearsal = { opts, root, template, iam, server, admin, unassigned, s3As, extra, sfn, cloud: null as never };
+  const r: Rehearsal = { opts, root, template, iam, server, admin, unassigned, s3As, extra, sfn, cloud: null as never, functions: null };
   r.cloud = localCloud(r);
   // S3 Files' own rule for the bucket, made with its service role when the file system is created.
   extra.push(...ruleRequests(iam.role('DataS3FilesRole').id, FILE_SYSTEM_ID));
@@ -248,6 +260,7 @@ function loadFunctions(r: Rehearsal): Record<string, Handler> {
  */
 function taskHandlers(r: Rehearsal, timeouts: Record<string, number | null>): Record<string, (input: any) => Promise<unknown>> {
   const fn = loadFunctions(r);
+  r.functions = fn;
   const { template, iam, cloud } = r;
   const sm = template.roleOf(template.idsOf('AWS::StepFunctions::StateMachine')[0]);
   const functions = template.functions();
@@ -278,15 +291,22 @@ function taskHandlers(r: Rehearsal, timeouts: Record<string, number | null>): Re
       throw err;
     }
   };
-  const callback = (state: string, document: 'setup' | 'run-step') => async (p: any) => {
+  // A callback's command is sent first (its parameters say where its token will be), then the
+  // waiting state puts a fresh token there with the state machine's key: the runner reads it.
+  const shardTimeouts = new Map<string, number>();
+  const send = (document: 'setup' | 'run-step') => async (p: any) => {
+    const parameters = { ...p.Parameters, ...(r.opts.heartbeat ? { heartbeatSeconds: [String(r.opts.heartbeat.intervalSeconds)] } : {}) };
+    // A shard's task timeout is its command's and a heartbeat (the definition's ItemSelector adds them).
+    if (document === 'run-step') shardTimeouts.set(p.Parameters.taskTokenKey[0], Number(p.Parameters.executionTimeout[0]));
+    return cloud.sendCommand(sm, document, p.DocumentName, p.InstanceIds, parameters);
+  };
+  const callback = (state: string) => async (p: { Bucket: string; Key: string }) => {
     const st = findState(definition.States, state);
     const heartbeat = r.opts.heartbeat?.timeoutSeconds ?? st.HeartbeatSeconds;
-    // A shard's task timeout is its command's and a heartbeat (the definition's ItemSelector adds them).
-    const timeout = st.TimeoutSeconds ?? Number(p.Parameters.executionTimeout[0]) + st.HeartbeatSeconds;
+    const timeout = st.TimeoutSeconds ?? shardTimeouts.get(p.Key)! + st.HeartbeatSeconds;
     const task = r.sfn.issue(state, heartbeat, timeout);
     timeouts[state] = Math.max(timeouts[state] ?? 0, timeout);
-    const parameters = { ...p.Parameters, taskToken: [task.token], ...(r.opts.heartbeat ? { heartbeatSeconds: [String(r.opts.heartbeat.intervalSeconds)] } : {}) };
-    await cloud.sendCommand(sm, document, p.DocumentName, p.InstanceIds, parameters);
+    await r.s3As(sm).send(new PutObjectCommand({ Bucket: p.Bucket, Key: p.Key, Body: task.token }));
     return task.result;
   };
   const runInstances = async (p: any) => cloud.runInstances(sm, p);
@@ -294,8 +314,10 @@ function taskHandlers(r: Rehearsal, timeouts: Record<string, number | null>): Re
     ValidateInput: lambda('validate-input', (role) => ({ s3: r.s3As(role), capacity: { ec2: cloud.ec2Client(role), quotas: cloud.quotasClient(role) } })),
     ...Object.fromEntries(subnetStates(definition).map((s) => [s, runInstances])),
     CheckRunnersOnline: async (p) => cloud.describeInstanceInformation(sm, p.Filters[0].Values),
-    SetupRunner: callback('SetupRunner', 'setup'),
-    RunShard: callback('RunShard', 'run-step'),
+    SendSetupCommand: send('setup'),
+    SetupRunner: callback('SetupRunner'),
+    SendShardCommand: send('run-step'),
+    RunShard: callback('RunShard'),
     InvokeBefore: lambda('before'),
     InvokeAfter: async (input) => {
       const out = await lambda('after')(input);
@@ -348,7 +370,10 @@ function timeoutsOf(states: Record<string, any>, out: Record<string, number | nu
   return out;
 }
 
-interface ExecutionOutcome { output: any; error: RehearsalReport['error']; runId: string | null; states: StateFigure[]; historyEvents: number; historyBound: number; polls: number }
+interface ExecutionOutcome {
+  output: any; error: RehearsalReport['error']; runId: string | null; states: StateFigure[]; historyEvents: number; historyBound: number; polls: number;
+  ending: RehearsalReport['ending'];
+}
 
 /** The execution under aws-local-stepfunctions: its outcome, and per state how often it ran and its longest run. */
 async function runExecution(r: Rehearsal): Promise<ExecutionOutcome> {
@@ -356,22 +381,44 @@ async function runExecution(r: Rehearsal): Promise<ExecutionOutcome> {
   const limit = timeoutsOf(definition.States);
   const handlers = taskHandlers(r, limit);
   const machine = new StateMachine(withoutTimeoutPaths(definition) as never, { validationOptions: { checkArn: false } });
+  const stateMachineId = r.template.idsOf('AWS::StepFunctions::StateMachine')[0];
+  const executionArn = `arn:aws:states:${REGION}:${ACCOUNT}:execution:${r.template.stateMachineName(stateMachineId)}:rehearsal`;
+  const startDate = Date.now();
   const execution = machine.run(r.opts.input as never, {
     overrides: { taskResourceLocalHandlers: handlers as never, waitTimeOverrides: { ReadyWait: (r.opts.pollSeconds ?? 0) * 1000 } },
     // Step Functions gives each callback task its token; the handler asks the local Step Functions for one.
-    context: { Execution: { Id: 'arn:aws:states:us-east-1:123456789012:execution:rehearsal:local', StartTime: new Date().toISOString() }, Task: { Token: 'issued-by-the-local-step-functions' } },
+    context: { Execution: { Id: executionArn, StartTime: new Date(startDate).toISOString() }, Task: { Token: 'issued-by-the-local-step-functions' } },
   });
-  const counted = countEvents(execution.eventLogs as AsyncIterable<any>, definition, limit);
+  // The history Step Functions keeps (what the teardown of an ended execution reads): each state's exit with its output.
+  r.sfn.record(executionArn, { type: 'ExecutionStarted' });
+  let validatedRunId: string | null = null;
+  const onExit = (name: string, type: string, output: unknown) => {
+    r.sfn.record(executionArn, { type: `${type}StateExited`, stateExitedEventDetails: { name, output: JSON.stringify(output) } });
+    if (name === RUN_ID_STATE) validatedRunId = (output as any)?.run?.value?.runId ?? null;
+  };
+  const counted = countEvents(execution.eventLogs as AsyncIterable<any>, definition, limit, onExit);
+  const stopped = r.opts.fault === 'stop-execution' ? stopMidRun(r, () => validatedRunId, () => execution.abort()) : null;
   let output: any = null;
   let error: RehearsalReport['error'] = null;
   try {
     output = await execution.result;
   } catch (err) {
     const cause = (err as { cause?: { name: string; message: string; stack?: string } }).cause;
-    error = { name: cause?.name ?? (err as Error).name, message: cause?.message ?? (err as Error).message };
+    error = stopped?.done() ? { name: 'ExecutionAborted', message: stopped.done()! } : { name: cause?.name ?? (err as Error).name, message: cause?.message ?? (err as Error).message };
     if (process.env.S3AB_REHEARSAL_DEBUG) process.stderr.write(`${String(cause?.stack ?? (err as Error).stack)}\n`);
+  } finally {
+    stopped?.cancel();
   }
   const { states, historyEvents } = await counted;
+  let ending: RehearsalReport['ending'] = null;
+  if (error) {
+    // The execution is over: the tasks it waited for are closed, and EventBridge delivers its status change.
+    r.sfn.endTasks();
+    const status = stopped?.done() ? 'ABORTED' : 'FAILED';
+    ending = { status, invoked: await statusChanged(r, { executionArn, stateMachineArn: r.template.ref(stateMachineId), startDate, status }) };
+    await r.cloud.reaped();
+    for (const i of ending.invoked) r.opts.log?.(`EventBridge: ${status} matched ${i.rule}: ${i.function} ${i.error ? `failed: ${i.error}` : `answered ${JSON.stringify(i.result)}`}`);
+  }
   r.opts.log?.(`execution ${error ? 'FAILED' : 'SUCCEEDED'}${error ? `: ${error.name}: ${error.message}` : ''}`);
   const runId: string | null = output?.run?.value?.runId ?? runIdOf(r.cloud);
   const shards = (output?.run?.value?.shards ?? []).length || r.cloud.sandboxes.size;
@@ -380,14 +427,75 @@ async function runExecution(r: Rehearsal): Promise<ExecutionOutcome> {
     runners: shards, subnets: subnetStates(definition).length, readyChecks, lambdaRepetitions: (output?.run?.value?.lambdaRepetitions ?? [1]).length,
     queries: definition.States.ListSummaryQueries.Result.length, teardownRounds: TEARDOWN_MAX_ROUNDS,
   });
-  return { output, error, runId, states, historyEvents, historyBound, polls: states.find((s) => s.name === 'CheckRunnersOnline')?.count ?? 0 };
+  return { output, error, runId: runId ?? validatedRunId, states, historyEvents, historyBound, polls: states.find((s) => s.name === 'CheckRunnersOnline')?.count ?? 0, ending };
+}
+
+/**
+ * StopExecution in the middle of the run: once a shard's command runs and the run's data bucket
+ * prefix holds objects (polled every 250 ms). `done()` says why it stopped the execution, once it did.
+ */
+function stopMidRun(r: Rehearsal, runId: () => string | null, abort: () => void): { done: () => string | null; cancel: () => void } {
+  let reason: string | null = null;
+  let busy = false;
+  const timer = setInterval(async () => {
+    const id = runId();
+    if (reason || busy || !id) return;
+    busy = true;
+    try {
+      const running = [...r.cloud.commands.values()].some((c) => c.document === 'run-step' && [...c.invocations.values()].some((i) => i.status === 'InProgress'));
+      if (!running) return;
+      const page = await r.admin.send(new ListObjectVersionsCommand({ Bucket: r.server.target.bucket, Prefix: runDataPrefix(id), MaxKeys: 1 }));
+      if (!(page.Versions?.length ?? 0)) return;
+      reason = `StopExecution while run ${id}'s shard was running, with objects under s3://${r.server.target.bucket}/${runDataPrefix(id)}`;
+      abort();
+    } finally {
+      busy = false;
+    }
+  }, 250);
+  return { done: () => reason, cancel: () => clearInterval(timer) };
+}
+
+/**
+ * The execution's status change as EventBridge delivers it: every rule of the template it matches
+ * invokes its Lambda target with it (as Lambda calls a function: its timeout in the context, its
+ * role's clients — Step Functions' the local one).
+ */
+async function statusChanged(r: Rehearsal, e: { executionArn: string; stateMachineArn: string; startDate: number; status: string }): Promise<NonNullable<RehearsalReport['ending']>['invoked']> {
+  const event: ExecutionStatusEvent = {
+    version: '0', id: randomUUID(), source: 'aws.states', 'detail-type': STATUS_CHANGE, account: ACCOUNT, region: REGION, time: new Date().toISOString(), resources: [e.executionArn],
+    detail: { executionArn: e.executionArn, stateMachineArn: e.stateMachineArn, name: e.executionArn.split(':').pop()!, status: e.status, startDate: e.startDate, stopDate: Date.now() },
+  };
+  const functions = r.template.functions();
+  const invoked: NonNullable<RehearsalReport['ending']>['invoked'] = [];
+  for (const { rule, functionId } of lambdaTargetsOf(r.template, event)) {
+    const entry = String(r.template.resources[functionId].Properties!.Environment.Variables.POWERTOOLS_SERVICE_NAME);
+    const handler = r.functions?.[entry];
+    if (!handler) throw new Error(`rehearsal: rule ${rule} invokes the ${entry} function, which the rehearsal does not load`);
+    const f = functions[functionId];
+    const deadline = Date.now() + f.timeoutMs;
+    const context: LambdaContext = {
+      functionName: functionId, functionVersion: '$LATEST', invokedFunctionArn: r.template.getAtt(functionId, 'Arn'), memoryLimitInMB: String(f.memoryMb),
+      awsRequestId: randomUUID(), getRemainingTimeInMillis: () => deadline - Date.now(),
+    };
+    const sfn = new SFNClient({ region: REGION, endpoint: r.sfn.endpoint, credentials: r.iam.credentialsOf(f.roleId), maxAttempts: 2 });
+    try {
+      const result = await handler(event, context, { s3: r.s3As(f.roleId), ec2: r.cloud.ec2Client(f.roleId), sfn });
+      invoked.push({ rule, function: entry, result, error: null });
+    } catch (err) {
+      invoked.push({ rule, function: entry, result: null, error: `${(err as Error).name}: ${(err as Error).message}` });
+    } finally {
+      sfn.destroy();
+    }
+  }
+  return invoked;
 }
 
 /**
  * The execution's own events, counted as Step Functions writes history (EVENTS_PER_STATE, the
  * same figures as the bound), and per state its runs and longest run.
  */
-async function countEvents(events: AsyncIterable<any>, definition: Record<string, any>, limit: Record<string, number | null>): Promise<{ states: StateFigure[]; historyEvents: number }> {
+async function countEvents(events: AsyncIterable<any>, definition: Record<string, any>, limit: Record<string, number | null>,
+  onExit: (name: string, type: string, output: unknown) => void): Promise<{ states: StateFigure[]; historyEvents: number }> {
   const E = EVENTS_PER_STATE;
   const figures = new Map<string, StateFigure>();
   const open = new Map<string, number[]>();
@@ -405,6 +513,7 @@ async function countEvents(events: AsyncIterable<any>, definition: Record<string
     if (process.env.S3AB_REHEARSAL_DEBUG && /StateFailed|StateCaught|StateRetried/.test(e.type)) process.stderr.write(`${e.type} ${name}: ${JSON.stringify([e.Error, e.Cause, e.error?.message, e.error?.stack]).slice(0, 1500)}\n`);
     // An iteration's start and its end: one event each.
     if (e.type === 'MapIterationStarted' || e.type === 'MapIterationSucceeded' || e.type === 'MapIterationFailed') historyEvents += E.mapIteration / 2;
+    if (e.type === 'StateExited' && name) onExit(name, e.state.type, e.state.output);
     if ((e.type === 'StateExited' || e.type === 'StateFailed' || e.type === 'StateCaught') && name) {
       const t0 = open.get(key)?.pop();
       if (t0 === undefined) continue;
@@ -432,9 +541,11 @@ async function inspectRun(r: Rehearsal, runId: string | null): Promise<Inspectio
       const page = await r.admin.send(new ListObjectVersionsCommand({ Bucket: r.server.target.bucket, Prefix: prefix }));
       versions += (page.Versions?.length ?? 0) + (page.DeleteMarkers?.length ?? 0);
     }
-    // A fleet's barrier markers in the results bucket: removed by the runners and Teardown.
-    const markers = await r.admin.send(new ListObjectVersionsCommand({ Bucket: RESULTS_BUCKET, Prefix: `${RESULTS_LAYOUT.fleetBarrier}${runId}/` }));
-    versions += (markers.Versions?.length ?? 0) + (markers.DeleteMarkers?.length ?? 0);
+    // A fleet's barrier markers and the callbacks' task tokens in the results bucket: removed by the runners and Teardown.
+    for (const prefix of [`${RESULTS_LAYOUT.fleetBarrier}${runId}/`, `${RESULTS_LAYOUT.taskTokens}${runId}/`]) {
+      const left = await r.admin.send(new ListObjectVersionsCommand({ Bucket: RESULTS_BUCKET, Prefix: prefix }));
+      versions += (left.Versions?.length ?? 0) + (left.DeleteMarkers?.length ?? 0);
+    }
   }
   const records = runId ? await resultRecords(r.admin, RESULTS_BUCKET, runId) : [];
   // Per step, measured (one runner only: the runners share this server's log).
@@ -490,6 +601,8 @@ function reportOf(r: Rehearsal, run: ExecutionOutcome, seen: Inspection, s3Iam: 
     ? { name: 'FleetApart', message: apart.map((f) => `step ${f.step} (${f.cache}): ${f.runners} of ${f.clients} clients recorded it, from ${f.startInstants} start instant(s)`).join('; ') }
     : null;
   const error = run.error && iamError ? { name: run.error.name, message: `${run.error.message} [and ${iamError.message}]` } : run.error ?? iamError ?? fleetError;
+  const endingFailed = run.ending?.invoked.filter((i) => i.error) ?? [];
+  if (error && endingFailed.length) error.message += ` [and the teardown EventBridge started failed: ${endingFailed.map((i) => i.error).join('; ')}]`;
   const teardownOut = run.output?.teardown?.value;
   return {
     status: error ? 'FAILED' : 'SUCCEEDED', error, runId: run.runId, reportLocation: run.output?.report?.value?.reportLocation ?? null, wallMs,
@@ -504,6 +617,7 @@ function reportOf(r: Rehearsal, run: ExecutionOutcome, seen: Inspection, s3Iam: 
     measured: seen.measured,
     fleet,
     launched: [...r.cloud.sandboxes.values()].map((b) => b.instanceType),
+    ending: run.ending,
   };
 }
 

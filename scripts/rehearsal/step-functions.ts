@@ -6,7 +6,10 @@
  * SendTaskHeartbeat, SendTaskSuccess and SendTaskFailure on it as they would on AWS (the AWS JSON
  * protocol, SigV4-signed: the access key names the role, whose IAM decides). A task that hears no
  * heartbeat for its HeartbeatSeconds fails with States.HeartbeatTimeout, one that outlives its
- * timeout with States.Timeout, as on AWS.
+ * timeout with States.Timeout, as on AWS. It also answers GetExecutionHistory for the rehearsal's
+ * execution (the events the teardown function reads: recorded by the rehearsal as they happen), and
+ * can fail the first calls of a state's SendTaskSuccess (every attempt of each call, as an outage
+ * of the service would) to show that the runner's success survives them.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { randomBytes } from 'node:crypto';
@@ -23,19 +26,50 @@ interface WaitingTask {
   heartbeats: number;
 }
 
-export interface CallbackFigures { tasks: number; successes: number; failures: number; heartbeats: number; heartbeatTimeouts: number }
+export interface CallbackFigures {
+  tasks: number; successes: number; failures: number; heartbeats: number; heartbeatTimeouts: number;
+  /** SendTaskSuccess calls failed on purpose (every attempt of each), by the `failSuccessCalls` fault. */
+  successCallsFailed: number;
+}
 
-const ACTIONS = { SendTaskSuccess: 'states:SendTaskSuccess', SendTaskFailure: 'states:SendTaskFailure', SendTaskHeartbeat: 'states:SendTaskHeartbeat' } as const;
+/** The first `calls` SendTaskSuccess calls for tasks of `state` fail with ServiceUnavailable, every attempt of each (the SDK's invocation id tells calls apart). */
+export interface SuccessFault { state: string; calls: number }
+
+/** An event of the execution's history, in GetExecutionHistory's shape (what the teardown function reads of it). */
+export interface HistoryEvent { id: number; type: string; timestamp: Date; stateExitedEventDetails?: { name: string; output: string } }
+
+const ACTIONS = {
+  SendTaskSuccess: 'states:SendTaskSuccess', SendTaskFailure: 'states:SendTaskFailure', SendTaskHeartbeat: 'states:SendTaskHeartbeat', GetExecutionHistory: 'states:GetExecutionHistory',
+} as const;
 
 export class LocalStepFunctions {
   private server: Server | null = null;
   private readonly waiting = new Map<string, WaitingTask>();
   private readonly closed = new Set<string>();
-  readonly figures: CallbackFigures = { tasks: 0, successes: 0, failures: 0, heartbeats: 0, heartbeatTimeouts: 0 };
+  readonly figures: CallbackFigures = { tasks: 0, successes: 0, failures: 0, heartbeats: 0, heartbeatTimeouts: 0, successCallsFailed: 0 };
+  /** Invocation ids of the SendTaskSuccess calls failed on purpose. */
+  private readonly failedCalls = new Set<string>();
+  /** The rehearsal's execution: its ARN and history, as far as recorded. */
+  private readonly executions = new Map<string, HistoryEvent[]>();
   endpoint = '';
 
   /** @param iam the template's IAM; without it (a test of the runner alone) any signer may call. */
-  constructor(private readonly iam?: IamCheck) {}
+  constructor(private readonly iam?: IamCheck, private readonly successFault?: SuccessFault) {}
+
+  /** Records an event of an execution's history (GetExecutionHistory answers with them). */
+  record(executionArn: string, event: Omit<HistoryEvent, 'id' | 'timestamp'>): void {
+    const events = this.executions.get(executionArn) ?? [];
+    events.push({ id: events.length + 1, timestamp: new Date(), ...event });
+    this.executions.set(executionArn, events);
+  }
+
+  /**
+   * The execution ended (StopExecution, a timeout): its waiting tasks are over, so a runner's next
+   * heartbeat or report hears TaskTimedOut, as on AWS.
+   */
+  endTasks(): void {
+    for (const [token] of this.waiting) this.end(token, () => {});
+  }
 
   async start(): Promise<string> {
     this.server = createServer((req, res) => void this.handle(req, res));
@@ -99,15 +133,25 @@ export class LocalStepFunctions {
         return fail('UnrecognizedClientException', 'The security token included in the request is invalid.');
       }
       try {
-        await this.iam.require({ principal, action: ACTIONS[operation], resource: '*', source: 'Step Functions stand-in' });
+        await this.iam.require({ principal, action: ACTIONS[operation], resource: operation === 'GetExecutionHistory' ? JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}').executionArn : '*', source: 'Step Functions stand-in' });
       } catch (err) {
         return fail('AccessDeniedException', (err as Error).message);
       }
     }
-    const body = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as { taskToken?: string; output?: string; error?: string; cause?: string };
+    const body = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as { taskToken?: string; output?: string; error?: string; cause?: string; executionArn?: string; nextToken?: string; maxResults?: number };
+    if (operation === 'GetExecutionHistory') return this.history(body, answer, fail);
     const token = body.taskToken ?? '';
     const task = this.waiting.get(token);
     if (!task) return this.closed.has(token) ? fail('TaskTimedOut', 'Task Timed Out') : fail('InvalidToken', `Invalid token: ${token.slice(0, 40)}`);
+    const call = String(req.headers['amz-sdk-invocation-id'] ?? '');
+    if (operation === 'SendTaskSuccess' && this.successFault?.state === task.state && call
+      && (this.failedCalls.has(call) || this.failedCalls.size < this.successFault.calls)) {
+      if (!this.failedCalls.has(call)) this.figures.successCallsFailed++;
+      this.failedCalls.add(call);
+      res.writeHead(503, { 'content-type': 'application/x-amz-json-1.0' });
+      res.end(JSON.stringify({ __type: 'com.amazonaws.swf.service.v2.model#ServiceUnavailable', message: 'injected by the rehearsal: Step Functions unavailable' }));
+      return;
+    }
     if (operation === 'SendTaskHeartbeat') {
       task.heartbeats++;
       this.figures.heartbeats++;
@@ -120,6 +164,16 @@ export class LocalStepFunctions {
       this.end(token, () => task.reject(new AwsError(body.error ?? 'States.TaskFailed', body.cause ?? '')));
     }
     answer(200, {});
+  }
+
+  /** GetExecutionHistory, in pages of maxResults (the token is the next event's index). */
+  private history(body: { executionArn?: string; nextToken?: string; maxResults?: number }, answer: (status: number, body: object) => void, fail: (type: string, message: string) => void): void {
+    const events = this.executions.get(body.executionArn ?? '');
+    if (!events) return fail('ExecutionDoesNotExist', `Execution Does Not Exist: '${body.executionArn}'`);
+    const from = Number(body.nextToken ?? 0);
+    const size = body.maxResults || 100;
+    const page = events.slice(from, from + size).map((e) => ({ ...e, timestamp: e.timestamp.getTime() / 1000 }));
+    answer(200, { events: page, ...(from + size < events.length ? { nextToken: String(from + size) } : {}) });
   }
 
   /** Ends the rehearsal's waiting tasks (their execution is over) and closes the endpoint. */

@@ -74,7 +74,8 @@ export class RehearsalTemplate {
       case 'AWS::S3::Bucket.Arn': return `arn:aws:s3:::${this.bucketName(id)}`;
       case 'AWS::IAM::Role.Arn': return arn('iam', `role/${id}`, '');
       case 'AWS::Lambda::Function.Arn': return arn('lambda', `function:${id}`);
-      case 'AWS::StepFunctions::StateMachine.Arn': return arn('states', `stateMachine:${id}`);
+      case 'AWS::StepFunctions::StateMachine.Arn': return arn('states', `stateMachine:${this.stateMachineName(id)}`);
+      case 'AWS::StepFunctions::StateMachine.Name': return this.stateMachineName(id);
       case 'AWS::Logs::LogGroup.Arn': return arn('logs', `log-group:${id}:*`);
       case 'AWS::EC2::SecurityGroup.GroupId': return `sg-${id}`;
       case 'AWS::S3Files::FileSystem.FileSystemId': return this.names.fileSystemId;
@@ -82,6 +83,12 @@ export class RehearsalTemplate {
       case 'AWS::S3Files::AccessPoint.AccessPointArn': return `${fileSystemArn}/access-point/fsap-${id}`;
       default: return `${attr.toLowerCase()}-${id}`;
     }
+  }
+
+  /** A state machine's name: its StateMachineName, or its logical id. */
+  stateMachineName(id: string): string {
+    const name = this.resources[id].Properties?.StateMachineName;
+    return name === undefined ? id : String(this.resolve(name));
   }
 
   private bucketName(id: string): string {

@@ -42,7 +42,7 @@ const TASKS = Object.keys(TASK_STATES);
 
 test('the task states are read from the definition and include every known one', () => {
   expect(TASKS.length).toBeGreaterThan(0);
-  expect(TASKS).toEqual(expect.arrayContaining(['ValidateInput', 'RunInstancesInSubnet1', 'RunInstancesInSubnet2', 'CheckRunnersOnline', 'SetupRunner', 'RunShard',
+  expect(TASKS).toEqual(expect.arrayContaining(['ValidateInput', 'RunInstancesInSubnet1', 'RunInstancesInSubnet2', 'CheckRunnersOnline', 'SendSetupCommand', 'SetupRunner', 'SendShardCommand', 'RunShard',
     'InvokeBefore', 'InvokeAfter', 'GetNamedQuery', 'RunSummaryQuery', 'Report', 'Teardown']));
 });
 
@@ -143,16 +143,26 @@ function fakeCloud(opts: FakeOptions = {}) {
     CheckRunnersOnline: step('CheckRunnersOnline', (p) => ({
       InstanceInformationList: opts.neverOnline ? [] : p.Filters[0].Values.slice(0, p.MaxResults ?? 10).map((InstanceId: string) => ({ InstanceId, PingStatus: 'Online' })),
     })),
-    SetupRunner: step('SetupRunner', (p) => {
+    SendSetupCommand: step('SendSetupCommand', (p) => {
       setups.push(`${p.Parameters.install[0]}@${p.InstanceIds[0]}`);
+      expect(p.Parameters.taskTokenKey).toEqual([expect.stringMatching(new RegExp(`^task-tokens/[^/]+/${p.InstanceIds[0]}/setup$`))]);
+      return { Command: { CommandId: `cmd-setup-${p.InstanceIds[0]}` } };
+    }),
+    // The token goes to the key the command was told, never into the command's parameters.
+    SetupRunner: step('SetupRunner', (p) => {
+      expect(p).toEqual({ Bucket: expect.any(String), Key: expect.stringMatching(/^task-tokens\/.*\/setup$/), Body: 'token-of-the-task' });
       return callback({ setup: 'done' })();
     }),
     // One command per runner with its share of the steps: "STEPS@INSTANCE".
-    RunShard: step('RunShard', (p) => {
+    SendShardCommand: step('SendShardCommand', (p) => {
       expect(p.InstanceIds).toHaveLength(1);
-      expect(p.Parameters.taskToken).toEqual(['token-of-the-task']);
+      expect(JSON.stringify(p)).not.toContain('token-of-the-task');
       stepsRun.push(`${p.Parameters.steps[0]}@${p.InstanceIds[0]}`);
       shardTimeouts.push(Number(p.Parameters.executionTimeout[0]));
+      return { Command: { CommandId: `cmd-run-step-${p.InstanceIds[0]}` } };
+    }),
+    RunShard: step('RunShard', (p) => {
+      expect(p.Body).toBe('token-of-the-task');
       return callback({ status: 'complete', stepsDone: 1 })();
     }),
     InvokeBefore: step('InvokeBefore', ({ Payload: p }) => ({ Payload: { method: 's3-api', repetition: p.repetition, files: p.documents, verified: true } })),
@@ -219,7 +229,7 @@ test('happy path: every state in order, each runner its own workloads in one com
   const { output, error } = await execute(INPUT, cloud);
   expect(error).toBeNull();
   const firstOf = (name: string) => cloud.calls.indexOf(name);
-  const order = ['ValidateInput', 'RunInstancesInSubnet1', 'CheckRunnersOnline', 'SetupRunner', 'RunShard', 'InvokeBefore', 'InvokeAfter', 'GetNamedQuery', 'RunSummaryQuery', 'Report', 'Teardown'];
+  const order = ['ValidateInput', 'RunInstancesInSubnet1', 'CheckRunnersOnline', 'SendSetupCommand', 'SetupRunner', 'SendShardCommand', 'RunShard', 'InvokeBefore', 'InvokeAfter', 'GetNamedQuery', 'RunSummaryQuery', 'Report', 'Teardown'];
   expect(order.map(firstOf)).toEqual([...order.map(firstOf)].sort((a, b) => a - b));
   expect(order.every((s) => firstOf(s) >= 0)).toBe(true);
   // Layout "shard": small-reads (step 1) on the first runner, dir-walk (step 2) on the second, at once.
@@ -406,9 +416,9 @@ describe('the non-benchmark part is bounded by its timeouts; the runners\' tasks
   });
 
   test('a runner\'s setup and steps are bounded by their commands\' own timeouts and a heartbeat, and a silent runner by HeartbeatSeconds', () => {
-    const { SetupRunner: setup, RunShard: run } = inner('RunBenchmarkShards');
+    const { SendSetupCommand: sendSetup, SetupRunner: setup, RunShard: run } = inner('RunBenchmarkShards');
     // Issue 13: a fresh 2-vCPU runner installs and compiles for minutes; its command has 30.
-    const commandTimeout = Number(setup.Parameters.Parameters.executionTimeout[0]);
+    const commandTimeout = Number(sendSetup.Parameters.Parameters.executionTimeout[0]);
     expect(commandTimeout).toBeGreaterThanOrEqual(900);
     expect(setup.TimeoutSeconds).toBe(commandTimeout + setup.HeartbeatSeconds);
     expect(S.RunBenchmarkShards.ItemSelector['taskTimeoutSeconds.$']).toBe(`States.MathAdd($$.Map.Item.Value.timeoutSeconds, ${run.HeartbeatSeconds})`);
@@ -419,7 +429,7 @@ describe('the non-benchmark part is bounded by its timeouts; the runners\' tasks
     for (const readOnly of [S.CheckRunnersOnline, inner('Aggregate').GetNamedQuery, inner('Aggregate').RunSummaryQuery]) {
       expect(readOnly.Retry.flatMap((r: any) => r.ErrorEquals)).toContain('States.Timeout');
     }
-    for (const changing of [S.ValidateInput, ...launches.map((t) => inner('ProvisionRunners')[t]), inner('RunBenchmarkShards').SetupRunner, inner('RunBenchmarkShards').RunShard, S.Report, S.Teardown]) {
+    for (const changing of [S.ValidateInput, ...launches.map((t) => inner('ProvisionRunners')[t]), inner('RunBenchmarkShards').SendSetupCommand, inner('RunBenchmarkShards').SetupRunner, inner('RunBenchmarkShards').SendShardCommand, inner('RunBenchmarkShards').RunShard, S.Report, S.Teardown]) {
       expect((changing.Retry ?? []).flatMap((r: any) => r.ErrorEquals)).not.toContain('States.Timeout');
     }
   });
@@ -555,7 +565,8 @@ describe('retries: every task retries throttling and transient errors with backo
     'arn:aws:states:::lambda:invoke': ['Lambda.ServiceException', 'Lambda.TooManyRequestsException', 'Lambda.SdkClientException'],
     'arn:aws:states:::aws-sdk:ec2:runInstances': ['Ec2.RequestLimitExceededException', 'Ec2.Ec2Exception'],
     'arn:aws:states:::aws-sdk:ssm:describeInstanceInformation': ['Ssm.ThrottlingException'],
-    'arn:aws:states:::aws-sdk:ssm:sendCommand.waitForTaskToken': ['Ssm.ThrottlingException'],
+    'arn:aws:states:::aws-sdk:ssm:sendCommand': ['Ssm.ThrottlingException'],
+    'arn:aws:states:::aws-sdk:s3:putObject.waitForTaskToken': ['S3.S3Exception'],
     'arn:aws:states:::aws-sdk:athena:getNamedQuery': ['Athena.TooManyRequestsException', 'Athena.InternalServerException'],
     'arn:aws:states:::athena:startQueryExecution.sync': ['Athena.TooManyRequestsException', 'Athena.InternalServerException'],
   };

@@ -137,5 +137,27 @@ describe('a rehearsal of a whole execution: the synthesized state machine, the r
     for (const d of r.iam.denials) expect(d).toMatchObject({ principal: 'PipelineReportFnRole', action: 's3:GetObject', resource: expect.stringMatching(/^arn:aws:s3:::s3ab-rehearsal-results\/athena\/qe-\d+\.csv$/), source: 'S3 access log' });
     expect(out).toMatch(/DENIED PipelineReportFnRole s3:GetObject on arn:aws:s3:::s3ab-rehearsal-results\/athena\/qe-\d+\.csv/);
     expect(r.leftovers).toEqual(NOTHING_LEFT);
+
+  test('callbacks that cannot lie: the shard\'s first two SendTaskSuccess calls fail (every attempt of each) and the third goes through — the task ends as a success, never as "exited before it reported"', () => {
+    const { code, out, report: r } = rehearse(['--fail', 'success-fails-twice'], ONE, 'c7g.large:1');
+    expect({ code, status: r.status, error: r.error }).toEqual({ code: 0, status: 'SUCCEEDED', error: null });
+    expect(r.callbacks).toMatchObject({ tasks: 2, successes: 2, failures: 0, successCallsFailed: 2 });
+    expect(r.commands.find((c) => c.document === 'run-step')!.status).toBe('Success');
+    expect(r.ending).toBeNull();
+    expect(r.leftovers).toEqual(NOTHING_LEFT);
+    expect(out).toMatch(/2 SendTaskSuccess calls failed on purpose/);
+  }, 300_000);
+
+  test('teardown on every ending: StopExecution while a shard runs skips the state machine\'s Teardown; the EventBridge rule on ABORTED runs it, and nothing of the run is left', () => {
+    const { code, out, report: r } = rehearse(['--fail', 'stop-execution'], ONE, 'c7g.large:1');
+    expect(code).toBe(1);
+    expect(r.error).toEqual({ name: 'ExecutionAborted', message: expect.stringMatching(/^StopExecution while run \S+'s shard was running, with objects under s3:\/\/s3ab-bench\/s3ab\//) });
+    // The state machine's own Teardown never ran: the rule's did, finding the run in the execution's history.
+    expect(r.states.find((s) => s.name === 'Teardown')).toBeUndefined();
+    expect(r.ending).toEqual({ status: 'ABORTED', invoked: [{ rule: expect.stringMatching(/^TeardownOnFailure/), function: 'teardown', error: null, result: expect.objectContaining({ done: true, terminated: [expect.stringMatching(/^i-/)] }) }] });
+    expect((r.ending!.invoked[0].result as { deletedVersions: number }).deletedVersions).toBeGreaterThan(0);
+    expect(r.iam.denials).toEqual([]);
+    expect(r.leftovers).toEqual(NOTHING_LEFT);
+    expect(out).toMatch(/ended ABORTED: EventBridge invoked teardown/);
   }, 300_000);
 });

@@ -12,7 +12,7 @@ import { DEFAULT_RUNNER_INSTANCE_TYPE } from '../../lib/instance-types';
 import { accessLogQueries, namedQueries } from '../../runner/report/results-db';
 import { ROOT } from '../helpers/cli';
 import { resourcesOf, synthesize, type Synthesized } from '../helpers/stack';
-import { INSTALL_LIST_PATTERN, TASK_TOKEN_PATTERN } from '../../lib/runner-fleet';
+import { INSTALL_LIST_PATTERN, TASK_TOKEN_KEY_PATTERN } from '../../lib/runner-fleet';
 import { buildCacheKey, crateHash, runnerRecipes, setupScript } from '../../lib/runner-setup-script';
 import install from '../../assets/install.json';
 import { METHOD_DESCRIPTORS as METHODS } from '../../runner/methods/catalog';
@@ -119,7 +119,7 @@ describe('IAM: least privilege', () => {
     expect(bySid.FleetBarrier.Action).toEqual(['s3:PutObject', 's3:DeleteObject']);
     expect(bySid.FleetBarrier.Resource).toEqual({ 'Fn::Join': ['', [{ 'Fn::GetAtt': [expect.stringMatching(/^ResultsBucket/), 'Arn'] }, '/fleet-barrier/*']] });
     const deletes = statementsOf(props).filter((st) => asList(st.Action).includes('s3:DeleteObject'));
-    expect(deletes.map((st) => st.Sid).sort()).toEqual(['FleetBarrier', 'WriteBenchmarkData']);
+    expect(deletes.map((st) => st.Sid).sort()).toEqual(['FleetBarrier', 'TaskTokens', 'WriteBenchmarkData']);
   });
 
   test('runners read and write the s3-crt client\'s build cache, and nothing else, under tool-cache/s3ab-s3-crt/ of the results bucket', () => {
@@ -131,7 +131,7 @@ describe('IAM: least privilege', () => {
     }]);
     // Every statement of the runner role on the results bucket's objects, by prefix: the cache is one more, with no delete.
     const onResultsObjects = statementsOf(props).filter((st) => JSON.stringify(st.Resource).includes('ResultsBucket') && JSON.stringify(st.Resource).includes('/'));
-    expect(onResultsObjects.map((st) => st.Sid)).toEqual(['ReadExecutionInput', 'WriteResults', 'FleetBarrier', 'ToolCache']);
+    expect(onResultsObjects.map((st) => st.Sid)).toEqual(['ReadExecutionInput', 'WriteResults', 'FleetBarrier', 'TaskTokens', 'ToolCache']);
   });
 
   test('the build cache outlives executions and teardowns: no lifecycle rule of the results bucket and no Teardown delete reaches tool-cache/', () => {
@@ -143,12 +143,13 @@ describe('IAM: least privilege', () => {
     expect(JSON.stringify(statementsOf(teardown))).not.toContain('tool-cache');
   });
 
-  test('Teardown removes a fleet\'s leftover barrier markers: list the results bucket, delete under fleet-barrier/ only', () => {
+  test('Teardown removes a fleet\'s leftover barrier markers and unread task tokens: list the results bucket, delete under fleet-barrier/ and task-tokens/ only', () => {
     const [, props] = resourcesOf(s, 'AWS::IAM::Policy').find(([id]) => id.startsWith('PipelineTeardownFn'))!;
     const onResults = statementsOf(props).filter((st) => JSON.stringify(st.Resource).includes('ResultsBucket'));
     expect(onResults.map((st) => [st.Action, st.Resource])).toEqual([
       ['s3:ListBucket', { 'Fn::GetAtt': [expect.stringMatching(/^ResultsBucket/), 'Arn'] }],
       ['s3:DeleteObject', { 'Fn::Join': ['', [{ 'Fn::GetAtt': [expect.stringMatching(/^ResultsBucket/), 'Arn'] }, '/fleet-barrier/*']] }],
+      ['s3:DeleteObject', { 'Fn::Join': ['', [{ 'Fn::GetAtt': [expect.stringMatching(/^ResultsBucket/), 'Arn'] }, '/task-tokens/*']] }],
     ]);
   });
 
@@ -403,31 +404,54 @@ describe('runner fleet', () => {
     }
   });
 
-  test('issue 21 (8): both documents end their task by callback — the token a parameter, heartbeats, and an exit trap that reports a command that died before its runner did', () => {
+  test('issue 21 (8): both documents end their task by callback — the token never a parameter (SSM keeps those) nor on a command line, heartbeats, and an exit trap that reports a command that died before its runner did', () => {
     for (const kind of ['Setup', 'RunStep']) {
       const [, doc] = resourcesOf(s, 'AWS::SSM::Document').find(([id]) => id.includes(kind))!;
-      expect(doc.Content.parameters.taskToken).toMatchObject({ type: 'String', allowedPattern: TASK_TOKEN_PATTERN.source });
+      expect(doc.Content.parameters.taskToken).toBeUndefined();
+      expect(doc.Content.parameters.taskTokenKey).toMatchObject({ type: 'String', allowedPattern: TASK_TOKEN_KEY_PATTERN.source });
       expect(doc.Content.parameters.heartbeatSeconds).toMatchObject({ type: 'String', default: '60' });
-      const lines = doc.Content.mainSteps[0].inputs.runCommand as unknown[];
-      const text = lines.map((l) => JSON.stringify(l)).join('\n');
-      expect(text).toContain("TASK_TOKEN='{{ taskToken }}'");
-      expect(text).toContain('trap finish EXIT');
-      expect(text).toContain('aws stepfunctions send-task-failure --task-token \\"$TASK_TOKEN\\"');
+      const lines = (doc.Content.mainSteps[0].inputs.runCommand as unknown[]).map((l) => renderedLine(typeof l === 'string' ? l : JSON.stringify(l)));
+      // The token is read from the results bucket into an owner-only file, the object deleted; every call reads the file (file://), so `ps` never shows it.
+      expect(lines).toContain(`TASK_TOKEN_URL=s3://<${idOf('AWS::S3::Bucket', 'ResultsBucket')}>/{{ taskTokenKey }}`);
+      expect(lines.join('\n')).toMatch(/\( umask 077 && mkdir -p .* aws s3 cp --only-show-errors "\$TASK_TOKEN_URL" "\$TASK_TOKEN_FILE"/);
+      expect(lines).toContain('aws s3 rm --only-show-errors "$TASK_TOKEN_URL" || true');
+      expect(lines.join('\n')).not.toMatch(/\$TASK_TOKEN\b(?!_FILE|_URL)/);
+      expect(lines).toContain('trap finish EXIT');
+      expect(lines.join('\n')).toContain('aws stepfunctions send-task-failure --task-token "file://');
     }
-    expect(TASK_TOKEN_PATTERN.test("AAAA+/=_-x")).toBe(true);
-    expect(TASK_TOKEN_PATTERN.test("a'; reboot; '")).toBe(false);
+    expect(TASK_TOKEN_KEY_PATTERN.test('task-tokens/20261122T111500Z-f1ee70/i-0123abcd/run-step')).toBe(true);
+    expect(TASK_TOKEN_KEY_PATTERN.test("task-tokens/x/i-1/setup'; reboot")).toBe(false);
+  });
+
+  test('the token goes through the results bucket: SendCommand names its key, the waiting state puts $$.Task.Token there; runners read and delete only task-tokens/, the state machine only writes there', () => {
+    const policies = resourcesOf(s, 'AWS::IAM::Policy');
+    const tokenStatements = policies.flatMap(([id, p]) => statementsOf(p).filter((st) => JSON.stringify(st.Resource).includes('/task-tokens/*')).map((st) => [id, asList(st.Action).sort()]));
+    const byOwner = (part: string) => tokenStatements.filter(([id]) => (id as string).includes(part)).map(([, a]) => a);
+    expect(byOwner('Runners')).toEqual([['s3:DeleteObject', 's3:GetObject']]);
+    expect(byOwner('StateMachine')).toEqual([['s3:PutObject']]);
+    expect(byOwner('TeardownFn')).toEqual([['s3:DeleteObject']]);
+    expect(tokenStatements).toHaveLength(3);
+  });
+
+  test('a complete shard is never reported failed: the exit trap sends the success the runner wrote (and could not send) before any failure, and never a failure after it', () => {
+    const [, doc] = resourcesOf(s, 'AWS::SSM::Document').find(([id]) => id.includes('RunStep'))!;
+    const finish = (doc.Content.mainSteps[0].inputs.runCommand as string[]).find((l) => typeof l === 'string' && l.startsWith('finish() '))!;
+    expect(finish).toBe('finish() { code=$?; [ -e "/opt/s3ab/reported-{{ runId }}" ] || { if [ -s "/opt/s3ab/success-{{ runId }}.json" ]; then '
+      + 'for pause in 5 15 30 0; do aws stepfunctions send-task-success --task-token "file:///opt/s3ab/task-token-{{ runId }}" --task-output "file:///opt/s3ab/success-{{ runId }}.json" && break; sleep $pause; done; '
+      + 'else aws stepfunctions send-task-failure --task-token "file:///opt/s3ab/task-token-{{ runId }}" --error CommandFailed --cause "run-step exited $code on $(hostname) before it reported: $(tail -n 20 "/var/log/s3ab-run-step-{{ runId }}.log" | cut -c 1-300)" || true; fi; }; '
+      + 'rm -f "$TASK_TOKEN_FILE"; }');
   });
 
   test('the run-step document runs the runner bundle for this runner\'s steps, uploads to the results bucket and ends its task itself', () => {
     const [, doc] = resourcesOf(s, 'AWS::SSM::Document').find(([id]) => id.includes('RunStep'))!;
-    expect(Object.keys(doc.Content.parameters).sort()).toEqual(['executionTimeout', 'fleetClient', 'heartbeatSeconds', 'runId', 'steps', 'taskToken']);
+    expect(Object.keys(doc.Content.parameters).sort()).toEqual(['executionTimeout', 'fleetClient', 'heartbeatSeconds', 'runId', 'steps', 'taskTokenKey']);
     // A fleet's client number (ValidateInput's shards[i].fleetClient; 0: not a fleet's client).
     expect(doc.Content.parameters.fleetClient).toMatchObject({ default: '0', allowedPattern: '^[0-9]{1,3}$' });
     // The same step-list rule as `s3ab step --steps` (runner/core/shards.ts).
     expect(doc.Content.parameters.steps.allowedPattern).toBe(STEP_LIST_PATTERN.source);
     const text = JSON.stringify(doc.Content.mainSteps[0].inputs.runCommand);
-    expect(text).toMatch(/s3ab\.js step --matrix .* --steps \{\{ steps \}\} --run-id \{\{ runId \}\}.* --task-token \\"\$TASK_TOKEN\\" --heartbeat-seconds \{\{ heartbeatSeconds \}\} --reported-file \/opt\/s3ab\/reported-\{\{ runId \}\}/);
-    expect(text).toMatch(/ --fleet-client \{\{ fleetClient \}\} --fleet-barrier s3:\/\/.*\/fleet-barrier --task-token/);
+    expect(text).toMatch(/s3ab\.js step --matrix .* --steps \{\{ steps \}\} --run-id \{\{ runId \}\}.* --task-token-file \\"\$TASK_TOKEN_FILE\\" --heartbeat-seconds \{\{ heartbeatSeconds \}\} --reported-file \/opt\/s3ab\/reported-\{\{ runId \}\} --success-file \/opt\/s3ab\/success-\{\{ runId \}\}\.json/);
+    expect(text).toMatch(/ --fleet-client \{\{ fleetClient \}\} --fleet-barrier s3:\/\/.*\/fleet-barrier --task-token-file/);
     // The exit trap reports only what the runner did not.
     expect(text).toContain('[ -e \\"/opt/s3ab/reported-{{ runId }}\\" ] || ');
     // Scratch and client disk caches on the EBS volume, not on AL2023's RAM-disk /tmp.
@@ -442,6 +466,43 @@ describe('runner fleet', () => {
     // Exported before the runner starts, in the same shell.
     const at = lines.findIndex((l) => JSON.stringify(l).includes('S3AB_S3FILES_FS_ID'));
     expect(at).toBeLessThan(lines.findIndex((l) => JSON.stringify(l).includes('s3ab.js step')));
+  });
+});
+
+describe('teardown on every ending', () => {
+  const [ruleId, rule] = resourcesOf(s, 'AWS::Events::Rule').find(([id]) => id.includes('TeardownOnFailure'))!;
+  const stateMachineId = idOf('AWS::StepFunctions::StateMachine', 'Pipeline');
+  const teardownFn = idOf('AWS::Lambda::Function', 'TeardownFn');
+
+  test('an EventBridge rule on this state machine\'s FAILED, TIMED_OUT and ABORTED status changes (the endings its Catch cannot see) invokes the teardown function with the event', () => {
+    expect(rule.State ?? 'ENABLED').toBe('ENABLED');
+    expect(rule.EventPattern).toEqual({
+      source: ['aws.states'],
+      'detail-type': ['Step Functions Execution Status Change'],
+      detail: { stateMachineArn: [ref(stateMachineId)], status: ['FAILED', 'TIMED_OUT', 'ABORTED'] },
+    });
+    expect(rule.Targets).toHaveLength(1);
+    expect(rule.Targets[0]).toMatchObject({ Arn: { 'Fn::GetAtt': [teardownFn, 'Arn'] }, RetryPolicy: { MaximumRetryAttempts: 8, MaximumEventAgeInSeconds: 86400 } });
+    // The whole event goes to the function (no input transformer): it reads detail.executionArn.
+    expect(rule.Targets[0].Input ?? rule.Targets[0].InputTransformer ?? rule.Targets[0].InputPath).toBeUndefined();
+    const permissions = resourcesOf(s, 'AWS::Lambda::Permission').map(([, p]) => p).filter((p) => p.Principal === 'events.amazonaws.com' && JSON.stringify(p.SourceArn).includes(ruleId));
+    expect(permissions).toEqual([expect.objectContaining({ Action: 'lambda:InvokeFunction', FunctionName: { 'Fn::GetAtt': [teardownFn, 'Arn'] } })]);
+  });
+
+  test('the teardown function may read the history of this state machine\'s executions only (where the run id is), and the state machine\'s name is fixed so the grant needs no reference to it', () => {
+    const sm = s.json.Resources[stateMachineId].Properties!;
+    expect(sm.StateMachineName).toBe('S3AccessBench-pipeline');
+    const statements = resourcesOf(s, 'AWS::IAM::Policy').flatMap(([, p]) => statementsOf(p)).filter((st) => asList(st.Action).includes('states:GetExecutionHistory'));
+    expect(statements).toEqual([{ Effect: 'Allow', Action: 'states:GetExecutionHistory', Resource: { 'Fn::Join': ['', ['arn:', ref('AWS::Partition'), ':states:', ref('AWS::Region'), ':', ref('AWS::AccountId'), ':execution:S3AccessBench-pipeline:*']] } }]);
+    const owner = resourcesOf(s, 'AWS::IAM::Policy').find(([, p]) => statementsOf(p).some((st) => asList(st.Action).includes('states:GetExecutionHistory')))!;
+    expect(owner[1].Roles).toEqual([ref(idOf('AWS::IAM::Role', 'TeardownFn'))]);
+  });
+
+  test('the state machine\'s logs carry every event but no execution data: a callback task\'s parameters hold its task token', () => {
+    const sm = s.json.Resources[stateMachineId].Properties!;
+    expect(sm.LoggingConfiguration).toMatchObject({ Level: 'ALL', IncludeExecutionData: false });
+    // The callback states do put the token in their parameters (the PutObject's body): that is what the logs must not hold.
+    expect(JSON.stringify(sm.DefinitionString)).toContain('\\"Body.$\\":\\"$$.Task.Token\\"');
   });
 });
 

@@ -1,6 +1,6 @@
 import { CreateBucketCommand, DeleteObjectCommand, GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cleanupAll } from '../../runner/core/cleanup';
@@ -53,19 +53,20 @@ describe('step-runner contract: the runner invoked as the SSM run-step document 
     rmSync(dir, { recursive: true, force: true });
   });
 
-  /** Runs the document's line with {{ parameters }} filled in; local paths and the endpoints are the only changes (no TASK_TOKEN: no callback). */
+  /** Runs the document's line with {{ parameters }} filled in; local paths and the endpoints are the only changes (no TASK_TOKEN_FILE: no callback). */
   function invoke(steps: string, runnerId: string, env: NodeJS.ProcessEnv = {}, fleet = { client: '0', run: RUN }): Promise<{ status: number | null; stdout: string; stderr: string }> {
     const run = fleet.run;
     const cmd = line
       .replaceAll('{{ runId }}', run).replaceAll('{{ steps }}', steps).replaceAll('{{ heartbeatSeconds }}', '1').replaceAll('{{ fleetClient }}', fleet.client)
       .replace(`/opt/s3ab/reported-${run}`, join(dir, `reported-${runnerId}`))
+      .replace(`/opt/s3ab/success-${run}.json`, join(dir, `success-${runnerId}.json`))
       .replace('"$(cat /opt/s3ab/node)"', JSON.stringify(process.execPath))
       .replace('/opt/s3ab/dist/s3ab.js', S3AB)
       .replace(`/opt/s3ab/matrix-${run}.json`, join(dir, `matrix-${run}.json`))
       + ` --endpoint ${server.target.endpointUrl}`;
     const child = spawn('bash', ['-c', cmd], {
       env: {
-        ...process.env, TASK_TOKEN: '', S3AB_RUNNER_ID: runnerId, S3AB_REGION: 'us-east-1', S3AB_INSTANCE_TYPE: 'c7g.large', S3AB_AZ: 'us-east-1a',
+        ...process.env, TASK_TOKEN_FILE: '', S3AB_RUNNER_ID: runnerId, S3AB_REGION: 'us-east-1', S3AB_INSTANCE_TYPE: 'c7g.large', S3AB_AZ: 'us-east-1a',
         AWS_ACCESS_KEY_ID: server.target.credentials!.accessKeyId, AWS_SECRET_ACCESS_KEY: server.target.credentials!.secretAccessKey, AWS_REGION: 'us-east-1',
         ...env,
       },
@@ -80,7 +81,7 @@ describe('step-runner contract: the runner invoked as the SSM run-step document 
   const keys = async (prefix: string) => ((await client.send(new ListObjectsV2Command({ Bucket: RESULTS, Prefix: prefix }))).Contents ?? []).map((o) => o.Key!);
 
   test('the synthesized line runs `s3ab step` with the execution\'s run id, steps, runner and buckets', () => {
-    expect(line).toMatch(/s3ab\.js step --matrix \/opt\/s3ab\/matrix-\{\{ runId \}\}\.json --steps \{\{ steps \}\} --run-id \{\{ runId \}\} --runner-id "\$S3AB_RUNNER_ID" --bucket s3ab-bench --region "\$S3AB_REGION" --results s3:\/\/s3ab-results\/results --fleet-client \{\{ fleetClient \}\} --fleet-barrier s3:\/\/s3ab-results\/fleet-barrier --task-token "\$TASK_TOKEN" --heartbeat-seconds \{\{ heartbeatSeconds \}\} --reported-file \/opt\/s3ab\/reported-\{\{ runId \}\}$/);
+    expect(line).toMatch(/s3ab\.js step --matrix \/opt\/s3ab\/matrix-\{\{ runId \}\}\.json --steps \{\{ steps \}\} --run-id \{\{ runId \}\} --runner-id "\$S3AB_RUNNER_ID" --bucket s3ab-bench --region "\$S3AB_REGION" --results s3:\/\/s3ab-results\/results --fleet-client \{\{ fleetClient \}\} --fleet-barrier s3:\/\/s3ab-results\/fleet-barrier --task-token-file "\$TASK_TOKEN_FILE" --heartbeat-seconds \{\{ heartbeatSeconds \}\} --reported-file \/opt\/s3ab\/reported-\{\{ runId \}\} --success-file \/opt\/s3ab\/success-\{\{ runId \}\}\.json$/);
   });
 
   test('issue 26: a fleet of two runners (clients [1, 2]): client 1 writes the shared fixture, both start step 2 at one instant from the S3 barrier, nothing is left', async () => {
@@ -230,20 +231,29 @@ describe('step-runner contract: the runner invoked as the SSM run-step document 
     const sfn = new LocalStepFunctions();
     beforeAll(() => sfn.start());
     afterAll(() => sfn.stop());
+    /** The token in a file, as the run-step document leaves it (never on the command line). */
+    const tokenFile = (token: string, runnerId: string) => {
+      const file = join(dir, `task-token-${runnerId}`);
+      writeFileSync(file, token, { mode: 0o600 });
+      return file;
+    };
     test('heartbeats while it runs, then SendTaskSuccess with its figures, then the reported file the exit trap checks', async () => {
       const task = sfn.issue('RunShard', 30, 300);
-      const r = await invoke('1', 'i-0fff', { TASK_TOKEN: task.token, AWS_ENDPOINT_URL_SFN: sfn.endpoint });
+      const r = await invoke('1', 'i-0fff', { TASK_TOKEN_FILE: tokenFile(task.token, 'i-0fff'), AWS_ENDPOINT_URL_SFN: sfn.endpoint });
       expect({ code: r.status, err: r.stderr.slice(-500) }).toEqual({ code: 0, err: expect.any(String) });
       expect(await task.result).toEqual({ runner: 'i-0fff', status: 'complete', stepsDone: 1, stepsTotal: 1, records: expect.any(Number), heartbeats: expect.any(Number) });
       expect(sfn.figures.heartbeats).toBeGreaterThan(0);
       expect(existsSync(join(dir, 'reported-i-0fff'))).toBe(true);
+      // The success was written before it was sent: the exit trap would have sent it had the runner not.
+      expect(JSON.parse(readFileSync(join(dir, 'success-i-0fff.json'), 'utf8'))).toEqual(await task.result);
     });
     test('a shard that cannot run: SendTaskFailure naming the problem and its fix (RunnerError), the command still exits 2', async () => {
       const task = sfn.issue('RunShard', 30, 300);
-      const r = await invoke('9', 'i-0ggg', { TASK_TOKEN: task.token, AWS_ENDPOINT_URL_SFN: sfn.endpoint });
+      const r = await invoke('9', 'i-0ggg', { TASK_TOKEN_FILE: tokenFile(task.token, 'i-0ggg'), AWS_ENDPOINT_URL_SFN: sfn.endpoint });
       expect(r.status).toBe(2);
       await expect(task.result).rejects.toMatchObject({ name: 'RunnerError', message: expect.stringMatching(/^runner i-0ggg, steps 9: step 9 is not in the matrix \(it has 2 steps\)/) });
       expect(existsSync(join(dir, 'reported-i-0ggg'))).toBe(true);
+      expect(existsSync(join(dir, 'success-i-0ggg.json'))).toBe(false);
     });
   });
 });

@@ -1,4 +1,6 @@
 import { TerminateInstancesCommand } from '@aws-sdk/client-ec2';
+import { GetExecutionHistoryCommand, SFNClient } from '@aws-sdk/client-sfn';
+import { mockClient } from 'aws-sdk-client-mock';
 import {
   CreateBucketCommand, DeleteObjectCommand, ListObjectsV2Command, ListObjectVersionsCommand, PutBucketVersioningCommand, PutObjectCommand, type S3Client,
 } from '@aws-sdk/client-s3';
@@ -298,5 +300,38 @@ describe('Teardown: the run\'s runners terminated, every version of its data del
     await expect(teardown.handler({ runId: 's3ab/' })).rejects.toMatchObject({ name: 'InvalidEvent', message: 'runId "s3ab/" is not a run id' });
     expect(ec2.calls()).toHaveLength(0);
     expect((await versions(s3, 'keep/')).length).toBe(2);
+  });
+
+  describe('after an execution ended FAILED, TIMED_OUT or ABORTED (the EventBridge rule): the run found in the execution\'s history', () => {
+    const EXECUTION = 'arn:aws:states:us-east-1:123456789012:execution:S3AccessBench-pipeline:run-1';
+    const ended = (status: string) => ({ 'detail-type': 'Step Functions Execution Status Change', detail: { executionArn: EXECUTION, status } });
+    const exited = (name: string, output: unknown) => ({ type: 'TaskStateExited', stateExitedEventDetails: { name, output: JSON.stringify(output) } });
+
+    test('ABORTED mid-run: the run id from ValidateInput\'s exit (second page), its runners terminated and every version deleted in one invocation', async () => {
+      await writeRunData(RUN);
+      const ec2 = fakeEc2([instance('i-run-1', RUN)]);
+      const sfn = mockClient(SFNClient);
+      sfn.on(GetExecutionHistoryCommand, { executionArn: EXECUTION, nextToken: undefined }).resolves({ events: [{ type: 'ExecutionStarted' }, { type: 'TaskStateEntered' }] as never, nextToken: 'p2' });
+      sfn.on(GetExecutionHistoryCommand, { executionArn: EXECUTION, nextToken: 'p2' }).resolves({ events: [exited('ValidateInput', { run: { value: { runId: RUN } } })] as never });
+      const out = await teardown.handler(ended('ABORTED') as never, { getRemainingTimeInMillis: () => 90_000 }, { sfn: new SFNClient({}) });
+      expect(out).toMatchObject({ done: true, terminated: ['i-run-1'] });
+      expect(terminatedIds(ec2)).toEqual(['i-run-1']);
+      for (const p of out.prefixes) expect(await versions(s3, p)).toEqual([]);
+      // Every history call asked for the execution data (the state's output carries the run id).
+      expect(sfn.commandCalls(GetExecutionHistoryCommand).map((c) => c.args[0].input.includeExecutionData)).toEqual([true, true]);
+      // Idempotent: a second delivery finds nothing left.
+      expect(await teardown.handler(ended('ABORTED') as never, { getRemainingTimeInMillis: () => 90_000 }, { sfn: new SFNClient({}) })).toMatchObject({ done: true, terminated: [], deletedVersions: 0 });
+      sfn.restore();
+    });
+
+    test('an execution that ended before ValidateInput made a run (or was rejected by it): nothing to do; an event of another kind is refused', async () => {
+      const ec2 = fakeEc2([instance('i-run-1', RUN)]);
+      const sfn = mockClient(SFNClient);
+      sfn.on(GetExecutionHistoryCommand).resolves({ events: [{ type: 'ExecutionStarted' }, exited('ValidateInput', { error: { Error: 'InvalidInput' } })] as never });
+      expect(await teardown.handler(ended('FAILED') as never, undefined, { sfn: new SFNClient({}) })).toEqual({ done: true, terminated: [], deletedVersions: 0, prefixes: [], left: '' });
+      expect(ec2.calls()).toHaveLength(0);
+      await expect(teardown.handler({ 'detail-type': 'Scheduled Event', detail: {} } as never, undefined, { sfn: new SFNClient({}) })).rejects.toMatchObject({ name: 'InvalidEvent' });
+      sfn.restore();
+    });
   });
 });

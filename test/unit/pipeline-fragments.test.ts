@@ -30,28 +30,34 @@ const inner = (map: string) => definition.States[map].ItemProcessor.States;
 
 describe('RunBenchmarkShards: per runner, setup then its steps, each SSM command ending its task by callback', () => {
   const shards = definition.States.RunBenchmarkShards;
-  const { SetupRunner: setup, RunShard: run } = inner('RunBenchmarkShards');
-  test('issue 21 (8): both commands wait for the runner\'s token — no polls — and carry it as the documents\' taskToken', () => {
-    for (const st of [setup, run]) {
-      expect(st.Resource).toBe('arn:aws:states:::aws-sdk:ssm:sendCommand.waitForTaskToken');
-      expect(st.Parameters.Parameters['taskToken.$']).toBe('States.Array($$.Task.Token)');
-      expect(st.Parameters.Parameters.heartbeatSeconds).toEqual(['60']);
-      expect(st.Parameters.DocumentVersion).toBe('$LATEST');
+  const { SendSetupCommand: sendSetup, SetupRunner: setup, SendShardCommand: sendShard, RunShard: run } = inner('RunBenchmarkShards');
+  test('issue 21 (8): each command is sent, then its task waits for the runner\'s callback — no polls — with the token put in the results bucket, never in the command\'s parameters', () => {
+    for (const [send, st, document] of [[sendSetup, setup, 'setup'], [sendShard, run, 'run-step']] as const) {
+      expect(send.Resource).toBe('arn:aws:states:::aws-sdk:ssm:sendCommand');
+      expect(send.ResultPath).toBeNull();
+      expect(send.Parameters.Parameters.heartbeatSeconds).toEqual(['60']);
+      expect(send.Parameters.DocumentVersion).toBe('$LATEST');
+      const key = `States.Format('task-tokens/{}/{}/${document}', $.runId, States.ArrayGetItem($.instanceIds, 0))`;
+      expect(send.Parameters.Parameters['taskTokenKey.$']).toBe(`States.Array(${key})`);
+      expect(JSON.stringify(send)).not.toContain('Task.Token');
+      expect(send.Next).toBe(document === 'setup' ? 'SetupRunner' : 'RunShard');
+      expect(st.Resource).toBe('arn:aws:states:::aws-sdk:s3:putObject.waitForTaskToken');
+      expect(st.Parameters).toEqual({ Bucket: expect.any(String), 'Key.$': key, 'Body.$': '$$.Task.Token' });
       // A runner that stops sending heartbeats (it died) fails its task long before the command would time out.
       expect(st.HeartbeatSeconds).toBe(600);
     }
     expect(JSON.stringify(definition)).not.toMatch(/RunShardWait|SetupRunnersWait|CommandStatus/);
-    expect(shards.ItemProcessor.StartAt).toBe('SetupRunner');
-    expect(setup.Next).toBe('RunShard');
+    expect(shards.ItemProcessor.StartAt).toBe('SendSetupCommand');
+    expect(setup.Next).toBe('SendShardCommand');
   });
   test('issue 21 (2): the shard\'s timeout follows from the plan — its command gets the shard\'s timeoutSeconds, the task that and a heartbeat', () => {
-    expect(run.Parameters.Parameters['executionTimeout.$']).toBe("States.Array(States.Format('{}', $.shard.timeoutSeconds))");
+    expect(sendShard.Parameters.Parameters['executionTimeout.$']).toBe("States.Array(States.Format('{}', $.shard.timeoutSeconds))");
     expect(run.TimeoutSecondsPath).toBe('$.taskTimeoutSeconds');
     expect(run.TimeoutSeconds).toBeUndefined();
     expect(shards.ItemSelector['taskTimeoutSeconds.$']).toBe('States.MathAdd($$.Map.Item.Value.timeoutSeconds, 600)');
     expect(setup.TimeoutSeconds).toBe(1800 + 600);
     // The setup installs the shard's own list.
-    expect(setup.Parameters.Parameters['install.$']).toBe('States.Array(States.JsonToString($.shard.install))');
+    expect(sendSetup.Parameters.Parameters['install.$']).toBe('States.Array(States.JsonToString($.shard.install))');
   });
   test('a silent runner fails as RunnerLost, a late one as ShardTimedOut / SetupTimedOut, naming the runner; other errors (the runner\'s own report) pass through', () => {
     expect(run.Catch).toEqual([
