@@ -1,3 +1,4 @@
+import { pinnedVersions } from '../../core/install';
 import { NEAR_BASELINE } from '../../results/record';
 import { bytesText, num } from '../format';
 import { esc } from '../html/format';
@@ -45,6 +46,12 @@ function runTable(model: ReportModel): string {
   ], { cls: 'facts' });
 }
 
+/**
+ * A method's pinned client versions (assets/install.json), and where local runs and runners cannot
+ * run the same build: a figure from one place is then read beside the other's version.
+ */
+const pinnedText = (method: string) => pinnedVersions(method).join('; ') || '–';
+
 /** Options or parameters as `key=value` codes. */
 const codes = (entries: Record<string, unknown>): TCell => ({ html: Object.entries(entries).map(([k, v]) => `<code>${esc(k)}=${esc(v)}</code>`).join(' ') || '–', cls: 'options' });
 
@@ -52,9 +59,9 @@ function methodsTable(ctx: PageContext): string[] {
   if (!ctx.model.methods.length) return [];
   const rows = byOrder(ctx.model.methods, ctx.methods, methodLabel).map((x) => [
     methodLabel(x), { cls: 'text', html: `${esc(x.method_version)}${x.method_versions > 1 ? ` <span class="warn">(${x.method_versions} versions in this run)</span>` : ''}` },
-    codes(x.method_options), num(x.records),
+    { cls: 'text', html: esc(pinnedText(x.method)) }, codes(x.method_options), num(x.records),
   ]);
-  return ['<h3>Methods: versions and options</h3>' + table(['method', 'version', 'options', 'records'], rows)];
+  return ['<h3>Methods: versions and options</h3>' + table(['method', 'version', 'pinned (local runs and runners)', 'options', 'records'], rows)];
 }
 
 function workloadsTable(model: ReportModel): string[] {
@@ -68,8 +75,8 @@ const html = (ctx: PageContext): string => [...hostTable(ctx.model), runTable(ct
 function tables(model: ReportModel): DataTable[] {
   return [
     {
-      name: 'methods', columns: ['label', 'method', 'method_variant', 'method_version', 'records', 'options'],
-      rows: model.methods.map((m) => [methodLabel(m), m.method, m.method_variant, m.method_version, m.records, JSON.stringify(m.method_options)]),
+      name: 'methods', columns: ['label', 'method', 'method_variant', 'method_version', 'pinned', 'records', 'options'],
+      rows: model.methods.map((m) => [methodLabel(m), m.method, m.method_variant, m.method_version, pinnedText(m.method), m.records, JSON.stringify(m.method_options)]),
     },
     { name: 'workloads', columns: ['workload', 'parameters', 'methods', 'repetitions', 'records'], rows: model.workloads.map((w) => [w.workload, JSON.stringify(w.workload_params), w.methods, w.repetitions, w.records]) },
   ];
