@@ -120,7 +120,10 @@ function installer(root, spec, verbose) {
           // (@swc/core-*, @duckdb/node-bindings-*), which npm ci refuses; npm install resolves them.
           await run(log, 'npm', ['install', '--no-audit', '--no-fund', '--loglevel=error']);
         }
-        writeFileSync(npmMarker(), lockfileHash());
+        // A new file, renamed over the old: a tree shared by hard links (a copy of node_modules
+        // made with `cp -al`) keeps its own marker.
+        writeFileSync(`${npmMarker()}.tmp`, lockfileHash());
+        renameSync(`${npmMarker()}.tmp`, npmMarker());
       },
     }),
     apt: (c) => ({ present: () => c.local.packages.every(dpkgInstalled), install: (log) => aptInstall(log, c.local.packages) }),
