@@ -1,4 +1,6 @@
-import { DescribeInstancesCommand, DescribeInstanceTypeOfferingsCommand, EC2Client, type Instance } from '@aws-sdk/client-ec2';
+import {
+  DescribeInstancesCommand, DescribeInstanceTypeOfferingsCommand, EC2Client, type DescribeInstancesCommandOutput, type DescribeInstanceTypeOfferingsCommandOutput, type Instance,
+} from '@aws-sdk/client-ec2';
 import { countsAgainstStandardQuota, vcpusOf } from '../../lib/instance-types';
 import { decideCapacity, STANDARD_VCPU_QUOTA, typesToCheck, type AccountCapacity, type CapacityDecision, type Refusal } from '../plan/capacity';
 import type { RunnerSpec } from '../plan/execution-model';
@@ -12,7 +14,8 @@ import { serviceQuotasClient, type ServiceQuotasApi } from './service-quotas';
  * the planned types' offerings in the stack's runner zones (EC2 DescribeInstanceTypeOfferings).
  */
 export interface CapacityClients {
-  ec2: { send(command: DescribeInstancesCommand | DescribeInstanceTypeOfferingsCommand): Promise<any> };
+  /** EC2's two reads (a stand-in answers either with the fields it has). */
+  ec2: { send(command: DescribeInstancesCommand | DescribeInstanceTypeOfferingsCommand): Promise<Partial<DescribeInstancesCommandOutput & DescribeInstanceTypeOfferingsCommandOutput>> };
   quotas: ServiceQuotasApi;
 }
 

@@ -48,11 +48,18 @@ export interface PreparationFigure {
 /** How long one state of the rehearsed execution ran here: its runs, their total and the longest. */
 export interface StateFigure { count: number; totalMs: number; longestMs: number }
 
+/** A matrix as its JSON file holds it (assets/schema/matrix.schema.json), before it is resolved. */
+export interface MatrixJson {
+  name?: string;
+  workloads: Record<string, Record<string, unknown>>;
+  [field: string]: unknown;
+}
+
 /** A rehearsal measured here (`npm run cost:aws -- --measure PROFILE` writes assets/measured/PROFILE.json). */
 export interface Measurement {
   profile: string;
   /** The matrix rehearsed: the profile, or its sample (see `sampleOf`). */
-  matrix: Record<string, any>;
+  matrix: MatrixJson;
   /** Each count parameter of the sample is the profile's divided by this (1: the profile itself). */
   sampleDivisor: number;
   measuredAt: string;
@@ -107,15 +114,16 @@ export function measurementFor(matrix: ResolvedMatrix, measurements: Readonly<Re
  * divided by `divisor` (at least 1), and no step budget — the sample measures each step to its
  * end; the model caps it at the profile's budget.
  */
-export function sampleOf(profile: Record<string, any>, divisor: number): Record<string, any> {
-  const workloads: Record<string, any> = {};
-  for (const [name, params] of Object.entries<Record<string, any>>(profile.workloads)) {
+export function sampleOf(profile: MatrixJson, divisor: number): MatrixJson {
+  const workloads: Record<string, Record<string, unknown>> = {};
+  for (const [name, params] of Object.entries(profile.workloads)) {
     const descriptor = findWorkloadDescriptor(name);
     if (!descriptor) throw new Error(`sampleOf: ${name} is not a workload`);
     workloads[name] = { ...params };
     for (const k of descriptor.work.counts) {
-      if (params[k] === undefined) continue;
-      workloads[name][k] = typeof params[k] === 'number' ? Math.max(1, Math.round(params[k] / divisor)) : `${Number.parseFloat(params[k]) / divisor}${String(params[k]).replace(/^[\d.]+/, '')}`;
+      const value = params[k];
+      if (value === undefined) continue;
+      workloads[name][k] = typeof value === 'number' ? Math.max(1, Math.round(value / divisor)) : `${Number.parseFloat(String(value)) / divisor}${String(value).replace(/^[\d.]+/, '')}`;
     }
   }
   const { $schema: _schema, budget_s: _budget, ...rest } = profile;

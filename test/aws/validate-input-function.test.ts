@@ -49,13 +49,14 @@ describe('ValidateInput: the runner\'s matrix validator before anything exists; 
    */
   const ZONES = ['us-east-1a', 'us-east-1b'];
   const account = { quota: 640, running: [] as { InstanceType: string; CpuOptions: { CoreCount: number; ThreadsPerCore: number } }[], offeredIn: (_type: string) => ZONES, hang: false };
+  type Answer = Awaited<ReturnType<CapacityClients['ec2']['send']>>;
   const capacity: CapacityClients = {
     ec2: {
       send: async (cmd: any) => {
         if (account.hang) await new Promise(() => {});
-        if (cmd instanceof DescribeInstancesCommand) return { Reservations: [{ Instances: account.running }] };
+        if (cmd instanceof DescribeInstancesCommand) return { Reservations: [{ Instances: account.running }] } as Answer;
         const types: string[] = cmd.input.Filters.find((f: { Name: string }) => f.Name === 'instance-type').Values;
-        return { InstanceTypeOfferings: types.flatMap((t) => account.offeredIn(t).map((Location) => ({ InstanceType: t, LocationType: 'availability-zone', Location }))) };
+        return { InstanceTypeOfferings: types.flatMap((t) => account.offeredIn(t).map((Location) => ({ InstanceType: t, LocationType: 'availability-zone', Location }))) } as Answer;
       },
     },
     quotas: { getServiceQuota: async () => ({ Quota: { Value: account.quota } }) },
