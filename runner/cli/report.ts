@@ -16,6 +16,7 @@ export function registerReport(program: Command): void {
     .option('--html <file>', 'write the report as one self-contained HTML page (charts as SVG, no remote resources) to FILE')
     .option('--compare <runs...>', 'compare two runs, RUN_A RUN_B: run ids in --results, or results folders (their newest run); prints each metric\'s change in %')
     .option('--threshold <pct>', 'with --compare: list changes of at least this many percent', nonNegativeNumber, 5)
+    .option('--history <dir>', 'another results folder whose runs are history too: the summary ends with the run against the comparable runs before it (repeat for more)', (v: string, prev: string[]) => [...prev, v], [] as string[])
     .option('--wide', 'the summary with methods side by side (one column per method), for wide terminals; the default long format fits 100 columns')
     .addOption(new Option('--format <format>', 'text (the summary), or the report model\'s tables for scripts: json (one document) or csv (one block per table)').choices(['text', 'json', 'csv']).default('text'))
     .addHelpText('after', `
@@ -30,7 +31,7 @@ Examples:
     .action(async (o) => {
       if (o.compare) return compare(o.compare, o.results, o.threshold, o.html);
       if (o.html) return printWrittenReport(await writeHtmlReport(resolve(o.results), o.run, o.html));
-      await printSummary(resolve(o.results), o.run, out, { wide: o.wide, format: o.format });
+      await printSummary(resolve(o.results), o.run, out, { wide: o.wide, format: o.format, historyDirs: o.history });
     });
 }
 

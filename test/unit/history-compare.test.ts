@@ -1,5 +1,8 @@
 import type { Measurement } from '../../runner/core/batch';
 import { changesOf, compareWithHistory } from '../../runner/report/history/compare';
+import { changesLines, historyLines } from '../../runner/report/history/text';
+import { summaryLines } from '../../runner/report/text/summary';
+import { cell, modelOf } from '../helpers/model';
 import { runPoints, type RunPoint } from '../../runner/report/history/points';
 import { toRecord, type ResultRecord, type StepFacts } from '../../runner/results/record';
 
@@ -105,5 +108,41 @@ describe('a run against its comparable history', () => {
     const pts = pointsOf([record(0, 100), ...STEADY.map((v, i) => record(i + 1, v))]);
     expect(compareWithHistory(pts, runId(0)).cases).toEqual([]);
     expect(compareWithHistory(pts, runId(0)).firstSeen).toBe(1);
+  });
+});
+
+describe('where a user sees it', () => {
+  const slower = (i: number) => record(i, 80, { facts: { workload: 'large-read' } });
+  const pts = pointsOf([
+    ...STEADY.map((v, i) => record(i, v)), ...STEADY.map((v, i) => record(i, v, { facts: { workload: 'large-read' } })),
+    record(10, 100, { facts: { method_options: { stat_cache: 'off' } }, requests: { head: 30 } }), slower(10),
+  ]);
+  const cmp = compareWithHistory(pts, runId(10));
+
+  test('the summary ends with the changes: behaviour first, then flagged speed changes, then the count of the rest', () => {
+    const lines = summaryLines(modelOf([cell({ method: 's3-api' })]), { history: cmp });
+    const tail = changesLines(cmp);
+    expect(lines.slice(lines.length - tail.length)).toEqual(tail);
+    const text = tail.join('\n').replace(/\s+/g, ' ');
+    expect(text).toContain('Changes against 10 comparable runs');
+    const at = (s: string) => text.indexOf(s);
+    expect(at('behaviour changes')).toBeLessThan(at('flagged speed changes: 1'));
+    expect(at('flagged speed changes: 1')).toBeLessThan(at('not flagged: 1 cases compared'));
+    expect(text).toMatch(/small-reads read 1 KiB \(cold\) · s3fs \[option change: option stat_cache: on → off\]: requests\/op head 1 → 3/);
+    expect(text).toMatch(/large-read read 1 KiB \(cold\) · s3fs: 80 MiB\/s — FLAGGED slower: -20%/);
+    expect(text).toMatch(/by chance alone about 0\.0\d+ of the 2 compared cases/);
+  });
+
+  test('without a history the summary has no such part', () => {
+    expect(summaryLines(modelOf([cell({ method: 's3-api' })])).join('\n')).not.toContain('comparable run');
+  });
+
+  test('the series: every run of a case, oldest first, with its verdict against the runs before it', () => {
+    const text = historyLines(pts, { workload: 'large-read' }).join('\n');
+    expect(text).not.toContain('small-reads');
+    expect(text.match(/20261\d+T000000Z-abcdef/g)).toHaveLength(11);
+    expect(text).toContain('first run of this case');
+    expect(text).toContain('insufficient history (4 runs');
+    expect(text).toMatch(/FLAGGED\s+slower/);
   });
 });

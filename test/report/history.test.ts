@@ -1,0 +1,79 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { changesOf, compareWithHistory } from '../../runner/report/history/compare';
+import { loadHistory } from '../../runner/report/history/load';
+import { printSummary } from '../../runner/report/summary';
+import { runBenchmark } from '../../runner/run';
+import { s3ab } from '../helpers/cli';
+
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
+
+/**
+ * The results history on real runs: the same small matrix run again and again against the embedded
+ * server is compared with its earlier runs — insufficient history first, then zero flags and zero
+ * behaviour changes; then s3fs with its stat cache off shows the HEADs it adds as a behaviour
+ * change, labelled an option change.
+ */
+describe('history of real runs', () => {
+  const dir = mkdtempSync(join(tmpdir(), 's3ab-test-history-'));
+  const results = join(dir, 'results');
+  const runMatrix = async (name: string, matrix: object) => {
+    const file = join(dir, `${name}.json`);
+    writeFileSync(file, JSON.stringify({ name, ...matrix }));
+    const outcome = await runBenchmark({ matrixFile: file, resultsDir: results, quiet: true });
+    expect(outcome.manifest.status).toBe('complete');
+    return outcome.manifest.run_id;
+  };
+  const SMALL = { repetitions: 1, methods: ['s3-api'], workloads: { objects: { sizes: ['1KiB', '4KiB'], files: 5 } } };
+  const runs: string[] = [];
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  test('seven identical runs: the first five have insufficient history, the last two 0 flags and 0 behaviour changes', async () => {
+    for (let i = 0; i < 7; i++) runs.push(await runMatrix('history-small', SMALL));
+    const { points } = loadHistory([results]);
+    const cmps = runs.map((r) => compareWithHistory(points, r));
+    // 4 operations × 2 sizes, every one measured well.
+    expect(cmps[0]).toMatchObject({ cases: [], firstSeen: 8 });
+    for (const cmp of cmps.slice(1, 5)) {
+      expect(cmp.cases).toHaveLength(8);
+      expect(changesOf(cmp)).toMatchObject({ insufficient: 8, speed: [] });
+    }
+    for (const cmp of cmps.slice(5)) {
+      const changes = changesOf(cmp);
+      expect({ run: cmp.runId, behaviour: changes.behaviour.map((c) => c.behaviour), speed: changes.speed.map((c) => c.speed) }).toEqual({ run: cmp.runId, behaviour: [], speed: [] });
+      expect(changes).toMatchObject({ unflagged: 8, insufficient: 0 });
+      expect(cmp.cases.every((c) => c.label === 'same' && c.point.requestsCounted)).toBe(true);
+    }
+    let summary = '';
+    await printSummary(results, runs[6], (l) => (summary += `${l}\n`));
+    expect(summary).toContain('Changes against 6 comparable runs');
+    expect(summary).toMatch(/behaviour changes \([^)]*\): 0\n/);
+    expect(summary).toContain('flagged speed changes: 0');
+    expect(summary).toContain('not flagged: 8 cases compared; 0 with insufficient history');
+    // The summary ends with it.
+    expect(summary.trimEnd().split('\n').pop()).toMatch(/false-discovery control|not comparable/);
+  }, 600_000);
+
+  test('`s3ab history --workload objects` prints each case\'s series; bad input exits 2 with a fix', async () => {
+    const r = await s3ab(['history', '--results', results, '--workload', 'objects']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('History of 7 runs');
+    expect(r.stdout).toMatch(/objects download 1 KiB · s3-api — median throughput \(MiB\/s\)/);
+    for (const run of runs) expect(r.stdout).toContain(run);
+    expect(r.stdout).toContain('first run of this case');
+    expect(r.stdout).toContain('insufficient history (4 runs');
+    expect(r.stdout).not.toContain('FLAGGED');
+    for (const [args, problem] of [
+      [['--method', 'nope'], '--method: "nope" is not a method'],
+      [['--workload', 'nope'], '--workload: "nope" is not a workload'],
+      [['--results', join(dir, 'missing')], 'no results folder at'],
+    ] as const) {
+      const bad = await s3ab(['history', '--results', results, ...args]);
+      expect({ args, code: bad.code }).toEqual({ args, code: 2 });
+      expect(bad.stderr).toContain(problem);
+      expect(bad.stderr).toContain('fix: ');
+      expect(bad.stderr).not.toMatch(/\n\s+at /);
+    }
+  }, 120_000);
+});
