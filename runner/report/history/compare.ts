@@ -1,4 +1,4 @@
-import { keyDifferences } from '../../core/comparability';
+import { comparableOptions, keyDifferences } from '../../core/comparability';
 import { caseId, type RunPoint } from './points';
 import { DEFAULT_RULES, exactChanges, flagSpeedChanges, judgeSpeed, type ExactChange, type HistoryRules, type SpeedVerdict } from './stats';
 
@@ -57,8 +57,8 @@ function labelOf(point: RunPoint, reference: RunPoint): { label: ChangeLabel; di
   const diff: string[] = [];
   if (fields.includes('method_version')) diff.push(`version ${reference.facts.method_version} → ${point.facts.method_version}`);
   if (fields.includes('method_options')) {
-    const a = reference.facts.method_options;
-    const b = point.facts.method_options;
+    const a = comparableOptions(reference.facts);
+    const b = comparableOptions(point.facts);
     for (const k of [...new Set([...Object.keys(a), ...Object.keys(b)])].sort()) {
       if (a[k] !== b[k]) diff.push(`option ${k}: ${a[k] ?? '(unset)'} → ${b[k] ?? '(unset)'}`);
     }
