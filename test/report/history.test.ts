@@ -21,7 +21,8 @@ describe('history of real runs', () => {
   const runMatrix = async (name: string, matrix: object) => {
     const file = join(dir, `${name}.json`);
     writeFileSync(file, JSON.stringify({ name, ...matrix }));
-    const outcome = await runBenchmark({ matrixFile: file, resultsDir: results, quiet: true });
+    // Mount benchmarks take the host's mount lock: wait for another one to end rather than fail.
+    const outcome = await runBenchmark({ matrixFile: file, resultsDir: results, quiet: true, waitForLock: true });
     expect(outcome.manifest.status).toBe('complete');
     return outcome.manifest.run_id;
   };
@@ -78,4 +79,24 @@ describe('history of real runs', () => {
       expect(bad.stderr).not.toMatch(/\n\s+at /);
     }
   }, 120_000);
+
+  test('s3fs with its stat cache turned off: the HEADs it adds are a behaviour change, labelled an option change, exactly', async () => {
+    const smallReads = (options: object) => ({ repetitions: 1, cache: ['cold'], methods: [{ name: 's3fs', options }], workloads: { 'small-reads': { files: 10, size: '8KiB' } } });
+    const on = [await runMatrix('history-s3fs', smallReads({})), await runMatrix('history-s3fs', smallReads({}))];
+    const off = await runMatrix('history-s3fs', smallReads({ max_stat_cache_size: 0 }));
+    const { points } = loadHistory([results]);
+    const s3fs = (runId: string) => compareWithHistory(points, runId).cases.filter((c) => c.point.method === 's3fs');
+    // The same options twice: the same key (the embedded server's new port is not an option), the same requests.
+    expect(s3fs(on[1]).map((c) => [c.label, c.behaviour])).toEqual([['same', []]]);
+    const [changed] = s3fs(off);
+    expect(changed.label).toBe('option change');
+    expect(changed.diff).toEqual(['option max_stat_cache_size: 100000 → 0']);
+    const head = changed.behaviour.find((b) => b.figure === 'requests/op head')!;
+    expect(Number(head.after)).toBeGreaterThan(Number(head.before));
+    expect(changed.behaviourAgainst).toBe(on[1]);
+    let summary = '';
+    await printSummary(results, off, (l) => (summary += `${l}\n`));
+    const tail = summary.slice(summary.indexOf('Changes against')).replace(/\s+/g, ' ');
+    expect(tail).toMatch(/behaviour changes \([^)]*\): 1 small-reads read 8 KiB \(cold\) · s3fs \[option change: option max_stat_cache_size: 100000 → 0\]: [^(]*requests\/op head \d+(\.\d+)? → \d+/);
+  }, 600_000);
 });

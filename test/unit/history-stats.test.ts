@@ -1,5 +1,5 @@
 import {
-  benjaminiHochberg, DEFAULT_RULES, exactChanges, flagSpeedChanges, judgeSpeed, mad, median, robustScale, robustScore, scorePValue, studentTwoSidedP, variationPct,
+  benjaminiHochberg, DEFAULT_RULES, MAD_EFFICIENCY, exactChanges, flagSpeedChanges, judgeSpeed, mad, median, robustScale, robustScore, scorePValue, studentTwoSidedP, variationPct,
 } from '../../runner/report/history/stats';
 
 /** A steady series: 100 ± a known, symmetric wobble (median 100, MAD 1). */
@@ -39,11 +39,14 @@ describe('p-values', () => {
     expect(studentTwoSidedP(12.706, 1)).toBeCloseTo(0.05, 3);
   });
 
-  test('a score is widened for the new figure: 4 over 10 runs is p ≈ 0.0040; no spread gives 0 or 1', () => {
-    // t = 4 / sqrt(1.1) = 3.814 at 9 degrees of freedom.
-    expect(scorePValue(4, 10)).toBeCloseTo(studentTwoSidedP(4 / Math.sqrt(1.1), 9), 12);
-    expect(scorePValue(4, 10)).toBeGreaterThan(0.003);
-    expect(scorePValue(4, 10)).toBeLessThan(0.005);
+  test('a score is widened for the new figure and the median, at the MAD\'s degrees of freedom: 4 over 10 runs is p ≈ 0.029; no spread gives 0 or 1', () => {
+    // t = 4 / sqrt(1 + π/20) = 3.70 at 0.367 × 9 = 3.3 degrees of freedom.
+    expect(MAD_EFFICIENCY).toBe(0.367);
+    expect(scorePValue(4, 10)).toBeCloseTo(studentTwoSidedP(4 / Math.sqrt(1 + Math.PI / 20), 0.367 * 9), 12);
+    expect(scorePValue(4, 10)).toBeGreaterThan(0.025);
+    expect(scorePValue(4, 10)).toBeLessThan(0.033);
+    // Five runs' MAD is trusted less: the same score is less surprising.
+    expect(scorePValue(4, 5)).toBeGreaterThan(scorePValue(4, 10));
     expect(scorePValue(Infinity, 5)).toBe(0);
     expect(scorePValue(0, 5)).toBe(1);
   });
@@ -100,14 +103,23 @@ describe('judging a figure against its history', () => {
     expect(f.expectedByChance).toBeCloseTo(3 * scorePValue(4, 10), 12);
   });
 
-  test('a candidate among many unchanged cases with a weak p-value is not flagged', () => {
-    // Five runs at score just above 4: p ≈ 0.03, which 40 cases' control at 0.05 does not keep.
+  test('a candidate among many unchanged cases is not flagged where the false-discovery control does not keep it', () => {
+    // A 10% step on ten steady runs: p ≈ 0.006, kept alone (≤ 0.05) but not as the best of 40 cases (≤ 0.05 / 40).
+    const step = judgeSpeed(110, STEADY);
+    expect(step).toMatchObject({ kind: 'compared', candidate: true });
+    expect(step.kind === 'compared' && step.pValue).toBeGreaterThan(0.05 / 40);
+    expect(flagSpeedChanges([step]).flagged[0]).toBe(true);
+    expect(flagSpeedChanges([step, ...Array.from({ length: 39 }, () => judgeSpeed(100, STEADY))]).flagged[0]).toBe(false);
+    // Twice that step is kept among the 40 too.
+    expect(flagSpeedChanges([judgeSpeed(120, STEADY), ...Array.from({ length: 39 }, () => judgeSpeed(100, STEADY))]).flagged[0]).toBe(true);
+  });
+
+  test('five runs\' MAD is trusted less: a score of 10 on five runs is not flagged among ten cases', () => {
     const five = [99, 101, 100, 98, 102];
-    const weak = judgeSpeed(106.5, five);
-    expect(weak).toMatchObject({ kind: 'compared', candidate: true });
-    const f = flagSpeedChanges([weak, ...Array.from({ length: 39 }, () => judgeSpeed(100, STEADY))]);
-    expect(f.flagged[0]).toBe(false);
-    expect(flagSpeedChanges([weak]).flagged[0]).toBe(true);
+    const v = judgeSpeed(114.8, five);
+    expect(v).toMatchObject({ kind: 'compared', candidate: true });
+    expect(v.kind === 'compared' && v.score).toBeCloseTo(10, 1);
+    expect(flagSpeedChanges([v, ...Array.from({ length: 9 }, () => judgeSpeed(100, five))]).flagged[0]).toBe(false);
   });
 });
 

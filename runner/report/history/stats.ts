@@ -76,18 +76,27 @@ export function changePct(value: number, reference: number): number | null {
 }
 
 /**
+ * The MAD's efficiency as a scale estimate under a normal distribution (its asymptotic relative
+ * efficiency against the standard deviation, 0.37): a scale from n values by the MAD is as
+ * uncertain as a standard deviation from about 0.37 × n.
+ */
+export const MAD_EFFICIENCY = 0.367;
+
+/**
  * The two-sided p-value of a score against a history of n figures: the chance that a new figure of
- * an unchanged case scores at least this far out, taking the score as Student's t with n − 1
- * degrees of freedom, widened by sqrt(1 + 1/n) for the new figure's own uncertainty (a prediction
- * interval). A rank among ten earlier values cannot go below 2/11 ≈ 0.18 and could never pass a
+ * an unchanged case scores at least this far out. The score is taken as Student's t, widened by
+ * sqrt(1 + π/(2n)) for the new figure's own uncertainty and the median's (a prediction interval
+ * around a median), with 0.37 × (n − 1) degrees of freedom, the MAD's efficiency (MAD_EFFICIENCY):
+ * with n − 1 a 5-run history's MAD would be trusted as much as a standard deviation, which it is
+ * not. A rank among ten earlier values cannot go below 2/11 ≈ 0.18 and could never pass a
  * false-discovery control at 0.05; the t tail can. A history without spread: 1 for its own value,
  * 0 for any other.
  */
 export function scorePValue(score: number, n: number): number {
   if (!Number.isFinite(score)) return 0;
   if (n < 2) return 1;
-  const t = Math.abs(score) / Math.sqrt(1 + 1 / n);
-  return studentTwoSidedP(t, n - 1);
+  const t = Math.abs(score) / Math.sqrt(1 + Math.PI / (2 * n));
+  return studentTwoSidedP(t, MAD_EFFICIENCY * (n - 1));
 }
 
 /** P(|T| ≥ t) for Student's t with df degrees of freedom: the regularized incomplete beta I_{df/(df+t²)}(df/2, 1/2). */
