@@ -4,6 +4,7 @@ import { ExitCode, RunError, UserError } from '../core/errors';
 import { registerAws } from './aws';
 import { registerClean } from './clean';
 import { registerFleetClient } from './fleet-client';
+import { registerHistory } from './history';
 import { registerList } from './list';
 import { registerReport } from './report';
 import { registerRun } from './run';
@@ -21,7 +22,7 @@ export function buildCli(): Command {
     .configureOutput({ outputError: (str, write) => write(str) })
     // Usage errors exit 2 (bad input) with a fix line, not commander's exit 1 (see main()).
     .exitOverride();
-  for (const register of [registerRun, registerStep, registerAws, registerReport, registerList, registerSetup, registerClean, registerFleetClient]) register(program);
+  for (const register of [registerRun, registerStep, registerAws, registerReport, registerHistory, registerList, registerSetup, registerClean, registerFleetClient]) register(program);
   return program;
 }
 

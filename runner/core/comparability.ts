@@ -57,9 +57,18 @@ function hostOf(url: string | null): string {
   }
 }
 
+/**
+ * The options that shape a figure: all but those naming the endpoint's own address (s3fs's `url`),
+ * which the endpoint class keys already — the embedded server's port changes every run.
+ */
+export function comparableOptions(r: Pick<ComparableFacts, 'method_options' | 'endpoint'>): Record<string, string> {
+  const url = r.endpoint.url;
+  return Object.fromEntries(Object.entries(r.method_options).filter(([, v]) => !url || v.replace(/\/+$/, '') !== url.replace(/\/+$/, '')));
+}
+
 /** The comparability of a record's figures, from the fields that shape them. */
 export function comparabilityOf(r: ComparableFacts): Comparability {
-  const options_hash = stableHash(r.method_options);
+  const options_hash = stableHash(comparableOptions(r));
   const params_hash = stableHash(r.workload_params);
   const host_class = hostClass(r.host);
   const endpoint_class = endpointClass(r.endpoint, r.host.region);
@@ -82,7 +91,7 @@ export function keyDifferences(a: ComparableFacts, b: ComparableFacts): string[]
   const same = (x: unknown, y: unknown) => canonicalJson(x) === canonicalJson(y);
   if (a.method !== b.method) diff.push('method');
   if (a.method_variant !== b.method_variant) diff.push('method_variant');
-  if (!same(a.method_options, b.method_options)) diff.push('method_options');
+  if (!same(comparableOptions(a), comparableOptions(b))) diff.push('method_options');
   if (a.method_version !== b.method_version) diff.push('method_version');
   if (a.workload !== b.workload) diff.push('workload');
   if (!same(a.workload_params, b.workload_params)) diff.push('workload_params');

@@ -150,7 +150,7 @@ export interface ResultRecord {
      */
     base_key: string;
     /**
-     * Hash of method_options (keys sorted).
+     * Hash of method_options (keys sorted), without an option whose value is the endpoint's own address (s3fs's url): endpoint_class keys the endpoint, and the embedded server's port changes every run.
      */
     options_hash: string;
     /**

@@ -5,7 +5,7 @@ import { memoryBackedTmp } from '../core/tmp';
 import { runIdOfFile } from '../core/vocabulary';
 import { intervalErrors } from '../results/intervals';
 import { readRunManifests, unreadableManifestError, type BadManifest } from '../results/manifests';
-import { SCHEMA_VERSION, recordErrors, upgradeRecord } from '../results/record';
+import { SCHEMA_VERSION, recordErrors, upgradeRecord, type ResultRecord } from '../results/record';
 import type { RunManifest } from '../results/writer';
 import { buildReportModel, MODEL_QUERIES, type BadLine, type ModelRows, type ReportModel } from './model';
 import { attachIntervals, intervalFiles, modelQueries, openRecords, query, type OpenedResults } from './results-db';
@@ -129,6 +129,14 @@ export class ScannedResults {
     const path = join(this.tmpDir(), `${runId}.intervals.jsonl`);
     writeFileSync(path, good.join('\n') + '\n');
     return [path];
+  }
+
+  /** The run's valid records (upgraded to this schema where older), as the report reads them; none: []. */
+  records(runId: string): ResultRecord[] {
+    this.readRun(runId);
+    const copy = this.copies.get(runId);
+    if (!copy) return [];
+    return readFileSync(copy.path, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line) as ResultRecord);
   }
 
   /** The private folder of the copies (in RAM where /dev/shm exists), removed on dispose or exit. */

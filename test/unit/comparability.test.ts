@@ -47,6 +47,15 @@ describe('the comparability key', () => {
     }
   });
 
+  test('an option that names the endpoint\'s address (s3fs\'s url) is the endpoint, keyed by its class: a new port is the same key', () => {
+    const withUrl = { ...facts, method_options: { ...facts.method_options, url: 'http://127.0.0.1:41234' } };
+    const nextRun = { ...withUrl, endpoint: { ...facts.endpoint, url: 'http://127.0.0.1:50000' }, method_options: { ...withUrl.method_options, url: 'http://127.0.0.1:50000' } };
+    expect(comparabilityOf(nextRun)).toEqual(comparabilityOf(withUrl));
+    expect(keyDifferences(withUrl, nextRun)).toEqual([]);
+    // Any other option still counts.
+    expect(keyDifferences(withUrl, { ...nextRun, method_options: { ...nextRun.method_options, stat_cache: 'off' } })).toEqual(['method_options']);
+  });
+
   test('what does not shape a figure does not change the key: the embedded port, hostname, key order', () => {
     const other = {
       ...facts,

@@ -1,5 +1,6 @@
 import { cacheSection } from './cache';
 import { factsSection } from './facts';
+import { historySection } from './history';
 import { instanceTypesSection } from './instance-types';
 import { metadataSection } from './metadata';
 import { overTimeSection } from './over-time';
@@ -34,4 +35,6 @@ export const SECTIONS: readonly ReportSection[] = [
   requestsSection,
   instanceTypesSection,
   factsSection,
+  // Last: the summary ends with the run against its history.
+  historySection,
 ];

@@ -1,5 +1,6 @@
 import type { SweepGroup } from '../analysis';
 import type { ChartRenderer, MethodColors } from '../html/charts';
+import type { HistoryComparison } from '../history/compare';
 import type { ReportModel } from '../model';
 
 /**
@@ -48,6 +49,8 @@ export interface TextContext {
   width: number;
   /** Methods across (pivoted tables) for wide terminals. */
   wide: boolean;
+  /** The run against the comparable runs before it, where the summary's caller read a history; null: none. */
+  history?: HistoryComparison | null;
 }
 
 /** A value of a json/csv table: numbers as numbers, missing as null. */

@@ -1,4 +1,5 @@
 import { NEAR_BASELINE } from '../../results/record';
+import type { HistoryComparison } from '../history/compare';
 import { num } from '../format';
 import { methodCacheLabel } from '../labels';
 import type { ReportModel } from '../model';
@@ -18,12 +19,14 @@ export interface SummaryOptions {
   width?: number;
   /** Methods across (pivoted tables) for wide terminals. @default false */
   wide?: boolean;
+  /** The run against its history (history/compare.ts): the summary ends with its changes. @default none */
+  history?: HistoryComparison | null;
 }
 
 type Out = string[];
 
 export function summaryLines(model: ReportModel, opts: SummaryOptions = {}): string[] {
-  const ctx: TextContext = { model, width: opts.width ?? 100, wide: opts.wide ?? false };
+  const ctx: TextContext = { model, width: opts.width ?? 100, wide: opts.wide ?? false, history: opts.history ?? null };
   const out: Out = [];
   header(model, ctx.width, out);
   if (!model.cells.length && !model.health.length) {

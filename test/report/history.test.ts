@@ -1,0 +1,103 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { changesOf, compareWithHistory } from '../../runner/report/history/compare';
+import { loadHistory } from '../../runner/report/history/load';
+import { printSummary } from '../../runner/report/summary';
+import { runBenchmark } from '../../runner/run';
+import { s3ab } from '../helpers/cli';
+
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
+
+/**
+ * The results history on real runs: the same small matrix run again and again against the embedded
+ * server is compared with its earlier runs — insufficient history first, then zero flags and zero
+ * behaviour changes; then s3fs with its stat cache off shows the HEADs it adds as a behaviour
+ * change, labelled an option change.
+ */
+describe('history of real runs', () => {
+  const dir = mkdtempSync(join(tmpdir(), 's3ab-test-history-'));
+  const results = join(dir, 'results');
+  const runMatrix = async (name: string, matrix: object) => {
+    const file = join(dir, `${name}.json`);
+    writeFileSync(file, JSON.stringify({ name, ...matrix }));
+    // Mount benchmarks take the host's mount lock: wait for another one to end rather than fail.
+    const outcome = await runBenchmark({ matrixFile: file, resultsDir: results, quiet: true, waitForLock: true });
+    expect(outcome.manifest.status).toBe('complete');
+    return outcome.manifest.run_id;
+  };
+  const SMALL = { repetitions: 1, methods: ['s3-api'], workloads: { objects: { sizes: ['1KiB', '4KiB'], files: 5 } } };
+  const runs: string[] = [];
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  test('seven identical runs: the first five have insufficient history, the last two 0 flags and 0 behaviour changes', async () => {
+    for (let i = 0; i < 7; i++) runs.push(await runMatrix('history-small', SMALL));
+    const { points } = loadHistory([results]);
+    const cmps = runs.map((r) => compareWithHistory(points, r));
+    // upload, list, head, download, delete × 2 sizes, every one measured well.
+    const n = 10;
+    expect(points.filter((p) => p.runId === runs[0] && p.median !== null)).toHaveLength(n);
+    expect(cmps[0]).toMatchObject({ cases: [], firstSeen: n });
+    for (const cmp of cmps.slice(1, 5)) {
+      expect(cmp.cases).toHaveLength(n);
+      expect(changesOf(cmp)).toMatchObject({ insufficient: n, speed: [] });
+    }
+    for (const cmp of cmps.slice(5)) {
+      const changes = changesOf(cmp);
+      expect({ run: cmp.runId, behaviour: changes.behaviour.map((c) => c.behaviour), speed: changes.speed.map((c) => c.speed) }).toEqual({ run: cmp.runId, behaviour: [], speed: [] });
+      expect(changes).toMatchObject({ unflagged: n, insufficient: 0 });
+      expect(cmp.cases.every((c) => c.label === 'same' && c.point.requestsCounted)).toBe(true);
+    }
+    let summary = '';
+    await printSummary(results, runs[6], (l) => (summary += `${l}\n`));
+    expect(summary).toContain('Changes against 6 comparable runs');
+    expect(summary).toMatch(/behaviour changes \([^)]*\): 0\n/);
+    expect(summary).toContain('flagged speed changes: 0');
+    expect(summary).toContain('not flagged: 10 cases compared; 0 with insufficient history');
+    // The summary ends with it.
+    expect(summary.trimEnd().split('\n').pop()).toMatch(/false-discovery control|not comparable/);
+  }, 600_000);
+
+  test('`s3ab history --workload objects` prints each case\'s series; bad input exits 2 with a fix', async () => {
+    const r = await s3ab(['history', '--results', results, '--workload', 'objects']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('History of 7 runs');
+    expect(r.stdout).toMatch(/objects download 1 KiB · s3-api — median throughput \(MiB\/s\)/);
+    for (const run of runs) expect(r.stdout).toContain(run);
+    expect(r.stdout).toContain('first run of this case');
+    expect(r.stdout.replace(/\s+/g, ' ')).toContain('insufficient history (4 runs;');
+    expect(r.stdout).not.toContain('FLAGGED');
+    for (const [args, problem] of [
+      [['--method', 'nope'], '--method: "nope" is not a method'],
+      [['--workload', 'nope'], '--workload: "nope" is not a workload'],
+      [['--results', join(dir, 'missing')], 'no results folder at'],
+    ] as const) {
+      const bad = await s3ab(['history', '--results', results, ...args]);
+      expect({ args, code: bad.code }).toEqual({ args, code: 2 });
+      expect(bad.stderr).toContain(problem);
+      expect(bad.stderr).toContain('fix: ');
+      expect(bad.stderr).not.toMatch(/\n\s+at /);
+    }
+  }, 120_000);
+
+  test('s3fs with its stat cache turned off: the HEADs it adds are a behaviour change, labelled an option change, exactly', async () => {
+    const smallReads = (options: object) => ({ repetitions: 1, cache: ['cold'], methods: [{ name: 's3fs', options }], workloads: { 'small-reads': { files: 10, size: '8KiB' } } });
+    const on = [await runMatrix('history-s3fs', smallReads({})), await runMatrix('history-s3fs', smallReads({}))];
+    const off = await runMatrix('history-s3fs', smallReads({ max_stat_cache_size: 0 }));
+    const { points } = loadHistory([results]);
+    const s3fs = (runId: string) => compareWithHistory(points, runId).cases.filter((c) => c.point.method === 's3fs');
+    // The same options twice: the same key (the embedded server's new port is not an option), the same requests.
+    expect(s3fs(on[1]).map((c) => [c.label, c.behaviour])).toEqual([['same', []]]);
+    const [changed] = s3fs(off);
+    expect(changed.label).toBe('option change');
+    expect(changed.diff).toEqual(['option max_stat_cache_size: 100000 → 0']);
+    const head = changed.behaviour.find((b) => b.figure === 'requests/op head')!;
+    expect(Number(head.after)).toBeGreaterThan(Number(head.before));
+    expect(changed.behaviourAgainst).toBe(on[1]);
+    let summary = '';
+    await printSummary(results, off, (l) => (summary += `${l}\n`));
+    const tail = summary.slice(summary.indexOf('Changes against')).replace(/\s+/g, ' ');
+    expect(tail).toMatch(/behaviour changes \([^)]*\): 1 small-reads read 8 KiB \(cold\) · s3fs \[option change: option max_stat_cache_size: 100000 → 0\]: [^(]*requests\/op head \d+(\.\d+)? → \d+/);
+    // Mostly the wait for the host's mount lock where another mount benchmark runs.
+  }, 1_200_000);
+});
