@@ -12,7 +12,7 @@ import { list, nonNegativeNumber, out } from './args';
 const TIME_UNITS_US: Record<string, number> = { us: 1, 'µs': 1, ms: 1000, s: 1_000_000 };
 
 /** A latency such as 800us, 20ms or 1.5s (a bare number is ms), in µs. */
-export const latencyUs = (v: string) => {
+const latencyUs = (v: string) => {
   const m = /^\s*(\d+(?:\.\d+)?)\s*(us|µs|ms|s)?\s*$/i.exec(v);
   if (!m || !(Number(m[1]) > 0)) throw new InvalidArgumentError('must be a time above zero with us, ms or s (a bare number is ms), e.g. 50ms');
   return Number(m[1]) * TIME_UNITS_US[(m[2] ?? 'ms').toLowerCase()];

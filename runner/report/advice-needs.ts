@@ -7,7 +7,7 @@ import { PROBES } from '../workloads/semantics';
  * propagation delay (the median over repetitions) to be at most the advisor's delay threshold.
  */
 
-export type Probe = (typeof PROBES)[number];
+type Probe = (typeof PROBES)[number];
 
 export interface NeedProbe {
   probe: Probe;

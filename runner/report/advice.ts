@@ -42,10 +42,10 @@ export interface AdviceOptions {
   priority: Priority;
 }
 
-export type NeedOutcome = 'met' | 'ruled-out' | 'not-measured';
+type NeedOutcome = 'met' | 'ruled-out' | 'not-measured';
 
 /** One probe's verdict on one need for one method. */
-export interface ProbeVerdict {
+interface ProbeVerdict {
   need: Need;
   probe: string;
   outcome: NeedOutcome;
@@ -72,7 +72,7 @@ export interface Figures {
 }
 
 /** Where a recommendation's figures come from. */
-export interface Evidence {
+interface Evidence {
   runId: string;
   repetitions: number;
   hostClass: string;
@@ -80,7 +80,7 @@ export interface Evidence {
   warning: string | null;
 }
 
-export interface Candidate {
+interface Candidate {
   method: string;
   /** The variant's options: its settings. */
   settings: Record<string, string>;
@@ -141,7 +141,7 @@ export interface Advice {
 const fmtMs = (ms: number) => durationText(ms);
 
 /** One probe's verdict for a need, from the semantics matrix's state. */
-export function probeVerdict(need: Need, np: NeedProbe, state: ProbeState, maxDelayMs: number): ProbeVerdict {
+function probeVerdict(need: Need, np: NeedProbe, state: ProbeState, maxDelayMs: number): ProbeVerdict {
   const v = (outcome: NeedOutcome, detail: string): ProbeVerdict => ({ need, probe: np.probe, outcome, detail });
   // Probe reasons often start with the probe's own name: said once is enough.
   const why = (reason: string | null) => (reason ? `: ${reason.startsWith(`${np.probe}: `) ? reason.slice(np.probe.length + 2) : reason}` : '');
@@ -167,7 +167,7 @@ export function probeVerdict(need: Need, np: NeedProbe, state: ProbeState, maxDe
 }
 
 /** A method's standing on the needs: ruled out where any probe fails, else not measured where any probe is, else met. */
-export function methodNeeds(method: string, needs: readonly Need[], matrix: SemanticsMatrix | null, maxDelayMs: number): MethodNeeds {
+function methodNeeds(method: string, needs: readonly Need[], matrix: SemanticsMatrix | null, maxDelayMs: number): MethodNeeds {
   const verdicts = needs.flatMap((need) => NEEDS[need].probes.map((np: NeedProbe) =>
     probeVerdict(need, np, matrix && matrix.methods.includes(method) ? matrix.state(np.probe, method) : { kind: 'missing' }, maxDelayMs)));
   const failing = verdicts.filter((x) => x.outcome === 'ruled-out');
@@ -187,7 +187,7 @@ function requestRowOf(c: Cell, rows: Row[]): Row | undefined {
 }
 
 /** USD per million operations: S3 requests at S3 Standard prices, plus S3 Files' modelled metering for s3files. */
-export function costOf(c: Cell, rows: Row[]): { perMillion: number | null; note: string } {
+function costOf(c: Cell, rows: Row[]): { perMillion: number | null; note: string } {
   // Request rows sum an operation's I/O modes: their per-operation cost is not either mode's.
   if (c.io) return { perMillion: null, note: 'requests are counted per operation, not per I/O mode' };
   const row = requestRowOf(c, rows);
@@ -204,7 +204,7 @@ export function costOf(c: Cell, rows: Row[]): { perMillion: number | null; note:
 }
 
 /** The host class of a method's figures (as the records' comparability key names it), from its run facts. */
-export function hostClassOf(facts: MethodFacts | undefined): string {
+function hostClassOf(facts: MethodFacts | undefined): string {
   if (!facts) return 'unknown';
   const { instance_type, vcpus, memory_bytes } = facts;
   // A local host's class is its size: without one, it is not known.
@@ -266,7 +266,7 @@ export function figureText(d: Dimension, f: Figures, unit: string): string {
  * The pick for a priority among the Pareto set: the best on it, unless another compared method's
  * range on it overlaps the best one's (the order could flip on another run): then no clear winner.
  */
-export function pickFor(priority: Dimension, pareto: Candidate[], compared: Candidate[], dims: readonly Dimension[], unit: string): Pick<CaseAdvice, 'pick' | 'noClearWinner'> {
+function pickFor(priority: Dimension, pareto: Candidate[], compared: Candidate[], dims: readonly Dimension[], unit: string): Pick<CaseAdvice, 'pick' | 'noClearWinner'> {
   if (!pareto.length) return { pick: null, noClearWinner: null };
   if (!dims.includes(priority)) return { pick: null, noClearWinner: { among: pareto.map((c) => c.method), why: `${priority} was not measured for these methods: no pick for it` } };
   const [best] = [...pareto].sort((a, b) => better[priority](b.figures, a.figures));
