@@ -36,6 +36,10 @@ function caseLines(c: CaseAdvice, advice: Advice): string[] {
   for (const o of c.overLimit) lines.push(`  over your limit: ${o.method}: ${o.why}`);
   if (c.pick) lines.push(`  pick for ${advice.priority}: ${c.pick.method} — ${c.pick.why}`);
   if (c.noClearWinner) lines.push(`  no clear winner for ${advice.priority} among ${c.noClearWinner.among.join(', ')}: ${c.noClearWinner.why}`);
+  for (const st of c.settings) {
+    const of = `settings of ${st.method} (variants ${st.variants.join(', ')})`;
+    lines.push(st.best ? `  ${of}: ${st.best} is best for ${advice.priority} — ${st.why}` : `  ${of}: no clear winner for ${advice.priority}: ${st.why}`);
+  }
   return lines;
 }
 

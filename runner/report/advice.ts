@@ -81,7 +81,11 @@ interface Evidence {
 }
 
 interface Candidate {
+  /** The method's label: its name, and its variant unless the default. */
   method: string;
+  /** The method's name and variant: its variants are its settings. */
+  name: string;
+  variant: string;
   /** The variant's options: its settings. */
   settings: Record<string, string>;
   figures: Figures;
@@ -116,6 +120,16 @@ export interface CaseAdvice {
   overLimit: { method: string; why: string }[];
   pick: { method: string; why: string } | null;
   noClearWinner: { among: string[]; why: string } | null;
+  /** Per method compared in two settings or more (its variants): the best one for the priority, or none where their ranges overlap. */
+  settings: SettingsAdvice[];
+}
+
+interface SettingsAdvice {
+  method: string;
+  /** The variants compared, and the best one (null: no clear winner). */
+  variants: string[];
+  best: string | null;
+  why: string;
 }
 
 export interface Advice {
@@ -321,7 +335,7 @@ function adviseCase(cells: Cell[], eligible: Set<string>, opts: AdviceOptions, m
       if (figures.p99Us === null) { notCompared.push({ method, why: 'p99 not measured, the p99 limit cannot be checked' }); continue; }
       if (figures.p99Us >= opts.p99UnderUs) { overLimit.push({ method, why: `p99 ${durationText(figures.p99Us / 1000)} ≥ ${durationText(opts.p99UnderUs / 1000)}` }); continue; }
     }
-    cands.push({ method, settings: settingsOf(method), figures, evidence: evidence(c) });
+    cands.push({ method, name: c.method, variant: c.method_variant, settings: settingsOf(method), figures, evidence: evidence(c) });
   }
   // Compare on what was measured: a dimension no method has is left out; a method missing one the others have is not compared on a guess.
   const all: Dimension[] = ['throughput', 'p99', 'cost'];
@@ -339,7 +353,18 @@ function adviseCase(cells: Cell[], eligible: Set<string>, opts: AdviceOptions, m
   return {
     case: caseLabel({ ...first, cache: shownCache(cells) }, model.sizes), operation: first.operation, objectSizeBytes: first.object_size_bytes, unit,
     dimensions, leftOut, compared: sorted, pareto: sorted.filter((c) => pareto.includes(c)).map((c) => c.method), dominated, notCompared, overLimit, ...picked,
+    settings: settingsAdvice(sorted, dimensions, opts.priority, unit),
   };
+}
+
+/** Each method's settings compared with each other: the best for the priority among its variants, by the same rule as the pick. */
+function settingsAdvice(compared: Candidate[], dims: readonly Dimension[], priority: Dimension, unit: string): SettingsAdvice[] {
+  const names = [...new Set(compared.map((c) => c.name))];
+  return names.map((name) => compared.filter((c) => c.name === name)).filter((vs) => vs.length >= 2).map((vs) => {
+    const p = pickFor(priority, vs, vs, dims, unit);
+    const best = vs.find((v) => v.method === p.pick?.method);
+    return { method: vs[0].name, variants: vs.map((v) => v.variant), best: best?.variant ?? null, why: p.pick?.why ?? p.noClearWinner?.why ?? '' };
+  });
 }
 
 /** The advice for a workload from one run's report model. */

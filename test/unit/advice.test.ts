@@ -165,6 +165,17 @@ describe('"no clear winner"', () => {
   });
 });
 
+describe('a method\'s settings (its variants)', () => {
+  it('names the best variant of each method measured in several, or no clear winner among them', () => {
+    const c = advise(modelOf([
+      read('s3fs', [400, 420, 440], 50), read('s3fs', [300, 310, 320], 60, { method_variant: 'seed-000' }),
+      read('rclone', [300, 320, 340], 50), read('rclone', [310, 330, 350], 50, { method_variant: 'big-buffer' }), read('s3-api', [600, 620, 640], 40),
+    ]), base).cases[0];
+    expect(c.settings.map((st) => [st.method, st.variants, st.best])).toEqual([['s3fs', ['default', 'seed-000'], 'default'], ['rclone', ['big-buffer', 'default'], null]]);
+    expect(c.settings[1].why).toMatch(/throughput figures overlap/);
+  });
+});
+
 describe('limits and evidence', () => {
   const model = modelOf([read('s3-api', [600, 620, 640], 40), read('mountpoint', [800, 810, 820], 30), read('s3fs', [300, 310, 320], 60)], {
     requests: [requests('s3-api', 1), requests('mountpoint', 4), requests('s3fs', 4, 1)],
