@@ -170,7 +170,10 @@ function probeVerdict(need: Need, np: NeedProbe, state: ProbeState, maxDelayMs: 
     case 'unsupported':
       return v('ruled-out', `unsupported${why(state.reason)}`);
     case 'mixed':
-      return v('ruled-out', `mixed (${state.ok} of ${state.records} ok)${why(state.reason)}`);
+      // Refused in some repetitions: not to be relied on. Only failed in the others: not judged there.
+      return state.unsupported
+        ? v('ruled-out', `mixed (${state.ok} of ${state.records} ok, refused in ${state.unsupported})${why(state.reason)}`)
+        : v('not-measured', `supported in ${state.ok} of ${state.records}, could not be judged in the rest${why(state.reason)}`);
     case 'failed':
       return v('not-measured', `could not be judged (failed in ${state.records})${why(state.reason)}`);
     case 'not-applicable':

@@ -60,7 +60,10 @@ describe('need filters', () => {
       append: { repetitions: 1, distinct_repetitions: 1, unsupported: 2, first_error: 'append: refused' },
     }),
     ...probes('rclone', { 'mount-to-s3-delay': { delay_ms_median: 4000, delay_ms_min: 3000, delay_ms_max: 5000 } }),
-    ...probes('juicefs', { flock: { repetitions: 0, distinct_repetitions: 0, failed_batches: 3, first_error: 'client died' } }),
+    ...probes('juicefs', {
+      flock: { repetitions: 0, distinct_repetitions: 0, failed_batches: 3, first_error: 'client died' },
+      'fcntl-lock': { repetitions: 2, distinct_repetitions: 2, failed_batches: 1, first_error: 'store failed' },
+    }),
     read('s3fs', [400, 420, 440], 50), read('mountpoint', [800, 810, 820], 30), read('rclone', [300, 310, 320], 60), read('juicefs', [700, 710, 720], 35),
     read('s3-api', [600, 620, 640], 40),
   ];
@@ -71,7 +74,7 @@ describe('need filters', () => {
     expect(a.ruledOut.map((r) => r.method)).toEqual(['mountpoint']);
     expect(a.ruledOut[0].verdicts.map((v) => [v.need, v.probe, v.detail])).toEqual([
       ['rename', 'rename-file', 'unsupported: Function not implemented (ENOSYS)'],
-      ['append', 'append', 'mixed (1 of 3 ok): refused'],
+      ['append', 'append', 'mixed (1 of 3 ok, refused in 2): refused'],
     ]);
     expect(a.cases[0].compared.map((c) => c.method)).not.toContain('mountpoint');
   });
@@ -88,7 +91,7 @@ describe('need filters', () => {
     const a = advise(model, { ...base, needs: ['locks'] });
     expect(a.notMeasured.map((s) => [s.method, s.verdicts.map((v) => `${v.probe} ${v.detail}`)])).toEqual([
       ['s3-api', ['flock not probed', 'fcntl-lock not probed']],
-      ['juicefs', ['flock could not be judged (failed in 3): client died']],
+      ['juicefs', ['flock could not be judged (failed in 3): client died', 'fcntl-lock supported in 2 of 3, could not be judged in the rest: store failed']],
     ]);
     const compared = a.cases[0].compared.map((c) => c.method);
     expect(compared).not.toContain('s3-api');
