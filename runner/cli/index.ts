@@ -1,6 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { cleanupAll, Interrupted } from '../core/cleanup';
 import { ExitCode, RunError, UserError } from '../core/errors';
+import { registerAdvise } from './advise';
 import { registerAws } from './aws';
 import { registerClean } from './clean';
 import { registerFleetClient } from './fleet-client';
@@ -22,7 +23,7 @@ export function buildCli(): Command {
     .configureOutput({ outputError: (str, write) => write(str) })
     // Usage errors exit 2 (bad input) with a fix line, not commander's exit 1 (see main()).
     .exitOverride();
-  for (const register of [registerRun, registerStep, registerAws, registerReport, registerHistory, registerList, registerSetup, registerClean, registerFleetClient]) register(program);
+  for (const register of [registerRun, registerStep, registerAws, registerReport, registerHistory, registerAdvise, registerList, registerSetup, registerClean, registerFleetClient]) register(program);
   return program;
 }
 
