@@ -77,6 +77,8 @@ describe('assets/install.json: the install registry', () => {
       expect([name, c.version]).toEqual([name, expect.stringMatching(/^\d+\.\d+\.\d+$/)]);
       expect(c.local.minRust).toMatch(/^\d+\.\d+$/);
     }
+    // No runner recipe: the methods table and `s3ab list` say it runs here only.
+    expect(pinnedVersions('zerofs')).toEqual([`zerofs ${INSTALL.components.zerofs.version} (here only: no runner recipe)`]);
   });
   test('a crate is keyed alike by the local installer and the runners\' build cache', () => {
     for (const crate of ['s3-crt-client', 'mount-s3-launcher']) {
