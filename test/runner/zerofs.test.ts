@@ -1,7 +1,7 @@
 import { ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
 import { execFile } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -63,6 +63,7 @@ const sha256 = (path: string) => createHash('sha256').update(readFileSync(path))
     const diskDir = mkdtempSync(join(dir, 'disk-'));
     ctx = { target: endpoint.target, options: { ...zerofsDescriptor.variants.default }, mountPoint: join(dir, 'unused-mount-point'), workDir, diskDir, volumeName };
     plan = await zerofsServer(ctx, binary!);
+    mkdirSync(plan.cacheDir, { recursive: true });
     logFrom = statSync(endpoint.accessLog).size;
   }, 60_000);
   afterAll(async () => {
@@ -98,7 +99,9 @@ const sha256 = (path: string) => createHash('sha256').update(readFileSync(path))
     for (const key of stored) expect(key.startsWith(`${volumeName}/`)).toBe(true);
     expect(stored).not.toContain(`${volumeName}/written.bin`);
 
+    // A cold start, as the mount session makes one: the server's cache emptied.
     rmSync(join(ctx.diskDir, 'cache'), { recursive: true, force: true });
+    mkdirSync(join(ctx.diskDir, 'cache'));
     const second = await start();
     const back = join(dir, 'back.bin');
     await run(nfsCp!, [nfsUrl('written.bin'), back], { timeout: 60_000 });
