@@ -44,7 +44,7 @@ const sha256 = (path: string) => createHash('sha256').update(readFileSync(path))
   const servers: ServerProcess[] = [];
   const exits: string[] = [];
 
-  const nfsUrl = (path: string) => `nfs://127.0.0.1/${path}?version=3&nfsport=${plan.port}&mountport=${plan.port}`;
+  const nfsUrl = (path: string) => `nfs://127.0.0.1//${path}?version=3&nfsport=${plan.port}&mountport=${plan.port}`;
   const keys = async () => ((await client.send(new ListObjectsV2Command({ Bucket: endpoint.target.bucket }))).Contents ?? []).map((o) => o.Key!);
   const start = async () => {
     const server = await ServerProcess.start(plan.server, (why) => exits.push(why));
