@@ -24,7 +24,7 @@ function nfsClientProblem(): string | null {
 }
 
 /** The zerofs program here (S3AB_ZEROFS, `npm run setup -- zerofs`'s .tools/bin/zerofs, or on PATH) and its version, or why not. */
-export const zerofsBinary = once(async (): Promise<Availability> => {
+const zerofsBinary = once(async (): Promise<Availability> => {
   const binary = findBinary('S3AB_ZEROFS', [toolsBin('zerofs'), 'zerofs']);
   if (!binary) {
     return { available: false, reason: process.env.S3AB_ZEROFS

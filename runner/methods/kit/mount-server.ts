@@ -57,12 +57,8 @@ export class ServerProcess {
     return server;
   }
 
-  get pid(): number | null {
-    return this.child?.pid ?? null;
-  }
-
   /** Its most telling recent log line: the last that reads like an error, else the last. */
-  lastLogLine(): string {
+  private lastLogLine(): string {
     const lines = this.logTail.trim().split('\n').map((l) => l.trim()).filter(Boolean);
     const telling = lines.filter((l) => /error|fail|invalid|denied|refused|cannot|unable|fatal|panic/i.test(l));
     return (telling.pop() ?? lines.pop() ?? '').slice(0, 300);
