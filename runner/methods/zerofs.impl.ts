@@ -41,7 +41,7 @@ const zerofsBinary = once(async (): Promise<Availability> => {
 
 const probe = once(async (): Promise<Availability> => {
   const nfs = nfsClientProblem();
-  if (nfs) return { available: false, reason: nfs };
+  if (nfs) return { available: false, reason: nfs, hostLacks: true };
   return zerofsBinary();
 });
 
