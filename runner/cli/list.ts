@@ -49,7 +49,7 @@ async function printMethods(required: string[]): Promise<string[]> {
   for (const m of METHODS) {
     const a = await m.probe();
     if (!a.available && required.includes(m.name)) missing.push(`${m.name}: ${a.reason}`);
-    const install = installCommand(m.name);
+    const install = a.hostLacks ? null : installCommand(m.name);
     const why = `${a.reason ?? ''}${install && !a.reason?.includes(install) ? ` (install: \`${install}\`)` : ''}`;
     methods.push([m.name, m.kind, a.available ? 'yes' : 'no', a.available ? a.version ?? '' : why, pinnedShort(m.name), Object.keys(m.variants).join(', ')]);
   }

@@ -14,7 +14,8 @@ const cell = (text: string) => text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 export function methodsTable(descriptors: readonly MethodDescriptor[], registry: InstallRegistry = INSTALL, install: (name: string) => string | null = installCommand): string {
   const rows = descriptors.map((m) => {
     const runsOn = registry.methods[m.name]?.runsOn ?? [];
-    const where = runsOn.includes('local') ? 'Runs here and on EC2 runners.' : 'Runs on EC2 runners only (AWS).';
+    const where = !runsOn.includes('local') ? 'Runs on EC2 runners only (AWS).'
+      : runsOn.includes('runner') ? 'Runs here and on EC2 runners.' : 'Runs here only (no runner recipe yet).';
     const how = install(m.name);
     const versions = pinnedVersions(m.name, registry);
     const what = `${m.summary}. ${where}${how ? ` Installed with \`${how}\`.` : ''}`;

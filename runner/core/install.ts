@@ -16,7 +16,10 @@ export interface LocalRecipe {
   packages?: string[];
   package?: string;
   bin?: string;
+  /** cargo: the project's crate folder (crates/NAME), built with its lockfile. */
   crate?: string;
+  /** cargo: a crate of crates.io instead, installed at the component's version with its published lockfile. */
+  registryCrate?: string;
   minRust?: string;
   /** Where the local build differs from the pin (s3fs: Debian's package). */
   version?: string;
@@ -96,6 +99,7 @@ export function pinnedVersions(method: string, registry: InstallRegistry = INSTA
     const c = registry.components[name];
     if (!runner) return `${name}: ${c.versionNote ?? 'no pin'}`;
     const label = c.versionOf ?? name;
+    if (!c.runner) return `${label} ${local} (here only: no runner recipe)`;
     return local === runner ? `${label} ${runner} (here and on runners)` : `${label} ${local} here, ${runner} on runners`;
   });
 }

@@ -12,6 +12,11 @@ export interface Availability {
   reason?: string;
   /** The client's executable, where it has one. */
   path?: string;
+  /**
+   * The host itself lacks what the method needs (a kernel NFS client): installing the method's
+   * components does not help, so no install command is offered for it.
+   */
+  hostLacks?: boolean;
 }
 
 export interface ListedObject {

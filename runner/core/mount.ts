@@ -53,6 +53,24 @@ export interface MountPlan {
   bucketLag?: BucketLag;
   /** Every option that shapes the client's behaviour, as recorded in results (no secrets). */
   recorded: Options;
+  /**
+   * A server the kernel's client mounts from, started before each mount and stopped after each
+   * unmount (ZeroFS: its NFS server over the bucket). Its cache is among `cacheDirs`, so a cold
+   * mount restarts it with an empty one. @default none
+   */
+  server?: MountServer;
+}
+
+/** A file-system server beside a mount (runner/methods/kit/mount-server.ts runs it). */
+export interface MountServer {
+  /** What it is, in messages. */
+  what: string;
+  command: string;
+  args: string[];
+  /** Environment changes for the server (undefined removes a variable): secrets go here, never in args. */
+  env?: Record<string, string | undefined>;
+  /** The loopback address it serves on: it is ready when a TCP connection there succeeds. */
+  listens: { host: string; port: number };
 }
 
 export interface MountPlanContext {

@@ -189,39 +189,83 @@ function installer(root, spec, verbose) {
         },
       };
     },
-    cargo: (c) => {
-      const r = c.local;
-      const crate = join(root, r.crate);
-      return {
-        present: () => existsSync(join(tools, 'bin', r.bin)) && existsSync(crate) && readVersion(r.bin) === crateHash(crate),
-        async install(log) {
-          if (!existsSync(join(crate, 'Cargo.toml'))) throw new Error(`${r.bin} is built from ${r.crate}, which only a clone of the project has`);
-          await aptInstall(log, r.aptPackages);
-          const cargoHome = process.env.CARGO_HOME ?? join(homedir(), '.cargo');
-          const path = `${join(cargoHome, 'bin')}:${process.env.PATH}`;
-          const cargo = spawnSync('sh', ['-c', 'cargo --version'], { encoding: 'utf8', env: { ...process.env, PATH: path } }).stdout ?? '';
-          const [major, minor] = (/cargo (\d+)\.(\d+)/.exec(cargo) ?? []).slice(1).map(Number);
-          const [needMajor, needMinor] = r.minRust.split('.').map(Number);
-          if (!major || major < needMajor || (major === needMajor && minor < needMinor)) throw new Error(`${r.bin} needs Rust ≥ ${r.minRust} (cargo): install it with rustup (https://rustup.rs)`);
-          // Builds are shared by every clone on this machine, keyed by the crate's sources and lockfile.
-          const key = crateHash(crate);
-          const cache = process.env.S3AB_CACHE ?? join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 's3ab');
-          const built = join(cache, r.cacheName ?? r.bin, key, r.bin);
-          if (!existsSync(built)) {
-            await run(log, 'cargo', ['build', '--release', '--locked', '--manifest-path', join(crate, 'Cargo.toml')], { env: { PATH: path, CARGO_TARGET_DIR: join(cache, 'cargo-target') } });
-            mkdirSync(dirname(built), { recursive: true });
-            copyFileSync(join(cache, 'cargo-target', 'release', r.bin), `${built}.tmp`);
-            renameSync(`${built}.tmp`, built);
-          }
-          mkdirSync(join(tools, 'bin'), { recursive: true });
-          copyFileSync(built, join(tools, 'bin', `${r.bin}.tmp`));
-          renameSync(join(tools, 'bin', `${r.bin}.tmp`), join(tools, 'bin', r.bin));
-          spawnSync('chmod', ['755', join(tools, 'bin', r.bin)]);
-          writeFileSync(versionFile(r.bin), `${key}\n`);
-        },
-      };
-    },
+    cargo: (c) => (c.local.registryCrate ? registryCrate(c) : projectCrate(c)),
   };
+
+  /** The cargo on PATH (with CARGO_HOME's bin first), checked against the recipe's minimum Rust; returns that PATH. */
+  function cargoPath(r, what) {
+    const cargoHome = process.env.CARGO_HOME ?? join(homedir(), '.cargo');
+    const path = `${join(cargoHome, 'bin')}:${process.env.PATH}`;
+    const cargo = spawnSync('sh', ['-c', 'cargo --version'], { encoding: 'utf8', env: { ...process.env, PATH: path } }).stdout ?? '';
+    const [major, minor] = (/cargo (\d+)\.(\d+)/.exec(cargo) ?? []).slice(1).map(Number);
+    const [needMajor, needMinor] = r.minRust.split('.').map(Number);
+    if (!major || major < needMajor || (major === needMajor && minor < needMinor)) throw new Error(`${what} needs Rust ≥ ${r.minRust} (cargo): install it with rustup (https://rustup.rs)`);
+    return path;
+  }
+  /** Builds are shared by every clone on this machine: CACHE/NAME/KEY/BIN, keyed by what was built. */
+  const buildCache = () => process.env.S3AB_CACHE ?? join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 's3ab');
+  /** Copies a cached build into .tools/bin and writes its version file. */
+  function installBuilt(built, bin, label) {
+    mkdirSync(join(tools, 'bin'), { recursive: true });
+    copyFileSync(built, join(tools, 'bin', `${bin}.tmp`));
+    renameSync(join(tools, 'bin', `${bin}.tmp`), join(tools, 'bin', bin));
+    spawnSync('chmod', ['755', join(tools, 'bin', bin)]);
+    writeFileSync(versionFile(bin), `${label}\n`);
+  }
+
+  /**
+   * A crate from crates.io at the pinned version, with the lockfile it was published with
+   * (`cargo install NAME@VERSION --locked`), keyed in the build cache by that version. Its own
+   * cargo target folder (CACHE/NAME/cargo-target): a rebuild after a failure is incremental.
+   */
+  function registryCrate(c) {
+    const r = c.local;
+    return {
+      present: () => existsSync(join(tools, 'bin', r.bin)) && readVersion(r.bin) === c.version,
+      async install(log) {
+        await aptInstall(log, r.aptPackages);
+        const path = cargoPath(r, `${r.registryCrate} ${c.version}`);
+        const cache = buildCache();
+        const built = join(cache, r.cacheName ?? r.bin, c.version, r.bin);
+        if (!existsSync(built)) {
+          const installRoot = mkdtempSync(join(tmpdir(), `s3ab-cargo-install-${r.bin}-`));
+          try {
+            await run(log, 'cargo', ['install', `${r.registryCrate}@${c.version}`, '--locked', '--root', installRoot, '--target-dir', join(cache, r.cacheName ?? r.bin, 'cargo-target')], { env: { PATH: path } });
+            mkdirSync(dirname(built), { recursive: true });
+            copyFileSync(join(installRoot, 'bin', r.bin), `${built}.tmp`);
+            renameSync(`${built}.tmp`, built);
+          } finally {
+            rmSync(installRoot, { recursive: true, force: true });
+          }
+        }
+        installBuilt(built, r.bin, c.version);
+      },
+    };
+  }
+
+  /** A crate of this project (crates/NAME), keyed in the build cache by its sources and lockfile (crateHash). */
+  function projectCrate(c) {
+    const r = c.local;
+    const crate = join(root, r.crate);
+    return {
+      present: () => existsSync(join(tools, 'bin', r.bin)) && existsSync(crate) && readVersion(r.bin) === crateHash(crate),
+      async install(log) {
+        if (!existsSync(join(crate, 'Cargo.toml'))) throw new Error(`${r.bin} is built from ${r.crate}, which only a clone of the project has`);
+        await aptInstall(log, r.aptPackages);
+        const path = cargoPath(r, r.bin);
+        const key = crateHash(crate);
+        const cache = buildCache();
+        const built = join(cache, r.cacheName ?? r.bin, key, r.bin);
+        if (!existsSync(built)) {
+          await run(log, 'cargo', ['build', '--release', '--locked', '--manifest-path', join(crate, 'Cargo.toml')], { env: { PATH: path, CARGO_TARGET_DIR: join(cache, 'cargo-target') } });
+          mkdirSync(dirname(built), { recursive: true });
+          copyFileSync(join(cache, 'cargo-target', 'release', r.bin), `${built}.tmp`);
+          renameSync(`${built}.tmp`, built);
+        }
+        installBuilt(built, r.bin, key);
+      },
+    };
+  }
   return (c) => KINDS[c.local.kind]?.(c);
 }
 

@@ -8,6 +8,7 @@ import { s3ApiDescriptor } from './s3-api';
 import { s3CrtDescriptor } from './s3-crt';
 import { s3filesDescriptor } from './s3files';
 import { s3fsDescriptor } from './s3fs';
+import { zerofsDescriptor } from './zerofs';
 
 /**
  * Every access method, as descriptors (pure data: name, kind, capabilities, variants), in the
@@ -17,20 +18,14 @@ import { s3fsDescriptor } from './s3fs';
  * assets/install.json its components and where it runs (`npm run gen` then lists it in docs/methods.md).
  */
 export const METHOD_DESCRIPTORS = [
-  s3ApiDescriptor, s3CrtDescriptor, awsCliDescriptor, s3fsDescriptor, mountpointDescriptor, rcloneDescriptor, juicefsDescriptor, s3filesDescriptor, efsDescriptor,
+  s3ApiDescriptor, s3CrtDescriptor, awsCliDescriptor, s3fsDescriptor, mountpointDescriptor, rcloneDescriptor, juicefsDescriptor, zerofsDescriptor, s3filesDescriptor, efsDescriptor,
 ] as const satisfies readonly MethodDescriptor[];
 
 /**
  * Contestants of the seeds that no method measures yet, with why: `s3ab list` shows them, so a
  * reader sees they were not forgotten. A row moves to METHOD_DESCRIPTORS when it can be measured.
  */
-export const UNMEASURED_CONTESTANTS = [
-  {
-    name: 'zerofs', kind: 'mount',
-    summary: 'ZeroFS (seed 002): a file system over S3 served as NFS or 9P',
-    why: 'needs an NFS or 9P client: AWS only (not a method yet: it serves no FUSE mount, and this kernel has neither client)',
-  },
-] as const;
+export const UNMEASURED_CONTESTANTS: readonly { name: string; kind: 'object' | 'mount'; summary: string; why: string }[] = [];
 
 export type MethodName = (typeof METHOD_DESCRIPTORS)[number]['name'];
 

@@ -9,10 +9,11 @@ import { s3Api } from './s3-api.impl';
 import { s3Crt } from './s3-crt.impl';
 import { s3files } from './s3files.impl';
 import { s3fs } from './s3fs.impl';
+import { zerofs } from './zerofs.impl';
 
 /** Every method's client, by the name in its descriptor: a method missing here does not compile. */
 const IMPLEMENTATIONS: { readonly [K in MethodName]: MethodDefinition } = {
-  's3-api': s3Api, 's3-crt': s3Crt, 'aws-cli': awsCli, s3fs, mountpoint, rclone, juicefs, s3files, efs,
+  's3-api': s3Api, 's3-crt': s3Crt, 'aws-cli': awsCli, s3fs, mountpoint, rclone, juicefs, zerofs, s3files, efs,
 };
 
 /** Every access method the runner can run, in the catalog's order (runner/methods/catalog.ts). */

@@ -87,8 +87,8 @@ export function planAvailability(methods: readonly MethodChoice[], availability:
       continue;
     }
     const others = [...new Set(methods.filter((m) => m.name !== choice.name).map((m) => m.name))];
-    const install = installHint(choice.name);
-    const how = install ? `install it (\`${install}\`)` : 'install it';
+    const install = a.hostLacks ? null : installHint(choice.name);
+    const how = a.hostLacks ? 'run it on a host that has what it needs' : install ? `install it (\`${install}\`)` : 'install it';
     throw new UserError(`method "${choice.name}" is not available on this host: ${a.reason}`,
       others.length ? `${how}, or leave it out with --methods ${others.join(',')}` : `${how} (see \`s3ab list\`)`);
   }

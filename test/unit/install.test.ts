@@ -60,7 +60,7 @@ describe('assets/install.json: the install registry', () => {
   test('cargo components: a crate with its lockfile (every build is --locked) and the Rust its edition needs', () => {
     const cargo = Object.entries(INSTALL.components).filter(([, c]) => c.local.kind === 'cargo');
     expect(cargo.map(([name]) => name)).toEqual(expect.arrayContaining(['mountpoint', 's3-crt-client']));
-    for (const [, { local }] of cargo) {
+    for (const [, { local }] of cargo.filter(([, c]) => !c.local.registryCrate)) {
       for (const f of ['Cargo.toml', 'Cargo.lock', 'build.rs', join('src', 'main.rs')]) expect(existsSync(join(ROOT, local.crate!, f))).toBe(true);
       const [major, minor] = local.minRust!.split('.').map(Number);
       // Edition 2024 came with Rust 1.85.
@@ -69,6 +69,16 @@ describe('assets/install.json: the install registry', () => {
     // The s3-crt method's client: compiled from crates/s3-crt-client here and on an EC2 runner.
     expect(INSTALL.methods['s3-crt'].needs).toEqual(['s3-crt-client']);
     expect(INSTALL.components['s3-crt-client']).toMatchObject({ local: { kind: 'cargo', crate: 'crates/s3-crt-client', bin: 's3ab-s3-crt' }, runner: { kind: 'cargo' } });
+  });
+  test('a crates.io crate is pinned to one version and names the Rust it needs', () => {
+    const registryCrates = Object.entries(INSTALL.components).filter(([, c]) => c.local.kind === 'cargo' && c.local.registryCrate);
+    expect(registryCrates.map(([name]) => name)).toEqual(['zerofs']);
+    for (const [name, c] of registryCrates) {
+      expect([name, c.version]).toEqual([name, expect.stringMatching(/^\d+\.\d+\.\d+$/)]);
+      expect(c.local.minRust).toMatch(/^\d+\.\d+$/);
+    }
+    // No runner recipe: the methods table and `s3ab list` say it runs here only.
+    expect(pinnedVersions('zerofs')).toEqual([`zerofs ${INSTALL.components.zerofs.version} (here only: no runner recipe)`]);
   });
   test('a crate is keyed alike by the local installer and the runners\' build cache', () => {
     for (const crate of ['s3-crt-client', 'mount-s3-launcher']) {

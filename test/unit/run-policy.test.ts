@@ -57,6 +57,13 @@ describe('planAvailability: methods missing on this host', () => {
     expect(() => planAvailability([api, fuse], availability, stepsOf([api, fuse]), false)).toThrow(UserError);
     expect(() => planAvailability([api, fuse], availability, stepsOf([api, fuse]), false)).toThrow(/method "s3fs" is not available on this host: s3fs is not installed — install it, or leave it out with --methods s3-api/);
   });
+  test('a method the host itself cannot run (no kernel NFS client) is not offered an install command', () => {
+    const nfs = choice('zerofs');
+    const lacking = new Map([[api, { available: true }], [nfs, { available: false, reason: 'needs a kernel NFS client', hostLacks: true }]]);
+    const hint = () => 'npm run setup -- zerofs';
+    expect(() => planAvailability([api, nfs], lacking, stepsOf([api, nfs]), false, hint))
+      .toThrow(expect.objectContaining({ fix: 'run it on a host that has what it needs, or leave it out with --methods s3-api' }));
+  });
   test('a matrix whose every method is skipped is rejected, unless only some steps were asked for', () => {
     expect(() => planAvailability([files], availability, stepsOf([files]), false)).toThrow(/nothing to measure here/);
     expect(planAvailability([files], availability, stepsOf([files]).slice(0, 1), true).steps).toEqual([]);

@@ -13,6 +13,7 @@ import { processState } from '../../core/process-state';
 import { memoryBackedTmp } from '../../core/tmp';
 import { VOLUME_ROOT } from '../../core/vocabulary';
 import { FuseConnection } from './fuse-connection';
+import { ServerProcess } from './mount-server';
 import { stallBoundMs, watchForStall } from './stall-watchdog';
 
 const READY_TIMEOUT_MS = 20_000;
@@ -90,6 +91,8 @@ export class MountSession implements StorageSession, FileSystemAccess {
   private stopStallWatch: () => void = () => {};
   /** The mount's FUSE connection, kept from when it came up: it outlives a lazy detach. */
   private connection: FuseConnection | null = null;
+  /** The plan's server (ZeroFS's NFS server), running from before each mount until after its unmount. */
+  private server: ServerProcess | null = null;
 
   private constructor(
     private readonly driver: NamedDriver,
@@ -201,6 +204,7 @@ export class MountSession implements StorageSession, FileSystemAccess {
       if (v === undefined) delete env[k];
       else env[k] = v;
     }
+    if (this.plan.server) this.server = await ServerProcess.start(this.plan.server, (why) => this.serverExited(why), this.ctx.signal);
     if (this.plan.lifecycle === 'helper') {
       const r = await runCommand(this.plan.command, this.plan.args, READY_TIMEOUT_MS, env);
       if (r.code !== 0) throw new Error(`${this.plan.command} could not mount: ${r.output.split('\n').pop() || `exit code ${r.code}`}`);
@@ -223,6 +227,13 @@ export class MountSession implements StorageSession, FileSystemAccess {
       });
     }
     return dropped;
+  }
+
+  /** A server that exits while its mount is in use fails the step, naming it and its last log line. */
+  private serverExited(why: string): void {
+    if (!this.ready || this.unmounting) return;
+    this.died = why;
+    this.ctx.abortStep?.(new Error(why));
   }
 
   /** Starts a foreground client; its exit once the mount is in use fails the step, naming it and its signal or code. */
@@ -345,6 +356,9 @@ export class MountSession implements StorageSession, FileSystemAccess {
     // A client that died leaves a dead mount ("Transport endpoint is not connected"): detach it.
     if (mountAt(this.mountPoint)) await runCommand('umount', ['-l', this.mountPoint], UNMOUNT_TIMEOUT_MS);
     this.child = null;
+    // Only once unmounted: a kernel client's last writes go to the server, which flushes them as it stops.
+    await this.server?.stop();
+    this.server = null;
   }
 
   /** Waits (bounded) for the client to exit by itself, then SIGTERM, then SIGKILL. */
@@ -383,6 +397,7 @@ export class MountSession implements StorageSession, FileSystemAccess {
     (this.connection ?? FuseConnection.of(this.mountPoint))?.abort();
     const pid = this.child?.pid;
     this.child?.kill('SIGKILL');
+    this.server?.killNow();
     // The client may have been inside mount(2): its mount appears when the call returns, even
     // though the process dies then. Wait (briefly, synchronously) until it is gone, then detach
     // whatever is mounted there.
