@@ -176,7 +176,7 @@ export function ratioWithin(model: ReportModel, m: ClaimMeasure, metric: Metric,
 export function ourSetup(model: ReportModel): string {
   const f = model.methods[0];
   if (!f) return 'this run (no host facts recorded)';
-  const host = f.instance_type && f.instance_type !== 'local' ? `an ${f.instance_type} instance${f.region ? ` in ${f.region}` : ''}` : `a ${f.vcpus ?? '?'}-vCPU host`;
+  const host = f.instance_type && f.instance_type !== 'local' ? `${f.instance_type}${f.region ? ` in ${f.region}` : ''}` : `a ${f.vcpus ?? '?'}-vCPU host`;
   const store = f.endpoint_kind === 'aws' || !f.endpoint_server ? `S3${f.region ? ` in ${f.region}` : ''}` : `${f.endpoint_server} (${f.endpoint_kind}${f.endpoint_url?.includes('127.0.0.1') ? ', loopback' : ''})`;
   return `${host} against ${store}`;
 }

@@ -1,8 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Cell, ReportModel } from '../../runner/report/model';
-import { SEED_CLAIMS, type SeedClaim } from '../../runner/report/seed-claims';
+import { SEED_CLAIMS, checkClaims, type SeedClaim } from '../../runner/report/seed-claims';
 import { claimsTable, withClaimsTable } from '../../runner/report/seed-claims-doc';
+import { SECTIONS } from '../../runner/report/sections';
+import { summaryLines } from '../../runner/report/text/summary';
+import { renderHtmlReport } from '../../runner/report/html/render';
 import { cell, modelOf } from '../helpers/model';
 
 const ROOT = join(__dirname, '..', '..');
@@ -111,5 +114,37 @@ describe('the claims data', () => {
     const doc = readFileSync(join(ROOT, 'docs', 'seeds.md'), 'utf8');
     expect(withClaimsTable(doc, claimsTable())).toBe(doc);
     for (const c of ALL) expect(doc).toContain(c.statement.replace(/\|/g, '\\|'));
+  });
+});
+
+describe('the "Seed claims" section', () => {
+  const section = SECTIONS.find((s) => s.id === 'seed-claims')!;
+
+  test('is in the list, with a text form and a json/csv table of every claim', () => {
+    expect(section.title).toBe('Seed claims');
+    const [t] = section.tables!(mountsRun());
+    expect(t.name).toBe('seed_claims');
+    expect(t.rows).toHaveLength(ALL.length);
+  });
+
+  test('the text summary shows the verdicts, ZeroFS\'s as not measured for want of an NFS client, in 100 columns', () => {
+    const lines = summaryLines(mountsRun());
+    const at = lines.findIndex((l) => l.startsWith('Seed claims'));
+    expect(at).toBeGreaterThan(0);
+    const text = lines.slice(at).join('\n');
+    expect(text).toMatch(/reproduced/);
+    expect(text).toMatch(/contradicted/);
+    expect(text).toMatch(/needs an NFS client/);
+    expect(Math.max(...lines.map((l) => [...l].length))).toBeLessThanOrEqual(100);
+    expect(checkClaims(mountsRun()).filter((c) => c.claim.measure.methods.includes('zerofs')).map((c) => c.verdict.kind)).toEqual(['not-measured', 'not-measured', 'not-measured', 'not-measured']);
+  });
+
+  test('the page has the section, a table per seed with its setup, and says "No data" when nothing was measured', async () => {
+    const page = (await renderHtmlReport(mountsRun())).html;
+    expect(page).toContain('id="seed-claims"');
+    expect(page).toContain('Published on a 48-vCPU Azure D48lds v6 VM in West Europe against Cloudflare R2');
+    expect(page).toMatch(/class="supported">reproduced</);
+    expect(section.hasData(modelOf([cell({})]))).toBe(false);
+    expect(await section.html!({ model: modelOf([cell({})]) } as never)).toContain('No data:');
   });
 });

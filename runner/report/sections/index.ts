@@ -8,6 +8,7 @@ import { problemsSection } from './problems';
 import { ratiosSection } from './ratios';
 import { requestsSection } from './requests';
 import { scalingSection } from './scaling';
+import { seedClaimsSection } from './seed-claims';
 import type { ReportSection } from './section';
 import { semanticsSection } from './semantics';
 import { sizeSection } from './size';
@@ -32,6 +33,7 @@ export const SECTIONS: readonly ReportSection[] = [
   workloadsSection,
   scalingSection,
   requestsSection,
+  seedClaimsSection,
   instanceTypesSection,
   factsSection,
 ];
