@@ -129,7 +129,7 @@ export function successBetween(model: ReportModel, m: ClaimMeasure, lo: number, 
   const ours = cells.map((c) => `${named(c) ? `${named(c)}: ` : ''}${successText(c)}`).join('; ');
   if (rate >= lo && rate <= hi) return { kind: 'reproduced', ours };
   const off = rate < lo ? lo - rate : rate - hi;
-  return { kind: 'contradicted', ours, by: `${num(off * 100)} percentage points ${rate < lo ? 'below' : 'above'} the claimed ${percentText(lo)}–${percentText(hi)}` };
+  return { kind: 'contradicted', ours, by: `${num(off * 100)} percentage points ${rate < lo ? 'below' : 'above'} the claimed ${lo === hi ? percentText(lo) : `${percentText(lo)}–${percentText(hi)}`}` };
 }
 
 type Metric = 'duration_ms_median' | 'mib_s_median' | 'p95_us_median' | 'ops_s_median';

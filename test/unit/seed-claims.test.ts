@@ -47,6 +47,11 @@ describe('each verdict kind, on fixed model fixtures', () => {
     expect(claim('mountpoint-empty-files-mostly-fail').check(mountsRun())).toEqual({
       kind: 'contradicted', ours: '20 of 20 (100%)', by: '50 percentage points above the claimed 0%–50%',
     });
+    const appends = mountsRun([mount('mountpoint', 'metadata', 'single-file-append', { ok: 5, ops: 20 })]);
+    appends.cells = appends.cells.filter((c) => !(c.operation === 'single-file-append' && c.ok === 0));
+    expect(claim('mountpoint-refuses-modifications').check(appends)).toEqual({
+      kind: 'contradicted', ours: 'data-modifications: 0 of 20 (0%); single-file-append: 5 of 20 (25%)', by: '12.5 percentage points above the claimed 0%',
+    });
   });
 
   test('which is faster: reproduced with our factor, contradicted when the order is reversed', () => {
@@ -83,6 +88,16 @@ describe('each verdict kind, on fixed model fixtures', () => {
     const run = mountsRun();
     run.skipped = [{ method: 's3files', variant: 'default', reason: 'S3 Files needs AWS', steps: 4 }] as ReportModel['skipped'];
     expect(claim('walk-s3files-faster-than-s3-api').check(run)).toEqual({ kind: 'not-measured', needs: 's3files was skipped: S3 Files needs AWS' });
+  });
+
+  test('requests per entry from the store\'s counts: a HEAD per stat reproduced, a handful for the whole walk contradicted', () => {
+    const counted = (head: number) => ({ workload: 'dir-walk', operation: 'walk', method: 'mountpoint', method_variant: 'default', cache: 'cold', ops: 1000, not_counted: 0, head });
+    const walk = [mount('mountpoint', 'dir-walk', 'walk')];
+    expect(claim('walk-mountpoint-head-per-stat').check(modelOf(walk, { requests: [counted(1000)] }))).toEqual({ kind: 'reproduced', ours: '1,000 HEAD requests for 1,000 entries (1 per entry, cold)' });
+    expect(claim('walk-mountpoint-head-per-stat').check(modelOf(walk, { requests: [counted(4)] }))).toEqual({
+      kind: 'contradicted', ours: '4 HEAD requests for 1,000 entries (0.004 per entry, cold)', by: '250x fewer than one per entry',
+    });
+    expect(claim('walk-mountpoint-head-per-stat').check(modelOf(walk, { requests: [{ ...counted(0), not_counted: 1 }] }))).toMatchObject({ kind: 'not-measured' });
   });
 
   test('a ratio band: inside it reproduced, outside it contradicted by the factor', () => {
