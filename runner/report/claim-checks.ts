@@ -20,7 +20,7 @@ export type ClaimVerdict =
   /** The run has no record of it; `needs` says which method or profile would measure it. */
   | { kind: 'not-measured'; needs: string };
 
-export type ClaimVerdictKind = ClaimVerdict['kind'];
+type ClaimVerdictKind = ClaimVerdict['kind'];
 
 /** The verdicts' words, as every printer writes them. */
 export const VERDICT_LABELS: Record<ClaimVerdictKind, string> = {
@@ -86,10 +86,10 @@ export function notMeasured(model: ReportModel, m: ClaimMeasure): ClaimVerdict {
 }
 
 /** Successful operations over attempted ones, over every repetition of the cell. */
-export const successRate = (c: Cell): number | null => (c.ops ? c.ok / c.ops : null);
+const successRate = (c: Cell): number | null => (c.ops ? c.ok / c.ops : null);
 
 /** "17 of 20 (85%)": a cell's successful operations. */
-export const successText = (c: Cell): string => `${c.ok} of ${c.ops} (${percentText(successRate(c))})`;
+const successText = (c: Cell): string => `${c.ok} of ${c.ops} (${percentText(successRate(c))})`;
 
 /** Why a cell has no measurement: refused, did not finish (with what it reached), or failed. */
 export function failureText(c: Cell): string {

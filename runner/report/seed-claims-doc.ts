@@ -3,7 +3,7 @@ import { methodNeeds } from './claim-checks';
 import { SEED_CLAIMS, SEED_SETUPS, seedShort, type SeedClaim } from './seed-claims';
 
 /** The markers of the generated claims table in docs/seeds.md (`npm run gen` rewrites what lies between). */
-export const CLAIMS_BLOCK = { begin: '<!-- claims:begin (npm run gen writes this table from runner/report/seed-claims.ts) -->', end: '<!-- claims:end -->' };
+const CLAIMS_BLOCK = { begin: '<!-- claims:begin (npm run gen writes this table from runner/report/seed-claims.ts) -->', end: '<!-- claims:end -->' };
 
 const cell = (text: string) => text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 

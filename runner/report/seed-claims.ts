@@ -18,7 +18,7 @@ import type { ReportModel } from './model';
  */
 
 /** How a claim is put: the scale-free forms first, then a figure that depends on its setup. */
-export type ClaimForm = 'works or fails' | 'success rate' | 'which is faster' | 'ratio band' | 'setup-bound figure';
+type ClaimForm = 'works or fails' | 'success rate' | 'which is faster' | 'ratio band' | 'setup-bound figure';
 
 export interface SeedClaim {
   /** Unique among all seeds' claims. */

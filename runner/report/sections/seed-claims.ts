@@ -14,7 +14,7 @@ import type { DataTable, PageContext, ReportSection, TextContext } from './secti
  */
 
 /** What the run says about a claim, in one line: its figure, by how much it disagrees, both setups, or what would measure it. */
-export function verdictDetail(seed: SeedId, v: ClaimVerdict): string {
+function verdictDetail(seed: SeedId, v: ClaimVerdict): string {
   switch (v.kind) {
     case 'reproduced': return v.ours;
     case 'contradicted': return `${v.ours} — ${v.by}`;
