@@ -119,7 +119,7 @@ describe('the Report function: Athena rows of a real results folder in, the same
     expect(page.body).toMatch(/^<!DOCTYPE html>/);
     // summary.json: the model's tables, as `s3ab report --format json` writes them.
     const summary = JSON.parse((await read(`reports/${runId}/summary.json`)).body);
-    expect(Object.keys(summary)).toEqual(['run', 'cases', 'verdicts', 'findings', 'untrusted', 'scaling', 'requests', 'methods', 'workloads']);
+    expect(Object.keys(summary)).toEqual(['run', 'cases', 'verdicts', 'findings', 'untrusted', 'scaling', 'requests', 'seed_claims', 'methods', 'workloads']);
     expect(summary.cases.length).toBe(local.model.cells.length);
   });
 
@@ -141,10 +141,10 @@ describe('the Report function: Athena rows of a real results folder in, the same
     const remote = sectionsOf((await read(`reports/${runId}/report.html`)).body);
     const mine = sectionsOf(local.rendered.html);
     expect([...remote.keys()]).toEqual(local.rendered.sections.map((s) => s.id));
-    expect([...remote.keys()]).toEqual(['summary', 'problems', 'size', 'ratios', 'over-time', 'percentiles', 'metadata', 'cache', 'semantics', 'workloads', 'requests', 'facts']);
+    expect([...remote.keys()]).toEqual(['summary', 'problems', 'size', 'ratios', 'over-time', 'percentiles', 'metadata', 'cache', 'semantics', 'workloads', 'requests', 'seed-claims', 'facts']);
     for (const [id, section] of mine) expect({ id, hasData: remote.get(id)!.hasData }).toEqual({ id, hasData: section.hasData });
     // Charts (the time series too), tables, the generated summary: byte for byte.
-    for (const id of ['summary', 'size', 'ratios', 'over-time', 'percentiles', 'metadata', 'cache', 'semantics', 'workloads', 'requests']) {
+    for (const id of ['summary', 'size', 'ratios', 'over-time', 'percentiles', 'metadata', 'cache', 'semantics', 'workloads', 'requests', 'seed-claims']) {
       expect({ id, html: remote.get(id)!.html }).toEqual({ id, html: mine.get(id)!.html });
     }
     // S3 Files' modelled metering from Athena's text values: s3files rows have it, the others not.
@@ -190,7 +190,7 @@ describe('the Report function: Athena rows of a real results folder in, the same
     const out = await report.handler({ runId: empty, queries: modelQueries().map((q) => ({ name: q.name, queryExecutionId: `qe-empty-${q.name}` })), execution });
     expect(out.rows).toBe(0);
     expect(out.sectionsWithoutData).toEqual(['Which method for which workload', 'Throughput, IOPS and latency against size', 'Tables: A vs B', 'Throughput over time', 'Latency percentiles',
-      'Metadata operations', 'Cold vs warm cache', 'POSIX semantics and propagation', 'Workload times', 'Requests and request cost']);
+      'Metadata operations', 'Cold vs warm cache', 'POSIX semantics and propagation', 'Workload times', 'Requests and request cost', 'Seed claims']);
     expect((await read(`reports/${empty}/report.html`)).body).toContain('No data:');
   });
 

@@ -44,7 +44,7 @@ const median = (xs: number[]) => {
   return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 };
 
-const SECTION_IDS = ['summary', 'problems', 'size', 'ratios', 'over-time', 'percentiles', 'metadata', 'cache', 'semantics', 'workloads', 'requests', 'facts'];
+const SECTION_IDS = ['summary', 'problems', 'size', 'ratios', 'over-time', 'percentiles', 'metadata', 'cache', 'semantics', 'workloads', 'requests', 'seed-claims', 'facts'];
 const work = mkdtempSync(join(tmpdir(), 's3ab-report-test-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 

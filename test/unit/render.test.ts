@@ -146,7 +146,7 @@ describe('the page renderer is a pure function of the query rows', () => {
     expect(out.charts).toBeGreaterThanOrEqual(3);
     expect(out.html).toMatch(/^<!DOCTYPE html>/);
     expect(out.html).not.toMatch(/<script|<link/i);
-    expect(out.sections.filter((s) => s.hasData).map((s) => s.id)).toEqual(['summary', 'problems', 'size', 'ratios', 'percentiles', 'facts']);
+    expect(out.sections.filter((s) => s.hasData).map((s) => s.id)).toEqual(['summary', 'problems', 'size', 'ratios', 'percentiles', 'seed-claims', 'facts']);
     expect(out.html).toContain('status unknown (no run manifest)');
   });
 
@@ -176,8 +176,8 @@ describe('the page renderer is a pure function of the query rows', () => {
     const out = await renderHtmlReport(input([]));
     expect(out.warnings).toEqual([]);
     expect(out.charts).toBe(0);
-    expect(out.sections.filter((s) => !s.hasData).map((s) => s.id)).toEqual(['summary', 'size', 'ratios', 'over-time', 'percentiles', 'metadata', 'cache', 'semantics', 'workloads', 'requests', 'facts']);
-    expect(out.html.match(/<p class="nodata"><strong>No data:<\/strong>/g)).toHaveLength(10);
+    expect(out.sections.filter((s) => !s.hasData).map((s) => s.id)).toEqual(['summary', 'size', 'ratios', 'over-time', 'percentiles', 'metadata', 'cache', 'semantics', 'workloads', 'requests', 'seed-claims', 'facts']);
+    expect(out.html.match(/<p class="nodata"><strong>No data:<\/strong>/g)).toHaveLength(11);
   });
 });
 

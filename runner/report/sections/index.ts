@@ -9,6 +9,7 @@ import { problemsSection } from './problems';
 import { ratiosSection } from './ratios';
 import { requestsSection } from './requests';
 import { scalingSection } from './scaling';
+import { seedClaimsSection } from './seed-claims';
 import type { ReportSection } from './section';
 import { semanticsSection } from './semantics';
 import { sizeSection } from './size';
@@ -33,6 +34,7 @@ export const SECTIONS: readonly ReportSection[] = [
   workloadsSection,
   scalingSection,
   requestsSection,
+  seedClaimsSection,
   instanceTypesSection,
   factsSection,
   // Last: the summary ends with the run against its history.
