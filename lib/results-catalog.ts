@@ -66,7 +66,8 @@ function checkResultsCatalogProps(props: ResultsCatalogProps, stackName: string)
 }
 
 /**
- * Where results are queried: the results bucket, a Glue table over the runner's Hive layout
+ * Where results are kept and queried: the results bucket (kept by `cdk destroy` unless
+ * `deleteOnDestroy`, or an earlier one adopted by name: its records are the history), a Glue table over the runner's Hive layout
  * (results/dt=YYYY-MM-DD/*.jsonl) whose columns are generated from the result JSON Schema and one
  * over the interval series beside it (results/intervals/dt=…/, from the interval schema), with
  * partition projection on `dt` so a run is queryable the moment its files land (no crawler, no
@@ -78,8 +79,6 @@ function checkResultsCatalogProps(props: ResultsCatalogProps, stackName: string)
 export class ResultsCatalog extends Construct {
   /** The results bucket: created here, or adopted by name (`adoptBucketName`). */
   readonly bucket: s3.IBucket;
-  /** Whether the bucket was adopted: it is no resource of this stack, and `cdk destroy` leaves it. */
-  readonly adopted: boolean;
   readonly database: glue.CfnDatabase;
   readonly table: glue.CfnTable;
   /** The interval series' table (INTERVALS_TABLE), beside the records'. */
@@ -97,7 +96,6 @@ export class ResultsCatalog extends Construct {
     this.databaseName = checked.databaseName;
     const cutoff = checked.cutoff;
     this.firstDay = checked.firstDay;
-    this.adopted = checked.adopt !== undefined;
     this.bucket = checked.adopt !== undefined ? this.adoptBucket(checked.adopt) : this.createBucket(checked.deleteOnDestroy);
 
     this.database = new glue.CfnDatabase(this, 'Database', {
