@@ -1,11 +1,11 @@
-import { Duration, RemovalPolicy, Stack, type CfnElement } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
 import { functionCode } from './function-bundles';
-import { acknowledge } from './nag';
+import { acknowledge, nagBucketArn } from './nag';
 
 export { PROJECT_ROOT } from './function-bundles';
 
@@ -110,7 +110,7 @@ export class BenchFunction extends Construct {
    * variable `env`, and the acknowledgment of each prefix wildcard, in one call.
    */
   allowObjects(bucket: s3.IBucket, actions: string[], prefixes: string[], opts: { env?: string; reason: string }): this {
-    const arn = `<${Stack.of(this).getLogicalId(bucket.node.defaultChild as CfnElement)}.Arn>`;
+    const arn = nagBucketArn(bucket);
     this.allow(actions, prefixes.map((p) => bucket.arnForObjects(`${p}*`)), {
       acknowledge: Object.fromEntries(prefixes.map((p) => [`Resource::${arn}/${p}*`, opts.reason])),
     });

@@ -1,4 +1,4 @@
-import { Duration, Stack } from 'aws-cdk-lib';
+import { Duration } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
@@ -6,7 +6,7 @@ import * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
 import { BenchFunction } from './bench-function';
 import type { DataStorage } from './data-storage';
-import { acknowledge } from './nag';
+import { acknowledge, nagBucketArn } from './nag';
 import { DOCS_PREFIX, MOUNT_PATH } from './document-prefixes';
 import { RESULTS_LAYOUT } from './results-layout';
 
@@ -77,9 +77,8 @@ export class DocumentFunctions extends Construct {
       f.role.addToPolicy(new iam.PolicyStatement({ actions: ['s3:PutObject'], resources: [props.resultsBucket.arnForObjects(`${RESULTS_LAYOUT.records}*`)] }));
     }
 
-    const stack = Stack.of(this);
-    const dataArn = `<${stack.getLogicalId(storage.bucket.node.defaultChild as never)}.Arn>`;
-    const resultsArn = `<${stack.getLogicalId(props.resultsBucket.node.defaultChild as never)}.Arn>`;
+    const dataArn = nagBucketArn(storage.bucket);
+    const resultsArn = nagBucketArn(props.resultsBucket);
     for (const [f, prefix] of [[this.before, DOCS_PREFIX], [this.after, storage.accessPointPrefix]] as const) {
       const policy = f.role.node.findChild('DefaultPolicy');
       acknowledge(policy, `AwsSolutions-IAM5[Resource::${dataArn}/${prefix}*]`, `documents of each run live under ${prefix}RUNID/, named at run time`);

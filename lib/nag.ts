@@ -1,4 +1,5 @@
-import { Validations } from 'aws-cdk-lib';
+import { CfnResource, Stack, Token, Validations } from 'aws-cdk-lib';
+import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { IConstruct } from 'constructs';
 
 export interface Acknowledgment {
@@ -24,4 +25,15 @@ export function applyAcknowledgments(on: boolean): void {
 export function acknowledge(scope: IConstruct, id: string, reason: string): void {
   acknowledgments.push({ path: scope.node.path, id, reason });
   if (enabled) Validations.of(scope).acknowledge({ id, reason });
+}
+
+/**
+ * A bucket's ARN as cdk-nag writes it in a finding: `<LogicalId.Arn>` for a bucket of this stack,
+ * `arn:<AWS::Partition>:s3:::NAME` for one imported by name (an adopted results bucket).
+ */
+export function nagBucketArn(bucket: IBucket): string {
+  const resource = bucket.node.defaultChild;
+  if (resource instanceof CfnResource) return `<${Stack.of(bucket).getLogicalId(resource)}.Arn>`;
+  if (Token.isUnresolved(bucket.bucketName)) throw new Error(`nagBucketArn: the imported bucket ${bucket.node.path} has no literal name`);
+  return `arn:<AWS::Partition>:s3:::${bucket.bucketName}`;
 }

@@ -2,12 +2,24 @@ import { Aws, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import * as athena from 'aws-cdk-lib/aws-athena';
 import * as glue from 'aws-cdk-lib/aws-glue';
 import * as s3 from 'aws-cdk-lib/aws-s3';
+import * as iam from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
 import { ACCESS_LOG_COLUMNS, ACCESS_LOG_PARTITION, ACCESS_LOG_REGEX, ACCESS_LOG_TABLE } from '../runner/report/access-log-table';
 import intervalSchema from '../assets/schema/interval.schema.json';
 import { accessLogQueries, INTERVALS_TABLE, namedQueries, type QueryUse } from '../runner/report/results-db';
 import { resultColumns, type JsonSchema } from './glue-columns';
 import { RESULTS_LAYOUT } from './results-layout';
+
+/**
+ * The results bucket's lifecycle rules. Only the scratch prefixes expire; results/, reports/ and
+ * executions/ (the history) have none. An adopted bucket must already have them.
+ */
+export const RESULTS_LIFECYCLE_RULES: s3.LifecycleRule[] = [
+  { id: 'expire-athena-results', prefix: RESULTS_LAYOUT.athena, expiration: Duration.days(30) },
+  { id: 'abort-incomplete-uploads', abortIncompleteMultipartUploadAfter: Duration.days(1) },
+  // Runners and Teardown remove a fleet's barrier markers; this catches what a lost execution left.
+  { id: 'expire-fleet-barrier', prefix: RESULTS_LAYOUT.fleetBarrier, expiration: Duration.days(1) },
+];
 
 export interface ResultsCatalogProps {
   /** Glue database name. @default 's3ab' plus the stack name, lower-cased */
@@ -16,10 +28,46 @@ export interface ResultsCatalogProps {
   readonly bytesScannedCutoffPerQuery?: number;
   /** First day partition projection enumerates. @default '2026-01-01' */
   readonly firstDay?: string;
+  /**
+   * `cdk destroy` deletes the results bucket and every record in it (context `deleteResultsOnDestroy=true`).
+   * Off, the bucket is retained with its records, so history outlives the stack. @default false
+   */
+  readonly deleteOnDestroy?: boolean;
+  /**
+   * Name of an existing results bucket (one an earlier stack retained) to use instead of creating
+   * one (context `resultsBucket=NAME`), so history continues across stacks. It must be in the
+   * stack's account and region and already have what an imported bucket cannot be given here:
+   * its lifecycle rules, encryption, public access block and object ownership (a bucket this stack
+   * retained keeps them); the stack writes its bucket policy (TLS only, access-log delivery),
+   * replacing any the bucket has. @default a new bucket
+   */
+  readonly adoptBucketName?: string;
+}
+
+/** S3's rules for a general purpose bucket name (3–63 characters; lower-case letters, digits, dots, hyphens; no IP form). */
+const BUCKET_NAME = /^(?!\d+\.\d+\.\d+\.\d+$)(?!xn--)[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
+
+/** The props checked together, with their defaults, before anything is built. */
+function checkResultsCatalogProps(props: ResultsCatalogProps, stackName: string) {
+  const databaseName = props.databaseName ?? `s3ab_${stackName.toLowerCase().replace(/[^a-z0-9]/g, '_')}`;
+  if (!/^[a-z0-9_]{1,255}$/.test(databaseName)) throw new Error(`ResultsCatalog: databaseName "${databaseName}" must be lower-case letters, digits and _`);
+  const cutoff = props.bytesScannedCutoffPerQuery ?? 1024 ** 3;
+  if (cutoff < 10 * 1024 ** 2) throw new Error(`ResultsCatalog: bytesScannedCutoffPerQuery must be ≥ 10 MB (Athena's minimum), got ${cutoff}`);
+  const firstDay = props.firstDay ?? '2026-01-01';
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(firstDay)) throw new Error(`ResultsCatalog: firstDay must be YYYY-MM-DD, got "${firstDay}"`);
+  const adopt = props.adoptBucketName;
+  if (adopt !== undefined && (!BUCKET_NAME.test(adopt) || adopt.includes('..'))) {
+    throw new Error(`ResultsCatalog: adoptBucketName "${adopt}" is not an S3 bucket name (3–63 lower-case letters, digits, dots and hyphens): give the retained bucket's name, as the ResultsBucketName output showed it`);
+  }
+  if (adopt !== undefined && props.deleteOnDestroy) {
+    throw new Error(`ResultsCatalog: deleteOnDestroy cannot apply to the adopted bucket "${adopt}": the stack never deletes a bucket it did not create; drop one of the two`);
+  }
+  return { databaseName, cutoff, firstDay, adopt, deleteOnDestroy: props.deleteOnDestroy ?? false };
 }
 
 /**
- * Where results are queried: the results bucket, a Glue table over the runner's Hive layout
+ * Where results are kept and queried: the results bucket (kept by `cdk destroy` unless
+ * `deleteOnDestroy`, or an earlier one adopted by name: its records are the history), a Glue table over the runner's Hive layout
  * (results/dt=YYYY-MM-DD/*.jsonl) whose columns are generated from the result JSON Schema and one
  * over the interval series beside it (results/intervals/dt=…/, from the interval schema), with
  * partition projection on `dt` so a run is queryable the moment its files land (no crawler, no
@@ -29,7 +77,8 @@ export interface ResultsCatalogProps {
  * for users.
  */
 export class ResultsCatalog extends Construct {
-  readonly bucket: s3.Bucket;
+  /** The results bucket: created here, or adopted by name (`adoptBucketName`). */
+  readonly bucket: s3.IBucket;
   readonly database: glue.CfnDatabase;
   readonly table: glue.CfnTable;
   /** The interval series' table (INTERVALS_TABLE), beside the records'. */
@@ -43,29 +92,11 @@ export class ResultsCatalog extends Construct {
 
   constructor(scope: Construct, id: string, props: ResultsCatalogProps = {}) {
     super(scope, id);
-    this.databaseName = props.databaseName ?? `s3ab_${Stack.of(this).stackName.toLowerCase().replace(/[^a-z0-9]/g, '_')}`;
-    if (!/^[a-z0-9_]{1,255}$/.test(this.databaseName)) throw new Error(`ResultsCatalog: databaseName "${this.databaseName}" must be lower-case letters, digits and _`);
-    const cutoff = props.bytesScannedCutoffPerQuery ?? 1024 ** 3;
-    if (cutoff < 10 * 1024 ** 2) throw new Error(`ResultsCatalog: bytesScannedCutoffPerQuery must be ≥ 10 MB (Athena's minimum), got ${cutoff}`);
-    const firstDay = props.firstDay ?? '2026-01-01';
-    this.firstDay = firstDay;
-    if (!/^\d{4}-\d{2}-\d{2}$/.test(firstDay)) throw new Error(`ResultsCatalog: firstDay must be YYYY-MM-DD, got "${firstDay}"`);
-
-    this.bucket = new s3.Bucket(this, 'Bucket', {
-      encryption: s3.BucketEncryption.S3_MANAGED,
-      enforceSSL: true,
-      blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
-      objectOwnership: s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
-      lifecycleRules: [
-        { id: 'expire-athena-results', prefix: RESULTS_LAYOUT.athena, expiration: Duration.days(30) },
-        { id: 'abort-incomplete-uploads', abortIncompleteMultipartUploadAfter: Duration.days(1) },
-        // Runners and Teardown remove a fleet's barrier markers; this catches what a lost execution left.
-        { id: 'expire-fleet-barrier', prefix: RESULTS_LAYOUT.fleetBarrier, expiration: Duration.days(1) },
-      ],
-      removalPolicy: RemovalPolicy.DESTROY,
-      autoDeleteObjects: true,
-    });
-    // No AwsSolutions-S1 acknowledgment: the bucket is the data bucket's access-log target (cdk-nag counts a log target as logged).
+    const checked = checkResultsCatalogProps(props, Stack.of(this).stackName);
+    this.databaseName = checked.databaseName;
+    const cutoff = checked.cutoff;
+    this.firstDay = checked.firstDay;
+    this.bucket = checked.adopt !== undefined ? this.adoptBucket(checked.adopt) : this.createBucket(checked.deleteOnDestroy);
 
     this.database = new glue.CfnDatabase(this, 'Database', {
       catalogId: Aws.ACCOUNT_ID,
@@ -104,6 +135,42 @@ export class ResultsCatalog extends Construct {
       query.addResourceDependency(this.intervalsTable);
       return { name: f.name, query, sql: f.sql, use: f.use };
     });
+  }
+
+  /**
+   * The results bucket. Retained by `cdk destroy` with its records unless `deleteOnDestroy`: the
+   * records are the history later runs are compared with.
+   */
+  private createBucket(deleteOnDestroy: boolean): s3.Bucket {
+    const bucket = new s3.Bucket(this, 'Bucket', {
+      encryption: s3.BucketEncryption.S3_MANAGED,
+      enforceSSL: true,
+      blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
+      objectOwnership: s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
+      lifecycleRules: RESULTS_LIFECYCLE_RULES,
+      removalPolicy: deleteOnDestroy ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN,
+      autoDeleteObjects: deleteOnDestroy,
+    });
+    // No AwsSolutions-S1 acknowledgment: the bucket is the data bucket's access-log target (cdk-nag counts a log target as logged).
+    return bucket;
+  }
+
+  /**
+   * An existing results bucket, by name. An imported bucket takes no lifecycle rules, encryption
+   * or public access settings from the stack (it must have them: a retained bucket does); its
+   * bucket policy is written here, since a retained bucket lost the one its old stack made: TLS
+   * only, and whatever the stack adds (the data bucket's access-log delivery).
+   */
+  private adoptBucket(name: string): s3.IBucket {
+    const bucket = s3.Bucket.fromBucketName(this, 'Bucket', name);
+    const policy = new s3.BucketPolicy(this, 'BucketPolicy', { bucket });
+    policy.document.addStatements(new iam.PolicyStatement({
+      sid: 'TlsOnly', effect: iam.Effect.DENY, principals: [new iam.AnyPrincipal()], actions: ['s3:*'],
+      resources: [bucket.bucketArn, bucket.arnForObjects('*')], conditions: { Bool: { 'aws:SecureTransport': 'false' } },
+    }));
+    // IBucket.policy is the documented hook: with it set, addToResourcePolicy adds to this policy.
+    bucket.policy = policy;
+    return bucket;
   }
 
   /**

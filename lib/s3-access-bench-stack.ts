@@ -18,6 +18,10 @@ export interface S3AccessBenchStackProps extends StackProps {
    * execution by much. @default 12 hours
    */
   readonly runnerMaxLifetime?: Duration;
+  /** `cdk destroy` deletes the results bucket and its records (context `deleteResultsOnDestroy=true`). @default false: retained */
+  readonly deleteResultsOnDestroy?: boolean;
+  /** An existing results bucket to adopt instead of creating one (context `resultsBucket=NAME`). @default a new bucket */
+  readonly resultsBucketName?: string;
 }
 
 /**
@@ -37,7 +41,7 @@ export class S3AccessBenchStack extends Stack {
   constructor(scope: Construct, id: string, props: S3AccessBenchStackProps = {}) {
     super(scope, id, props);
     this.network = new BenchNetwork(this, 'Network');
-    this.results = new ResultsCatalog(this, 'Results');
+    this.results = new ResultsCatalog(this, 'Results', { deleteOnDestroy: props.deleteResultsOnDestroy, adoptBucketName: props.resultsBucketName });
     this.storage = new DataStorage(this, 'Data', {
       vpc: this.network.vpc,
       mountTargetSubnets: this.network.runnerSubnets,

@@ -1,5 +1,5 @@
 /**
- * `npm run rehearse -- [--profile P | --matrix FILE] [--runners TYPE:COUNT,...] [--layout shard|fleet] [--fail setup|run-step|runner-dies|success-fails-twice|stop-execution] [--drop-grant ROLE:ACTION@RESOURCE] [--vcpu-quota N] [--running-vcpus N] [--not-offered TYPES]`:
+ * `npm run rehearse -- [--profile P | --matrix FILE] [--runners TYPE:COUNT,...] [--layout shard|fleet] [--fail setup|run-step|runner-dies|success-fails-twice|stop-execution] [--drop-grant ROLE:ACTION@RESOURCE] [--vcpu-quota N] [--running-vcpus N] [--not-offered TYPES] [--pull DIR]`:
  * a whole AWS execution rehearsed here (scripts/rehearsal/rehearse.ts) — the synthesized state
  * machine, the real Lambda handlers, local runner sandboxes running the SSM documents' own lines
  * against the embedded S3 server, every request evaluated against the template's IAM — then its
@@ -34,7 +34,7 @@ function parseOptions() {
         layout: { type: 'string' }, fail: { type: 'string' }, 'poll-seconds': { type: 'string', default: '0' }, json: { type: 'string' },
         'drop-grant': { type: 'string' }, heartbeat: { type: 'string' }, 'skip-setup': { type: 'boolean' },
         'vcpu-quota': { type: 'string' }, 'running-vcpus': { type: 'string' }, 'not-offered': { type: 'string' },
-        documents: { type: 'string', default: '5' }, 'server-on-disk': { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
+        documents: { type: 'string', default: '5' }, 'server-on-disk': { type: 'boolean' }, pull: { type: 'string' }, help: { type: 'boolean', short: 'h' },
       },
     }).values;
   } catch (err) {
@@ -65,6 +65,7 @@ function printHelp(): void {
     '  --poll-seconds N    seconds between readiness checks here (default 0: the sandboxes are online at once)',
     '  --documents N       documents per Lambda repetition (default 5)',
     '  --json FILE         also write the figures as JSON',
+    '  --pull DIR          after the execution, `s3ab aws pull` its run from the results bucket into DIR, as a user does',
     '  --server-on-disk    keep the embedded server\'s objects on disk, not in RAM (seed: the versioned bucket keeps every',
     '                      version until Teardown, more than this machine\'s memory; the default for seed and full)',
     '  --skip-setup        do not install first what the rehearsal needs (the base, the AWS CLI, the matrix\'s clients:',
@@ -136,6 +137,7 @@ function print(r: RehearsalReport): void {
   }
   console.log(`left behind: ${r.leftovers.runnerProcesses} runner processes, ${r.leftovers.mounts} mounts, ${r.leftovers.versions} versions of the run`);
   atSeedScale(r);
+  if (r.pulled) console.log(`s3ab aws pull into ${r.pulled.dir}: exit ${r.pulled.code}\n${r.pulled.output.replace(/^/gm, '  ')}`);
   console.log(`status: ${r.status}${r.error ? ` — ${r.error.name}: ${r.error.message}` : ''}; report: ${r.reportLocation ?? '(none)'}; wall ${seconds(r.wallMs)}`);
 }
 
@@ -172,11 +174,11 @@ async function main(): Promise<void> {
   const { input, dropGrant, account, heartbeat } = rehearsalInput(values);
   if (!values['skip-setup']) installForRehearsal({ profile: values.profile, matrixFile: values.matrix });
   const serverOnDisk = values['server-on-disk'] ?? (!values.matrix && ['seed', 'full'].includes(values.profile!));
-  const r = await rehearse({ input, fault: values.fail as Fault | undefined, pollSeconds: Number(values['poll-seconds']), serverOnDisk, dropGrant, account, heartbeat, log: (l) => console.log(l) });
+  const r = await rehearse({ input, fault: values.fail as Fault | undefined, pollSeconds: Number(values['poll-seconds']), serverOnDisk, dropGrant, account, heartbeat, pullInto: values.pull, log: (l) => console.log(l) });
   print(r);
   if (values.json) writeFileSync(values.json, JSON.stringify(r, null, 2));
   const clean = r.leftovers.runnerProcesses + r.leftovers.mounts + r.leftovers.versions === 0;
-  process.exitCode = r.status === 'SUCCEEDED' && clean ? 0 : 1;
+  process.exitCode = r.status === 'SUCCEEDED' && clean && (r.pulled?.code ?? 0) === 0 ? 0 : 1;
 }
 
 main()

@@ -13,7 +13,7 @@ import type { DataStorage } from '../data-storage';
 import { DOCS_PREFIX } from '../document-prefixes';
 import type { DocumentFunctions } from '../document-functions';
 import { AL2023_PARAMETER_PREFIX, MAX_RUNNERS, SSM_INSTANCE_INFORMATION_PAGE } from '../instance-types';
-import { acknowledge } from '../nag';
+import { acknowledge, nagBucketArn } from '../nag';
 import type { ResultsCatalog } from '../results-catalog';
 import { RESULTS_LAYOUT } from '../results-layout';
 import type { RunnerFleet } from '../runner-fleet';
@@ -249,7 +249,7 @@ export class Pipeline extends Construct {
     const { results, documents } = props;
     const stack = Stack.of(this);
     const role = this.stateMachine.role;
-    const resultsArn = `<${stack.getLogicalId(results.bucket.node.defaultChild as CfnElement)}.Arn>`;
+    const resultsArn = nagBucketArn(results.bucket);
     const allow = (actions: string[], resources: string[], acknowledgments: Record<string, string> = {}) => {
       this.stateMachine.addToRolePolicy(new iam.PolicyStatement({ actions, resources }));
       for (const [finding, reason] of Object.entries(acknowledgments)) acknowledge(role, `AwsSolutions-IAM5[${finding}]`, reason);

@@ -50,7 +50,7 @@ export function explainAws(err: unknown, stack: string): unknown {
   return err;
 }
 
-export async function stackOutputs(c: AwsClients, stack: string): Promise<Record<string, string>> {
+export async function stackOutputs(c: Pick<AwsClients, 'cfn'>, stack: string): Promise<Record<string, string>> {
   try {
     const res = await c.cfn.send(new DescribeStacksCommand({ StackName: stack }));
     const outputs = Object.fromEntries((res.Stacks?.[0]?.Outputs ?? []).map((o) => [o.OutputKey!, o.OutputValue!]));

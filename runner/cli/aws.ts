@@ -11,7 +11,7 @@ async function explained<T>(stack: string, command: () => Promise<T>): Promise<T
   }
 }
 
-/** `s3ab aws run|query|status`: the deployed stack (loaded lazily: the AWS SDK clients are only needed here). */
+/** `s3ab aws run|estimate|query|pull|status`: the deployed stack (loaded lazily: the AWS SDK clients are only needed here). */
 export function registerAws(program: Command): void {
   const aws = program.command('aws').description('run and query benchmarks on AWS (the deployed stack; credentials and region from the standard AWS chain)');
   const stackOpt = () => new Option('--stack <name>', 'CloudFormation stack name').default('S3AccessBench');
@@ -40,6 +40,15 @@ export function registerAws(program: Command): void {
       process.exitCode = await explained(o.stack, () => (name === 'requests'
         ? awsQueryRequests(defaultClients(o.region), o.stack, o.run, print)
         : awsQuery(defaultClients(o.region), o.stack, name, print, undefined, o.run)));
+    });
+  aws.command('pull').description('copy executions\' records (step records, interval series, run manifests) from the results bucket into a local results folder, so local and AWS runs are one history for `s3ab report` and `s3ab history`; files already there are kept')
+    .option('--run <id>', 'one run (default: the newest run in the bucket)').option('--all', 'every run in the bucket')
+    .option('--results <dir>', 'local results folder', 'results')
+    .option('--bucket <name>', 'the results bucket by name, e.g. one retained after `cdk destroy` (default: the stack\'s ResultsBucketName output)')
+    .addOption(stackOpt()).addOption(regionOpt())
+    .action(async (o) => {
+      const { awsPull, defaultPullClients } = await import('../aws/pull');
+      process.exitCode = await explained(o.stack, () => awsPull(defaultPullClients(o.region), { results: o.results, run: o.run, all: o.all, bucket: o.bucket, stack: o.stack }, print));
     });
   aws.command('status').description('show the stack outputs and its latest executions').addOption(stackOpt()).addOption(regionOpt())
     .action(async (o) => {

@@ -10,7 +10,7 @@
  * `npm run rehearse` prints.
  *
  * The phases: startServer → loadFunctions → the cloud (stand-ins) → runExecution → inspectRun →
- * checkS3Requests → the report.
+ * checkS3Requests → pullAsUser (with `pullInto`) → the report.
  */
 import { RESULTS_LAYOUT } from '../../lib/results-layout';
 import { ONE_HOST_CLOCK_ENV } from '../../runner/core/clock';
@@ -20,6 +20,7 @@ import type { Context } from 'aws-lambda';
 import { StateMachine } from 'aws-local-stepfunctions';
 import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { randomBytes, randomUUID } from 'node:crypto';
+import { spawn } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { withoutTimeoutPaths } from '../../test/helpers/definition';
@@ -85,6 +86,8 @@ export interface RehearsalOptions {
   serverOnDisk?: boolean;
   /** The account's Standard vCPU quota, what else runs there, the types its zones do not offer. @default a quota of 1,000 vCPUs, nothing else running, every type offered */
   account?: RehearsalAccount;
+  /** After the execution, `s3ab aws pull` its run from the results bucket into this folder, as a user does. @default no pull */
+  pullInto?: string;
 }
 
 export interface StateFigure { name: string; count: number; longestMs: number; totalMs: number; timeoutS: number | null }
@@ -121,6 +124,8 @@ export interface RehearsalReport {
    * state machine's own Teardown; this one runs anyway).
    */
   ending: { status: 'FAILED' | 'ABORTED'; invoked: { rule: string; function: string; result: unknown; error: string | null }[] } | null;
+  /** `s3ab aws pull` of the run into `pullInto` (null without it, or with no run): its exit code and output. */
+  pulled: { dir: string; code: number | null; output: string } | null;
 }
 
 /** What the phases share. */
@@ -154,7 +159,8 @@ export async function rehearse(opts: RehearsalOptions): Promise<RehearsalReport>
     const run = await runExecution(r);
     const inspected = await inspectRun(r, run.runId);
     const s3Iam = await checkS3Requests(r);
-    return reportOf(r, run, inspected, s3Iam, Date.now() - started);
+    const pulled = opts.pullInto && run.runId ? await pullAsUser(r, run.runId, opts.pullInto) : null;
+    return { ...reportOf(r, run, inspected, s3Iam, Date.now() - started), pulled };
   } finally {
     for (const stop of stops.reverse()) await stop();
     await cleanupAll();
@@ -589,7 +595,7 @@ async function checkS3Requests(r: Rehearsal): Promise<{ unseen: number }> {
 }
 
 /** The report: the execution's outcome, and FAILED naming every IAM deny even when the execution itself succeeded. */
-function reportOf(r: Rehearsal, run: ExecutionOutcome, seen: Inspection, s3Iam: { unseen: number }, wallMs: number): RehearsalReport {
+function reportOf(r: Rehearsal, run: ExecutionOutcome, seen: Inspection, s3Iam: { unseen: number }, wallMs: number): Omit<RehearsalReport, 'pulled'> {
   const denials = r.iam.denials();
   const iamError = denials.length
     ? { name: 'AccessDenied', message: `the template's IAM denies ${denials.length} request kind(s): ${denials.map((d) => `${d.principal} may not ${d.action} on ${d.resource} (${d.decision}; ${d.count} request(s), seen in the ${d.source})`).join('; ')}` }
@@ -619,6 +625,29 @@ function reportOf(r: Rehearsal, run: ExecutionOutcome, seen: Inspection, s3Iam: 
     launched: [...r.cloud.sandboxes.values()].map((b) => b.instanceType),
     ending: run.ending,
   };
+}
+
+/**
+ * `s3ab aws pull` of the run, as a user runs it after an execution: the bundled CLI in its own
+ * process, the results bucket named as the stack's ResultsBucketName output names it, the S3
+ * endpoint given as AWS_ENDPOINT_URL_S3 (the standard override) and the account owner's keys
+ * (the server's own: a user is no role of the template).
+ */
+async function pullAsUser(r: Rehearsal, runId: string, dir: string): Promise<{ dir: string; code: number | null; output: string }> {
+  const t = r.server.target;
+  const env = {
+    ...process.env, AWS_ENDPOINT_URL_S3: t.endpointUrl, AWS_ACCESS_KEY_ID: t.credentials!.accessKeyId, AWS_SECRET_ACCESS_KEY: t.credentials!.secretAccessKey,
+    AWS_REGION: REGION, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+  };
+  const cli = join(__dirname, '..', '..', 'dist', 's3ab.js');
+  // Not spawnSync: the embedded server's output must keep flowing while the CLI talks to it.
+  const child = spawn(process.execPath, [cli, 'aws', 'pull', '--bucket', RESULTS_BUCKET, '--run', runId, '--results', dir], { env });
+  let output = '';
+  child.stdout.on('data', (c) => (output += c));
+  child.stderr.on('data', (c) => (output += c));
+  const timer = setTimeout(() => child.kill('SIGKILL'), 120_000);
+  const code = await new Promise<number | null>((res, rej) => { child.once('error', rej); child.once('close', res); }).finally(() => clearTimeout(timer));
+  return { dir, code, output: output.trim() };
 }
 
 /** Every result record of the run in the results bucket (the runners' uploads). */

@@ -1,9 +1,9 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { RehearsalReport } from '../../scripts/rehearsal/rehearse';
-import { ROOT } from '../helpers/cli';
+import { ROOT, s3ab } from '../helpers/cli';
 import { estimateFor } from '../../runner/aws/estimate';
 
 /** A small matrix: two workloads, so layout "shard" gives each of two runners its own. */
@@ -28,30 +28,43 @@ function rehearse(args: string[], matrix: object | string = MATRIX, runners = 'c
 }
 
 describe('a rehearsal of a whole execution: the synthesized state machine, the real functions, runner sandboxes running the documents\' own lines, the template\'s IAM on every request', () => {
-  test('two runners, one workload each: success, a report, every step\'s records, every request allowed, and nothing of the run left behind', () => {
-    const { code, out, report: r } = rehearse([]);
-    expect({ code, status: r.status, error: r.error }).toEqual({ code: 0, status: 'SUCCEEDED', error: null });
-    expect(r.reportLocation).toMatch(/^s3:\/\/s3ab-rehearsal-results\/reports\/\d{8}T\d{6}Z-[0-9a-f]{6}\/report\.html$/);
-    // One setup and one run-step command per runner, each ended by its runner's callback; each runner ran its own two steps.
-    expect(r.commands.filter((c) => c.document === 'run-step').map((c) => [c.status, c.steps])).toEqual([['Success', 2], ['Success', 2]]);
-    expect(r.commands.filter((c) => c.document === 'setup').map((c) => c.status)).toEqual(['Success', 'Success']);
-    expect(r.callbacks).toMatchObject({ tasks: 4, successes: 4, failures: 0, heartbeatTimeouts: 0 });
-    // Every state within a third of its timeout; the history within this shape's bound.
-    for (const s of r.states) if (s.timeoutS) expect(s.longestMs / 1000).toBeLessThanOrEqual(s.timeoutS / 3);
-    expect(r.historyEvents).toBeGreaterThan(100);
-    expect(r.historyEvents).toBeLessThanOrEqual(r.historyBound);
-    // The template's IAM judged every request (S3 from the server's log, the rest at the stand-ins).
-    expect(r.iam.requests).toBeGreaterThan(r.s3.requests / 2);
-    expect(r.iam.denials).toEqual([]);
-    expect(r.s3.versionsCreated).toBeGreaterThan(0);
-    expect(r.s3.versionsDeleted).toBeGreaterThanOrEqual(r.s3.versionsCreated);
-    expect(r.leftovers).toEqual(NOTHING_LEFT);
-    // The printed figures.
-    expect(out).toMatch(/history events \(as Step Functions counts them\): \d+; this shape's bound \d+; an execution may have 25,000/);
-    expect(out).toMatch(/callbacks: 4 tasks ended by their runners — 4 successes, 0 failures, \d+ heartbeats/);
-    expect(out).toMatch(/IAM: \d+ requests evaluated against the template \(\d+ distinct evaluations by iam-simulate\), 0 denied/);
-    expect(out).toMatch(/status: SUCCEEDED; report: s3:\/\//);
-  }, 300_000);
+  test('two runners, one workload each: success, a report, every step\'s records, every request allowed, nothing of the run left behind; `s3ab aws pull` brings the run home and `s3ab report` reads it', async () => {
+    const history = mkdtempSync(join(tmpdir(), 's3ab-rehearse-pulled-'));
+    try {
+      const { code, out, report: r } = rehearse(['--pull', history]);
+      expect({ code, status: r.status, error: r.error }).toEqual({ code: 0, status: 'SUCCEEDED', error: null });
+      expect(r.reportLocation).toMatch(/^s3:\/\/s3ab-rehearsal-results\/reports\/\d{8}T\d{6}Z-[0-9a-f]{6}\/report\.html$/);
+      // One setup and one run-step command per runner, each ended by its runner's callback; each runner ran its own two steps.
+      expect(r.commands.filter((c) => c.document === 'run-step').map((c) => [c.status, c.steps])).toEqual([['Success', 2], ['Success', 2]]);
+      expect(r.commands.filter((c) => c.document === 'setup').map((c) => c.status)).toEqual(['Success', 'Success']);
+      expect(r.callbacks).toMatchObject({ tasks: 4, successes: 4, failures: 0, heartbeatTimeouts: 0 });
+      // Every state within a third of its timeout; the history within this shape's bound.
+      for (const s of r.states) if (s.timeoutS) expect(s.longestMs / 1000).toBeLessThanOrEqual(s.timeoutS / 3);
+      expect(r.historyEvents).toBeGreaterThan(100);
+      expect(r.historyEvents).toBeLessThanOrEqual(r.historyBound);
+      // The template's IAM judged every request (S3 from the server's log, the rest at the stand-ins).
+      expect(r.iam.requests).toBeGreaterThan(r.s3.requests / 2);
+      expect(r.iam.denials).toEqual([]);
+      expect(r.s3.versionsCreated).toBeGreaterThan(0);
+      expect(r.s3.versionsDeleted).toBeGreaterThanOrEqual(r.s3.versionsCreated);
+      expect(r.leftovers).toEqual(NOTHING_LEFT);
+      // The printed figures.
+      expect(out).toMatch(/history events \(as Step Functions counts them\): \d+; this shape's bound \d+; an execution may have 25,000/);
+      expect(out).toMatch(/callbacks: 4 tasks ended by their runners — 4 successes, 0 failures, \d+ heartbeats/);
+      expect(out).toMatch(/IAM: \d+ requests evaluated against the template \(\d+ distinct evaluations by iam-simulate\), 0 denied/);
+      expect(out).toMatch(/status: SUCCEEDED; report: s3:\/\//);
+      // The user's pull: every step's records and both runners' manifests, in the local layout, read by the local report.
+      expect({ code: r.pulled!.code, output: r.pulled!.output }).toEqual({ code: 0, output: expect.stringContaining(`run ${r.runId}: `) });
+      const day = `${r.runId!.slice(0, 4)}-${r.runId!.slice(4, 6)}-${r.runId!.slice(6, 8)}`;
+      expect(readdirSync(join(history, `dt=${day}`)).filter((f) => f.startsWith(`${r.runId}--s`) && f.endsWith('.jsonl'))).toHaveLength(4);
+      expect(readdirSync(join(history, '_runs')).filter((f) => f.startsWith(r.runId!))).toHaveLength(2);
+      const local = await s3ab(['report', '--results', history, '--run', r.runId!]);
+      expect({ code: local.code, err: local.stderr }).toEqual({ code: 0, err: '' });
+      expect(local.stdout).toContain(r.runId!);
+    } finally {
+      rmSync(history, { recursive: true, force: true });
+    }
+  }, 400_000);
 
   test('issue 26: a fleet of three sandboxes (scripts/rehearsal/fleet.json: clients 1 and 3) starts each fleet step together at the S3 barrier, every request allowed, nothing left', () => {
     const fleet = JSON.parse(readFileSync(join(ROOT, 'scripts', 'rehearsal', 'fleet.json'), 'utf8'));

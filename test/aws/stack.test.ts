@@ -607,6 +607,81 @@ describe('functions', () => {
   });
 });
 
+describe('the results bucket: history outlives the stack', () => {
+  const resultsBucketId = () => idOf('AWS::S3::Bucket', 'ResultsBucket');
+  const autoDeleted = (t: Synthesized) => resourcesOf(t, 'Custom::S3AutoDeleteObjects').map(([, p]) => JSON.stringify(p.BucketName));
+  const ADOPTED = 's3ab-history-of-an-earlier-stack';
+
+  test('by default `cdk destroy` keeps it and its records: DeletionPolicy and UpdateReplacePolicy Retain, and no auto-delete of its objects', () => {
+    const bucket = s.json.Resources[resultsBucketId()] as Record<string, unknown>;
+    expect([bucket.DeletionPolicy, bucket.UpdateReplacePolicy]).toEqual(['Retain', 'Retain']);
+    expect(autoDeleted(s).filter((b) => b.includes('ResultsBucket'))).toEqual([]);
+    // The data bucket (scratch) is still emptied and deleted.
+    expect(autoDeleted(s).filter((b) => b.includes('DataBucket'))).toHaveLength(1);
+  });
+
+  test('no role of the stack may delete history: deletes in the results bucket reach only the fleet barrier\'s markers and task tokens', () => {
+    const mayDelete = (a: string) => a === '*' || /^s3:(\*|Delete)/.test(a);
+    const deletable = new Set<string>();
+    for (const [, props] of resourcesOf(s, 'AWS::IAM::Policy')) {
+      for (const st of statementsOf(props)) {
+        if (st.Effect !== 'Allow' || !asList(st.Action).some(mayDelete)) continue;
+        for (const r of asList(st.Resource)) if (JSON.stringify(r).includes('ResultsBucket')) deletable.add(JSON.stringify(r).replace(/.*"(\/[^"]*)"\]\]\}$/, '$1'));
+      }
+    }
+    expect([...deletable].sort()).toEqual(['/fleet-barrier/*', '/task-tokens/*']);
+  });
+
+  test('with -c deleteResultsOnDestroy=true, today\'s behaviour: deleted with the stack, its objects first', () => {
+    const t = synthesize({ deleteResultsOnDestroy: true });
+    const id = resourcesOf(t, 'AWS::S3::Bucket').map(([x]) => x).find((x) => x.startsWith('ResultsBucket'))!;
+    const bucket = t.json.Resources[id] as Record<string, unknown>;
+    expect([bucket.DeletionPolicy, bucket.UpdateReplacePolicy]).toEqual(['Delete', 'Delete']);
+    expect(autoDeleted(t).filter((b) => b.includes(id))).toHaveLength(1);
+  });
+
+  describe('adopted with -c resultsBucket=NAME', () => {
+    const t = synthesize({ resultsBucketName: ADOPTED });
+    const text = JSON.stringify(t.json);
+
+    test('no results bucket is created; every grant, the tables\' locations and Athena\'s output name the adopted bucket', () => {
+      expect(resourcesOf(t, 'AWS::S3::Bucket').map(([id]) => id).filter((id) => id.startsWith('ResultsBucket'))).toEqual([]);
+      expect(text).not.toMatch(/"ResultsBucket[0-9A-F]{8}"/);
+      const [, runners] = resourcesOf(t, 'AWS::IAM::Policy').find(([id]) => id.startsWith('RunnersPermissions'))!;
+      const bySid = Object.fromEntries(statementsOf(runners).map((st) => [st.Sid, st]));
+      expect(bySid.WriteResults.Resource).toEqual({ 'Fn::Join': ['', ['arn:', ref('AWS::Partition'), `:s3:::${ADOPTED}/results/*`]] });
+      const [, teardown] = resourcesOf(t, 'AWS::IAM::Policy').find(([id]) => id.startsWith('PipelineTeardownFn'))!;
+      expect(JSON.stringify(statementsOf(teardown))).toContain(`:s3:::${ADOPTED}/fleet-barrier/*`);
+      const tables = Object.fromEntries(resourcesOf(t, 'AWS::Glue::Table').map(([, p]) => [p.TableInput.Name, p.TableInput.StorageDescriptor.Location]));
+      expect(tables.results).toBe(`s3://${ADOPTED}/results/`);
+      expect(tables.intervals).toBe(`s3://${ADOPTED}/results/intervals/`);
+      const [, wg] = resourcesOf(t, 'AWS::Athena::WorkGroup')[0];
+      expect(wg.WorkGroupConfiguration.ResultConfiguration.OutputLocation).toBe(`s3://${ADOPTED}/athena/`);
+      const [, data] = resourcesOf(t, 'AWS::S3::Bucket').find(([id]) => id.startsWith('DataBucket'))!;
+      expect(data.LoggingConfiguration.DestinationBucketName).toBe(ADOPTED);
+      expect((t.json.Outputs.ResultsBucketName as { Value: unknown }).Value).toBe(ADOPTED);
+    });
+
+    test('the stack writes its bucket policy: TLS only, and the data bucket\'s access-log delivery', () => {
+      const policies = resourcesOf(t, 'AWS::S3::BucketPolicy').filter(([, p]) => p.Bucket === ADOPTED);
+      expect(policies).toHaveLength(1);
+      const bySid = Object.fromEntries(statementsOf(policies[0][1]).map((st) => [st.Sid, st]));
+      expect(bySid.TlsOnly).toMatchObject({ Effect: 'Deny', Action: 's3:*', Condition: { Bool: { 'aws:SecureTransport': 'false' } } });
+      expect(bySid.S3ServerAccessLogsOfTheDataBucket).toMatchObject({ Effect: 'Allow', Principal: { Service: 'logging.s3.amazonaws.com' }, Action: 's3:PutObject' });
+    });
+
+    test('cdk-nag finds nothing unacknowledged', () => {
+      const violations = new AwsSolutionsChecks(t.app).validateScope(t.stack).violations;
+      expect(violations.map((v) => `${v.ruleName}: ${v.violatingResources.map((r) => r.constructPath).join(', ')}`)).toEqual([]);
+    });
+  });
+
+  test('refused before anything is built: an adopted bucket with deleteResultsOnDestroy, and a name that is no bucket name', () => {
+    expect(() => synthesize({ resultsBucketName: ADOPTED, deleteResultsOnDestroy: true })).toThrow(/deleteOnDestroy cannot apply to the adopted bucket "s3ab-history-of-an-earlier-stack"/);
+    expect(() => synthesize({ resultsBucketName: 'My_Bucket' })).toThrow(/adoptBucketName "My_Bucket" is not an S3 bucket name/);
+  });
+});
+
 test('outputs the CLI needs', () => {
   s.template.hasOutput('FileSystemId', { Value: Match.anyValue() });
   for (const o of ['DataBucketName', 'ResultsBucketName', 'AthenaWorkGroup', 'GlueDatabase', 'LaunchTemplateId', 'RunStepDocumentName']) expect(s.json.Outputs[o]).toBeDefined();
