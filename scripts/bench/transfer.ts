@@ -196,56 +196,65 @@ interface Bench {
   pids: number[];
 }
 
+type Timed = (sample: () => Cpu, fn: () => Promise<unknown>) => Promise<{ ms: number; cpu: Cpu }>;
+const timed: Timed = async (sample, fn) => { const r = await cpuDuring(sample, () => timeAsync(fn)); return { ms: r.value, cpu: r.cpu }; };
+
+/** A GET through `fetch`, timed with the CPU `sample` counts; the download kept for its check. */
+async function timedGet(sample: () => Cpu, fetch: () => Promise<Fetched>): Promise<Got> {
+  let fetched: Fetched | undefined;
+  const r = await timed(sample, async () => { fetched = await fetch(); });
+  return { ...r, digest: () => fetched!.digest(), discard: () => fetched!.discard() };
+}
+
+/** A long-lived session as a contestant: its put and get timed with the CPU `sample` counts. */
+const sessionContestant = (b: Bench, session: StorageSession, sample: () => Cpu, version: string): Contestant => ({
+  version,
+  put: (k) => timed(sample, () => session.put(k, { path: b.src, size })),
+  get: (k) => timedGet(sample, () => session.get(k)),
+});
+
+/** An s3-crt variant in one process model: one long-lived client, or a client process per transfer. */
+async function crtContestant(b: Bench, e: Entry, signal: AbortSignal): Promise<Contestant> {
+  const options = { ...s3Crt.variants[e.variant], ...JSON.parse(values.crt!) };
+  const open = () => s3Crt.open({ target: b.target, options, scratchDir: mkdtempSync(join(b.scratch, 'crt-')), signal });
+  const session = await open();
+  console.log(`${e.name} options: ${JSON.stringify(session.options)}`);
+  if (e.model === 'long-lived') {
+    b.sessions.push(session);
+    const pid = (session as unknown as { clientPid: number }).clientPid;
+    b.pids.push(pid);
+    return sessionContestant(b, session, () => processCpu(pid), session.version);
+  }
+  await session.close();
+  // One client process per transfer: its start and exit are timed, as s5cmd's are; its CPU is
+  // that of a finished child of this process (it is reaped on close).
+  const once = async <T>(fn: (s: StorageSession) => Promise<T>): Promise<T> => {
+    const s = await open();
+    try {
+      return await fn(s);
+    } finally {
+      await s.close();
+    }
+  };
+  return {
+    version: session.version,
+    put: (k) => timed(childrenCpu, () => once((s) => s.put(k, { path: b.src, size }))),
+    get: (k) => timedGet(childrenCpu, () => once((s) => s.get(k))),
+  };
+}
+
 /** s3-api and s3-crt: the runner's own sessions, timed around put/get. */
 async function runnerContestants(b: Bench): Promise<Record<Name, Contestant>> {
   const signal = new AbortController().signal;
   setMaxListeners(1000, signal);
   const out: Record<Name, Contestant> = {};
-  const fromFetched = async (run: (on: (f: Fetched) => void) => Promise<{ value: number; cpu: Cpu }>): Promise<Got> => {
-    let fetched: Fetched | undefined;
-    const r = await run((f) => { fetched = f; });
-    return { ms: r.value, cpu: r.cpu, digest: () => fetched!.digest(), discard: () => fetched!.discard() };
-  };
-  const wrap = (session: StorageSession, sample: () => Cpu, version: string): Contestant => ({
-    version,
-    put: async (k) => { const r = await cpuDuring(sample, () => timeAsync(() => session.put(k, { path: b.src, size }))); return { ms: r.value, cpu: r.cpu }; },
-    get: (k) => fromFetched((on) => cpuDuring(sample, () => timeAsync(async () => on(await session.get(k))))),
-  });
   for (const e of entries.filter((x) => x.method === 's3-api')) {
     const session = await s3Api.open({ target: b.target, options: s3Api.variants[e.variant], scratchDir: mkdtempSync(join(b.scratch, 'api-')), signal });
     b.sessions.push(session);
     const sdk = JSON.parse(readFileSync(join(root, 'node_modules/@aws-sdk/client-s3/package.json'), 'utf8')).version;
-    out[e.name] = wrap(session, ownCpu, `aws-sdk-js-v3 ${sdk}`);
+    out[e.name] = sessionContestant(b, session, ownCpu, `aws-sdk-js-v3 ${sdk}`);
   }
-  for (const e of entries.filter((x) => x.method === 's3-crt')) {
-    const options = { ...s3Crt.variants[e.variant], ...JSON.parse(values.crt!) };
-    const open = () => s3Crt.open({ target: b.target, options, scratchDir: mkdtempSync(join(b.scratch, 'crt-')), signal });
-    const session = await open();
-    console.log(`${e.name} options: ${JSON.stringify(session.options)}`);
-    if (e.model === 'long-lived') {
-      b.sessions.push(session);
-      const pid = (session as unknown as { clientPid: number }).clientPid;
-      b.pids.push(pid);
-      out[e.name] = wrap(session, () => processCpu(pid), session.version);
-      continue;
-    }
-    await session.close();
-    // One client process per transfer: its start and exit are timed, as s5cmd's are; its CPU is
-    // that of a finished child of this process (it is reaped on close).
-    const once = async <T>(fn: (s: StorageSession) => Promise<T>): Promise<T> => {
-      const s = await open();
-      try {
-        return await fn(s);
-      } finally {
-        await s.close();
-      }
-    };
-    out[e.name] = {
-      version: session.version,
-      put: async (k) => { const r = await cpuDuring(childrenCpu, () => timeAsync(() => once((s) => s.put(k, { path: b.src, size })))); return { ms: r.value, cpu: r.cpu }; },
-      get: (k) => fromFetched((on) => cpuDuring(childrenCpu, () => timeAsync(async () => on(await once((s) => s.get(k)))))),
-    };
-  }
+  for (const e of entries.filter((x) => x.method === 's3-crt')) out[e.name] = await crtContestant(b, e, signal);
   return out;
 }
 
