@@ -11,7 +11,12 @@ import { excludeFromTiming } from '../core/op-timing';
 import { nowNs } from '../core/stats';
 import { formatSize, parseSize } from '../core/units';
 import { INSTALL } from '../core/install';
+import { hostFacts } from '../core/host';
+import { instanceBandwidth } from '../endpoint/link-limit';
 import { s3CrtDescriptor } from './s3-crt';
+
+/** The default variant: an option a matrix leaves out takes its value from it. */
+const DEFAULTS = s3CrtDescriptor.variants.default;
 
 /** The client's name in .tools/bin (assets/install.json builds it from crates/s3-crt-client). */
 export const CRT_CLIENT_BIN = 's3ab-s3-crt';
@@ -56,9 +61,35 @@ function sizeOrKeyword(option: string, value: unknown, fallback: string, keyword
   return bytes;
 }
 
-/** Bytes per pwrite of a GET's body into its file. */
-export function crtWriteSize(value: unknown): number {
-  return sizeOrKeyword('write_size', value, s3CrtDescriptor.variants.default.write_size, null, { bytes: 64 * 1024 * 1024, label: '64MiB' });
+/** Bytes per pwrite of a GET's body into its file: `part` (the default) writes each delivered part whole, in one pwrite. */
+export function crtWriteSize(value: unknown, partSize: number): number {
+  if (String(value ?? DEFAULTS.write_size) === 'part') return partSize;
+  return sizeOrKeyword('write_size', value, DEFAULTS.write_size, 'part', { bytes: 64 * 1024 * 1024, label: '64MiB' }) || partSize;
+}
+
+/** The CRT's memory limit in bytes; 0 = `default` (aws-c-s3 sets its own from the target throughput). */
+export function crtMemoryLimit(value: unknown): number {
+  return sizeOrKeyword('memory_limit', value, DEFAULTS.memory_limit, 'default', { bytes: 1024 * 1024 * 1024 * 1024, label: '1TiB' });
+}
+
+/** Mountpoint's target throughput off EC2, and on an instance type it has no figure for. */
+export const CRT_DEFAULT_TARGET_GBPS = 10;
+
+/**
+ * The CRT's target throughput in Gbit/s: a number, or `auto` as Mountpoint resolves it: the EC2
+ * instance type's bandwidth (its "up to" figure, assets/instance-network.json), else 10 Gbps.
+ * Returns the figure and where it came from (recorded with the results).
+ */
+export function crtTargetThroughput(value: unknown, instanceType: string): { gbps: number; source: string } {
+  const text = String(value ?? DEFAULTS.target_throughput_gbps);
+  if (text === 'auto') {
+    const bw = instanceType === 'local' ? null : instanceBandwidth(instanceType);
+    if (bw) return { gbps: bw.burstGbps, source: `instance type ${instanceType}'s bandwidth (assets/instance-network.json)` };
+    return { gbps: CRT_DEFAULT_TARGET_GBPS, source: instanceType === 'local' ? 'not on EC2: the 10 Gbps default' : `instance type ${instanceType} is not in assets/instance-network.json: the 10 Gbps default` };
+  }
+  const gbps = Number(text);
+  if (!(gbps > 0 && gbps <= 3200)) throw new Error(`s3-crt option target_throughput_gbps must be auto or a number of Gbit/s above 0, not ${text}`);
+  return { gbps, source: 'set by the variant' };
 }
 
 /**
@@ -79,12 +110,12 @@ export function crtEventLoopThreads(value: unknown, cpus: number): number {
  * client sets before it connects); 0 = `default` (the CRT's 16 KiB). See crates/s3-crt-client.
  */
 export function crtSocketReadSize(value: unknown): number {
-  return sizeOrKeyword('socket_read_size', value, s3CrtDescriptor.variants.default.socket_read_size, 'default', { bytes: 16 * 1024 * 1024, label: '16MiB' });
+  return sizeOrKeyword('socket_read_size', value, DEFAULTS.socket_read_size, 'default', { bytes: 16 * 1024 * 1024, label: '16MiB' });
 }
 
 /** `retain` (GLIBC_RETAIN in the client's environment) or `system` (glibc's defaults). */
 export function crtMalloc(value: unknown): 'retain' | 'system' {
-  const text = String(value ?? 'retain');
+  const text = String(value ?? DEFAULTS.malloc);
   if (text !== 'retain' && text !== 'system') throw new Error(`s3-crt option malloc must be retain or system, not ${text}`);
   return text;
 }
@@ -263,20 +294,24 @@ function lastLine(text: string): string {
 }
 
 /** The client's command line and environment from the session's options; credentials go in the environment only. */
-function clientCommand(ctx: OpenContext): { args: string[]; env: NodeJS.ProcessEnv; malloc: ReturnType<typeof crtMalloc>; eventLoopThreads: number } {
+function clientCommand(ctx: OpenContext): {
+  args: string[]; env: NodeJS.ProcessEnv; malloc: ReturnType<typeof crtMalloc>; eventLoopThreads: number; writeSize: number; memoryLimit: number;
+  target: ReturnType<typeof crtTargetThroughput>;
+} {
   const o = ctx.options;
   const partSize = parseSize(String(o.part_size ?? '8MiB'));
   if (!(partSize >= 5 * 1024 * 1024)) throw new Error('s3-crt option part_size must be at least 5MiB (the S3 minimum)');
-  const memoryLimit = parseSize(String(o.memory_limit ?? s3CrtDescriptor.variants.default.memory_limit));
-  const writeSize = crtWriteSize(o.write_size);
+  const memoryLimit = crtMemoryLimit(o.memory_limit);
+  const writeSize = crtWriteSize(o.write_size, partSize);
+  const target = crtTargetThroughput(o.target_throughput_gbps, hostFacts().instance_type);
   const socketReadSize = crtSocketReadSize(o.socket_read_size);
   const malloc = crtMalloc(o.malloc);
   const eventLoopThreads = crtEventLoopThreads(o.event_loop_threads, availableParallelism());
   const t = ctx.target;
   const args = [
     '--region', t.region, '--bucket', t.bucket, '--part-size', String(partSize),
-    '--target-gbps', String(Number(o.target_throughput_gbps ?? 10)), '--memory-limit', String(memoryLimit), '--event-loop-threads', String(eventLoopThreads),
-    '--checksum', String(o.checksum ?? s3CrtDescriptor.variants.default.checksum), '--write-size', String(writeSize), '--socket-read-size', String(socketReadSize),
+    '--target-gbps', String(target.gbps), '--memory-limit', String(memoryLimit), '--event-loop-threads', String(eventLoopThreads),
+    '--checksum', String(o.checksum ?? DEFAULTS.checksum), '--write-size', String(writeSize), '--socket-read-size', String(socketReadSize),
     ...(t.endpointUrl ? ['--endpoint', t.endpointUrl] : []), ...(t.forcePathStyle ? ['--path-style'] : []),
   ];
   // Credentials in the environment only, never on the command line.
@@ -289,7 +324,7 @@ function clientCommand(ctx: OpenContext): { args: string[]; env: NodeJS.ProcessE
     delete env.AWS_SESSION_TOKEN;
     delete env.AWS_PROFILE;
   }
-  return { args, env, malloc, eventLoopThreads };
+  return { args, env, malloc, eventLoopThreads, writeSize, memoryLimit, target };
 }
 
 interface Ready {
@@ -324,12 +359,17 @@ function awaitReady(child: ChildProcessWithoutNullStreams, lines: Interface, bin
 /** The options the records carry: what was asked, and what the client process has in effect. */
 function recordedOptions(o: Options, config: Ready['config'], command: ReturnType<typeof clientCommand>, largeBlocks: string): Options {
   const { malloc } = command;
+  const writeSize = String(o.write_size ?? DEFAULTS.write_size);
   return {
     ...o, part_size: String(o.part_size ?? '8MiB'), multipart_threshold: String(o.part_size ?? '8MiB'),
+    target_throughput_gbps: String(o.target_throughput_gbps ?? DEFAULTS.target_throughput_gbps),
+    target_throughput_gbps_resolved: Number(config.target_gbps ?? command.target.gbps), target_throughput_source: command.target.source,
+    memory_limit: String(o.memory_limit ?? DEFAULTS.memory_limit),
+    memory_limit_resolved: command.memoryLimit ? formatSize(command.memoryLimit) : 'the CRT\'s default, from the target throughput',
     event_loop_threads: Number(config.event_loop_threads ?? command.eventLoopThreads),
-    event_loop_threads_setting: String(o.event_loop_threads ?? 0),
-    write_size: String(o.write_size ?? s3CrtDescriptor.variants.default.write_size), malloc,
-    file_io: `PUT: up to one part, one PutObject of the file's bytes; above, the file read in part-size pieces into the CRT's multipart upload; GET: each part's buffer, as the CRT delivers it, written at its offset in pwrites of ${String(o.write_size ?? s3CrtDescriptor.variants.default.write_size)}`,
+    event_loop_threads_setting: String(o.event_loop_threads ?? DEFAULTS.event_loop_threads),
+    write_size: writeSize, malloc,
+    file_io: `PUT: up to one part, one PutObject of the file's bytes; above, the file read in part-size pieces into the CRT's multipart upload; GET: each part's buffer, as the CRT delivers it, written at its offset ${writeSize === 'part' ? 'in one pwrite' : `in pwrites of ${writeSize}`}`,
     ...(malloc === 'retain' ? { glibc_tunables: GLIBC_RETAIN } : {}), malloc_large_blocks: largeBlocks,
     client_process: 'one per session',
     // What the client process has in effect, and why not what was asked where it could not set it.

@@ -14,14 +14,39 @@ export const s3CrtDescriptor = {
   summary: 'AWS Common Runtime S3 client (aws-c-s3, from Rust): its own parallel ranged GETs and multipart upload',
   offers: ['objects-in-bucket'],
   variants: {
-    // The CRT's own defaults with 8 MiB parts, except (docs/performance.md: bench:transfer): a GET's
-    // parts written in 32 KiB pwrites (the kernel backs large writes with large page-cache folios,
-    // which on a VM that returns free memory to its host are host-faulted on first touch), the
-    // CRT's read-ahead bounded at 256 MiB (its 25 connections' 8 MiB parts; the 2 GiB default lets
-    // it buffer far ahead of the file), freed buffers kept in the process, three event-loop threads
-    // per CPU, sockets read 256 KiB at a time instead of 16 KiB, and CRC32C upload checksums (the
-    // one x86 and Arm compute in hardware; Mountpoint's choice too).
+    // The CRT as AWS ships it, through mountpoint-s3-client as Mountpoint configures it:
+    // - part_size 8 MiB: Mountpoint's default part size (its --read-part-size / --write-part-size).
+    // - target_throughput_gbps auto: as Mountpoint's --maximum-throughput-gbps default ("the
+    //   available network bandwidth when running on an EC2 instance or 10 Gbps elsewhere",
+    //   Mountpoint's doc/CONFIGURATION.md): the instance type's bandwidth from
+    //   assets/instance-network.json (its "up to" figure, the one Mountpoint's own table holds),
+    //   10 Gbps off EC2 or for a type the file does not list.
+    // - memory_limit default: none given, so aws-c-s3 sets its own from the target throughput
+    //   (aws-c-s3 README, "Memory Limit": "When nothing is set, the client sets a default memory
+    //   limit based on the target throughput").
+    // - event_loop_threads 0: the CRT's default event-loop group, one thread per CPU.
+    // - socket_read_size default: aws-c-io's 16 KiB channel messages, untouched.
+    // - write_size part: each part the CRT delivers written at its offset in one pwrite.
+    // - malloc system: glibc's own malloc settings, no tunables.
+    // - checksum CRC32C: Mountpoint's default upload checksum (its --upload-checksums crc32c).
     default: {
+      part_size: '8MiB', target_throughput_gbps: 'auto', memory_limit: 'default', event_loop_threads: 0, checksum: 'CRC32C',
+      write_size: 'part', malloc: 'system', socket_read_size: 'default',
+    },
+    // Tuned for a 2-core VM that hands its free memory back to its host, where the first touch of
+    // such a page faults on the host (docs/performance.md: bench:transfer). None was measured on
+    // EC2, where that host fault does not happen; each knob and why:
+    // - write_size 32 KiB: the kernel backs large writes with large page-cache folios, which are
+    //   host-faulted on first touch; small pwrites fault them in a little at a time.
+    // - memory_limit 256 MiB: the CRT's read-ahead bounded at its 25 connections' 8 MiB parts;
+    //   the default lets it buffer far ahead of the file, into fresh (host-faulted) memory.
+    // - malloc retain: freed buffers stay in the process (GLIBC_RETAIN), so the next request
+    //   reuses memory already faulted in instead of fresh pages.
+    // - event_loop_threads 3/cpu: more threads than cores keep the client's share of two cores
+    //   it shares with the server and other work.
+    // - socket_read_size 256 KiB: fewer epoll wake-ups per GiB than 16 KiB reads.
+    // - target_throughput_gbps 10: fixed, the 10 Gbps default off EC2, whatever the host.
+    tuned: {
       part_size: '8MiB', target_throughput_gbps: 10, memory_limit: '256MiB', event_loop_threads: '3/cpu', checksum: 'CRC32C',
       write_size: '32KiB', malloc: 'retain', socket_read_size: '256KiB',
     },

@@ -3,7 +3,7 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Batch } from '../../runner/core/batch';
 import { startEmbeddedEndpoint, type EmbeddedEndpoint } from '../../runner/endpoint/embedded';
-import { CRT_CLIENT_BIN, crtEventLoopThreads, crtMalloc, crtSocketReadSize, crtWriteSize, GLIBC_RETAIN, s3Crt } from '../../runner/methods/s3-crt.impl';
+import { CRT_CLIENT_BIN, crtEventLoopThreads, crtMalloc, crtMemoryLimit, crtSocketReadSize, crtTargetThroughput, crtWriteSize, GLIBC_RETAIN, s3Crt } from '../../runner/methods/s3-crt.impl';
 import { writePatternFile } from '../../runner/core/data';
 import type { OpenContext, StorageSession } from '../../runner/core/method';
 import type { ResultRecord } from '../../runner/results/record';
@@ -37,23 +37,33 @@ function readRecords(dir: string): ResultRecord[] {
 }
 
 describe('s3-crt (aws-c-s3, crates/s3-crt-client) against the embedded versitygw', () => {
-  test('s3ab run --methods s3-crt --workloads objects: every measurement verified, options and version recorded, no client left', async () => {
+  test('s3ab run --methods s3-crt,s3-crt:tuned --workloads objects: every measurement verified, each variant\'s resolved options and the version recorded, no client left', async () => {
     const dir = mkdtempSync(join(tmpdir(), 's3ab-test-crt-'));
     try {
-      const res = await s3ab(['run', '--methods', 's3-crt', '--workloads', 'objects', '--repetitions', '1', '--results', dir, '--quiet']);
+      const res = await s3ab(['run', '--methods', 's3-crt,s3-crt:tuned', '--workloads', 'objects', '--repetitions', '1', '--results', dir, '--quiet']);
       expect({ code: res.code, stderr: res.stderr.slice(-2000) }).toEqual({ code: 0, stderr: expect.any(String) });
       const records = readRecords(dir).filter((r) => r.workload === 'objects');
-      expect(records.length).toBeGreaterThanOrEqual(15); // 3 sizes × upload, list, head, download, delete
+      expect(records.length).toBeGreaterThanOrEqual(30); // 2 variants × 3 sizes × upload, list, head, download, delete
       for (const r of records) {
         expect({ op: r.operation, size: r.object_size_bytes, status: r.status, verified: r.verified, error: r.error_sample })
           .toEqual({ op: r.operation, size: r.object_size_bytes, status: 'ok', verified: true, error: null });
         expect(r.method).toBe('s3-crt');
       }
-      const download = records.find((r) => r.operation === 'download' && r.object_size_bytes === 16 * 1024 * 1024)!;
-      expect(download.method_version).toMatch(/^s3ab-s3-crt \d+\.\d+\.\d+ \(mountpoint-s3-client \d+\.\d+\.\d+, mountpoint-s3-crt-sys \d+\.\d+\.\d+: aws-c-s3\)$/);
-      expect(download.method_options).toMatchObject({ part_size: '8MiB', target_throughput_gbps: expect.any(String), checksum: 'CRC32C', memory_limit: '256MiB', write_size: '32KiB', malloc: 'retain', malloc_large_blocks: 'heap', event_loop_threads_setting: '3/cpu', socket_read_size: '256 KiB' });
-      expect(Number(download.method_options.event_loop_threads)).toBe(3 * availableParallelism());
-      expect(download.throughput_mib_s).toBeGreaterThan(0);
+      const download = (variant: string) => records.find((r) => r.operation === 'download' && r.object_size_bytes === 16 * 1024 * 1024 && r.method_variant === variant)!;
+      expect(download('default').method_version).toMatch(/^s3ab-s3-crt \d+\.\d+\.\d+ \(mountpoint-s3-client \d+\.\d+\.\d+, mountpoint-s3-crt-sys \d+\.\d+\.\d+: aws-c-s3\)$/);
+      // The default: the CRT's own memory limit, socket reads and event loops, glibc untouched, whole parts written, 10 Gbps off EC2.
+      expect(download('default').method_options).toMatchObject({
+        part_size: '8MiB', target_throughput_gbps: 'auto', target_throughput_gbps_resolved: '10', target_throughput_source: 'not on EC2: the 10 Gbps default', checksum: 'CRC32C',
+        memory_limit: 'default', memory_limit_resolved: expect.stringMatching(/CRT's default/), write_size: 'part', malloc: 'system', event_loop_threads_setting: '0', socket_read_size: '16 KiB',
+      });
+      expect(download('default').method_options.glibc_tunables).toBeUndefined();
+      expect(Number(download('default').method_options.event_loop_threads)).toBe(availableParallelism());
+      expect(download('tuned').method_options).toMatchObject({
+        part_size: '8MiB', target_throughput_gbps: '10', target_throughput_gbps_resolved: '10', checksum: 'CRC32C', memory_limit: '256MiB', memory_limit_resolved: '256 MiB',
+        write_size: '32KiB', malloc: 'retain', malloc_large_blocks: 'heap', event_loop_threads_setting: '3/cpu', socket_read_size: '256 KiB',
+      });
+      expect(Number(download('tuned').method_options.event_loop_threads)).toBe(3 * availableParallelism());
+      expect(download('default').throughput_mib_s).toBeGreaterThan(0);
       // Up to one part, one PutObject (the multipart threshold it records); above, the CRT's multipart upload.
       const uploads = records.filter((r) => r.operation === 'upload');
       for (const r of uploads) {
@@ -61,7 +71,7 @@ describe('s3-crt (aws-c-s3, crates/s3-crt-client) against the embedded versitygw
         if (r.object_size_bytes! <= 8 * 1024 * 1024) expect({ size: r.object_size_bytes, put: n.put, mpu: n.mpu_create }).toEqual({ size: r.object_size_bytes, put: r.ops, mpu: 0 });
         else expect({ size: r.object_size_bytes, put: n.put, mpu: n.mpu_create }).toEqual({ size: r.object_size_bytes, put: 0, mpu: r.ops });
       }
-      expect(uploads.map((r) => r.object_size_bytes).sort((x, y) => x! - y!)).toEqual([1024, 1024 * 1024, 16 * 1024 * 1024]);
+      expect(uploads.map((r) => r.object_size_bytes).sort((x, y) => x! - y!)).toEqual([1024, 1024, 1024 * 1024, 1024 * 1024, 16 * 1024 * 1024, 16 * 1024 * 1024]);
       expect(crtClients()).toEqual([]);
     } finally {
       rmSync(dir, { recursive: true, force: true });
@@ -73,7 +83,7 @@ describe('s3-crt (aws-c-s3, crates/s3-crt-client) against the embedded versitygw
     let scratch: string;
     const sessions: StorageSession[] = [];
     const open = async (ctx: Partial<OpenContext> = {}) => {
-      const s = await s3Crt.open({ target: server.target, options: s3Crt.variants.default, scratchDir: scratch, signal: new AbortController().signal, ...ctx });
+      const s = await s3Crt.open({ target: server.target, options: s3Crt.variants.tuned, scratchDir: scratch, signal: new AbortController().signal, ...ctx });
       sessions.push(s);
       return s;
     };
@@ -127,9 +137,9 @@ describe('s3-crt (aws-c-s3, crates/s3-crt-client) against the embedded versitygw
       const base = await open();
       await base.put('crt-test/multi', { path: src, size });
       try {
-        // The default, a size that divides no part, one larger than a part.
-        for (const write_size of ['32KiB', '100KiB', '12MiB'] as const) {
-          const session = write_size === '32KiB' ? base : await open({ options: { ...s3Crt.variants.default, write_size } });
+        // The tuned size, a size that divides no part, one larger than a part, and whole parts (the default).
+        for (const write_size of ['32KiB', '100KiB', '12MiB', 'part'] as const) {
+          const session = write_size === '32KiB' ? base : await open({ options: { ...s3Crt.variants.tuned, write_size } });
           expect(session.options.write_size).toEqual(write_size);
           const got = await session.get('crt-test/multi');
           expect({ write_size, bytes: got.bytes, digest: await got.digest() }).toEqual({ write_size, bytes: size, digest });
@@ -147,7 +157,7 @@ describe('s3-crt (aws-c-s3, crates/s3-crt-client) against the embedded versitygw
       const large = await open();
       expect(large.options).toMatchObject({ socket_read_size: '256 KiB' });
       expect(large.options.socket_read_problem).toBeUndefined();
-      const crtDefault = await open({ options: { ...s3Crt.variants.default, socket_read_size: 'default' } });
+      const crtDefault = await open({ options: { ...s3Crt.variants.tuned, socket_read_size: 'default' } });
       expect(crtDefault.options).toMatchObject({ socket_read_size: '16 KiB' });
       await large.put('crt-test/socket-read', { path: src, size });
       try {
@@ -167,15 +177,22 @@ describe('s3-crt (aws-c-s3, crates/s3-crt-client) against the embedded versitygw
     test('malloc retain: glibc keeps the client\'s large blocks in its heap (recorded in the options); system: mmap\'d', async () => {
       const retain = await open();
       expect(retain.options).toMatchObject({ malloc: 'retain', glibc_tunables: GLIBC_RETAIN, malloc_large_blocks: 'heap' });
-      const system = await open({ options: { ...s3Crt.variants.default, malloc: 'system' } });
+      const system = await open({ options: { ...s3Crt.variants.tuned, malloc: 'system' } });
       expect(system.options).toMatchObject({ malloc: 'system', malloc_large_blocks: 'mmap' });
       expect(system.options.glibc_tunables).toBeUndefined();
     }, 30_000);
 
     test('bad write_size and malloc options are refused with the allowed values', () => {
-      expect(crtWriteSize('256KiB')).toBe(256 * 1024);
-      expect(() => crtWriteSize('native')).toThrow(/"native" is not a size/);
-      expect(() => crtWriteSize('1KiB')).toThrow(/a size from 4KiB to 64MiB/);
+      expect(crtWriteSize('256KiB', 8 << 20)).toBe(256 * 1024);
+      expect([crtWriteSize('part', 8 << 20), crtWriteSize(undefined, 16 << 20)]).toEqual([8 << 20, 16 << 20]);
+      expect(() => crtWriteSize('native', 8 << 20)).toThrow(/"native" is not a size/);
+      expect(() => crtWriteSize('1KiB', 8 << 20)).toThrow(/part or a size from 4KiB to 64MiB/);
+      expect([crtMemoryLimit('default'), crtMemoryLimit('256MiB')]).toEqual([0, 256 << 20]);
+      expect(crtTargetThroughput('auto', 'local')).toEqual({ gbps: 10, source: 'not on EC2: the 10 Gbps default' });
+      expect(crtTargetThroughput('auto', 'c5n.large')).toEqual({ gbps: 25, source: "instance type c5n.large's bandwidth (assets/instance-network.json)" });
+      expect(crtTargetThroughput('auto', 'x9.huge').gbps).toBe(10);
+      expect(crtTargetThroughput(10, 'c5n.large')).toEqual({ gbps: 10, source: 'set by the variant' });
+      expect(() => crtTargetThroughput('fast', 'local')).toThrow(/auto or a number of Gbit\/s/);
       expect(() => crtMalloc('jemalloc')).toThrow(/retain or system/);
       expect([crtEventLoopThreads('3/cpu', 2), crtEventLoopThreads(0, 2), crtEventLoopThreads(4, 2)]).toEqual([6, 0, 4]);
       expect(() => crtEventLoopThreads('many', 2)).toThrow(/a count \(0: one per CPU\) or N\/cpu/);
