@@ -86,7 +86,7 @@ async function html(ctx: PageContext): Promise<string> {
 
 export const workloadsSection: ReportSection = {
   id: 'workloads',
-  title: 'Workload times',
+  title: 'Workload times (1 client)',
   hasData: (model) => jobs(model).ran.length > 0,
   html,
   text: { lines: ({ model, width, wide }: TextContext) => (wide ? wideLines(model) : workloadTableLines(model, width)) },

@@ -100,7 +100,7 @@ function measurementLines(model: ReportModel, workload: string, width: number, o
   if (!cells.length) return;
   const reps = Math.max(...cells.map((c) => c.distinct_repetitions));
   out.push('', ...wrapText(`${workload} (${seedLabel(workload)}): ${workloadSummary(workload)}`, width, '  '));
-  out.push(...wrapText(`  medians over ${reps} repetition${reps === 1 ? '' : 's'}; time: per batch, ± the farthest repetition; rate: MiB/s where payload moved, else operations/s; sustained: the median 1 s interval after the first 10%; vs best: the best rate of the case over this one`, width, '  '));
+  out.push(...wrapText(`  one client; medians over ${reps} repetition${reps === 1 ? '' : 's'}; time: per batch, ± the farthest repetition; rate: MiB/s where payload moved, else operations/s; sustained: the median 1 s interval after the first 10%; vs best: the best rate of the case over this one`, width, '  '));
   const rows: TextCell[][] = [];
   const groups = new Map<string, Cell[]>();
   for (const c of cells) groups.set(caseKey(c), [...(groups.get(caseKey(c)) ?? []), c]);
@@ -113,7 +113,7 @@ function metadataLines(model: ReportModel, workload: string, width: number, out:
   const cells = model.cells.filter((c) => c.workload === workload && !notApplicable(c));
   if (!cells.length) return;
   const perTest = Math.max(...cells.map((c) => (c.records ? c.ops / c.records : 0)));
-  out.push('', ...wrapText(`${workload} (${seedLabel(workload)}) — ${num(perTest)} operations per test; medians over repetitions; success rate over all operations`, width, '  '));
+  out.push('', ...wrapText(`${workload} (${seedLabel(workload)}) — ${num(perTest)} operations per test; one client; medians over repetitions; success rate over all operations`, width, '  '));
   const rows: TextCell[][] = [];
   for (const test of [...new Set(cells.map((c) => c.operation))]) {
     const group = cells.filter((c) => c.operation === test);
