@@ -84,6 +84,22 @@ describe('measurements that did not finish, findings and untrusted measurements'
     expect(text).toMatch(/did not finish — .*never ranked:\n  mountpoint tar-extract extract \(cold\): DNF at 10 min/);
   });
 
+  test('a cell with any did-not-finish repetition is shown with what it reached, and kept out of "best" and "vs best"', () => {
+    // mountpoint's two finished repetitions are the fastest of all; its third ran out of budget.
+    const partial = { repetitions: 2, distinct_repetitions: 2, did_not_finish: 1, dnf_budget_s: 600, dnf_done_share: 0.1, dnf_extrapolated_s: 7200 };
+    const m = modelOf([extract('s3fs', 14), extract('rclone', 12), extract('mountpoint', 5, partial)]);
+    const v = verdicts(m).find((x) => x.case === 'extract (cold)')!;
+    expect(v.best).toBe('rclone');
+    expect(v.notes.join(' ')).toContain('mountpoint: DNF at 10 min — 10% done, ≈ 2 h extrapolated (1 of 3 repetitions; the finished ones shown, not ranked), not ranked');
+    const lines = summaryLines(m).join('\n').split('\n');
+    const row = lines.find((l) => /^\s*mountpoint\s/.test(l) || /\smountpoint\s+5 s/.test(l))!;
+    expect(row).toMatch(/5 s/);
+    expect(row.trim().endsWith('–')).toBe(true);
+    expect(lines.slice(lines.indexOf(row) + 1, lines.indexOf(row) + 3).join(' ').replace(/\s+/g, ' ')).toMatch(/1 of 3 repetitions DNF at 10 min — 10% done, ≈ 2 h extrapolated; not in the median; not ranked/);
+    // The others' "vs best" is against rclone, the best ranked: s3fs at 14 s is 1.17x.
+    expect(lines.find((l) => /\ss3fs\s+14 s/.test(l))).toMatch(/1\.17x$/);
+  });
+
   test('what a method\'s check found is its finding, apart from the measurements that cannot be trusted', () => {
     expect(text).toMatch(/findings — what a method did wrong[^\n]*\n  s3fs tar-extract timestamps \(3 repetitions\): 125 of 4280 files did not keep their mtime/);
     const problems = text.slice(text.indexOf('PROBLEMS'));

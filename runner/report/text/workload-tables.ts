@@ -1,4 +1,4 @@
-import { caseKey, isSupportCheck, measured, movesPayload, notApplicable, semanticsMatrix, shownCache, tableOf, type ProbeState } from '../analysis';
+import { caseKey, isSupportCheck, measured, movesPayload, ranked, notApplicable, semanticsMatrix, shownCache, tableOf, type ProbeState } from '../analysis';
 import { dnfText, durationText, latencyText, num, percentText } from '../format';
 import { caseLabel, methodLabel, seedLabel, workloadSummary } from '../labels';
 import type { Cell, ReportModel } from '../model';
@@ -69,7 +69,7 @@ const MEASUREMENT_COLUMNS: Column[] = [
 
 /** One case's rows: each method's figures, "vs best" against the best measured rate (or time). */
 function caseRows(group: Cell[], showCase: string): TextCell[][] {
-  const rates = group.filter(measured).map(rateOf).filter((x): x is number => x !== null && x > 0);
+  const rates = group.filter(ranked).map(rateOf).filter((x): x is number => x !== null && x > 0);
   const best = rates.length ? Math.max(...rates) : null;
   const rows: TextCell[][] = [];
   for (const [i, c] of group.entries()) {
@@ -87,9 +87,9 @@ function caseRows(group: Cell[], showCase: string): TextCell[][] {
     rows.push([
       kase, methodLabel(c), durationText(c.duration_ms_median), spread(c), rate !== null ? `${num(rate)} ${unitOf(c)}${markOf(c)}` : '–',
       latencyText(c.p99_us_median), c.series?.sustained !== null && c.series ? `${num(c.series.sustained)} ${c.series.unit === 'MiB/s' ? 'MiB/s' : 'op/s'}` : '',
-      best !== null && rate ? `${num(best / rate)}x` : '–',
+      best !== null && rate && ranked(c) ? `${num(best / rate)}x` : '–',
     ]);
-    if (c.did_not_finish) rows.push(['', '', { text: `${c.did_not_finish} of ${c.records} repetitions ${notMeasuredText({ ...c, repetitions: 0 })}; not in the median`, span: 6 }]);
+    if (c.did_not_finish) rows.push(['', '', { text: `${c.did_not_finish} of ${c.records} repetitions ${notMeasuredText({ ...c, repetitions: 0 })}; not in the median; not ranked`, span: 6 }]);
     if (c.failed_batches) rows.push(['', '', { text: `${c.failed_batches} failed repetition${c.failed_batches === 1 ? '' : 's'} left out${c.first_error ? `: ${c.first_error}` : ''}`, span: 6 }]);
   }
   return rows;
@@ -117,7 +117,7 @@ function metadataLines(model: ReportModel, workload: string, width: number, out:
   const rows: TextCell[][] = [];
   for (const test of [...new Set(cells.map((c) => c.operation))]) {
     const group = cells.filter((c) => c.operation === test);
-    const best = Math.max(0, ...group.filter(measured).map((c) => c.ops_s_median ?? 0));
+    const best = Math.max(0, ...group.filter(ranked).map((c) => c.ops_s_median ?? 0));
     for (const [i, c] of group.entries()) {
       const kase = i === 0 ? test : '';
       const refused = c.unsupported > 0 && c.ok === 0;
@@ -128,8 +128,9 @@ function metadataLines(model: ReportModel, workload: string, width: number, out:
       const ops = measured(c) ? c.ops_s_median : c.ops_s_partial_median;
       rows.push([
         kase, methodLabel(c), num(ops), latencyText(c.mean_us_median), latencyText(c.p99_us_median),
-        `${percentText(c.ops ? c.ok / c.ops : null)}${c.unverified ? ' (unverified!)' : ''}`, measured(c) && best && ops ? `${num(best / ops)}x` : '–',
+        `${percentText(c.ops ? c.ok / c.ops : null)}${c.unverified ? ' (unverified!)' : ''}`, ranked(c) && best && ops ? `${num(best / ops)}x` : '–',
       ]);
+      if (c.did_not_finish) rows.push(['', '', { text: `${c.did_not_finish} of ${c.records} repetitions ${notMeasuredText({ ...c, repetitions: 0 })}; not in the median; not ranked`, span: 5 }]);
     }
   }
   const columns: Column[] = [
