@@ -26,21 +26,33 @@ export function workloadTableLines(model: ReportModel, width: number): string[] 
 }
 
 /** A cell's rate in the unit of its case: MiB/s where payload moved, else operations per second. */
-const rateOf = (c: Cell): number | null => (movesPayload(c) ? c.mib_s_median : c.ops_s_median);
-const unitOf = (c: Cell) => (movesPayload(c) ? 'MiB/s' : 'op/s');
+export const rateOf = (c: Cell): number | null => (movesPayload(c) ? c.mib_s_median : c.ops_s_median);
+export const unitOf = (c: Cell) => (movesPayload(c) ? 'MiB/s' : 'op/s');
 
 /** "±4%": the largest distance from the median to the min or max over repetitions; '' with one repetition. */
-function spread(c: Cell): string {
+export function spread(c: Cell): string {
   const [lo, med, hi] = [c.duration_ms_min, c.duration_ms_median, c.duration_ms_max];
   if (lo === null || med === null || hi === null || !(med > 0) || c.distinct_repetitions < 2) return '';
   return `±${num((100 * Math.max(hi - med, med - lo)) / med, 2)}%`;
 }
 
 /** Why a cell has no figures, across the figure columns. */
-function notMeasuredText(c: Cell): string {
+export function notMeasuredText(c: Cell): string {
   if (c.did_not_finish && !measured(c)) return dnfText({ budgetS: c.dnf_budget_s, doneShare: c.dnf_done_share, extrapolatedS: c.dnf_extrapolated_s });
   if (c.unsupported === c.records) return `not supported: ${c.first_error ?? ''}`.trim();
   return `FAILED: ${c.first_error ?? 'no error recorded'}`;
+}
+
+/** What a measured cell's figures leave out: repetitions that did not finish, failed ones. */
+export function measuredNotes(c: Cell): string[] {
+  return [
+    ...(c.did_not_finish ? [dnfNote(c)] : []),
+    ...(c.failed_batches ? [`${c.failed_batches} failed repetition${c.failed_batches === 1 ? '' : 's'} left out${c.first_error ? `: ${c.first_error}` : ''}`] : []),
+  ];
+}
+
+function dnfNote(c: Cell): string {
+  return `${c.did_not_finish} of ${c.records} repetitions ${notMeasuredText({ ...c, repetitions: 0 })}; not in the median; not ranked`;
 }
 
 /** Drops the columns no row has a figure in (a sustained rate without series, latency of one-operation jobs). */
@@ -89,8 +101,7 @@ function caseRows(group: Cell[], showCase: string): TextCell[][] {
       latencyText(c.p99_us_median), c.series?.sustained !== null && c.series ? `${num(c.series.sustained)} ${c.series.unit === 'MiB/s' ? 'MiB/s' : 'op/s'}` : '',
       best !== null && rate && ranked(c) ? `${num(best / rate)}x` : '–',
     ]);
-    if (c.did_not_finish) rows.push(['', '', { text: `${c.did_not_finish} of ${c.records} repetitions ${notMeasuredText({ ...c, repetitions: 0 })}; not in the median; not ranked`, span: 6 }]);
-    if (c.failed_batches) rows.push(['', '', { text: `${c.failed_batches} failed repetition${c.failed_batches === 1 ? '' : 's'} left out${c.first_error ? `: ${c.first_error}` : ''}`, span: 6 }]);
+    for (const note of measuredNotes(c)) rows.push(['', '', { text: note, span: 6 }]);
   }
   return rows;
 }
@@ -130,7 +141,7 @@ function metadataLines(model: ReportModel, workload: string, width: number, out:
         kase, methodLabel(c), num(ops), latencyText(c.mean_us_median), latencyText(c.p99_us_median),
         `${percentText(c.ops ? c.ok / c.ops : null)}${c.unverified ? ' (unverified!)' : ''}`, ranked(c) && best && ops ? `${num(best / ops)}x` : '–',
       ]);
-      if (c.did_not_finish) rows.push(['', '', { text: `${c.did_not_finish} of ${c.records} repetitions ${notMeasuredText({ ...c, repetitions: 0 })}; not in the median; not ranked`, span: 5 }]);
+      if (c.did_not_finish) rows.push(['', '', { text: dnfNote(c), span: 5 }]);
     }
   }
   const columns: Column[] = [
@@ -138,7 +149,12 @@ function metadataLines(model: ReportModel, workload: string, width: number, out:
     { head: 'p99', align: 'right' }, { head: 'success', align: 'right' }, { head: 'vs best', align: 'right' },
   ];
   out.push(...textTable(columns, rows, width));
-  for (const c of cells.filter((x) => x.ok < x.ops && x.unsupported === 0 && !x.did_not_finish)) out.push(...wrapText(`  ${methodLabel(c)} ${c.operation}: ${c.first_error ?? 'see the records'}`, width, '    '));
+  out.push(...metadataErrorLines(cells, width));
+}
+
+/** The metadata tests that lost operations, with the first error. */
+export function metadataErrorLines(cells: Cell[], width: number): string[] {
+  return cells.filter((x) => x.ok < x.ops && x.unsupported === 0 && !x.did_not_finish).flatMap((c) => wrapText(`  ${methodLabel(c)} ${c.operation}: ${c.first_error ?? 'see the records'}`, width, '    '));
 }
 
 const PROBE_MARK: Record<ProbeState['kind'], string> = { supported: 'yes', unsupported: 'NO', failed: 'FAILED', mixed: 'mixed', 'not-applicable': 'n/a', missing: '–' };
@@ -165,8 +181,12 @@ function semanticsLines(model: ReportModel, workload: string, width: number, out
     ...delays.map((p) => ({ head: p.replace(/-delay$/, '').replace(/-to-/, '→'), align: 'right' as const })),
   ];
   out.push(...textTable(columns, rows, width));
-  // Why, per probe: each reason once, with the methods that gave it ("hardlink: refused with ENOSYS (s3fs, mountpoint)").
-  out.push('  why not "yes":');
+  out.push(...probeReasonLines(matrix, width));
+}
+
+/** Why, per probe: each reason once, with the methods that gave it ("hardlink: refused with ENOSYS (s3fs, mountpoint)"). */
+export function probeReasonLines(matrix: NonNullable<ReturnType<typeof semanticsMatrix>>, width: number): string[] {
+  const out: string[] = ['  why not "yes":'];
   for (const p of matrix.probes) {
     const reasons = new Map<string, string[]>();
     for (const m of matrix.methods) {
@@ -178,4 +198,5 @@ function semanticsLines(model: ReportModel, workload: string, width: number, out
     }
     if (reasons.size) out.push(...wrapText(`    ${p}: ${[...reasons].map(([why, ms]) => `${why} (${ms.join(', ')})`).join('; ')}`, width, '      '));
   }
+  return out;
 }
