@@ -83,11 +83,17 @@ export function comparabilityOf(r: ComparableFacts): Comparability {
   };
 }
 
-/** The fields of the key in which two comparabilities differ (empty when the keys are equal). */
-export function keyDifferences(a: ComparableFacts, b: ComparableFacts): string[] {
+/** The fields of the key, as keyDifferences names them (a query's heading declares a subset with these names). */
+export const KEY_FIELDS = [
+  'method', 'method_variant', 'method_options', 'method_version', 'workload', 'workload_params', 'cache', 'clients', 'host_class', 'endpoint_class',
+] as const;
+export type KeyField = typeof KEY_FIELDS[number];
+
+/** The fields of the key in which two comparabilities differ (empty when the keys are equal), in KEY_FIELDS' order. */
+export function keyDifferences(a: ComparableFacts, b: ComparableFacts): KeyField[] {
   const ca = comparabilityOf(a);
   const cb = comparabilityOf(b);
-  const diff: string[] = [];
+  const diff: KeyField[] = [];
   const same = (x: unknown, y: unknown) => canonicalJson(x) === canonicalJson(y);
   if (a.method !== b.method) diff.push('method');
   if (a.method_variant !== b.method_variant) diff.push('method_variant');

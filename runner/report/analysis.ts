@@ -13,6 +13,12 @@ import { byOrder, operationOrder } from './order';
 
 /** A cell with at least one successful, verified batch: the only kind ranked (did-not-finish and failed ones never are). */
 export const measured = (c: Cell) => c.repetitions > 0;
+/**
+ * A cell that may be ranked ("best", "vs best", the verdicts): measured, and no repetition ran out
+ * of its step's budget. A cell with a did-not-finish repetition shows its finished figures beside
+ * what the others reached, but never ranks: its finished repetitions are the quick ones.
+ */
+export const ranked = (c: Cell) => measured(c) && c.did_not_finish === 0;
 export const movesPayload = (c: Cell) => c.mib_s_median !== null;
 /** A cell whose every measurement is not applicable (a file-system workload on an object method). */
 export const notApplicable = (c: Cell) => c.not_applicable === c.records;

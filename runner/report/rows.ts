@@ -22,6 +22,10 @@ export interface CellRow {
   method: string;
   method_variant: string;
   cache: CacheState;
+  /** Clients that ran the step at once: 1 (the main tables show one client's figures only); null in rows of a query deployed before the column. */
+  clients: number | null;
+  /** The records' comparability key (comparability.key); null in rows of a query deployed before the column. */
+  comparable_key: string | null;
   records: number;
   /** Successful, verified records (batches); more than the repetitions where one repetition recorded the cell twice. */
   repetitions: number;
@@ -202,7 +206,7 @@ const zeroIfNull = (v: unknown) => num(v) ?? 0;
 const bool = (v: unknown) => v === true || v === 'true';
 const zeros = (keys: string[]) => Object.fromEntries(keys.map((k) => [k, zeroIfNull]));
 
-const CELL_TEXT = ['run_id', 'workload', 'operation', 'io', 'method', 'method_variant', 'cache', 'first_error'] as const;
+const CELL_TEXT = ['run_id', 'workload', 'operation', 'io', 'method', 'method_variant', 'cache', 'comparable_key', 'first_error'] as const;
 const CELL_COUNTS = ['records', 'repetitions', 'distinct_repetitions', 'failed_batches', 'unverified', 'unsupported', 'not_applicable', 'did_not_finish',
   'ops', 'ok', 'failed', 'served_from_cache', 'network_capped', 'step_failed'];
 const FACT_TEXT = ['run_id', 'method', 'method_variant', 'method_version', 'hostname', 'instance_type', 'kernel', 'os', 'region', 'availability_zone',
@@ -218,6 +222,8 @@ export function normalizeCells(rows: Row[]): CellRow[] {
     // Counts a row lacks (a query deployed before the column existed) are zero, never undefined.
     const c = normalize<CellRow>({ ...Object.fromEntries(CELL_COUNTS.map((k) => [k, null])), ...r }, CELL_TEXT, zeros(CELL_COUNTS));
     c.io ??= null;
+    c.clients ??= null;
+    c.comparable_key ??= null;
     // Rows of a query deployed before the column existed.
     c.distinct_repetitions ??= c.repetitions;
     c.did_not_finish ??= 0;

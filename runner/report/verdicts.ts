@@ -1,6 +1,6 @@
 import type { CacheState } from '../core/vocabulary';
 import {
-  accessGroup, caseKey, firstAccessNote, isSupportCheck, jobCells, measured, movesPayload, semanticsMatrix, shownCache, sizeSweeps, tableOf,
+  accessGroup, caseKey, firstAccessNote, isSupportCheck, jobCells, measured, movesPayload, ranked, semanticsMatrix, shownCache, sizeSweeps, tableOf,
   type SweepGroup,
 } from './analysis';
 import { dnfText, num } from './format';
@@ -36,7 +36,7 @@ interface Candidate {
 type Pick3 = (c: Cell) => [number | null, number | null, number | null];
 
 function candidates(cells: Cell[], pick: Pick3): Candidate[] {
-  return cells.filter(measured).flatMap((c) => {
+  return cells.filter(ranked).flatMap((c) => {
     const [lo, value, hi] = pick(c);
     return value !== null && value > 0 ? [{ method: methodLabel(c), value, lo: lo ?? value, hi: hi ?? value, cached: c.served_from_cache > 0 }] : [];
   });
@@ -61,7 +61,7 @@ function notFor(cells: Cell[], order: string[]): string[] {
   if (failed.length) notes.push(`failed on ${failed.join(', ')}`);
   for (const c of cells.filter((x) => x.did_not_finish > 0)) {
     const progress = dnfText({ budgetS: c.dnf_budget_s, doneShare: c.dnf_done_share, extrapolatedS: c.dnf_extrapolated_s });
-    notes.push(`${methodLabel(c)}: ${progress}${measured(c) ? ` (${c.did_not_finish} of ${c.records} repetitions; the rest ranked)` : ''}, not ranked`);
+    notes.push(`${methodLabel(c)}: ${progress}${measured(c) ? ` (${c.did_not_finish} of ${c.records} repetitions; the finished ones shown, not ranked)` : ''}, not ranked`);
   }
   // Methods that have a result but lost some repetitions: their medians rest on fewer batches.
   const lost = new Map<string, number>();

@@ -190,7 +190,7 @@ describe('the Report function: Athena rows of a real results folder in, the same
     const out = await report.handler({ runId: empty, queries: modelQueries().map((q) => ({ name: q.name, queryExecutionId: `qe-empty-${q.name}` })), execution });
     expect(out.rows).toBe(0);
     expect(out.sectionsWithoutData).toEqual(['Which method for which workload', 'Throughput, IOPS and latency against size', 'Tables: A vs B', 'Throughput over time', 'Latency percentiles',
-      'Metadata operations', 'Cold vs warm cache', 'POSIX semantics and propagation', 'Workload times', 'Requests and request cost', 'Seed claims']);
+      'Metadata operations', 'Cold vs warm cache', 'POSIX semantics and propagation', 'Workload times (1 client)', 'Requests and request cost', 'Seed claims']);
     expect((await read(`reports/${empty}/report.html`)).body).toContain('No data:');
   });
 

@@ -121,9 +121,28 @@ describe('fleet_scaling.sql on synthetic fleet records', () => {
     expect(r.clients_ok).toBe(2);
   });
 
-  test('the report\'s other tables keep the smallest fleet size only: never a median over different numbers of clients', () => {
-    expect(cells.map((c) => [c.method, c.records, c.repetitions, c.mib_s_median])).toEqual([['s3-crt', 1, 1, 100]]);
+  test('the report\'s other tables keep one client only: never a median over different numbers of clients', () => {
+    expect(cells.map((c) => [c.method, c.clients, c.records, c.repetitions, c.mib_s_median])).toEqual([['s3-crt', 1, 1, 1, 100]]);
     expect(intervals.length).toBe(10);
     expect(new Set(intervals.map((i) => i.step))).toEqual(new Set([1]));
+  });
+});
+
+describe('a matrix of fleets only ("clients": [3])', () => {
+  const dir = mkdtempSync(join(tmpdir(), 's3ab-test-fleet-only-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  test('puts no per-client figure into the main tables as if it were one client\'s: report_cells and interval_series are empty, fleet_scaling has the fleet', async () => {
+    const only3 = { step: 1, ...read, clients: fleet.slice(0, 3) };
+    await writeFleetRecords(dir, RUN, [only3], { linkLimitMibS: 1192 });
+    const db = await openResults(dir, RUN);
+    try {
+      const sql = (name: string) => namedQueries().find((q) => q.name === name)!.sql;
+      expect(await query(db.connection, sql('report_cells'))).toEqual([]);
+      expect(await query(db.connection, sql('interval_series'))).toEqual([]);
+      expect((await query(db.connection, SQL)).map((r) => Number(r.clients))).toEqual([3]);
+    } finally {
+      db.close();
+    }
   });
 });

@@ -88,6 +88,12 @@ describe('a step that runs out of its budget', () => {
       expect(text.replace(/\s+/g, ' ')).toMatch(/mountpoint tar-extract extract \(cold\): DNF at 8 s — \d+(\.\d+)?% done, ≈ \d+ (s|min|h) extrapolated/);
       expect(text).not.toMatch(/untar \(seed 004\)/);
       expect(text).toMatch(/steps: 1\/1 ran, 0 failed, 1 did not finish within their budget/);
+      // --wide reshapes the tables, it drops nothing: the cell shows DNF and its note what it reached.
+      const wide: string[] = [];
+      await printSummary(join(dir, 'results'), undefined, (l) => wide.push(l), { wide: true });
+      const wideText = wide.join('\n');
+      expect(wideText).toMatch(/^extract\s+time\s+DNF$/m);
+      expect(wideText.replace(/\s+/g, ' ')).toMatch(/mountpoint extract: DNF at 8 s — \d+(\.\d+)?% done, ≈ \d+ (s|min|h) extrapolated/);
     } finally {
       if (savedTmp === undefined) delete process.env.TMPDIR;
       else process.env.TMPDIR = savedTmp;

@@ -84,6 +84,37 @@ describe('measurements that did not finish, findings and untrusted measurements'
     expect(text).toMatch(/did not finish — .*never ranked:\n  mountpoint tar-extract extract \(cold\): DNF at 10 min/);
   });
 
+  test('a cell with any did-not-finish repetition is shown with what it reached, and kept out of "best" and "vs best"', () => {
+    // mountpoint's two finished repetitions are the fastest of all; its third ran out of budget.
+    const partial = { repetitions: 2, distinct_repetitions: 2, did_not_finish: 1, dnf_budget_s: 600, dnf_done_share: 0.1, dnf_extrapolated_s: 7200 };
+    const m = modelOf([extract('s3fs', 14), extract('rclone', 12), extract('mountpoint', 5, partial)]);
+    const v = verdicts(m).find((x) => x.case === 'extract (cold)')!;
+    expect(v.best).toBe('rclone');
+    expect(v.notes.join(' ')).toContain('mountpoint: DNF at 10 min — 10% done, ≈ 2 h extrapolated (1 of 3 repetitions; the finished ones shown, not ranked), not ranked');
+    const lines = summaryLines(m).join('\n').split('\n');
+    const row = lines.find((l) => /^\s*mountpoint\s/.test(l) || /\smountpoint\s+5 s/.test(l))!;
+    expect(row).toMatch(/5 s/);
+    expect(row.trim().endsWith('–')).toBe(true);
+    expect(lines.slice(lines.indexOf(row) + 1, lines.indexOf(row) + 3).join(' ').replace(/\s+/g, ' ')).toMatch(/1 of 3 repetitions DNF at 10 min — 10% done, ≈ 2 h extrapolated; not in the median; not ranked/);
+    // The others' "vs best" is against rclone, the best ranked: s3fs at 14 s is 1.17x.
+    expect(lines.find((l) => /\ss3fs\s+14 s/.test(l))).toMatch(/1\.17x$/);
+  });
+
+  test('--wide reshapes, it does not drop: time, ±, rate, p99, vs best and the did-not-finish facts of every cell', () => {
+    const partial = { repetitions: 2, distinct_repetitions: 2, did_not_finish: 1, dnf_budget_s: 600, dnf_done_share: 0.1, dnf_extrapolated_s: 7200, p99_us_median: 4321 };
+    const m = modelOf([extract('s3fs', 14, { p99_us_median: 1234, failed_batches: 1, first_error: 'EIO on file 7' }), extract('rclone', 12), extract('mountpoint', 5, partial), extract('juicefs', 0, dnf)]);
+    const wide = summaryLines(m, { wide: true });
+    const text = wide.join(' ').replace(/\s+/g, ' ');
+    const row = (label: string) => wide.find((l) => new RegExp(`^(extract\\s+)?${label}\\s`).test(l.replace(/^\s+/, '')))!;
+    expect(row('time')).toMatch(/14 s\s+5 s\s+12 s\s+DNF$/);
+    expect(row('p99')).toMatch(/1\.23 ms\s+4\.32 ms\s+–$/);
+    expect(row('rate')).toMatch(/306 op\/s\s+856 op\/s\s+357 op\/s$/);
+    expect(row('vs best')).toMatch(/1\.17x\s+not ranked\s+1x$/);
+    expect(text).toMatch(/mountpoint extract: 1 of 3 repetitions DNF at 10 min — 10% done, ≈ 2 h extrapolated; not in the median; not ranked/);
+    expect(text).toMatch(/juicefs extract: DNF at 10 min — 10% done, ≈ 2 h extrapolated/);
+    expect(text).toMatch(/s3fs extract: 1 failed repetition left out: EIO on file 7/);
+  });
+
   test('what a method\'s check found is its finding, apart from the measurements that cannot be trusted', () => {
     expect(text).toMatch(/findings — what a method did wrong[^\n]*\n  s3fs tar-extract timestamps \(3 repetitions\): 125 of 4280 files did not keep their mtime/);
     const problems = text.slice(text.indexOf('PROBLEMS'));

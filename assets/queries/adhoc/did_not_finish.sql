@@ -3,6 +3,7 @@
 -- rate extrapolates to — an extrapolation, never a measured figure, so it is never ranked beside
 -- finished ones (every other query leaves these records out, but report_cells, which counts them apart from
 -- the figures).
+-- Grouping: one row per record (no group of records).
 SELECT
   run_id,
   workload,
@@ -10,6 +11,8 @@ SELECT
   method,
   method_variant,
   cache,
+  clients,
+  comparability.key AS comparable_key,
   repetition,
   step,
   progress.budget_s AS budget_s,

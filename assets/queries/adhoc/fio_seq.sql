@@ -1,6 +1,7 @@
 -- Seed 000's fio tables: for each I/O mode (direct/buffered), cache state, operation (sequential
 -- read/write), file size and method, fio's IOPS, MiB/s and mean/p99 latency as medians over
 -- repetitions (successful, verified runs only), with failures and served-from-cache flags counted.
+-- Grouping: the comparability key (comparability.key: method, variant, options, version, workload, parameters, cache, clients, host class, endpoint class).
 SELECT
   run_id,
   workload_params['io'] AS io,
@@ -9,6 +10,8 @@ SELECT
   object_size_bytes,
   method,
   method_variant,
+  clients,
+  comparability.key AS comparable_key,
   count_if(good) AS repetitions,
   count_if(NOT good AND status <> 'did-not-finish') AS failed_batches,
   count_if(status = 'did-not-finish') AS did_not_finish,
@@ -21,5 +24,5 @@ SELECT
   min(error_sample) AS first_error
 FROM (SELECT *, status = 'ok' AND verified AS good FROM results) AS r
 WHERE workload = 'fio-seq' AND operation IN ('read', 'write') AND status <> 'did-not-finish'
-GROUP BY run_id, workload_params['io'], cache, operation, object_size_bytes, method, method_variant
-ORDER BY run_id, io, cache, operation, object_size_bytes, method, method_variant
+GROUP BY run_id, workload_params['io'], cache, operation, object_size_bytes, method, method_variant, clients, comparability.key
+ORDER BY run_id, io, cache, operation, object_size_bytes, method, method_variant, clients, comparable_key

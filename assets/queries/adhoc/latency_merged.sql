@@ -1,5 +1,5 @@
 -- Latency percentiles of merged distributions: per run, workload, operation, I/O mode,
--- object size, method, variant and cache state, the latency_histogram buckets of every successful,
+-- object size and comparability key (method, variant, cache state, fleet size...), the latency_histogram buckets of every successful,
 -- verified measurement (all repetitions, all runners and client processes) summed bucket by
 -- bucket, and p50 / p95 / p99 read from the sums — the upper bound of the first bucket whose
 -- running count reaches p% of all latencies (nearest rank, as HdrHistogram reads one; counts
@@ -10,6 +10,7 @@
 -- walk per ok entries). Buckets bound a latency to within 1.6% (result schema).
 -- (Buckets are unnested by position: Trino spreads an array of rows over columns, DuckDB keeps one
 -- struct column. Each record's own figures ride on its first bucket's row, so one pass sums both.)
+-- Grouping: the comparability key (comparability.key: method, variant, options, version, workload, parameters, cache, clients, host class, endpoint class).
 SELECT
   run_id,
   workload,
@@ -19,6 +20,8 @@ SELECT
   method,
   method_variant,
   cache,
+  clients,
+  comparable_key,
   sum(measurements) AS measurements,
   max(latencies) AS latencies,
   min(CASE WHEN below * 100 >= latencies * 50 THEN le_us END) AS p50_us,
@@ -30,11 +33,11 @@ SELECT
 FROM (
   SELECT
     *,
-    sum(n) OVER (PARTITION BY run_id, workload, operation, io, object_size_bytes, method, method_variant, cache ORDER BY le_us ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS below,
-    sum(n) OVER (PARTITION BY run_id, workload, operation, io, object_size_bytes, method, method_variant, cache) AS latencies
+    sum(n) OVER (PARTITION BY run_id, workload, operation, io, object_size_bytes, method, method_variant, cache, clients, comparable_key ORDER BY le_us ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS below,
+    sum(n) OVER (PARTITION BY run_id, workload, operation, io, object_size_bytes, method, method_variant, cache, clients, comparable_key) AS latencies
   FROM (
     SELECT
-      run_id, workload, operation, io, object_size_bytes, method, method_variant, cache, le_us,
+      run_id, workload, operation, io, object_size_bytes, method, method_variant, cache, clients, comparable_key, le_us,
       sum(n) AS n,
       count(first_min_us) AS measurements,
       min(first_min_us) AS min_us,
@@ -43,7 +46,7 @@ FROM (
       sum(first_count) AS counted
     FROM (
       SELECT
-        run_id, workload, operation, io, object_size_bytes, method, method_variant, cache,
+        run_id, workload, operation, io, object_size_bytes, method, method_variant, cache, clients, comparable_key,
         latency_histogram[i].le_us AS le_us,
         latency_histogram[i].count AS n,
         CASE WHEN i = 1 THEN latency_us.min END AS first_min_us,
@@ -51,7 +54,7 @@ FROM (
         CASE WHEN i = 1 THEN latency_us.mean * ok END AS first_mean_x_count,
         CASE WHEN i = 1 THEN ok END AS first_count
       FROM (
-        SELECT *,
+        SELECT *, comparability.key AS comparable_key,
           CASE
             WHEN contains(map_keys(workload_params), 'io') THEN workload_params['io']
             WHEN contains(map_keys(workload_params), 'direct') THEN (CASE workload_params['direct'] WHEN '1' THEN 'direct' WHEN '0' THEN 'buffered' END)
@@ -61,8 +64,8 @@ FROM (
       ) AS r
       CROSS JOIN UNNEST(sequence(1, json_array_length(CAST(latency_histogram AS JSON)))) AS b (i)
     ) AS buckets
-    GROUP BY run_id, workload, operation, io, object_size_bytes, method, method_variant, cache, le_us
+    GROUP BY run_id, workload, operation, io, object_size_bytes, method, method_variant, cache, clients, comparable_key, le_us
   ) AS merged
 ) AS cumulative
-GROUP BY run_id, workload, operation, io, object_size_bytes, method, method_variant, cache
-ORDER BY run_id, workload, operation, io, object_size_bytes, method, method_variant, cache
+GROUP BY run_id, workload, operation, io, object_size_bytes, method, method_variant, cache, clients, comparable_key
+ORDER BY run_id, workload, operation, io, object_size_bytes, method, method_variant, cache, clients, comparable_key

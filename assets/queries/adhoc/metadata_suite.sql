@@ -3,12 +3,15 @@
 -- operation) and the success rate (operations that succeeded over those attempted, all
 -- repetitions; 0 where the method refuses the operation). A repetition that did not finish (its
 -- step's time budget ran out) is counted apart, never in a median.
+-- Grouping: the comparability key (comparability.key: method, variant, options, version, workload, parameters, cache, clients, host class, endpoint class).
 SELECT
   run_id,
   operation AS test,
   method,
   method_variant,
   cache,
+  clients,
+  comparability.key AS comparable_key,
   count(*) AS repetitions,
   max(ops) AS ops_per_repetition,
   approx_percentile(CASE WHEN ok > 0 AND status <> 'did-not-finish' THEN ops_per_s END, 0.5) AS ops_s_median,
@@ -26,5 +29,5 @@ SELECT
   min(error_sample) AS first_error
 FROM results
 WHERE workload = 'metadata' AND operation <> 'step' AND operation NOT LIKE '(%' AND status NOT IN ('not-applicable', 'did-not-finish')
-GROUP BY run_id, operation, method, method_variant, cache
-ORDER BY run_id, test, method, method_variant, cache
+GROUP BY run_id, operation, method, method_variant, cache, clients, comparability.key
+ORDER BY run_id, test, method, method_variant, cache, clients, comparable_key

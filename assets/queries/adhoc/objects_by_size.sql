@@ -1,6 +1,7 @@
 -- Seed 000's tables: for each object size, operation and method, the batch time for N objects,
 -- IOPS, throughput and mean latency, as min / median / max over repetitions (successful,
 -- verified batches only; failures are counted, not averaged in), cold and warm cache states apart.
+-- Grouping: the comparability key (comparability.key: method, variant, options, version, workload, parameters, cache, clients, host class, endpoint class).
 SELECT
   run_id,
   operation,
@@ -8,6 +9,8 @@ SELECT
   method,
   method_variant,
   cache,
+  clients,
+  comparability.key AS comparable_key,
   count_if(good) AS repetitions,
   count_if(NOT good AND status <> 'did-not-finish') AS failed_batches,
   count_if(status = 'did-not-finish') AS did_not_finish,
@@ -28,5 +31,5 @@ SELECT
   count_if(contains(flags, 'possibly-network-capped')) AS network_capped
 FROM (SELECT *, status = 'ok' AND verified AS good FROM results) AS r
 WHERE workload = 'objects' AND operation <> 'step' AND operation NOT LIKE '(%' AND status <> 'did-not-finish'
-GROUP BY run_id, operation, object_size_bytes, method, method_variant, cache
-ORDER BY run_id, operation, object_size_bytes, method, method_variant, cache
+GROUP BY run_id, operation, object_size_bytes, method, method_variant, cache, clients, comparability.key
+ORDER BY run_id, operation, object_size_bytes, method, method_variant, cache, clients, comparable_key

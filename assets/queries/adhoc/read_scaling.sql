@@ -1,6 +1,7 @@
 -- Seed 003's read scaling: single-stream read throughput per file size, and the aggregate
 -- throughput of 1, 4, 16... concurrent readers of ~200 MB files, per method and cache state, in
 -- MB/s (decimal, as the seed prints); medians over the successful, verified repetitions.
+-- Grouping: the comparability key (comparability.key: method, variant, options, version, workload, parameters, cache, clients, host class, endpoint class).
 SELECT
   run_id,
   operation,
@@ -9,6 +10,8 @@ SELECT
   method,
   method_variant,
   cache,
+  clients,
+  comparability.key AS comparable_key,
   count_if(status = 'ok' AND verified) AS repetitions,
   count_if(NOT (status = 'ok' AND verified) AND status <> 'did-not-finish') AS failed_repetitions,
   count_if(status = 'did-not-finish') AS did_not_finish,
@@ -18,5 +21,5 @@ SELECT
   min(error_sample) AS first_error
 FROM results
 WHERE workload = 'read-scaling' AND operation <> 'step' AND operation NOT LIKE '(%' AND status NOT IN ('not-applicable', 'did-not-finish')
-GROUP BY run_id, operation, object_size_bytes, method, method_variant, cache
-ORDER BY run_id, readers, object_size_bytes, method, method_variant, cache
+GROUP BY run_id, operation, object_size_bytes, method, method_variant, cache, clients, comparability.key
+ORDER BY run_id, readers, object_size_bytes, method, method_variant, cache, clients, comparable_key

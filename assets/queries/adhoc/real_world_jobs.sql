@@ -3,6 +3,7 @@
 -- MB/s (decimal, as the seeds print), how many repetitions succeeded, and for tar whether modes
 -- modification times and owners were kept (share of files over all repetitions). Repetitions that
 -- did not finish (time budget) are counted apart: only finished ones have a time.
+-- Grouping: the comparability key (comparability.key: method, variant, options, version, workload, parameters, cache, clients, host class, endpoint class).
 SELECT
   run_id,
   workload,
@@ -10,6 +11,8 @@ SELECT
   method,
   method_variant,
   cache,
+  clients,
+  comparability.key AS comparable_key,
   count(*) AS repetitions,
   count_if(status = 'ok' AND verified) AS succeeded,
   count_if(status = 'unsupported') AS unsupported,
@@ -22,5 +25,5 @@ SELECT
   min(error_sample) AS first_error
 FROM results
 WHERE workload IN ('git-clone', 'tar-extract') AND operation <> 'step' AND operation NOT LIKE '(%' AND status NOT IN ('not-applicable', 'did-not-finish')
-GROUP BY run_id, workload, operation, method, method_variant, cache
-ORDER BY run_id, workload, operation, method, method_variant, cache
+GROUP BY run_id, workload, operation, method, method_variant, cache, clients, comparability.key
+ORDER BY run_id, workload, operation, method, method_variant, cache, clients, comparable_key

@@ -2,11 +2,15 @@
 -- worked and was verified, was refused or left wrong data (unsupported), or could not be judged
 -- (failed), or did not apply (a bucket check on a method whose files are not objects); the median
 -- propagation delay where one was measured, and the first reason given.
+-- Grouping: the comparability key (comparability.key: method, variant, options, version, workload, parameters, cache, clients, host class, endpoint class).
 SELECT
   r.run_id,
   r.method,
   r.method_variant,
   r.operation AS probe,
+  r.cache,
+  r.clients,
+  r.comparability.key AS comparable_key,
   count_if(r.status = 'ok') AS supported_reps,
   count_if(r.status = 'unsupported') AS unsupported_reps,
   count_if(r.status = 'failed') AS failed_reps,
@@ -21,5 +25,5 @@ WHERE r.workload = 'semantics' AND r.operation <> 'step' AND r.operation NOT LIK
     WHERE a.run_id = r.run_id AND a.workload = 'semantics' AND a.method = r.method AND a.method_variant = r.method_variant
       AND a.operation <> 'step' AND a.status <> 'not-applicable'
   )
-GROUP BY r.run_id, r.method, r.method_variant, r.operation
-ORDER BY run_id, method, method_variant, probe
+GROUP BY r.run_id, r.method, r.method_variant, r.operation, r.cache, r.clients, r.comparability.key
+ORDER BY run_id, method, method_variant, probe, cache, clients, comparable_key

@@ -2,6 +2,7 @@
 -- operations per second and latency percentiles over repetitions (successful, verified batches
 -- only), with the number of repetitions and failures; cold and warm cache states apart. fio-seq and
 -- semantics have their own queries.
+-- Grouping: the comparability key (comparability.key: method, variant, options, version, workload, parameters, cache, clients, host class, endpoint class).
 SELECT
   run_id,
   workload,
@@ -10,6 +11,8 @@ SELECT
   method,
   method_variant,
   cache,
+  clients,
+  comparability.key AS comparable_key,
   count_if(good) AS repetitions,
   count_if(NOT good AND status <> 'did-not-finish') AS failed_batches,
   count_if(status = 'did-not-finish') AS did_not_finish,
@@ -25,5 +28,5 @@ SELECT
   count_if(contains(flags, 'possibly-network-capped')) AS network_capped
 FROM (SELECT *, status = 'ok' AND verified AS good FROM results) AS r
 WHERE workload NOT IN ('objects', 'fio-seq', 'semantics') AND operation <> 'step' AND operation NOT LIKE '(%' AND status NOT IN ('not-applicable', 'did-not-finish')
-GROUP BY run_id, workload, operation, object_size_bytes, method, method_variant, cache
-ORDER BY run_id, workload, operation, method, method_variant, cache
+GROUP BY run_id, workload, operation, object_size_bytes, method, method_variant, cache, clients, comparability.key
+ORDER BY run_id, workload, operation, method, method_variant, cache, clients, comparable_key

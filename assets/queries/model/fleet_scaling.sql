@@ -1,6 +1,7 @@
 -- Fleet scaling: one step run by k clients at once (the record's `clients`; 1 = a plain
 -- step, the baseline). Per run, workload, operation, I/O mode, object size, method, variant, cache
--- state, repetition and clients:
+-- state, repetition, clients and fleet_key (the rest of the comparability key but the host class:
+-- client version, options, parameters, endpoint):
 -- * clients_ok: clients (host.runner_id) whose measurement is good (ok and verified);
 --   clients_failed: the others (failed, unverified, did-not-finish);
 -- * the all-running window = first finish - last start over the good clients (min recorded_at -
@@ -16,9 +17,11 @@
 --   host's link limit x hosts, where the hosts have one and are of one instance type).
 -- Buckets are unnested by position (Trino spreads an array of rows over columns, DuckDB keeps one
 -- struct column); io as report_cells.sql derives it.
+-- Grouping: the comparability key but host_class (one fleet spans its clients' hosts; hosts and fleet_link_limit_mib_s say how many and whether of one instance type).
 WITH measured AS (
   SELECT
     run_id, workload, operation, io, object_size_bytes, method, method_variant, cache, repetition, clients,
+    concat_ws('|', coalesce(method_version, ''), comparability.options_hash, comparability.params_hash, comparability.endpoint_class) AS fleet_key,
     step, runner, runner_key, hostname, instance_type, link_limit_mib_s,
     status = 'ok' AND verified AS good,
     to_unixtime(from_iso8601_timestamp(started_at)) AS t0,
@@ -42,9 +45,9 @@ WITH measured AS (
 ),
 windowed AS (
   SELECT *,
-    max(CASE WHEN good THEN t0 END) OVER (PARTITION BY run_id, workload, operation, io, object_size_bytes, method, method_variant, cache, repetition, clients) AS w0,
-    min(CASE WHEN good THEN t1 END) OVER (PARTITION BY run_id, workload, operation, io, object_size_bytes, method, method_variant, cache, repetition, clients) AS w1,
-    min(CASE WHEN good THEN t0 END) OVER (PARTITION BY run_id, workload, operation, io, object_size_bytes, method, method_variant, cache, repetition, clients) AS first_t0
+    max(CASE WHEN good THEN t0 END) OVER (PARTITION BY run_id, workload, operation, io, object_size_bytes, method, method_variant, cache, repetition, clients, fleet_key) AS w0,
+    min(CASE WHEN good THEN t1 END) OVER (PARTITION BY run_id, workload, operation, io, object_size_bytes, method, method_variant, cache, repetition, clients, fleet_key) AS w1,
+    min(CASE WHEN good THEN t0 END) OVER (PARTITION BY run_id, workload, operation, io, object_size_bytes, method, method_variant, cache, repetition, clients, fleet_key) AS first_t0
   FROM measured
 ),
 series AS (
@@ -58,7 +61,7 @@ series AS (
 ),
 per_client AS (
   SELECT
-    m.run_id, m.workload, m.operation, m.io, m.object_size_bytes, m.method, m.method_variant, m.cache, m.repetition, m.clients,
+    m.run_id, m.workload, m.operation, m.io, m.object_size_bytes, m.method, m.method_variant, m.cache, m.repetition, m.clients, m.fleet_key,
     m.step, m.runner, m.hostname, m.instance_type, m.link_limit_mib_s, m.good, m.t0, m.t1, m.w0, m.w1, m.first_t0,
     m.throughput_mib_s, m.ops_per_s,
     count(s.interval_index) AS intervals,
@@ -73,13 +76,13 @@ per_client AS (
     AND s.cache = m.cache AND s.repetition = m.repetition
     AND coalesce(s.object_size_bytes, -1) = coalesce(m.object_size_bytes, -1) AND coalesce(s.io, '') = coalesce(m.io, '')
   GROUP BY
-    m.run_id, m.workload, m.operation, m.io, m.object_size_bytes, m.method, m.method_variant, m.cache, m.repetition, m.clients,
+    m.run_id, m.workload, m.operation, m.io, m.object_size_bytes, m.method, m.method_variant, m.cache, m.repetition, m.clients, m.fleet_key,
     m.step, m.runner, m.hostname, m.instance_type, m.link_limit_mib_s, m.good, m.t0, m.t1, m.w0, m.w1, m.first_t0,
     m.throughput_mib_s, m.ops_per_s
 ),
 aggregated AS (
   SELECT
-    run_id, workload, operation, io, object_size_bytes, method, method_variant, cache, repetition, clients,
+    run_id, workload, operation, io, object_size_bytes, method, method_variant, cache, repetition, clients, fleet_key,
     count(DISTINCT CASE WHEN good THEN runner END) AS clients_ok,
     count(DISTINCT CASE WHEN NOT good THEN runner END) AS clients_failed,
     count(DISTINCT CASE WHEN good THEN hostname END) AS hosts,
@@ -103,11 +106,11 @@ aggregated AS (
       max(CASE WHEN good THEN link_limit_mib_s END) * count(DISTINCT CASE WHEN good THEN hostname END)
     END AS fleet_link_limit_mib_s
   FROM per_client
-  GROUP BY run_id, workload, operation, io, object_size_bytes, method, method_variant, cache, repetition, clients
+  GROUP BY run_id, workload, operation, io, object_size_bytes, method, method_variant, cache, repetition, clients, fleet_key
 ),
 buckets AS (
   SELECT
-    run_id, workload, operation, io, object_size_bytes, method, method_variant, cache, repetition, clients,
+    run_id, workload, operation, io, object_size_bytes, method, method_variant, cache, repetition, clients, fleet_key,
     latency_histogram[i].le_us AS le_us,
     latency_histogram[i].count AS n
   FROM measured
@@ -116,23 +119,23 @@ buckets AS (
 ),
 cumulative AS (
   SELECT *,
-    sum(n) OVER (PARTITION BY run_id, workload, operation, io, object_size_bytes, method, method_variant, cache, repetition, clients ORDER BY le_us ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS below,
-    sum(n) OVER (PARTITION BY run_id, workload, operation, io, object_size_bytes, method, method_variant, cache, repetition, clients) AS latencies
+    sum(n) OVER (PARTITION BY run_id, workload, operation, io, object_size_bytes, method, method_variant, cache, repetition, clients, fleet_key ORDER BY le_us ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS below,
+    sum(n) OVER (PARTITION BY run_id, workload, operation, io, object_size_bytes, method, method_variant, cache, repetition, clients, fleet_key) AS latencies
   FROM (
-    SELECT run_id, workload, operation, io, object_size_bytes, method, method_variant, cache, repetition, clients, le_us, sum(n) AS n
+    SELECT run_id, workload, operation, io, object_size_bytes, method, method_variant, cache, repetition, clients, fleet_key, le_us, sum(n) AS n
     FROM buckets
-    GROUP BY run_id, workload, operation, io, object_size_bytes, method, method_variant, cache, repetition, clients, le_us
+    GROUP BY run_id, workload, operation, io, object_size_bytes, method, method_variant, cache, repetition, clients, fleet_key, le_us
   ) AS merged
 ),
 percentiles AS (
   SELECT
-    run_id, workload, operation, io, object_size_bytes, method, method_variant, cache, repetition, clients,
+    run_id, workload, operation, io, object_size_bytes, method, method_variant, cache, repetition, clients, fleet_key,
     max(latencies) AS latencies,
     min(CASE WHEN below * 100 >= latencies * 50 THEN le_us END) AS p50_us,
     min(CASE WHEN below * 100 >= latencies * 95 THEN le_us END) AS p95_us,
     min(CASE WHEN below * 100 >= latencies * 99 THEN le_us END) AS p99_us
   FROM cumulative
-  GROUP BY run_id, workload, operation, io, object_size_bytes, method, method_variant, cache, repetition, clients
+  GROUP BY run_id, workload, operation, io, object_size_bytes, method, method_variant, cache, repetition, clients, fleet_key
 )
 SELECT
   a.run_id,
@@ -145,6 +148,7 @@ SELECT
   a.cache,
   a.repetition,
   a.clients,
+  a.fleet_key,
   a.clients_ok,
   a.clients_failed,
   a.hosts,
@@ -167,5 +171,5 @@ LEFT JOIN percentiles AS p
   ON p.run_id = a.run_id AND p.workload = a.workload AND p.operation = a.operation
   AND coalesce(p.io, '') = coalesce(a.io, '') AND coalesce(p.object_size_bytes, -1) = coalesce(a.object_size_bytes, -1)
   AND p.method = a.method AND p.method_variant = a.method_variant AND p.cache = a.cache
-  AND p.repetition = a.repetition AND p.clients = a.clients
+  AND p.repetition = a.repetition AND p.clients = a.clients AND p.fleet_key = a.fleet_key
 ORDER BY run_id, workload, operation, io, object_size_bytes, method, method_variant, cache, clients, repetition

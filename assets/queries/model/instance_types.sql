@@ -2,6 +2,7 @@
 -- operation, size, fio I/O mode, method and cache state, each instance type's median throughput,
 -- operations per second and p50 latency over its runners' successful, verified measurements, with
 -- how many runners and measurements of that type there were and how many failed.
+-- Grouping: the comparability key (comparability.key: method, variant, options, version, workload, parameters, cache, clients, host class, endpoint class).
 SELECT
   run_id,
   workload,
@@ -12,6 +13,8 @@ SELECT
   method_variant,
   cache,
   instance_type,
+  clients,
+  comparability.key AS comparable_key,
   count(DISTINCT CASE WHEN good THEN runner END) AS runners,
   count_if(good) AS measurements,
   count_if(NOT good AND status <> 'did-not-finish') AS failed_measurements,
@@ -30,5 +33,5 @@ FROM (
   FROM results
 ) AS r
 WHERE operation <> 'step' AND operation NOT LIKE '(%' AND status NOT IN ('not-applicable', 'did-not-finish')
-GROUP BY run_id, workload, operation, object_size_bytes, io, method, method_variant, cache, instance_type
-ORDER BY run_id, workload, operation, object_size_bytes, io, method, method_variant, cache, instance_type
+GROUP BY run_id, workload, operation, object_size_bytes, io, method, method_variant, cache, instance_type, clients, comparability.key
+ORDER BY run_id, workload, operation, object_size_bytes, io, method, method_variant, cache, instance_type, clients, comparable_key

@@ -3,9 +3,9 @@
 -- bytes moved, the operations that completed, the errors and the latency percentiles, keyed as
 -- report_cells.sql keys its cells (io from the parameters, as there) and by the measurement
 -- (repetition, step, runner, its record's position in the step's file). The report draws
--- throughput over time from them and takes each measurement's peak and sustained rate. Fleet runs:
--- the steps of each workload's smallest fleet size only, as report_cells.sql keeps its cells (the
--- step's `clients` from its records).
+-- throughput over time from them and takes each measurement's peak and sustained rate. One client
+-- only (the steps whose records have clients = 1), as report_cells.sql keeps its cells.
+-- Grouping: one row per interval of one measurement (no group of records).
 SELECT
   run_id,
   workload,
@@ -40,8 +40,8 @@ FROM (
   FROM intervals
 ) AS i
 JOIN (
-  SELECT DISTINCT run_id AS fleet_run_id, step AS fleet_step
-  FROM (SELECT run_id, step, clients, min(clients) OVER (PARTITION BY run_id, workload) AS least_clients FROM results) AS c
-  WHERE clients = least_clients
-) AS smallest ON smallest.fleet_run_id = i.run_id AND smallest.fleet_step = i.step
+  SELECT DISTINCT run_id AS one_client_run_id, step AS one_client_step
+  FROM results
+  WHERE clients = 1
+) AS one_client ON one_client.one_client_run_id = i.run_id AND one_client.one_client_step = i.step
 ORDER BY run_id, workload, operation, io, object_size_bytes, method, method_variant, cache, repetition, step, runner, measurement, interval_index

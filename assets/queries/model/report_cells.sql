@@ -7,8 +7,9 @@
 -- record's parameters name (fio-seq: direct or buffered; from `direct` = 1/0 where `io` is absent),
 -- NULL for workloads without one: direct and buffered results are different cases, never one median.
 -- (map_keys first: Athena fails on a missing map key; CASE evaluates only the branch it takes.)
--- Fleet runs (matrix `clients`): each workload's smallest fleet size only (1: the plain steps),
--- never a median over different numbers of clients at once; fleet_scaling.sql has the fleets.
+-- One client only (clients = 1: the plain steps): a fleet's per-client figures are never shown as
+-- one client's, and a matrix run with fleets only has no cells here; fleet_scaling.sql has the fleets.
+-- Grouping: the comparability key (comparability.key: method, variant, options, version, workload, parameters, cache, clients, host class, endpoint class).
 SELECT
   run_id,
   workload,
@@ -18,6 +19,8 @@ SELECT
   method,
   method_variant,
   cache,
+  clients,
+  comparable_key,
   count(*) AS records,
   count_if(good) AS repetitions,
   count(DISTINCT CASE WHEN good THEN repetition END) AS distinct_repetitions,
@@ -62,9 +65,9 @@ FROM (
       WHEN contains(map_keys(workload_params), 'io') THEN workload_params['io']
       WHEN contains(map_keys(workload_params), 'direct') THEN (CASE workload_params['direct'] WHEN '1' THEN 'direct' WHEN '0' THEN 'buffered' END)
     END AS io,
-    min(clients) OVER (PARTITION BY run_id, workload) AS least_clients
+    comparability.key AS comparable_key
   FROM results
 ) AS r
-WHERE operation <> 'step' AND operation NOT LIKE '(%' AND clients = least_clients
-GROUP BY run_id, workload, operation, io, object_size_bytes, method, method_variant, cache
-ORDER BY run_id, workload, operation, io, object_size_bytes, method, method_variant, cache
+WHERE operation <> 'step' AND operation NOT LIKE '(%' AND clients = 1
+GROUP BY run_id, workload, operation, io, object_size_bytes, method, method_variant, cache, clients, comparable_key
+ORDER BY run_id, workload, operation, io, object_size_bytes, method, method_variant, cache, comparable_key

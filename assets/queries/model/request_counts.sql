@@ -1,17 +1,22 @@
--- Requests and request cost: per workload, operation, object size, method and cache state, the S3
+-- Requests and request cost: per workload, operation, I/O mode (as report_cells.sql derives it),
+-- object size, method and cache state, the S3
 -- requests the server answered during the measurements (summed over repetitions, by type), the
 -- operations they served, the bytes read and the GET bytes sent; how many measurements were not
 -- counted (an endpoint whose log the runner cannot read), and the cache claims the counts refuted.
 -- all_ops, all_bytes and files (the workload's files parameter) are every measurement's, counted or
 -- not: the S3 Files metering model's input (runner/report/s3files-metering.ts), which needs no counts.
+-- Grouping: the comparability key (comparability.key: method, variant, options, version, workload, parameters, cache, clients, host class, endpoint class).
 SELECT
   run_id,
   workload,
   operation,
+  io,
   object_size_bytes,
   method,
   method_variant,
   cache,
+  clients,
+  comparability.key AS comparable_key,
   count(*) AS measurements,
   count_if(requests IS NULL) AS not_counted,
   sum(CASE WHEN requests IS NOT NULL THEN ops END) AS ops,
@@ -34,7 +39,14 @@ SELECT
   sum(requests.get_bytes) AS get_bytes,
   count_if(contains(flags, 'served-from-cache')) AS served_from_cache,
   count_if(contains(flags, 'not-warm')) AS not_warm
-FROM results
+FROM (
+  SELECT *,
+    CASE
+      WHEN contains(map_keys(workload_params), 'io') THEN workload_params['io']
+      WHEN contains(map_keys(workload_params), 'direct') THEN (CASE workload_params['direct'] WHEN '1' THEN 'direct' WHEN '0' THEN 'buffered' END)
+    END AS io
+  FROM results
+) AS r
 WHERE operation <> 'step' AND status NOT IN ('not-applicable', 'did-not-finish')
-GROUP BY run_id, workload, operation, object_size_bytes, method, method_variant, cache
-ORDER BY run_id, workload, operation, object_size_bytes, method, method_variant, cache
+GROUP BY run_id, workload, operation, io, object_size_bytes, method, method_variant, cache, clients, comparability.key
+ORDER BY run_id, workload, operation, io, object_size_bytes, method, method_variant, cache, clients, comparable_key

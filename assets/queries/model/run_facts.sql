@@ -1,5 +1,6 @@
 -- What ran, per run and method variant: the client version and options, the host and endpoint,
 -- and when the measurements were taken. Several hosts or versions in one run show as counts > 1.
+-- Grouping: the comparability key but method_options, method_version, workload, workload_params, cache, clients, host_class, endpoint_class (facts of a run per method variant: several versions or hosts show as counts > 1).
 SELECT
   run_id,
   method,

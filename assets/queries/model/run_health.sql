@@ -2,6 +2,7 @@
 -- steps and the first error seen. A run is trustworthy when every count but `records` is zero;
 -- `did_not_finish` counts measurements whose step ran out of its time budget (complete as far as
 -- they got, never ranked); `first_failure` is the first error of a failed or unverified one.
+-- Grouping: the comparability key but method_options, method_version, workload_params, cache, clients, host_class, endpoint_class (integrity counts of a run per method variant and workload, no figure).
 SELECT
   run_id,
   method,

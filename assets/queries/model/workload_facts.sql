@@ -1,6 +1,7 @@
 -- The workloads of each run: every parameter set their records carry (one row per set; a
 -- workload can record several, e.g. fio-seq's direct and buffered I/O), with how many methods
 -- ran the workload and how many repetitions and records it has in all.
+-- Grouping: the comparability key but method, method_variant, method_options, method_version, cache, clients, host_class, endpoint_class (one row per parameter set a workload ran with; workload_params stays apart).
 SELECT
   f.run_id AS run_id,
   f.workload AS workload,

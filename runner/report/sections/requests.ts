@@ -3,6 +3,7 @@ import { num } from '../format';
 import { esc } from '../html/format';
 import { noData, table, type TCell } from '../html/parts';
 import { methodCacheLabel, type SizeLabels } from '../labels';
+import { operationWithMode } from '../rows';
 import type { ReportModel, Row } from '../model';
 import { REQUEST_PRICES } from '../pricing';
 import {
@@ -40,7 +41,7 @@ function pageRow(r: Row, sizes: SizeLabels, withS3Files: boolean): TCell[] {
   const flags = flagsOf(r, 'not warm');
   const method = methodOf(r);
   const cells: TCell[] = [
-    String(r.workload), String(r.operation), r.object_size_bytes === null || r.object_size_bytes === undefined ? '–' : sizes.of(Number(r.object_size_bytes)),
+    String(r.workload), operationWithMode(String(r.operation), r.io as string | null), r.object_size_bytes === null || r.object_size_bytes === undefined ? '–' : sizes.of(Number(r.object_size_bytes)),
     flags ? { html: `${esc(method)} <span class="flag-cache">⚠ ${esc(flags)}</span>`, cls: 'cached' } : method,
     c ? c.ops : num(Number(r.all_ops)), c ? c.requests : 'not counted', c ? c.getBytes : '–', c ? c.cost : 'not counted',
   ];
@@ -70,7 +71,7 @@ function html(ctx: PageContext): string {
 }
 
 /** The case a request_counts row counts: workload, operation and size (as given). */
-const caseOf = (r: Row, sizes: SizeLabels) => `${r.workload} ${r.operation}${r.object_size_bytes === null || r.object_size_bytes === undefined ? '' : ` ${sizes.of(Number(r.object_size_bytes))}`}`;
+const caseOf = (r: Row, sizes: SizeLabels) => `${r.workload} ${operationWithMode(String(r.operation), r.io as string | null)}${r.object_size_bytes === null || r.object_size_bytes === undefined ? '' : ` ${sizes.of(Number(r.object_size_bytes))}`}`;
 
 function countedLines(model: ReportModel, shown: Row[], width: number): string[] {
   const body = shown.flatMap((r) => {

@@ -94,7 +94,7 @@ function scalingTable(c: ScalingCase, sizes: SizeLabels, width: number, wide: bo
 export function scalingLines({ model, width, wide }: TextContext): string[] {
   if (!model.scaling.length) return [];
   return [
-    '', ...wrapText('Scaling out — one step run by several clients at once against one store. Aggregate: the clients\' bytes (operations) inside the window in which all of them ran (first finish − last start), over that window; p99 from the clients\' latencies merged, never averaged; "from": the clients\' interval series, or their mean rate × the window. Medians over repetitions. The tables above show each workload\'s smallest fleet size only.', width),
+    '', ...wrapText('Scaling out — one step run by several clients at once against one store. Aggregate: the clients\' bytes (operations) inside the window in which all of them ran (first finish − last start), over that window; p99 from the clients\' latencies merged, never averaged; "from": the clients\' interval series, or their mean rate × the window. Medians over repetitions. The other tables show one client\'s figures only.', width),
     ...model.scaling.flatMap((c) => scalingTable(c, model.sizes, width, wide)),
   ];
 }

@@ -1,4 +1,4 @@
-import { groupCaseLabels, isSupportCheck, jobCells, measured, sizeSweeps } from '../analysis';
+import { groupCaseLabels, isSupportCheck, jobCells, measured, ranked, sizeSweeps } from '../analysis';
 import { dnfText, latencyText, num, spreadText } from '../format';
 import { rangeDotSpec, type RangePoint } from '../html/charts';
 import { esc } from '../html/format';
@@ -54,13 +54,13 @@ function timesTable(cells: Cell[], rowOf: (c: Cell) => string, rowsOrder: string
   const rows: TCell[][] = [];
   for (const r of rowsOrder) {
     const group = cells.filter((c) => rowOf(c) === r);
-    const best = Math.min(...group.filter(measured).map((c) => c.duration_ms_median ?? Infinity));
+    const best = Math.min(...group.filter(ranked).map((c) => c.duration_ms_median ?? Infinity));
     for (const c of group) {
       const timed = measured(c) && !isSupportCheck(c);
       rows.push([r, methodLabel(c), String(c.distinct_repetitions), !timed ? (isSupportCheck(c) ? 'not timed' : '–') : spreadText(c.duration_ms_min, c.duration_ms_median, c.duration_ms_max),
         withFlag(num(c.mib_s_median), c.served_from_cache > 0, c.network_capped > 0), num(c.ops_s_median), latencyText(c.p50_us_median), latencyText(c.p99_us_median),
         c.series?.sustained !== null && c.series ? `${num(c.series.sustained)} ${c.series.unit}` : '–',
-        timed && c.duration_ms_median ? `${num(c.duration_ms_median / best)}x` : '–', jobStatus(c)]);
+        timed && ranked(c) && c.duration_ms_median ? `${num(c.duration_ms_median / best)}x` : '–', jobStatus(c)]);
     }
   }
   return table(['workload · operation', 'method', 'reps', 'time min–median–max', 'MiB/s', 'ops/s', 'p50', 'p99', 'sustained', 'vs best', 'status'], rows,
@@ -86,7 +86,7 @@ async function html(ctx: PageContext): Promise<string> {
 
 export const workloadsSection: ReportSection = {
   id: 'workloads',
-  title: 'Workload times',
+  title: 'Workload times (1 client)',
   hasData: (model) => jobs(model).ran.length > 0,
   html,
   text: { lines: ({ model, width, wide }: TextContext) => (wide ? wideLines(model) : workloadTableLines(model, width)) },

@@ -1,33 +1,89 @@
-import { accessGroup, measured, movesPayload, notApplicable, semanticsMatrix, shownCache, tableOf } from '../analysis';
-import { dnfText, durationText, num } from '../format';
+import { accessGroup, isSupportCheck, measured, notApplicable, ranked, semanticsMatrix, shownCache, tableOf } from '../analysis';
+import { durationText, latencyText, num, percentText } from '../format';
 import { methodLabel, seedLabel } from '../labels';
 import type { Cell, ReportModel } from '../model';
 import { byOrder } from '../order';
 import { markOf } from './marks';
-import { textTable, type Column } from './table';
+import { textTable, wrapText, type Column } from './table';
+import { measuredNotes, metadataErrorLines, notMeasuredText, probeReasonLines, rateOf, spread, unitOf } from './workload-tables';
 
 /**
  * `--wide`: the methods side by side, as the seeds print their tables — one table per workload and
- * operation (and cache state), one row per size or test, one column per method. For terminals
- * wider than the long format needs; the figures are the model's, as in the long format.
+ * operation (and cache state), one column per method, and per size or test one row for each figure
+ * the long format shows (time, ±, rate, p99, sustained, vs best; metadata: ops/s, mean, p99,
+ * success, vs best). It reshapes the long format, it drops nothing: the notes under each table say
+ * what a cell's figures leave out (repetitions that did not finish, failed ones), and why a probe
+ * was not "yes". For terminals wider than the long format needs; the figures are the model's.
  */
 
 const NO_LIMIT = Number.MAX_SAFE_INTEGER;
+/** Notes wrap at this width: a note is prose, not a table. */
+const NOTE_WIDTH = 100;
 
-/** A cell's figure in a pivot: its rate (MiB/s, or operations per second), or why it has none. */
-function figure(c: Cell | undefined): string {
-  if (!c) return '–';
-  if (measured(c)) return movesPayload(c) ? `${num(c.mib_s_median)}${markOf(c)}` : num(c.ops_s_median ?? (c.duration_ms_median ? 1000 / c.duration_ms_median : null));
-  if (c.did_not_finish) return dnfText({ budgetS: c.dnf_budget_s, doneShare: c.dnf_done_share, extrapolatedS: c.dnf_extrapolated_s });
+/** One figure row of a pivot: its label and each cell's text ('' or '–' where the cell has none). */
+interface Figure {
+  label: string;
+  of(c: Cell): string;
+}
+
+/** A cell without figures: why, short (the notes give the whole of it). */
+function shortStatus(c: Cell): string {
+  if (isSupportCheck(c)) return measured(c) ? 'kept' : 'NOT kept';
+  if (c.did_not_finish && !measured(c)) return 'DNF';
   return c.unsupported === c.records ? 'not supported' : 'FAILED';
 }
 
-function pivot(model: ReportModel, cells: Cell[], rowOf: (c: Cell) => string, title: string): string[] {
+/** The long format's measurement columns, as figure rows; "vs best" over the ranked cells of the group. */
+function measurementFigures(group: Cell[]): Figure[] {
+  const rates = group.filter(ranked).map(rateOf).filter((x): x is number => x !== null && x > 0);
+  const best = rates.length ? Math.max(...rates) : null;
+  const timed = (c: Cell) => measured(c) && !isSupportCheck(c);
+  return [
+    { label: 'time', of: (c) => (timed(c) ? durationText(c.duration_ms_median) : shortStatus(c)) },
+    { label: '±', of: (c) => (timed(c) ? spread(c) : '') },
+    { label: 'rate', of: (c) => (timed(c) && rateOf(c) !== null ? `${num(rateOf(c))} ${unitOf(c)}${markOf(c)}` : '') },
+    { label: 'p99', of: (c) => (timed(c) ? latencyText(c.p99_us_median) : '') },
+    { label: 'sustained', of: (c) => (timed(c) && c.series && c.series.sustained !== null ? `${num(c.series.sustained)} ${c.series.unit === 'MiB/s' ? 'MiB/s' : 'op/s'}` : '') },
+    { label: 'vs best', of: (c) => (timed(c) && ranked(c) && best !== null && rateOf(c) ? `${num(best / rateOf(c)!)}x` : timed(c) ? 'not ranked' : '') },
+  ];
+}
+
+/** The long format's metadata columns, as figure rows. */
+function metadataFigures(group: Cell[]): Figure[] {
+  const best = Math.max(0, ...group.filter(ranked).map((c) => c.ops_s_median ?? 0));
+  const refused = (c: Cell) => (c.unsupported > 0 && c.ok === 0) || (c.did_not_finish > 0 && !measured(c));
+  const ops = (c: Cell) => (measured(c) ? c.ops_s_median : c.ops_s_partial_median);
+  return [
+    { label: 'ops/s', of: (c) => (refused(c) ? shortStatus(c) : num(ops(c))) },
+    { label: 'mean', of: (c) => (refused(c) ? '' : latencyText(c.mean_us_median)) },
+    { label: 'p99', of: (c) => (refused(c) ? '' : latencyText(c.p99_us_median)) },
+    { label: 'success', of: (c) => (refused(c) ? '' : `${percentText(c.ops ? c.ok / c.ops : null)}${c.unverified ? ' (unverified!)' : ''}`) },
+    { label: 'vs best', of: (c) => (refused(c) ? '' : ranked(c) && best && ops(c) ? `${num(best / ops(c)!)}x` : 'not ranked') },
+  ];
+}
+
+/**
+ * A table with the methods across: per row (size or test) one line per figure, figure rows no cell
+ * has a value in left out (as the long format leaves out empty columns); then the cells' notes.
+ */
+function pivot(model: ReportModel, cells: Cell[], rowOf: (c: Cell) => string, title: string, figures: (group: Cell[]) => Figure[]): string[] {
   const methods = byOrder([...new Set(cells.map(methodLabel))], model.methodOrder, (m) => m);
   const rows = [...new Set(cells.map(rowOf))];
-  const columns: Column[] = [{ head: '' }, ...methods.map((m) => ({ head: m, align: 'right' as const }))];
-  const body = rows.map((r) => [r, ...methods.map((m) => figure(cells.find((c) => rowOf(c) === r && methodLabel(c) === m)))]);
-  return ['', title, ...textTable(columns, body, NO_LIMIT)];
+  const columns: Column[] = [{ head: '' }, { head: '' }, ...methods.map((m) => ({ head: m, align: 'right' as const }))];
+  const body: string[][] = [];
+  const notes: string[] = [];
+  for (const r of rows) {
+    const group = cells.filter((c) => rowOf(c) === r);
+    const at = (m: string) => group.find((c) => methodLabel(c) === m);
+    const lines = figures(group).map((f) => ({ label: f.label, values: methods.map((m) => (at(m) ? f.of(at(m)!) : '–')) }))
+      .filter((line) => line.values.some((v) => v !== '' && v !== '–'));
+    lines.forEach((line, i) => body.push([i === 0 ? r : '', line.label, ...line.values]));
+    for (const c of group) {
+      const said = measured(c) ? measuredNotes(c) : isSupportCheck(c) && !c.failed_batches && !c.unsupported ? [] : [notMeasuredText(c)];
+      for (const note of said) notes.push(...wrapText(`  ${methodLabel(c)} ${r}: ${note}`, NOTE_WIDTH, '    '));
+    }
+  }
+  return ['', title, ...textTable(columns, body, NO_LIMIT), ...notes];
 }
 
 export function wideLines(model: ReportModel): string[] {
@@ -42,11 +98,14 @@ export function wideLines(model: ReportModel): string[] {
         const s = matrix.state(p, m);
         return s.kind === 'supported' ? (s.delayMs !== null ? durationText(s.delayMs) : 'yes') : s.kind === 'unsupported' ? 'NO' : s.kind;
       })]);
-      out.push('', `${workload} (${seed}) — probes × methods`, ...textTable([{ head: 'probe' }, ...matrix.methods.map((m) => ({ head: m }))], body, NO_LIMIT));
+      out.push('', `${workload} (${seed}) — probes × methods`, ...textTable([{ head: 'probe' }, ...matrix.methods.map((m) => ({ head: m }))], body, NO_LIMIT),
+        ...probeReasonLines(matrix, NOTE_WIDTH));
       continue;
     }
     if (tableOf(workload) === 'metadata-suite') {
-      out.push(...pivot(model, cells, (c) => c.operation, `${workload} (${seed}) — operations/s, tests × methods`));
+      const perTest = Math.max(...cells.map((c) => (c.records ? c.ops / c.records : 0)));
+      out.push(...pivot(model, cells, (c) => c.operation, `${workload} (${seed}) — ${num(perTest)} operations per test, one client; tests × methods, medians over repetitions`, metadataFigures),
+        ...metadataErrorLines(cells, NOTE_WIDTH));
       continue;
     }
     for (const op of [...new Set(cells.map((c) => c.operation))]) {
@@ -54,9 +113,8 @@ export function wideLines(model: ReportModel): string[] {
       for (const group of [...new Set(mine.map((c) => accessGroup(c.cache)))]) {
         const g = mine.filter((c) => accessGroup(c.cache) === group);
         const cache = shownCache(g);
-        const unit = g.some(movesPayload) ? 'MiB/s' : 'operations/s';
         out.push(...pivot(model, g, (c) => (c.object_size_bytes === null ? op : model.sizes.of(c.object_size_bytes)),
-          `${workload} (${seed}) — ${op}${cache !== 'none' ? ` (${cache})` : ''}: ${unit}, medians`));
+          `${workload} (${seed}) — ${op}${cache !== 'none' ? ` (${cache})` : ''}, one client; medians over repetitions`, measurementFigures));
       }
     }
   }

@@ -1,4 +1,4 @@
-import { caseKey, isSupportCheck, measured, movesPayload, notApplicable, semanticsMatrix, shownCache, tableOf, type ProbeState } from '../analysis';
+import { caseKey, isSupportCheck, measured, movesPayload, ranked, notApplicable, semanticsMatrix, shownCache, tableOf, type ProbeState } from '../analysis';
 import { dnfText, durationText, latencyText, num, percentText } from '../format';
 import { caseLabel, methodLabel, seedLabel, workloadSummary } from '../labels';
 import type { Cell, ReportModel } from '../model';
@@ -26,21 +26,33 @@ export function workloadTableLines(model: ReportModel, width: number): string[] 
 }
 
 /** A cell's rate in the unit of its case: MiB/s where payload moved, else operations per second. */
-const rateOf = (c: Cell): number | null => (movesPayload(c) ? c.mib_s_median : c.ops_s_median);
-const unitOf = (c: Cell) => (movesPayload(c) ? 'MiB/s' : 'op/s');
+export const rateOf = (c: Cell): number | null => (movesPayload(c) ? c.mib_s_median : c.ops_s_median);
+export const unitOf = (c: Cell) => (movesPayload(c) ? 'MiB/s' : 'op/s');
 
 /** "±4%": the largest distance from the median to the min or max over repetitions; '' with one repetition. */
-function spread(c: Cell): string {
+export function spread(c: Cell): string {
   const [lo, med, hi] = [c.duration_ms_min, c.duration_ms_median, c.duration_ms_max];
   if (lo === null || med === null || hi === null || !(med > 0) || c.distinct_repetitions < 2) return '';
   return `±${num((100 * Math.max(hi - med, med - lo)) / med, 2)}%`;
 }
 
 /** Why a cell has no figures, across the figure columns. */
-function notMeasuredText(c: Cell): string {
+export function notMeasuredText(c: Cell): string {
   if (c.did_not_finish && !measured(c)) return dnfText({ budgetS: c.dnf_budget_s, doneShare: c.dnf_done_share, extrapolatedS: c.dnf_extrapolated_s });
   if (c.unsupported === c.records) return `not supported: ${c.first_error ?? ''}`.trim();
   return `FAILED: ${c.first_error ?? 'no error recorded'}`;
+}
+
+/** What a measured cell's figures leave out: repetitions that did not finish, failed ones. */
+export function measuredNotes(c: Cell): string[] {
+  return [
+    ...(c.did_not_finish ? [dnfNote(c)] : []),
+    ...(c.failed_batches ? [`${c.failed_batches} failed repetition${c.failed_batches === 1 ? '' : 's'} left out${c.first_error ? `: ${c.first_error}` : ''}`] : []),
+  ];
+}
+
+function dnfNote(c: Cell): string {
+  return `${c.did_not_finish} of ${c.records} repetitions ${notMeasuredText({ ...c, repetitions: 0 })}; not in the median; not ranked`;
 }
 
 /** Drops the columns no row has a figure in (a sustained rate without series, latency of one-operation jobs). */
@@ -69,7 +81,7 @@ const MEASUREMENT_COLUMNS: Column[] = [
 
 /** One case's rows: each method's figures, "vs best" against the best measured rate (or time). */
 function caseRows(group: Cell[], showCase: string): TextCell[][] {
-  const rates = group.filter(measured).map(rateOf).filter((x): x is number => x !== null && x > 0);
+  const rates = group.filter(ranked).map(rateOf).filter((x): x is number => x !== null && x > 0);
   const best = rates.length ? Math.max(...rates) : null;
   const rows: TextCell[][] = [];
   for (const [i, c] of group.entries()) {
@@ -87,10 +99,9 @@ function caseRows(group: Cell[], showCase: string): TextCell[][] {
     rows.push([
       kase, methodLabel(c), durationText(c.duration_ms_median), spread(c), rate !== null ? `${num(rate)} ${unitOf(c)}${markOf(c)}` : '–',
       latencyText(c.p99_us_median), c.series?.sustained !== null && c.series ? `${num(c.series.sustained)} ${c.series.unit === 'MiB/s' ? 'MiB/s' : 'op/s'}` : '',
-      best !== null && rate ? `${num(best / rate)}x` : '–',
+      best !== null && rate && ranked(c) ? `${num(best / rate)}x` : '–',
     ]);
-    if (c.did_not_finish) rows.push(['', '', { text: `${c.did_not_finish} of ${c.records} repetitions ${notMeasuredText({ ...c, repetitions: 0 })}; not in the median`, span: 6 }]);
-    if (c.failed_batches) rows.push(['', '', { text: `${c.failed_batches} failed repetition${c.failed_batches === 1 ? '' : 's'} left out${c.first_error ? `: ${c.first_error}` : ''}`, span: 6 }]);
+    for (const note of measuredNotes(c)) rows.push(['', '', { text: note, span: 6 }]);
   }
   return rows;
 }
@@ -100,7 +111,7 @@ function measurementLines(model: ReportModel, workload: string, width: number, o
   if (!cells.length) return;
   const reps = Math.max(...cells.map((c) => c.distinct_repetitions));
   out.push('', ...wrapText(`${workload} (${seedLabel(workload)}): ${workloadSummary(workload)}`, width, '  '));
-  out.push(...wrapText(`  medians over ${reps} repetition${reps === 1 ? '' : 's'}; time: per batch, ± the farthest repetition; rate: MiB/s where payload moved, else operations/s; sustained: the median 1 s interval after the first 10%; vs best: the best rate of the case over this one`, width, '  '));
+  out.push(...wrapText(`  one client; medians over ${reps} repetition${reps === 1 ? '' : 's'}; time: per batch, ± the farthest repetition; rate: MiB/s where payload moved, else operations/s; sustained: the median 1 s interval after the first 10%; vs best: the best rate of the case over this one`, width, '  '));
   const rows: TextCell[][] = [];
   const groups = new Map<string, Cell[]>();
   for (const c of cells) groups.set(caseKey(c), [...(groups.get(caseKey(c)) ?? []), c]);
@@ -113,11 +124,11 @@ function metadataLines(model: ReportModel, workload: string, width: number, out:
   const cells = model.cells.filter((c) => c.workload === workload && !notApplicable(c));
   if (!cells.length) return;
   const perTest = Math.max(...cells.map((c) => (c.records ? c.ops / c.records : 0)));
-  out.push('', ...wrapText(`${workload} (${seedLabel(workload)}) — ${num(perTest)} operations per test; medians over repetitions; success rate over all operations`, width, '  '));
+  out.push('', ...wrapText(`${workload} (${seedLabel(workload)}) — ${num(perTest)} operations per test; one client; medians over repetitions; success rate over all operations`, width, '  '));
   const rows: TextCell[][] = [];
   for (const test of [...new Set(cells.map((c) => c.operation))]) {
     const group = cells.filter((c) => c.operation === test);
-    const best = Math.max(0, ...group.filter(measured).map((c) => c.ops_s_median ?? 0));
+    const best = Math.max(0, ...group.filter(ranked).map((c) => c.ops_s_median ?? 0));
     for (const [i, c] of group.entries()) {
       const kase = i === 0 ? test : '';
       const refused = c.unsupported > 0 && c.ok === 0;
@@ -128,8 +139,9 @@ function metadataLines(model: ReportModel, workload: string, width: number, out:
       const ops = measured(c) ? c.ops_s_median : c.ops_s_partial_median;
       rows.push([
         kase, methodLabel(c), num(ops), latencyText(c.mean_us_median), latencyText(c.p99_us_median),
-        `${percentText(c.ops ? c.ok / c.ops : null)}${c.unverified ? ' (unverified!)' : ''}`, measured(c) && best && ops ? `${num(best / ops)}x` : '–',
+        `${percentText(c.ops ? c.ok / c.ops : null)}${c.unverified ? ' (unverified!)' : ''}`, ranked(c) && best && ops ? `${num(best / ops)}x` : '–',
       ]);
+      if (c.did_not_finish) rows.push(['', '', { text: dnfNote(c), span: 5 }]);
     }
   }
   const columns: Column[] = [
@@ -137,7 +149,12 @@ function metadataLines(model: ReportModel, workload: string, width: number, out:
     { head: 'p99', align: 'right' }, { head: 'success', align: 'right' }, { head: 'vs best', align: 'right' },
   ];
   out.push(...textTable(columns, rows, width));
-  for (const c of cells.filter((x) => x.ok < x.ops && x.unsupported === 0 && !x.did_not_finish)) out.push(...wrapText(`  ${methodLabel(c)} ${c.operation}: ${c.first_error ?? 'see the records'}`, width, '    '));
+  out.push(...metadataErrorLines(cells, width));
+}
+
+/** The metadata tests that lost operations, with the first error. */
+export function metadataErrorLines(cells: Cell[], width: number): string[] {
+  return cells.filter((x) => x.ok < x.ops && x.unsupported === 0 && !x.did_not_finish).flatMap((c) => wrapText(`  ${methodLabel(c)} ${c.operation}: ${c.first_error ?? 'see the records'}`, width, '    '));
 }
 
 const PROBE_MARK: Record<ProbeState['kind'], string> = { supported: 'yes', unsupported: 'NO', failed: 'FAILED', mixed: 'mixed', 'not-applicable': 'n/a', missing: '–' };
@@ -164,8 +181,12 @@ function semanticsLines(model: ReportModel, workload: string, width: number, out
     ...delays.map((p) => ({ head: p.replace(/-delay$/, '').replace(/-to-/, '→'), align: 'right' as const })),
   ];
   out.push(...textTable(columns, rows, width));
-  // Why, per probe: each reason once, with the methods that gave it ("hardlink: refused with ENOSYS (s3fs, mountpoint)").
-  out.push('  why not "yes":');
+  out.push(...probeReasonLines(matrix, width));
+}
+
+/** Why, per probe: each reason once, with the methods that gave it ("hardlink: refused with ENOSYS (s3fs, mountpoint)"). */
+export function probeReasonLines(matrix: NonNullable<ReturnType<typeof semanticsMatrix>>, width: number): string[] {
+  const out: string[] = ['  why not "yes":'];
   for (const p of matrix.probes) {
     const reasons = new Map<string, string[]>();
     for (const m of matrix.methods) {
@@ -177,4 +198,5 @@ function semanticsLines(model: ReportModel, workload: string, width: number, out
     }
     if (reasons.size) out.push(...wrapText(`    ${p}: ${[...reasons].map(([why, ms]) => `${why} (${ms.join(', ')})`).join('; ')}`, width, '      '));
   }
+  return out;
 }
