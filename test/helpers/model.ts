@@ -4,7 +4,7 @@ import type { CellRow } from '../../runner/report/rows';
 /** A report_cells row with every metric absent (SQL NULL); tests fill in what they need. */
 export function cellRow(over: Partial<CellRow>): CellRow {
   return {
-    workload: 'objects', operation: 'download', object_size_bytes: 1024, method: 's3-api', method_variant: 'default', cache: 'none',
+    workload: 'objects', operation: 'download', object_size_bytes: 1024, method: 's3-api', method_variant: 'default', cache: 'none', clients: 1, comparable_key: null,
     io: null, records: 3, repetitions: 3, distinct_repetitions: 3, failed_batches: 0, unverified: 0, unsupported: 0, not_applicable: 0,
     did_not_finish: 0, dnf_budget_s: null, dnf_done_share: null, dnf_extrapolated_s: null, ops: 30, ok: 30, failed: 0,
     mib_s_min: null, mib_s_median: null, mib_s_max: null, ops_s_min: null, ops_s_median: null, ops_s_max: null, ops_s_partial_median: null,
