@@ -22,7 +22,7 @@ export interface DocumentFunctionsProps {
   readonly timeout?: Duration;
 }
 
-export { DOCS_PREFIX, MOUNT_PATH };
+;
 
 /**
  * Seed 001's two document-processing functions, one shared processing core (lambda/shared):

@@ -3,7 +3,7 @@ import resultSchema from '../assets/schema/result.schema.json';
 export type JsonSchema = { type?: string | string[]; properties?: Record<string, JsonSchema>; additionalProperties?: boolean | JsonSchema; items?: JsonSchema; description?: string };
 
 /** Glue (Hive) type of a JSON Schema node: the same mapping the DuckDB reader uses (runner/report/results-db.ts), in Hive spelling. */
-export function glueType(s: JsonSchema): string {
+function glueType(s: JsonSchema): string {
   const type = (Array.isArray(s.type) ? s.type.find((t) => t !== 'null') : s.type) ?? 'string';
   switch (type) {
     case 'string': return 'string';

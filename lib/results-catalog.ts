@@ -14,7 +14,7 @@ import { RESULTS_LAYOUT } from './results-layout';
  * The results bucket's lifecycle rules. Only the scratch prefixes expire; results/, reports/ and
  * executions/ (the history) have none. An adopted bucket must already have them.
  */
-export const RESULTS_LIFECYCLE_RULES: s3.LifecycleRule[] = [
+const RESULTS_LIFECYCLE_RULES: s3.LifecycleRule[] = [
   { id: 'expire-athena-results', prefix: RESULTS_LAYOUT.athena, expiration: Duration.days(30) },
   { id: 'abort-incomplete-uploads', abortIncompleteMultipartUploadAfter: Duration.days(1) },
   // Runners and Teardown remove a fleet's barrier markers; this catches what a lost execution left.

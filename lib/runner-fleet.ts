@@ -35,7 +35,7 @@ export interface RunnerFleetProps {
   readonly rootVolumeGiB?: number;
 }
 
-export { RUNNER_TAG };
+;
 
 /** The props with their defaults applied. */
 interface SettledFleetProps {
@@ -249,7 +249,7 @@ function callbackDocument(scope: Construct, id: string, p: { description: string
  * runner role has s3files:ClientRootAccess, so no access point is needed; amazon-efs-utils finds
  * the region and mount target from IMDS).
  */
-export function runStepScript(p: { resultsBucket: string; dataBucket: string; fileSystemId: string }): string[] {
+function runStepScript(p: { resultsBucket: string; dataBucket: string; fileSystemId: string }): string[] {
   const log = '/var/log/s3ab-run-step-{{ runId }}.log';
   const reported = '/opt/s3ab/reported-{{ runId }}';
   const succeeded = '/opt/s3ab/success-{{ runId }}.json';

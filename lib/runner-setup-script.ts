@@ -31,7 +31,7 @@ export function crateHash(crateDir: string): string {
 }
 
 /** Where a cargo component's binaries are cached in the results bucket: tool-cache/BIN/. */
-export const buildCachePrefix = (bin: string) => `${RESULTS_LAYOUT.toolCache}${bin}/`;
+const buildCachePrefix = (bin: string) => `${RESULTS_LAYOUT.toolCache}${bin}/`;
 
 /** The prefixes of every cargo component's build cache (the runner role may read and write there). */
 export function buildCachePrefixes(registry: InstallRegistry = INSTALL): string[] {

@@ -30,7 +30,7 @@ export interface DocumentResult {
 }
 
 /** Checks the event; a bad one is an `InvalidEvent` error naming the field. */
-export function parseEvent(e: unknown): Required<DocumentEvent> {
+function parseEvent(e: unknown): Required<DocumentEvent> {
   const ev = (e ?? {}) as Partial<DocumentEvent>;
   const bad = (msg: string) => new NamedError('InvalidEvent', msg);
   if (typeof ev.runId !== 'string' || !isRunId(ev.runId)) throw bad(`runId must look like ${RUN_ID_EXAMPLE}, got ${JSON.stringify(ev.runId)}`);

@@ -2,7 +2,7 @@ import { DescribeInstancesCommand, TerminateInstancesCommand, type EC2Client, ty
 import { RUNNER_TAG } from '../../lib/runner-tags';
 
 /** Instance states that still cost money or could come back: everything but shutting-down and terminated. */
-export const LIVE_STATES = ['pending', 'running', 'stopping', 'stopped'];
+const LIVE_STATES = ['pending', 'running', 'stopping', 'stopped'];
 
 /** The filters that find this stack's live runners (optionally one run's). */
 export function runnerFilters(stackName: string, runId?: string): Filter[] {

@@ -26,8 +26,8 @@ import { lambdaTask, TASK_TIMEOUT_S, type PollBudget } from './tasks';
 import { TEARDOWN_MAX_ROUNDS, TeardownFlow } from './teardown-flow';
 import { WaitForRunners } from './wait-for-runners';
 
-export { TASK_TIMEOUT_S, TRANSIENT_ERRORS, type PollBudget } from './tasks';
-export type { Heartbeat } from './benchmark';
+export { TASK_TIMEOUT_S, TRANSIENT_ERRORS,  } from './tasks';
+;
 
 /**
  * The non-benchmark part's worst case — every call of every state before and after the runners'

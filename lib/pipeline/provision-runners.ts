@@ -19,7 +19,7 @@ export interface ProvisionRunnersProps {
 }
 
 /** The state that launches a runner in the runner subnet `i` (0-based). */
-export const launchStateName = (i: number) => `RunInstancesInSubnet${i + 1}`;
+const launchStateName = (i: number) => `RunInstancesInSubnet${i + 1}`;
 
 /**
  * ProvisionRunners: one RunInstances per shard of `$.run.value.shards` (its runner's instance type

@@ -68,7 +68,7 @@ async function offerings(ec2: CapacityClients['ec2'], types: string[], zones: st
 }
 
 /** The account as the check needs it, read at once; refused when the reads take longer than `withinMs`. */
-export async function readCapacity(c: CapacityClients, types: string[], zones: string[], withinMs: number): Promise<AccountCapacity> {
+async function readCapacity(c: CapacityClients, types: string[], zones: string[], withinMs: number): Promise<AccountCapacity> {
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new CapacityUnknown(`the account's quota, running instances and instance type offerings did not all answer within ${(withinMs / 1000).toFixed(1)} s`)), withinMs);

@@ -259,7 +259,7 @@ async function namedQuery(c: AwsClients, workGroup: string, name: string): Promi
 }
 
 /** How long after a run's start S3 server access logs are taken as complete: its longest execution (12 h) and a day of delivery. */
-export const ACCESS_LOG_SETTLE_MS = 36 * 3600_000;
+const ACCESS_LOG_SETTLE_MS = 36 * 3600_000;
 
 /**
  * `s3ab aws query requests [--run ID]`: the S3 requests of each step, from the data bucket's

@@ -24,7 +24,7 @@ export function estimateFor(source: MatrixSource & { runners?: RunnerSpec[]; def
  * What the build cache does to the estimate, or null when no runner installs the s3-crt client:
  * modelled warm, what a cold one adds; modelled cold (--cold-build-cache), what a warm one saves.
  */
-export function buildCacheLine(e: Pick<ExecutionEstimate, 'buildCache' | 'coldBuildExtraSeconds' | 'coldWallSeconds' | 'wallSeconds'>): string | null {
+function buildCacheLine(e: Pick<ExecutionEstimate, 'buildCache' | 'coldBuildExtraSeconds' | 'coldWallSeconds' | 'wallSeconds'>): string | null {
   if (e.coldBuildExtraSeconds <= 0) return null;
   const first = 'the first execution after crates/s3-crt-client changes, per architecture';
   return e.buildCache === 'warm'

@@ -51,7 +51,7 @@ export interface BarrierOptions {
 }
 
 /** Ready markers for the same round, from the others; when all are in, the common start. */
-export function startInstant(markers: { client: number; atMs: number }[], clients: number, leadMs: number): number | null {
+function startInstant(markers: { client: number; atMs: number }[], clients: number, leadMs: number): number | null {
   const ready = new Set(markers.map((m) => m.client));
   if (ready.size < clients) return null;
   return Math.max(...markers.map((m) => m.atMs)) + leadMs;

@@ -4,7 +4,7 @@
  * where a requirement is missing, the step records `not-applicable` with the reason below
  * instead of running, so a matrix can name every method and workload on every host.
  */
-export const CAPABILITIES = {
+const CAPABILITIES = {
   'file-system': 'a mounted file system (plain POSIX paths)',
   'objects-in-bucket': 'its files stored in the bucket as one object per file (what the S3 API writes, it reads, and the other way round)',
 } as const;

@@ -31,7 +31,7 @@ export function parseChronyTracking(text: string): number | null {
 const FIX = 'run chronyd against the Amazon Time Sync Service (server 169.254.169.123 prefer iburst; Amazon Linux 2023 does by default): `systemctl enable --now chronyd`, then `chronyc makestep` and check `chronyc tracking`';
 
 /** Whether an offset is within the bound; the UserError that refuses the fleet steps otherwise. */
-export function checkClockOffset(offsetMs: number, boundMs = CLOCK_BOUND_MS): void {
+function checkClockOffset(offsetMs: number, boundMs = CLOCK_BOUND_MS): void {
   if (Math.abs(offsetMs) > boundMs) {
     throw new UserError(`this runner's clock is ${Math.abs(offsetMs).toFixed(1)} ms ${offsetMs > 0 ? 'ahead of' : 'behind'} NTP time (chrony), beyond the ${boundMs} ms a fleet's clients may differ by at their common start`, FIX);
   }

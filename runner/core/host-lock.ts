@@ -1,4 +1,4 @@
-import { closeSync, existsSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { onCleanup, onEmergencyExit } from './cleanup';
@@ -19,7 +19,7 @@ export interface LockHolder {
 }
 
 /** The lock file (S3AB_LOCK_DIR overrides the folder, for tests). */
-export function hostLockPath(): string {
+function hostLockPath(): string {
   return join(process.env.S3AB_LOCK_DIR ?? tmpdir(), 's3ab-mounts.lock');
 }
 
@@ -96,9 +96,4 @@ export async function acquireHostLock(runId: string, opts: { wait?: boolean; log
     unregisterEmergency();
     releaseNow();
   };
-}
-
-/** True when a lock file exists (for messages). */
-export function hostLockHeld(): boolean {
-  return existsSync(hostLockPath());
 }

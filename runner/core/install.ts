@@ -11,7 +11,7 @@ export interface CostTerm {
 }
 
 /** A component's local recipe (runner/install/setup.mjs installs it). */
-export interface LocalRecipe {
+interface LocalRecipe {
   kind: 'npm' | 'apt' | 'go' | 'pip' | 'venv' | 'cargo';
   packages?: string[];
   package?: string;
@@ -27,7 +27,7 @@ export interface LocalRecipe {
 }
 
 /** A component's runner recipe (lib/runner-setup-script.ts writes it into the setup document). */
-export interface RunnerRecipe {
+interface RunnerRecipe {
   kind: 'preinstalled' | 'dnf' | 'rpm' | 'pip' | 'source' | 'cargo';
   /** Amazon Linux 2023 packages, in the setup's one dnf transaction. */
   packages?: string[];
@@ -46,7 +46,7 @@ export interface RunnerRecipe {
   cost?: CostTerm[];
 }
 
-export interface Component {
+interface Component {
   /** A few words: what it is (setup's lines; docs/usage.md has the reasons). */
   what: string;
   /** The version pinned for both places, where it has one. */

@@ -27,18 +27,18 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 /** The default width of an interval. */
 export const DEFAULT_INTERVAL_MS = 1000;
 /** Measurements shorter than this keep no series: timer and scheduling noise would be most of an interval. */
-export const MIN_SERIES_MS = 500;
+const MIN_SERIES_MS = 500;
 /** A measurement shorter than this many configured intervals is cut into this many finer ones (at most). */
 export const FINE_INTERVALS = 10;
 /** The finest interval a short measurement is cut into. */
-export const MIN_INTERVAL_MS = 50;
+const MIN_INTERVAL_MS = 50;
 /** A short measurement whose operations are too few for this many intervals keeps no series. */
-export const MIN_FINE_INTERVALS = 4;
+const MIN_FINE_INTERVALS = 4;
 /**
  * A series needs at least this many completions (or reported parts) per interval on average: a few
  * large operations that each land in one interval make a comb of peaks and zeros, not a rate over time.
  */
-export const MIN_EVENTS_PER_INTERVAL = 2;
+const MIN_EVENTS_PER_INTERVAL = 2;
 
 /**
  * A long read reports its progress every this many bytes (read-files threads, reads through a
@@ -48,7 +48,7 @@ export const MIN_EVENTS_PER_INTERVAL = 2;
 export const PROGRESS_BYTES = 4 * 1024 * 1024;
 
 /** One interval of a series. */
-export interface Interval {
+interface Interval {
   /** Start, in ms after the measurement's start. */
   offsetMs: number;
   /** Width in ms: the series' intervalMs, less for the last one. */

@@ -45,7 +45,7 @@ export interface Matrix {
     [k: string]: {};
   };
 }
-export interface MethodSelection {
+interface MethodSelection {
   name: string;
   /**
    * Named option set of the method.

@@ -10,7 +10,7 @@ import { parseSize } from './units';
 import { MATRIX_CACHE_STATES, type MatrixCacheState } from './vocabulary';
 import type { WorkloadDescriptor } from './workload';
 
-export type { Matrix };
+;
 
 /** The most clients a fleet step may have (the matrix schema's `clients` maximum). */
 export const MAX_CLIENTS: number = matrixSchema.properties.clients.items.maximum;
@@ -97,7 +97,7 @@ export function loadMatrixFile(path: string): unknown {
 }
 
 /** S3's largest object (5 TiB): a size above it cannot be stored by any method. */
-export const MAX_OBJECT_BYTES = 5 * 1024 ** 4;
+const MAX_OBJECT_BYTES = 5 * 1024 ** 4;
 const SIZE_UNITS_HELP = 'bytes, or a number with one of the units B, KB, MB, GB, TB (decimal) or KiB, MiB, GiB, TiB (binary), e.g. 10MiB';
 
 /**
@@ -106,7 +106,7 @@ const SIZE_UNITS_HELP = 'bytes, or a number with one of the units B, KB, MB, GB,
  * mismatch at the oneOf's own place (that alternative is another kind of value altogether), and
  * the deepest place first.
  */
-export function pickSchemaError(errors: ErrorObject[]): ErrorObject {
+function pickSchemaError(errors: ErrorObject[]): ErrorObject {
   const oneOfPaths = new Set(errors.filter((e) => e.keyword === 'oneOf').map((e) => e.instancePath));
   const candidates = errors.filter((e) => e.keyword !== 'oneOf' && !(e.keyword === 'type' && oneOfPaths.has(e.instancePath)));
   const pool = candidates.length ? candidates : errors.filter((e) => e.keyword !== 'oneOf');

@@ -1,7 +1,7 @@
 import type { Capability } from './capabilities';
 import type { StoreTarget } from './target';
 
-export type OptionValue = string | number | boolean;
+type OptionValue = string | number | boolean;
 export type Options = Record<string, OptionValue>;
 
 /** Whether a method can run on this host, and its client version when it can. */

@@ -3,7 +3,7 @@ import { liveTotals } from './intervals';
 import { formatDuration } from './units';
 
 /** "412 MiB/s now" (or operations per second where nothing moved): the rate of the last second, for the progress line. */
-export function rateNow(bytesPerS: number, opsPerS: number): string {
+function rateNow(bytesPerS: number, opsPerS: number): string {
   if (bytesPerS >= 1024 * 1024) return `${(bytesPerS / 1024 / 1024).toFixed(bytesPerS >= 100 * 1024 * 1024 ? 0 : 1)} MiB/s now`;
   if (opsPerS > 0) return `${opsPerS.toFixed(opsPerS >= 100 ? 0 : 1)} ops/s now`;
   return bytesPerS > 0 ? `${(bytesPerS / 1024).toFixed(0)} KiB/s now` : '';

@@ -48,7 +48,7 @@ export function bucketUpperNs(ns: number): number {
 }
 
 /** A bucket's `le_us` from its upper bound in ns (exact to the ns: three decimals). */
-export function leUsOf(upperNs: number): number {
+function leUsOf(upperNs: number): number {
   return upperNs / 1000;
 }
 

@@ -61,7 +61,7 @@ let compiledScript: string | null = null;
  * scripts/build.mjs); from TypeScript sources (tests, tsx scripts) it is bundled on first use with
  * esbuild into a temporary file, once per process.
  */
-export function threadScript(): string {
+function threadScript(): string {
   const bundled = join(__dirname, 'fs-thread.js');
   if (__filename.endsWith('.js')) {
     if (existsSync(bundled)) return bundled;

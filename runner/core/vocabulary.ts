@@ -87,7 +87,7 @@ export function didNotFinishLabel(p: NonNullable<ResultRecord['progress']>): str
 /** A run id: UTC start time and a random suffix, 20261122T101500Z-ab12cd (the result schema's pattern). */
 export const RUN_ID_PATTERN = new RegExp(resultSchema.properties.run_id.pattern);
 /** The same pattern without anchors, to find a run id inside a file name. */
-export const RUN_ID_SOURCE = resultSchema.properties.run_id.pattern.replace(/^\^/, '').replace(/\$$/, '');
+const RUN_ID_SOURCE = resultSchema.properties.run_id.pattern.replace(/^\^/, '').replace(/\$$/, '');
 /** An example run id, for messages. */
 export const RUN_ID_EXAMPLE = '20261122T101500Z-ab12cd';
 

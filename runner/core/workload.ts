@@ -219,7 +219,7 @@ export interface WorkFacts<P> {
 }
 
 /** The published benchmarks the project reproduces, by id (each described in docs/seeds.md). */
-export const SEEDS = [
+const SEEDS = [
   '000-cli-vs-s3fs-vs-s3files-benchmark',
   '001-s3files-lambda-before-after-and-ec2-three-way',
   '002-zerofs-vs-mountpoint-benchmarks',
@@ -238,7 +238,7 @@ export type SeedId = (typeof SEEDS)[number];
  */
 export type ReportTable = 'measurements' | 'metadata-suite' | 'semantics';
 
-export interface ReportFacts {
+interface ReportFacts {
   readonly table: ReportTable;
   /**
    * Operations that check what the method kept (untimed: tar-extract's permissions): a failure is
@@ -283,7 +283,7 @@ export function fixtureWrites(spec: FixtureSpec): { puts: number; multipart: num
 }
 
 /** How a workload measures (runner/workloads/NAME.impl.ts), written once against StorageSession. */
-export interface WorkloadImplementation<P = Record<string, unknown>> {
+interface WorkloadImplementation<P = Record<string, unknown>> {
   /** Measures, reporting each operation batch through ctx.record. */
   run(ctx: WorkloadContext<P>): Promise<void>;
 }

@@ -62,7 +62,7 @@ export function parseAccessLogLine(line: string): AccessLogEntry | null {
   };
 }
 
-export function emptyCounts(): RequestCounts {
+function emptyCounts(): RequestCounts {
   const c = { get_bytes: 0 } as RequestCounts;
   for (const t of REQUEST_TYPES) c[t] = 0;
   return c;

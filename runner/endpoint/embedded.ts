@@ -12,8 +12,6 @@ import { memoryBackedTmp } from '../core/tmp';
 import { makeS3Client } from './s3-client';
 import type { StoreTarget } from '../core/target';
 
-/** The pinned server that `npm run setup` installs into .tools/bin. */
-export const VERSITYGW_VERSION = 'v1.8.0';
 const BUCKET = 's3ab-bench';
 const READY_TIMEOUT_MS = 15_000;
 
@@ -28,7 +26,7 @@ export interface EmbeddedEndpoint {
 }
 
 /** Where versitygw is: $S3AB_VERSITYGW, the project's .tools/bin, or PATH. */
-export function findVersitygw(): { path: string; version: string } | null {
+function findVersitygw(): { path: string; version: string } | null {
   const candidates = [
     process.env.S3AB_VERSITYGW,
     join(projectRoot(), '.tools', 'bin', 'versitygw'),
@@ -213,7 +211,7 @@ async function waitUntilReady(client: S3Client, exited: Promise<{ code: number |
 }
 
 /** SIGTERM, then SIGKILL after 3 s; resolves when the process is gone. */
-export async function stopChild(child: ChildProcess, exited: Promise<unknown>): Promise<void> {
+async function stopChild(child: ChildProcess, exited: Promise<unknown>): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
   child.kill('SIGTERM');
   const timer = setTimeout(() => child.kill('SIGKILL'), 3_000);

@@ -19,7 +19,7 @@ const MIB = 1024 * 1024;
  * Loopback has no fixed capacity, and no probe is the fastest possible reader (a native client may
  * pull a little more): the estimate is this multiple of the best raw rate measured.
  */
-export const LOOPBACK_HEADROOM = 1.2;
+const LOOPBACK_HEADROOM = 1.2;
 
 /** An instance type's entry in assets/instance-network.json (Gbit/s). */
 export interface InstanceBandwidth {

@@ -10,7 +10,7 @@ import type { StoreTarget } from '../core/target';
  * and a whole request with its response. The idle bound catches a frozen server quickly; the
  * request bound is generous enough for a single-stream GET of GiBs on a slow link.
  */
-export const CLIENT_BOUNDS_MS = { connect: 5_000, idle: 30_000, request: 15 * 60_000 } as const;
+const CLIENT_BOUNDS_MS = { connect: 5_000, idle: 30_000, request: 15 * 60_000 } as const;
 /** The preflight's bounds: a check of a few tiny requests fails fast. */
 export const PREFLIGHT_BOUNDS_MS = { connect: 5_000, idle: 6_000, request: 12_000 } as const;
 

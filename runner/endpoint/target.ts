@@ -8,7 +8,7 @@ export interface TargetOptions {
 }
 
 /** The region to use: the option, else AWS_REGION, else AWS_DEFAULT_REGION, else us-east-1. */
-export function regionFor(region?: string): string {
+function regionFor(region?: string): string {
   return region || process.env.AWS_REGION || process.env.AWS_DEFAULT_REGION || 'us-east-1';
 }
 

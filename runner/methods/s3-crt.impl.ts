@@ -73,7 +73,7 @@ export function crtMemoryLimit(value: unknown): number {
 }
 
 /** Mountpoint's target throughput off EC2, and on an instance type it has no figure for. */
-export const CRT_DEFAULT_TARGET_GBPS = 10;
+const CRT_DEFAULT_TARGET_GBPS = 10;
 
 /**
  * The CRT's target throughput in Gbit/s: a number, or `auto` as Mountpoint resolves it: the EC2

@@ -102,7 +102,7 @@ export interface ExecutionEstimate {
  * a day twice as slow still ends in time, and a hung shard is still caught within about twice
  * its expected time. The budget bounds each step besides.
  */
-export const SHARD_TIMEOUT = { factor: 2, slackSeconds: 600 };
+const SHARD_TIMEOUT = { factor: 2, slackSeconds: 600 };
 export const shardTimeoutSeconds = (modelled: number) => Math.ceil((SHARD_TIMEOUT.factor * modelled + SHARD_TIMEOUT.slackSeconds) / 60) * 60;
 
 /** An execution's own timeout: the pipeline's default `executionTimeout` (lib/pipeline/index.ts; a test holds them equal). */
@@ -326,7 +326,7 @@ function costOf(model: Model, specs: RunnerSpec[], layout: Layout, shards: Plann
 }
 
 /** A step's method as the tables name it: the method, with its variant unless it is the default. */
-export const methodOf = (s: Pick<StepEstimate, 'method' | 'variant'>) => (s.variant === 'default' ? s.method : `${s.method}:${s.variant}`);
+const methodOf = (s: Pick<StepEstimate, 'method' | 'variant'>) => (s.variant === 'default' ? s.method : `${s.method}:${s.variant}`);
 
 function perMethod(steps: StepEstimate[], dollars: (r: RequestTally) => number): ExecutionEstimate['methodsRequests'] {
   const by = new Map<string, Counts[]>();
@@ -403,7 +403,7 @@ function poolOptions(model: Model, type: string, workloads: Set<string>, room: n
  * counts are planned alone and their combinations priced from those plans; the chosen one is
  * then planned whole.
  */
-export function defaultPlan(input: PlanInput): ExecutionEstimate {
+function defaultPlan(input: PlanInput): ExecutionEstimate {
   const model = new Model(input);
   // A fleet: one runner of the stack's type per client of its largest fleet.
   if (model.layout === 'fleet') return planWith(model, [{ instanceType: input.defaultType, count: fleetRunners(input.matrix.clients.map((clients) => ({ clients }))) }]);

@@ -37,7 +37,7 @@ const METRICS: MetricDef[] = [
   { name: 'success rate', unit: '%', pick: (c) => (c.ops && c.not_applicable < c.records ? (100 * c.ok) / c.ops : null), higherIsBetter: true },
 ];
 
-export interface MetricChange {
+interface MetricChange {
   workload: string;
   case: string;
   method: string;
@@ -50,7 +50,7 @@ export interface MetricChange {
   better: boolean | null;
 }
 
-export interface FactChange {
+interface FactChange {
   fact: string;
   a: string;
   b: string;
@@ -185,7 +185,7 @@ ${cmp.didNotFinish.length ? `<p>Did not finish (never compared as figures): ${es
 }
 
 /** A run named on the command line: a run id in the results folder, or a results folder (its newest run). */
-export function resolveRunSpec(spec: string, resultsDir: string): { dir: string; runId?: string } {
+function resolveRunSpec(spec: string, resultsDir: string): { dir: string; runId?: string } {
   if (existsSync(spec) && statSync(spec).isDirectory()) return { dir: resolve(spec) };
   if (isRunId(spec)) return { dir: resolve(resultsDir), runId: spec };
   throw new UserError(`"${spec}" is neither a run id nor a results folder`, `name a run id from ${resultsDir}/_runs (like ${RUN_ID_EXAMPLE}) or a results folder`);

@@ -10,7 +10,7 @@ import { scalingCases, type ScalingCase } from './scaling';
 import { cellSeries, type CellSeries } from './series';
 import { MODEL_QUERIES } from './model-queries.generated';
 
-export type { CellRow, HealthRow, MethodFacts, Row, ScalingCase, WorkloadFacts };
+export type {   MethodFacts, Row,   };
 
 /**
  * The one report model: what every printer reads — the text summary, the HTML page,
@@ -32,7 +32,7 @@ export interface Cell extends CellRow {
 }
 
 /** A method's measurement that its own check found wrong (a tar extraction that lost modes): a finding about the method, not a broken measurement. */
-export interface Finding {
+interface Finding {
   method: string;
   workload: string;
   operation: string;
@@ -42,7 +42,7 @@ export interface Finding {
 }
 
 /** Measurements of a method and workload that cannot be trusted: failed, unverified, or in a step that broke. */
-export interface Broken {
+interface Broken {
   method: string;
   workload: string;
   records: number;
@@ -52,7 +52,7 @@ export interface Broken {
   firstError: string | null;
 }
 
-export interface Integrity {
+interface Integrity {
   broken: Broken[];
   findings: Finding[];
   /** Cells with measurements that ran out of their step's time budget. */
@@ -124,7 +124,7 @@ export const checksOf = (workload: string): readonly string[] => findWorkloadDes
 const STATUS_WEIGHT: Record<RunManifest['status'], number> = { complete: 0, running: 1, abandoned: 2, interrupted: 3, failed: 4 };
 
 /** Several runners' manifests of one run as one: counts summed, the worst status, the earliest start and latest end. */
-export function mergeManifests(manifests: RunManifest[]): RunManifest | null {
+function mergeManifests(manifests: RunManifest[]): RunManifest | null {
   if (manifests.length <= 1) return manifests[0] ?? null;
   const worst = [...manifests].sort((a, b) => STATUS_WEIGHT[b.status] - STATUS_WEIGHT[a.status])[0];
   const ends = manifests.map((m) => m.ended_at);

@@ -34,7 +34,7 @@ export function workloadRank(workload: string): number {
  * Operations (probes, tests) of a workload in the order it declares them (runner/workloads/NAME.ts,
  * `operations`); names it does not declare follow alphabetically, so nothing recorded is dropped.
  */
-export function declaredOperations(workload: string): readonly string[] {
+function declaredOperations(workload: string): readonly string[] {
   return findWorkloadDescriptor(workload)?.operations ?? [];
 }
 
@@ -52,7 +52,7 @@ export function operationOrder(workload: string, operations: string[]): string[]
 }
 
 /** Sizes ascending, null (no size) first. */
-export const compareSizes = (a: number | null, b: number | null): number => (a ?? -1) - (b ?? -1);
+const compareSizes = (a: number | null, b: number | null): number => (a ?? -1) - (b ?? -1);
 
 /** What a case of the report is keyed on: workload, operation, size, cache state, method. */
 export interface Keyed {

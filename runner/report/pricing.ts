@@ -10,7 +10,7 @@ import { REQUEST_TIER } from '../core/request-types';
 type Row = Record<string, unknown>;
 
 /** The request types' columns of the request_counts query, with their labels and price tier (assets/prices.json). */
-export const REQUEST_COLUMNS = ([
+const REQUEST_COLUMNS = ([
   { column: 'get', label: 'GET' }, { column: 'get_ranged', label: 'ranged GET' },
   { column: 'put', label: 'PUT' }, { column: 'mpu_create', label: 'MPU create' },
   { column: 'mpu_part', label: 'MPU part' }, { column: 'mpu_complete', label: 'MPU complete' },

@@ -8,10 +8,10 @@ import { UserError } from '../core/errors';
 import { projectRoot } from '../core/paths';
 import { INTERVALS_FOLDER } from '../core/vocabulary';
 
-export type JsonSchema = { type?: string | string[]; properties?: Record<string, JsonSchema>; additionalProperties?: boolean | JsonSchema; items?: JsonSchema };
+type JsonSchema = { type?: string | string[]; properties?: Record<string, JsonSchema>; additionalProperties?: boolean | JsonSchema; items?: JsonSchema };
 
 /** DuckDB type of a JSON Schema node (the same mapping the Glue columns use, in DuckDB spelling). */
-export function duckType(s: JsonSchema): string {
+function duckType(s: JsonSchema): string {
   const type = (Array.isArray(s.type) ? s.type.find((t) => t !== 'null') : s.type) ?? 'string';
   switch (type) {
     case 'string': return 'VARCHAR';
@@ -27,7 +27,7 @@ export function duckType(s: JsonSchema): string {
 }
 
 /** The `columns` argument of read_json for a schema's records: result records (assets/schema/result.schema.json) by default. */
-export function duckColumns(schema: JsonSchema = resultSchema as JsonSchema): string {
+function duckColumns(schema: JsonSchema = resultSchema as JsonSchema): string {
   return `{${Object.entries(schema.properties!).map(([k, v]) => `'${k}': '${duckType(v)}'`).join(', ')}}`;
 }
 
@@ -64,7 +64,7 @@ export interface NamedQuery {
 }
 
 /** The folder of each use's SQL files, under assets/queries/. */
-export const QUERY_FOLDERS: Record<QueryUse, string> = { model: 'queries/model', adhoc: 'queries/adhoc' };
+const QUERY_FOLDERS: Record<QueryUse, string> = { model: 'queries/model', adhoc: 'queries/adhoc' };
 
 /**
  * Every named query over the results (Athena/Trino dialect), model and adhoc, by name, with its

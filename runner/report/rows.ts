@@ -151,7 +151,7 @@ export interface IntervalRow {
   p99_us: number | null;
 }
 
-export function num(v: unknown): number | null {
+function num(v: unknown): number | null {
   if (v === null || v === undefined || v === '') return null;
   const x = Number(v);
   return Number.isFinite(x) ? x : null;

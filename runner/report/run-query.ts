@@ -21,7 +21,7 @@ export function runQueryTemplate(database: string): string {
 }
 
 /** The database of the `results` view in DuckDB (runner/report/results-db.ts), for the same SQL locally. */
-export const DUCKDB_DATABASE = 'main';
+const DUCKDB_DATABASE = 'main';
 
 /** The trailing top-level `ORDER BY col, col DESC, ...` of a query file, or '' when it has none. */
 export function orderByOf(sql: string, name = 'query'): string {

@@ -43,7 +43,7 @@ export const GB = 1024 ** 3;
 
 /** A data read or write is metered at its size rounded up to ROUND_UP_BYTES, at least this. */
 export const DATA_MINIMUM_BYTES = METERING.dataMinimumKiB * KiB;
-export const ROUND_UP_BYTES = METERING.roundUpKiB * KiB;
+const ROUND_UP_BYTES = METERING.roundUpKiB * KiB;
 /** Every metadata read or write is metered at this. */
 export const METADATA_BYTES = METERING.metadataKiB * KiB;
 
@@ -99,7 +99,7 @@ export interface S3FilesMetering {
 }
 
 /** A measurement the model has no rule for, with why. */
-export interface S3FilesNotModelled {
+interface S3FilesNotModelled {
   modelled: false;
   reason: string;
 }

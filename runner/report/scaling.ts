@@ -39,7 +39,7 @@ export interface ScalingPoint {
   linkLimitMibS: number | null;
 }
 
-export interface ScalingMethod {
+interface ScalingMethod {
   method: string;
   method_variant: string;
   label: string;

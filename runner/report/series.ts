@@ -7,7 +7,7 @@ import type { IntervalRow } from './rows';
  */
 
 /** Peak and sustained differ by more than this share of the peak: the verdict says so. */
-export const PEAK_SUSTAINED_CAVEAT = 0.25;
+const PEAK_SUSTAINED_CAVEAT = 0.25;
 
 /** One interval as a rate: MiB/s where the measurement moved payload, else operations per second. */
 export interface RatePoint {
@@ -44,7 +44,7 @@ export interface CellSeries {
   sustained: number | null;
 }
 
-export function median(xs: number[]): number | null {
+function median(xs: number[]): number | null {
   if (!xs.length) return null;
   const s = [...xs].sort((a, b) => a - b);
   const mid = Math.floor(s.length / 2);

@@ -1,6 +1,4 @@
 import { resolve } from 'node:path';
-import { readRunManifests } from '../results/manifests';
-import type { RunManifest } from '../results/writer';
 import { compareWithHistory, type HistoryComparison } from './history/compare';
 import { loadHistory } from './history/load';
 import { ScannedResults } from './load';
@@ -12,11 +10,6 @@ import { summaryLines, type SummaryOptions } from './text/summary';
 export interface PrintOptions extends SummaryOptions {
   /** @default 'text' */
   format?: 'text' | 'json' | 'csv';
-}
-
-/** The run manifests of a results folder, oldest first; files that are not manifests are left out (see readRunManifests). */
-export function listRuns(dir: string): RunManifest[] {
-  return readRunManifests(dir).manifests;
 }
 
 /** The report model of one run of a results folder (default: the newest). */

@@ -26,7 +26,7 @@ export const FLEET_STOP_REASON_ENV = 'S3AB_FLEET_STOP_REASON';
  * The barrier of local clients: one host's clock (no offset to bound). The lead covers a client's
  * poll and its wake-up from the timer on a busy host; the timeout bounds a client that never comes.
  */
-export const LOCAL_BARRIER = { leadMs: 300, pollMs: 20, timeoutMs: 120_000 } as const;
+const LOCAL_BARRIER = { leadMs: 300, pollMs: 20, timeoutMs: 120_000 } as const;
 
 /** How long stopped clients have to unmount and write their records before they are killed. */
 const STOP_GRACE_MS = 30_000;

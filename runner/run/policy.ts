@@ -213,7 +213,7 @@ export function cacheClaimFlag(r: ReadCheck): 'served-from-cache' | 'not-warm' |
  * read: only a per-object account can show it (a window's total can hide a partial cache hit
  * under over-read of the rest).
  */
-export function everyByteDelivered(r: ReadCheck): boolean {
+function everyByteDelivered(r: ReadCheck): boolean {
   return (r.cache === 'cold' || r.cache === 'none') && r.bytesRead > 0 && !!r.perObject && undeliveredBytes(r) === 0;
 }
 

@@ -46,7 +46,7 @@ export interface ShardOutcome {
   records: number;
 }
 
-export function parseS3Url(url: string): { bucket: string; prefix: string } {
+function parseS3Url(url: string): { bucket: string; prefix: string } {
   const m = /^s3:\/\/([a-z0-9][a-z0-9.-]{1,61}[a-z0-9])(\/.*)?$/.exec(url);
   if (!m) throw new UserError(`--results "${url}" is not s3://BUCKET/PREFIX with a valid bucket name`, 'write it as s3://BUCKET/PREFIX, BUCKET 3–63 lower-case letters, digits, dots and hyphens');
   const prefix = (m[2] ?? '/').replace(/^\/+/, '');

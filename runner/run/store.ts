@@ -24,10 +24,10 @@ const SERVER_STALL_MS = 10_000;
  * the run. Every method is covered this way, including the clients whose own waits the runner cannot
  * bound (the CRT, the AWS CLI).
  */
-export const ENDPOINT_WATCH = { intervalMs: 10_000, misses: 3 } as const;
+const ENDPOINT_WATCH = { intervalMs: 10_000, misses: 3 } as const;
 
 /** The endpoint went away mid-run; the run stops at once. */
-export class RunAborted extends Error {}
+class RunAborted extends Error {}
 
 /** A named endpoint that went away or stopped answering: its objects are not waited on at the end. */
 class EndpointGone extends RunAborted {

@@ -12,7 +12,7 @@ const TASK_GONE = new Set(['TaskTimedOut', 'TaskDoesNotExist', 'InvalidToken']);
  * included) failed: about 2 minutes in all, well inside the task's heartbeat timeout (10 min),
  * and the heartbeats go on meanwhile, so the task stays alive for the next attempt.
  */
-export const END_RETRY_DELAYS_MS = [2_000, 4_000, 8_000, 16_000, 32_000, 60_000];
+const END_RETRY_DELAYS_MS = [2_000, 4_000, 8_000, 16_000, 32_000, 60_000];
 
 export interface TaskCallbackOptions {
   /** The Step Functions task token (read from a file: never on a command line). */

@@ -89,7 +89,7 @@ interface FioJob {
  * so the upload is inside the measured time; writes carry crc32c verification headers that the
  * read pass checks.
  */
-export function fioArgs(job: FioJob, output: string): string[] {
+function fioArgs(job: FioJob, output: string): string[] {
   return [
     '--name=seq', `--directory=${job.directory}`, `--filename=${job.names.join(':')}`,
     `--filesize=${job.size}`, `--bs=${job.blockSize}`, `--rw=${job.rw}`, `--ioengine=${job.ioengine}`, '--iodepth=1',

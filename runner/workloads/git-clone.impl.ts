@@ -28,7 +28,7 @@ function gitEnv(home: string): NodeJS.ProcessEnv {
 }
 
 let gitVersionCache: string | null = null;
-export function gitVersion(): string {
+function gitVersion(): string {
   try {
     gitVersionCache ??= execFileSync('git', ['--version'], { encoding: 'utf8' }).trim().replace(/^git version /, '');
   } catch {

@@ -9,7 +9,7 @@ export interface GitCloneParams {
   commits: number;
 }
 
-export const GIT_CLONE_PARAMS_SCHEMA = {
+const GIT_CLONE_PARAMS_SCHEMA = {
   type: 'object',
   additionalProperties: false,
   properties: {

@@ -21,7 +21,7 @@ const IMPLEMENTATIONS: { readonly [K in WorkloadName]: WorkloadDefinition<any> }
 
 /** Every workload the runner can run, in the catalog's order (runner/workloads/catalog.ts). */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-export const WORKLOADS: readonly WorkloadDefinition<any>[] = WORKLOAD_DESCRIPTORS.map((d) => IMPLEMENTATIONS[d.name]);
+const WORKLOADS: readonly WorkloadDefinition<any>[] = WORKLOAD_DESCRIPTORS.map((d) => IMPLEMENTATIONS[d.name]);
 
 export function findWorkload(name: string): WorkloadDefinition<unknown> | undefined {
   return WORKLOADS.find((w) => w.name === name);

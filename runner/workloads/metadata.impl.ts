@@ -61,7 +61,7 @@ export interface MetadataChecks {
 }
 
 /** A thread's result as the test's record. */
-export function metadataMeasurement(r: MetadataResult, objectSize: number | null) {
+function metadataMeasurement(r: MetadataResult, objectSize: number | null) {
   if (r.setupError) {
     return notMeasured(r.test, objectSize, `setup failed: ${r.setupError.message}`, isRefusal(r.setupError.code));
   }

@@ -19,7 +19,7 @@ import { TRAVERSAL_TREE, type MetadataTest } from './metadata';
  * (open O_CREAT|O_RDWR, 0600; the close is not timed) and `filestat` (stat) engines time, so the
  * difference between the two tools' latencies is the runner's own timing overhead.
  */
-export type CalibrationTest = 'create' | 'stat';
+type CalibrationTest = 'create' | 'stat';
 
 export interface MetadataJob {
   kind: 'metadata';

@@ -27,7 +27,7 @@ export interface MetadataParams {
   tests: MetadataTest[];
 }
 
-export const METADATA_PARAMS_SCHEMA = {
+const METADATA_PARAMS_SCHEMA = {
   type: 'object',
   additionalProperties: false,
   properties: {
@@ -39,7 +39,7 @@ export const METADATA_PARAMS_SCHEMA = {
   },
 };
 
-export function describeMetadataParams(p: MetadataParams): Record<string, string> {
+function describeMetadataParams(p: MetadataParams): Record<string, string> {
   return { ops: String(p.ops), size: formatGivenSize(p.size), syncEvery: String(p.syncEvery), tests: p.tests.join(',') };
 }
 

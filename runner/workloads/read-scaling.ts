@@ -16,7 +16,7 @@ export interface ReadScalingParams {
   chunk: string | number;
 }
 
-export const READ_SCALING_PARAMS_SCHEMA = {
+const READ_SCALING_PARAMS_SCHEMA = {
   type: 'object',
   additionalProperties: false,
   properties: {
@@ -41,7 +41,7 @@ export function readScalingFiles(p: ReadScalingParams): { name: string; size: nu
   return out;
 }
 
-export function describeReadScalingParams(p: ReadScalingParams): Record<string, string> {
+function describeReadScalingParams(p: ReadScalingParams): Record<string, string> {
   return {
     sizes: p.sizes.map((s) => formatGivenSize(s)).join(','), filesPerSize: String(p.filesPerSize),
     concurrentSize: formatGivenSize(p.concurrentSize), readers: p.readers.join(','), chunk: formatGivenSize(p.chunk),

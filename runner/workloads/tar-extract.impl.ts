@@ -36,7 +36,7 @@ export async function tarball(p: TarExtractParams): Promise<Tarball> {
 }
 
 let tarVersionCache: string | null = null;
-export function tarVersion(): string {
+function tarVersion(): string {
   try {
     tarVersionCache ??= firstLine(execFileSync('tar', ['--version'], { encoding: 'utf8' }));
   } catch {
@@ -284,7 +284,7 @@ function compareMetadata(c: ExtractionCheck, f: TreePlan['files'][number], st: S
   }
 }
 
-export function describeTarExtractParams(p: TarExtractParams): Record<string, string> {
+function describeTarExtractParams(p: TarExtractParams): Record<string, string> {
   return { ...tarExtractDescriptor.describe(p), tar: tarVersion() };
 }
 

@@ -14,7 +14,7 @@ export interface TarExtractParams {
   maxSize: string | number;
 }
 
-export const TAR_EXTRACT_PARAMS_SCHEMA = {
+const TAR_EXTRACT_PARAMS_SCHEMA = {
   type: 'object',
   additionalProperties: false,
   properties: {
@@ -31,7 +31,7 @@ export function tarTree(p: TarExtractParams): TreeSpec {
 }
 
 /** The archive must be able to hold `totalSize` in `files` files each smaller than `maxSize`. */
-export function validateTarExtractParams(p: TarExtractParams): { problem: string; fix: string } | null {
+function validateTarExtractParams(p: TarExtractParams): { problem: string; fix: string } | null {
   const total = parseSize(p.totalSize);
   const max = parseSize(p.maxSize);
   const capacity = treeCapacity(p.files, max);

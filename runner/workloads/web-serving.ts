@@ -22,7 +22,7 @@ export interface WebServingParams {
   chunk: string | number;
 }
 
-export const WEB_SERVING_PARAMS_SCHEMA = {
+const WEB_SERVING_PARAMS_SCHEMA = {
   type: 'object',
   additionalProperties: false,
   properties: {
@@ -47,7 +47,7 @@ export function webServingTree(p: WebServingParams): TreeSpec {
 }
 
 /** Files of mean size `meanSize` must fit under `maxSize`. */
-export function validateWebServingParams(p: WebServingParams): { problem: string; fix: string } | null {
+function validateWebServingParams(p: WebServingParams): { problem: string; fix: string } | null {
   const mean = parseSize(p.meanSize);
   const max = parseSize(p.maxSize);
   if (p.files * mean <= treeCapacity(p.files, max)) return null;
@@ -57,7 +57,7 @@ export function validateWebServingParams(p: WebServingParams): { problem: string
   };
 }
 
-export function describeWebServingParams(p: WebServingParams): Record<string, string> {
+function describeWebServingParams(p: WebServingParams): Record<string, string> {
   return {
     files: String(p.files), meanSize: formatGivenSize(p.meanSize), maxSize: formatGivenSize(p.maxSize), reads: String(p.reads),
     readers: String(p.readers), hotFraction: String(p.hotFraction), hotShare: String(p.hotShare), chunk: formatGivenSize(p.chunk),

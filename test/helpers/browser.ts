@@ -5,7 +5,7 @@ import { pathToFileURL } from 'node:url';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 
 /** Debian's chromium (apt, installed by scripts/setup.mjs); playwright never downloads a browser here. */
-export const CHROMIUM = process.env.S3AB_CHROMIUM ?? '/usr/bin/chromium';
+const CHROMIUM = process.env.S3AB_CHROMIUM ?? '/usr/bin/chromium';
 
 const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
   '--disable-component-update', '--disable-sync'];

@@ -72,7 +72,7 @@ function removeDirsSync(mountPoint: string, workDir: string): void {
  * and always unmounts — lazily when a plain unmount fails or hangs — stops the client and removes
  * the mount point.
  */
-export class MountSession implements StorageSession, FileSystemAccess {
+class MountSession implements StorageSession, FileSystemAccess {
   readonly options: Options;
   readonly uploadsAfterClose: boolean;
   readonly bucketLag: { readonly exportMs: number; readonly importMs: number };

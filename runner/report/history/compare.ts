@@ -12,7 +12,7 @@ import { DEFAULT_RULES, exactChanges, flagSpeedChanges, judgeSpeed, type ExactCh
  */
 
 /** How the compared points' keys differ: not at all, or in the client's version and/or options only. */
-export type ChangeLabel = 'same' | 'version change' | 'option change' | 'version and option change';
+type ChangeLabel = 'same' | 'version change' | 'option change' | 'version and option change';
 
 export interface CaseComparison {
   point: RunPoint;
@@ -28,7 +28,7 @@ export interface CaseComparison {
   behaviourAgainst: string | null;
 }
 
-export interface NotComparable {
+interface NotComparable {
   point: RunPoint;
   /** The newest earlier point of the same case, and the comparability fields in which it differs. */
   against: string;

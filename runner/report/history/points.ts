@@ -9,7 +9,7 @@ import { median } from './stats';
  */
 
 /** The measured figure a case is followed by: the first one its good records have. */
-export interface HistoryMetric {
+interface HistoryMetric {
   name: string;
   unit: string;
   higherIsBetter: boolean;

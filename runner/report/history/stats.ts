@@ -71,7 +71,7 @@ export function variationPct(history: readonly number[]): number {
 }
 
 /** (value − reference) / reference in percent; null when the reference is 0. */
-export function changePct(value: number, reference: number): number | null {
+function changePct(value: number, reference: number): number | null {
   return reference === 0 ? (value === 0 ? 0 : null) : (100 * (value - reference)) / Math.abs(reference);
 }
 
@@ -118,7 +118,7 @@ function logGamma(x: number): number {
 }
 
 /** The regularized incomplete beta function I_x(a, b), by its continued fraction (modified Lentz). */
-export function incompleteBeta(x: number, a: number, b: number): number {
+function incompleteBeta(x: number, a: number, b: number): number {
   if (x <= 0) return 0;
   if (x >= 1) return 1;
   // The fraction converges fast below (a + 1) / (a + b + 2); above, use I_x(a, b) = 1 − I_{1−x}(b, a).

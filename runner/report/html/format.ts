@@ -1,6 +1,6 @@
 /** What only HTML needs besides the report's number formats (../format.ts): escaping and ids. */
 
-export { bytesText, durationText, latencyText, num, percentText, ratio, spreadText } from '../format';
+export {    num,    } from '../format';
 
 /** Text for HTML: everything from the results is escaped, always. */
 export function esc(v: unknown): string {

@@ -7,7 +7,7 @@ import { esc, num } from './format';
 import { STYLE } from './style';
 
 /** A section of the page and whether this run had data for it. */
-export interface SectionStatus {
+interface SectionStatus {
   id: string;
   title: string;
   hasData: boolean;

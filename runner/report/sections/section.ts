@@ -23,7 +23,7 @@ export interface ReportSection {
   tables?: (model: ReportModel) => DataTable[];
 }
 
-export interface TextForm {
+interface TextForm {
   /** The lines, '' where nothing to show; `ctx.wide` asks for methods across. */
   lines(ctx: TextContext): string[];
   /** Printed after every other section, where a terminal leaves it in view (the summary's verdict on the data). */

@@ -32,7 +32,7 @@ const BORDERLESS = {
 const widthOf = (s: string) => Math.max(0, ...s.split('\n').map((l) => [...l].length));
 
 /** Column widths that fit `width`: natural widths, the widest wrapping columns narrowed first. */
-export function fitWidths(columns: Column[], rows: TextCell[][], width: number): number[] {
+function fitWidths(columns: Column[], rows: TextCell[][], width: number): number[] {
   // A spanning cell wraps within its span: it does not widen a column.
   const at = (r: TextCell[], i: number): string => {
     let col = 0;

@@ -49,7 +49,7 @@ export const LOST_OWN_PATH = 'ELOST';
  * answer EOPNOTSUPP, EROFS, EXDEV. An operation that every attempt fails with one of these is
  * recorded as unsupported (success rate 0, `supported: false`), not as failed or fast.
  */
-export const REFUSAL_CODES = new Set(['EPERM', 'EACCES', 'ENOSYS', 'ENOTSUP', 'EOPNOTSUPP', 'EBADF', 'EROFS', 'EXDEV', LOST_OWN_PATH]);
+const REFUSAL_CODES = new Set(['EPERM', 'EACCES', 'ENOSYS', 'ENOTSUP', 'EOPNOTSUPP', 'EBADF', 'EROFS', 'EXDEV', LOST_OWN_PATH]);
 
 /** The same refusals as strerror() words them in a tool's error text (git, tar). */
 const REFUSAL_TEXT: [RegExp, string][] = [

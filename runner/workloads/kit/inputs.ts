@@ -10,7 +10,7 @@ import { join } from 'node:path';
  * and reused by every step and run. Built under a temporary name and renamed, so a half-built
  * input is never used.
  */
-export function inputsDir(): string {
+function inputsDir(): string {
   return process.env.S3AB_INPUTS ?? join(tmpdir(), 's3ab-inputs');
 }
 

@@ -7,7 +7,7 @@ import { pack as tarPack } from 'tar-stream';
 import { patternBuffer } from '../../core/data';
 import { BASE_MTIME, TREE_OWNER, type TreeFile, type TreePlan } from '../../core/tree-plan';
 
-export function fileContent(f: TreeFile): Buffer {
+function fileContent(f: TreeFile): Buffer {
   return patternBuffer(f.seed, f.size);
 }
 
