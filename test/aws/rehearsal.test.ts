@@ -137,6 +137,7 @@ describe('a rehearsal of a whole execution: the synthesized state machine, the r
     for (const d of r.iam.denials) expect(d).toMatchObject({ principal: 'PipelineReportFnRole', action: 's3:GetObject', resource: expect.stringMatching(/^arn:aws:s3:::s3ab-rehearsal-results\/athena\/qe-\d+\.csv$/), source: 'S3 access log' });
     expect(out).toMatch(/DENIED PipelineReportFnRole s3:GetObject on arn:aws:s3:::s3ab-rehearsal-results\/athena\/qe-\d+\.csv/);
     expect(r.leftovers).toEqual(NOTHING_LEFT);
+  }, 300_000);
 
   test('callbacks that cannot lie: the shard\'s first two SendTaskSuccess calls fail (every attempt of each) and the third goes through — the task ends as a success, never as "exited before it reported"', () => {
     const { code, out, report: r } = rehearse(['--fail', 'success-fails-twice'], ONE, 'c7g.large:1');
