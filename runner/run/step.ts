@@ -4,7 +4,7 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Batch, didNotFinish, notApplicable, requestsOnly, type Measurement } from '../core/batch';
-import { arriveAndWait, setThreadsGate, type MarkerStore } from '../core/barrier';
+import { arriveAndWait, LATE_START_LIMIT_MS, lateStart, setThreadsGate, type MarkerStore } from '../core/barrier';
 import { Interrupted, onCleanup, onEmergencyExit } from '../core/cleanup';
 import { errorSummary } from '../core/errors';
 import { waitForFixtureOnMount } from '../core/fixture-visibility';
@@ -277,6 +277,9 @@ async function fleetStart(run: StepRun, pass: Pass): Promise<void> {
   });
   const startMs = await wait(round);
   run.clock?.release();
+  // The lead lets every client see the last marker and wake before the start; one that did not is recorded late.
+  const late = lateStart(startMs, Date.now());
+  if (late.breaks) env.progress.log(`client ${f.client} began ${late.lateMs} ms after the common start of ${round} (the lead was ${f.leadMs} ms; beyond ${LATE_START_LIMIT_MS} ms it breaks the common start): its records say so`);
   // Measuring threads (web-serving's readers, metadata) are made and warmed up after this barrier:
   // each set of them is released at a round of its own, the same sequence on every client.
   let releases = 0;
@@ -284,7 +287,9 @@ async function fleetStart(run: StepRun, pass: Pass): Promise<void> {
   run.removeThreadsGate = setThreadsGate(async () => { await wait(`${round}-threads${++releases}`); });
   run.facts = {
     ...run.facts,
-    fleet: { client: f.client, barrier: f.barrier, start_at: new Date(startMs).toISOString(), clock_offset_ms: f.clockOffsetMs, clock_source: f.clockSource },
+    fleet: { client: f.client, barrier: f.barrier, start_at: new Date(startMs).toISOString(), clock_offset_ms: f.clockOffsetMs, clock_source: f.clockSource,
+      lead_ms: f.leadMs, late_ms: late.lateMs, late_start: late.breaks,
+    },
   };
 }
 

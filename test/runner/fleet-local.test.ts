@@ -5,6 +5,8 @@ import { join } from 'node:path';
 import { startEmbeddedEndpoint, type EmbeddedEndpoint } from '../../runner/endpoint/embedded';
 import { makeS3Client } from '../../runner/endpoint/s3-client';
 import type { ResultRecord } from '../../runner/results/record';
+import { LATE_START_LIMIT_MS } from '../../runner/core/barrier';
+import { LOCAL_BARRIER } from '../../runner/run/fleet';
 import { alive, s3ab, stopsWithin } from '../helpers/cli';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
@@ -86,7 +88,10 @@ test('1 and 3 clients of s3-crt and mountpoint: runner ids, one start, overlappi
     expect([...new Set(fleet.map((x) => x.host.runner_id))].sort()).toEqual(['client-1', 'client-2', 'client-3']);
     for (const x of fleet) {
       expect(x.status).toBe('ok');
-      expect(x.fleet).toMatchObject({ client: Number(x.host.runner_id!.slice(-1)), barrier: 'file', clock_offset_ms: null, clock_source: 'one host' });
+      expect(x.fleet).toMatchObject({ client: Number(x.host.runner_id!.slice(-1)), barrier: 'file', clock_offset_ms: null, clock_source: 'one host', lead_ms: LOCAL_BARRIER.leadMs });
+      // Every late start is recorded against the common start, and flagged past the limit.
+      expect(x.fleet!.late_ms).toBeGreaterThanOrEqual(0);
+      expect(x.fleet!.late_start).toBe(x.fleet!.late_ms > LATE_START_LIMIT_MS);
       // One server log, three clients: their requests cannot be told apart.
       expect(x.requests).toBeNull();
     }

@@ -1,3 +1,5 @@
+import { LATE_START_LIMIT_MS, lateStart } from '../../runner/core/barrier';
+import { CLOCK_BOUND_MS } from '../../runner/core/clock';
 import { StepClock, stepClockPlan, WatchdogFired } from '../../runner/run/step-watchdog';
 
 /** A clock whose budget and watchdog say when they went off, on jest's fake timers. */
@@ -63,5 +65,14 @@ describe('a step\'s budget and watchdog: a fleet client\'s start when its barrie
     clock.stop();
     jest.advanceTimersByTime(1_000_000);
     expect(events).toEqual([]);
+  });
+});
+
+describe('a fleet client\'s late start, against the common start', () => {
+  test('on time or early is 0 ms late; later is recorded, and flagged past the limit (the clock bound a fleet\'s clients may differ by)', () => {
+    expect(LATE_START_LIMIT_MS).toBe(CLOCK_BOUND_MS);
+    expect(lateStart(10_000, 9_990)).toEqual({ lateMs: 0, breaks: false });
+    expect(lateStart(10_000, 10_000 + LATE_START_LIMIT_MS)).toEqual({ lateMs: LATE_START_LIMIT_MS, breaks: false });
+    expect(lateStart(10_000, 10_000 + LATE_START_LIMIT_MS + 1)).toEqual({ lateMs: LATE_START_LIMIT_MS + 1, breaks: true });
   });
 });
