@@ -309,13 +309,24 @@ function detachMountsUnder(folder: string): string[] {
 }
 
 /**
- * What a client killed before its own cleanup (SIGKILL, a crash) left behind: its mounts, its temp
- * folder, its folders on the RAM disk (named with its pid: they hold the store's credentials).
- * A client that ended normally left nothing and this removes its empty temp folder. Returns what was found.
+ * What a client killed before its own cleanup (SIGKILL, a crash) left behind: its mounts, its step's
+ * scratch folder (`s3ab-stepNN-…`, in its own temp folder), its folders on the RAM disk (named with
+ * its pid: they hold the store's credentials). A client that ended normally left nothing and this
+ * removes its empty temp folder. Where a mount cannot be detached, everything beside it is still
+ * removed (never through the mount). Returns what was found.
  */
 function reapClient(c: ClientProcess): string[] {
   const found: string[] = mountTable().filter((m) => m.mountPoint.startsWith(`${c.tmp}/`)).map((m) => `mount ${m.mountPoint}`);
-  if (!detachMountsUnder(c.tmp).length) rmSync(c.tmp, { recursive: true, force: true });
+  const stillMounted = detachMountsUnder(c.tmp);
+  const entries = existsSync(c.tmp) ? readdirSync(c.tmp) : [];
+  found.push(...entries.filter((n) => /^s3ab-step\d+-/.test(n)).map((n) => join(c.tmp, n)));
+  if (!stillMounted.length) rmSync(c.tmp, { recursive: true, force: true });
+  else {
+    for (const name of entries) {
+      const path = join(c.tmp, name);
+      if (!stillMounted.some((m) => m === path || m.startsWith(`${path}/`))) rmSync(path, { recursive: true, force: true });
+    }
+  }
   const pid = c.proc.pid;
   if (pid !== undefined) {
     const ram = memoryBackedTmp();
