@@ -31,7 +31,7 @@ function parseOptions() {
     return parseArgs({
       options: {
         profile: { type: 'string', default: 'quick' }, matrix: { type: 'string' }, runners: { type: 'string' },
-        layout: { type: 'string' }, fail: { type: 'string' }, 'poll-seconds': { type: 'string', default: '0' }, json: { type: 'string' },
+        layout: { type: 'string' }, fail: { type: 'string' }, 'poll-seconds': { type: 'string', default: '0' }, 'slow-runner': { type: 'string', default: '0' }, json: { type: 'string' },
         'drop-grant': { type: 'string' }, heartbeat: { type: 'string' }, 'skip-setup': { type: 'boolean' },
         'vcpu-quota': { type: 'string' }, 'running-vcpus': { type: 'string' }, 'not-offered': { type: 'string' },
         documents: { type: 'string', default: '5' }, 'server-on-disk': { type: 'boolean' }, pull: { type: 'string' }, help: { type: 'boolean', short: 'h' },
@@ -62,6 +62,8 @@ function printHelp(): void {
     '  --running-vcpus N   vCPUs of other On-Demand instances already running in the account (default 0)',
     '  --not-offered T,... instance types the stack\'s runner zones do not offer (DescribeInstanceTypeOfferings)',
     '  --heartbeat I/T     runners\' heartbeat interval and the tasks\' heartbeat timeout here, in seconds (default: the definition\'s)',
+    '  --slow-runner N     the first runner\'s steps start N seconds late, as if its earlier steps were slow (a fleet:',
+    '                      the other runners wait for it at the barrier, and each still gets its whole step budget)',
     '  --poll-seconds N    seconds between readiness checks here (default 0: the sandboxes are online at once)',
     '  --documents N       documents per Lambda repetition (default 5)',
     '  --json FILE         also write the figures as JSON',
@@ -88,7 +90,7 @@ function rehearsalInput(values: Options) {
   if (values.fail && !FAULTS.includes(values.fail as Fault)) throw usage(`--fail ${values.fail} is not a failure the rehearsal injects`, `give one of ${FAULTS.join(', ')}`);
   const heartbeat = values.heartbeat ? /^(\d+)\/(\d+)$/.exec(values.heartbeat) : null;
   if (values.heartbeat && !heartbeat) throw usage(`--heartbeat ${values.heartbeat} is not INTERVAL/TIMEOUT`, 'give both in seconds, e.g. 1/6');
-  for (const name of ['poll-seconds', 'documents'] as const) {
+  for (const name of ['poll-seconds', 'documents', 'slow-runner'] as const) {
     if (!/^\d+$/.test(values[name]!)) throw usage(`--${name} ${values[name]} is not a whole number`, `give a count, e.g. --${name} 5`);
   }
   let dropGrant;
@@ -133,7 +135,7 @@ function print(r: RehearsalReport): void {
   console.log(`S3 requests: ${r.s3.requests} (${Object.entries(r.s3.byOperation).sort((a, b) => b[1] - a[1]).map(([k, v]) => `${k.replace(/^s3_/, '')} ${v}`).join(', ')})`);
   console.log(`objects: ${r.s3.versionsCreated} versions written in the data bucket, ${r.s3.versionsDeleted} versions and delete markers deleted by Teardown`);
   for (const f of r.fleet) {
-    console.log(`fleet step ${f.step} (${f.cache}): ${f.runners} of ${f.clients} clients recorded, ${f.startInstants} common start instant(s), first measurements ${f.spreadMs} ms apart; clock: ${f.clockSources.join(', ')}`);
+    console.log(`fleet step ${f.step} (${f.cache}): ${f.runners} of ${f.clients} clients recorded, ${f.startInstants} common start instant(s), first measurements ${f.spreadMs} ms apart; clock: ${f.clockSources.join(', ')}; ${f.didNotFinish} did-not-finish, ${f.failed} failed record(s)`);
   }
   console.log(`left behind: ${r.leftovers.runnerProcesses} runner processes, ${r.leftovers.mounts} mounts, ${r.leftovers.versions} versions of the run`);
   atSeedScale(r);
@@ -174,7 +176,7 @@ async function main(): Promise<void> {
   const { input, dropGrant, account, heartbeat } = rehearsalInput(values);
   if (!values['skip-setup']) installForRehearsal({ profile: values.profile, matrixFile: values.matrix });
   const serverOnDisk = values['server-on-disk'] ?? (!values.matrix && ['seed', 'full'].includes(values.profile!));
-  const r = await rehearse({ input, fault: values.fail as Fault | undefined, pollSeconds: Number(values['poll-seconds']), serverOnDisk, dropGrant, account, heartbeat, pullInto: values.pull, log: (l) => console.log(l) });
+  const r = await rehearse({ input, fault: values.fail as Fault | undefined, pollSeconds: Number(values['poll-seconds']), slowRunnerS: Number(values['slow-runner']), serverOnDisk, dropGrant, account, heartbeat, pullInto: values.pull, log: (l) => console.log(l) });
   print(r);
   if (values.json) writeFileSync(values.json, JSON.stringify(r, null, 2));
   const clean = r.leftovers.runnerProcesses + r.leftovers.mounts + r.leftovers.versions === 0;

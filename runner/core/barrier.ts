@@ -1,5 +1,6 @@
 import { mkdir, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { CLOCK_BOUND_MS } from './clock';
 import { RunError } from './errors';
 
 /**
@@ -48,6 +49,20 @@ export interface BarrierOptions {
   signal?: AbortSignal;
   /** The instant now on this client's clock (tests pass their own). */
   now?: () => number;
+}
+
+/**
+ * How long after the common start a client may begin measuring and still count as starting with
+ * the others: the bound a fleet's runners' clocks may differ by (core/clock.ts). The fleet already
+ * accepts clients that far apart through their clocks; one later than that started further from
+ * the others than the fleet allows, and its late start is flagged.
+ */
+export const LATE_START_LIMIT_MS = CLOCK_BOUND_MS;
+
+/** How late a client began against the common start (0: on time, by its own clock), and whether that broke the common start. */
+export function lateStart(startMs: number, begunMs: number): { lateMs: number; breaks: boolean } {
+  const lateMs = Math.max(0, begunMs - startMs);
+  return { lateMs, breaks: lateMs > LATE_START_LIMIT_MS };
 }
 
 /** Ready markers for the same round, from the others; when all are in, the common start. */

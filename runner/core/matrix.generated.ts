@@ -45,7 +45,7 @@ export interface Matrix {
     [k: string]: {};
   };
 }
-interface MethodSelection {
+export interface MethodSelection {
   name: string;
   /**
    * Named option set of the method.

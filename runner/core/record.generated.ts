@@ -136,6 +136,18 @@ export interface ResultRecord {
      * Where clock_offset_ms comes from: 'chrony', or 'one host' for local client processes.
      */
     clock_source: string;
+    /**
+     * The lead the barrier added to the latest ready marker's stamp to make start_at: the room every client had to see the last marker and wake at the start.
+     */
+    lead_ms: number;
+    /**
+     * How long after start_at this client began measuring, on its own clock (its timer's wake-up, or a lead too short for it to see the last marker in time): 0 when it started on time.
+     */
+    late_ms: number;
+    /**
+     * late_ms is above the late-start limit (core/barrier.ts LATE_START_LIMIT_MS: the clock bound a fleet's clients may differ by): this client broke the common start, and the fleet's all-running window starts with it.
+     */
+    late_start: boolean;
   } | null;
   /**
    * What a figure is comparable on: two records' figures compare only when their `key`s are equal (and their operation, object size and I/O mode, which a record names itself). Defined once, in runner/core/comparability.ts; every query, comparison and verdict groups by it or by a subset its heading declares.

@@ -153,6 +153,8 @@ export async function openRecords(
   await connection.run("CREATE MACRO parse_datetime(s, f) AS strptime(s, '%d/%b/%Y:%H:%M:%S %z')");
   // Trino's sequence(start, stop), inclusive (latency_merged.sql unnests histogram buckets by position).
   await connection.run('CREATE MACRO sequence(a, b) AS generate_series(CAST(a AS BIGINT), CAST(b AS BIGINT))');
+  // Trino's array_join(array, separator) (fleet_scaling.sql names the failed clients).
+  await connection.run('CREATE MACRO array_join(a, sep) AS array_to_string(a, sep)');
   const literal = (s: string) => `'${s.replace(/'/g, "''")}'`;
   const source = Array.isArray(files) ? `[${files.map(literal).join(', ')}]` : literal(files);
   const filter = opts.runId ? `WHERE run_id = ${literal(opts.runId)}` : '';

@@ -20,6 +20,10 @@ export interface ScalingPoint {
   /** Fewest clients that measured it well in a repetition, and most that failed. */
   clientsOk: number;
   clientsFailed: number;
+  /** The failed clients by name (host.runner_id), over the repetitions, sorted. */
+  failedClients: string[];
+  /** How far apart the good clients began (last start − first start), the largest over the repetitions (ms). */
+  startSpreadMs: number | null;
   /** Median over repetitions of the aggregate (MiB/s, or operations/s where no payload moves). */
   aggregate: number | null;
   /** Median over repetitions of the merged p99 (µs). */
@@ -82,6 +86,8 @@ function pointOf(rows: Row[], unit: ScalingCase['unit']): ScalingPoint {
     neverAllRunning: rows.filter((r) => numberOr(r.window_ms) !== null && Number(r.window_ms) <= 0).length,
     clientsOk: Math.min(...rows.map((r) => Number(r.clients_ok))),
     clientsFailed: Math.max(...rows.map((r) => Number(r.clients_failed))),
+    failedClients: [...new Set(rows.flatMap((r) => (typeof r.failed_clients === 'string' && r.failed_clients ? r.failed_clients.split(', ') : [])))].sort(compareClients),
+    startSpreadMs: extreme(rows.map((r) => numberOr(r.start_spread_ms)), Math.max),
     aggregate: median(rows.map((r) => numberOr(mib ? r.aggregate_mib_s : r.aggregate_ops_s))),
     p99Us: median(rows.map((r) => numberOr(r.p99_us))),
     clientMin: extreme(rows.map((r) => numberOr(mib ? r.client_mib_s_min : r.client_ops_s_min)), Math.min),
@@ -115,14 +121,29 @@ export function fleetLinkText(p: ScalingPoint, unit: ScalingCase['unit']): strin
   return p.linkLimitMibS === null ? '–' : num(p.linkLimitMibS);
 }
 
-/** "s3-crt: 1.9x at 3 clients": the largest fleet with an aggregate, against one client. */
+/** "client-1 < client-2 < client-10": runner ids by their number where they end in one. */
+function compareClients(a: string, b: string): number {
+  const n = (s: string) => Number(/(\d+)$/.exec(s)?.[1] ?? NaN);
+  return n(a) - n(b) || a.localeCompare(b);
+}
+
+/** "client-3 failed at 3 clients; client-2 and client-4 at 4": every fleet size's failed clients, by name. */
+function failedText(m: ScalingMethod): string {
+  const failed = m.points.filter((p) => p.clients > 1 && p.failedClients.length);
+  const names = (xs: string[]) => (xs.length > 1 ? `${xs.slice(0, -1).join(', ')} and ${xs[xs.length - 1]}` : xs[0]);
+  return failed.map((p, i) => `${names(p.failedClients)}${i === 0 ? ` failed at ${p.clients} clients` : ` at ${p.clients}`}`).join('; ');
+}
+
+/** "s3-crt: 1.9x at 3 clients": the largest fleet with an aggregate, against one client; the clients that failed, named. */
 function methodVerdict(m: ScalingMethod): { text: string; speedup: number } {
   const fleet = m.points.filter((p) => p.clients > 1);
   const top = [...fleet].reverse().find((p) => p.speedup !== null);
-  if (top) return { text: `${m.label}: ${ratio(top.speedup, 1)} at ${top.clients} clients`, speedup: top.speedup! };
-  if (!m.points.some((p) => p.clients === 1 && p.aggregate !== null)) return { text: `${m.label}: no 1-client figure to compare`, speedup: -1 };
-  if (fleet.some((p) => p.neverAllRunning === p.repetitions)) return { text: `${m.label}: its clients never all ran at once`, speedup: -1 };
-  return { text: `${m.label}: no fleet figure (clients failed)`, speedup: -1 };
+  const failed = failedText(m);
+  const withFailed = (text: string) => (failed ? `${text} (${failed})` : text);
+  if (top) return { text: withFailed(`${m.label}: ${ratio(top.speedup, 1)} at ${top.clients} clients`), speedup: top.speedup! };
+  if (!m.points.some((p) => p.clients === 1 && p.aggregate !== null)) return { text: withFailed(`${m.label}: no 1-client figure to compare`), speedup: -1 };
+  if (fleet.some((p) => p.neverAllRunning === p.repetitions)) return { text: withFailed(`${m.label}: its clients never all ran at once`), speedup: -1 };
+  return { text: failed ? `${m.label}: no fleet figure (${failed})` : `${m.label}: no fleet figure (clients failed)`, speedup: -1 };
 }
 
 /** The `scaling` table of the report model from fleet_scaling.sql's rows: cases in the report's order, methods in its method order. */

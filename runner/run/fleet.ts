@@ -26,7 +26,7 @@ export const FLEET_STOP_REASON_ENV = 'S3AB_FLEET_STOP_REASON';
  * The barrier of local clients: one host's clock (no offset to bound). The lead covers a client's
  * poll and its wake-up from the timer on a busy host; the timeout bounds a client that never comes.
  */
-const LOCAL_BARRIER = { leadMs: 300, pollMs: 20, timeoutMs: 120_000 } as const;
+export const LOCAL_BARRIER = { leadMs: 300, pollMs: 20, timeoutMs: 120_000 } as const;
 
 /** How long stopped clients have to unmount and write their records before they are killed. */
 const STOP_GRACE_MS = 30_000;
@@ -309,13 +309,24 @@ function detachMountsUnder(folder: string): string[] {
 }
 
 /**
- * What a client killed before its own cleanup (SIGKILL, a crash) left behind: its mounts, its temp
- * folder, its folders on the RAM disk (named with its pid: they hold the store's credentials).
- * A client that ended normally left nothing and this removes its empty temp folder. Returns what was found.
+ * What a client killed before its own cleanup (SIGKILL, a crash) left behind: its mounts, its step's
+ * scratch folder (`s3ab-stepNN-…`, in its own temp folder), its folders on the RAM disk (named with
+ * its pid: they hold the store's credentials). A client that ended normally left nothing and this
+ * removes its empty temp folder. Where a mount cannot be detached, everything beside it is still
+ * removed (never through the mount). Returns what was found.
  */
 function reapClient(c: ClientProcess): string[] {
   const found: string[] = mountTable().filter((m) => m.mountPoint.startsWith(`${c.tmp}/`)).map((m) => `mount ${m.mountPoint}`);
-  if (!detachMountsUnder(c.tmp).length) rmSync(c.tmp, { recursive: true, force: true });
+  const stillMounted = detachMountsUnder(c.tmp);
+  const entries = existsSync(c.tmp) ? readdirSync(c.tmp) : [];
+  found.push(...entries.filter((n) => /^s3ab-step\d+-/.test(n)).map((n) => join(c.tmp, n)));
+  if (!stillMounted.length) rmSync(c.tmp, { recursive: true, force: true });
+  else {
+    for (const name of entries) {
+      const path = join(c.tmp, name);
+      if (!stillMounted.some((m) => m === path || m.startsWith(`${path}/`))) rmSync(path, { recursive: true, force: true });
+    }
+  }
   const pid = c.proc.pid;
   if (pid !== undefined) {
     const ram = memoryBackedTmp();

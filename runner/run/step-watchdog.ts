@@ -51,3 +51,68 @@ export function armStepWatchdog(boundS: number, onFire: (fired: WatchdogFired) =
   });
   return { fired, stop: () => clearTimeout(timer) };
 }
+
+/**
+ * When a step's budget and watchdog start counting. A plain step's at once: its mounting and
+ * fixtures are its own time. A fleet step's when its barrier first releases the client (the
+ * common start): waiting there for the other clients is not this client's time — on AWS, client k
+ * waits while client 1 runs the steps it runs alone — so every client gets its whole budget from
+ * the same instant. Until that release the watchdog allows the step's bound plus the barrier's
+ * timeout (the longest the wait may last), so a client that hangs while preparing is still ended.
+ */
+export interface StepClockPlan {
+  /** The watchdog's bound until the release, in s (the step's bound when there is no barrier). */
+  beforeReleaseS: number;
+  /** The budget's and the watchdog's count start at the release (a fleet step), not at the step's start. */
+  fromRelease: boolean;
+}
+
+export function stepClockPlan(boundS: number, barrierTimeoutMs: number | null): StepClockPlan {
+  return barrierTimeoutMs === null ? { beforeReleaseS: boundS, fromRelease: false } : { beforeReleaseS: boundS + barrierTimeoutMs / 1000, fromRelease: true };
+}
+
+/** A step's budget timer and watchdog, armed as stepClockPlan says. */
+export class StepClock {
+  /** Resolves with the WatchdogFired once a bound passed (after `watchdogFired` ran); never rejects. */
+  readonly fired: Promise<WatchdogFired>;
+  private budget: NodeJS.Timeout | undefined;
+  private watchdog: ArmedWatchdog;
+  private resolveFired!: (fired: WatchdogFired) => void;
+  private released = false;
+  private stopped = false;
+
+  constructor(
+    private readonly o: { budgetS: number | null; boundS: number; barrierTimeoutMs: number | null },
+    private readonly on: { budgetSpent: () => void; watchdogFired: (fired: WatchdogFired) => void },
+  ) {
+    this.fired = new Promise((resolve) => { this.resolveFired = resolve; });
+    const plan = stepClockPlan(o.boundS, o.barrierTimeoutMs);
+    this.watchdog = this.arm(plan.beforeReleaseS);
+    if (!plan.fromRelease) this.startCounting();
+  }
+
+  /** The barrier released the client: a fleet step's budget and bound start now (later rounds change nothing). */
+  release(): void {
+    if (this.released || this.stopped || this.o.barrierTimeoutMs === null) return;
+    this.watchdog.stop();
+    this.watchdog = this.arm(this.o.boundS);
+    this.startCounting();
+  }
+
+  stop(): void {
+    this.stopped = true;
+    this.watchdog.stop();
+    clearTimeout(this.budget);
+  }
+
+  private startCounting(): void {
+    this.released = true;
+    if (this.o.budgetS !== null) this.budget = setTimeout(() => this.on.budgetSpent(), this.o.budgetS * 1000);
+  }
+
+  private arm(boundS: number): ArmedWatchdog {
+    const dog = armStepWatchdog(boundS, (fired) => this.on.watchdogFired(fired));
+    void dog.fired.then((fired) => this.resolveFired(fired));
+    return dog;
+  }
+}

@@ -4,7 +4,7 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Batch, didNotFinish, notApplicable, requestsOnly, type Measurement } from '../core/batch';
-import { arriveAndWait, setThreadsGate, type MarkerStore } from '../core/barrier';
+import { arriveAndWait, LATE_START_LIMIT_MS, lateStart, setThreadsGate, type MarkerStore } from '../core/barrier';
 import { Interrupted, onCleanup, onEmergencyExit } from '../core/cleanup';
 import { errorSummary } from '../core/errors';
 import { waitForFixtureOnMount } from '../core/fixture-visibility';
@@ -23,7 +23,7 @@ import { stringMap, toRecord, type ResultRecord, type StepFacts } from '../resul
 import { findWorkload } from '../workloads';
 import { writeFixtureThroughMount } from './fixtures';
 import { fleetNotApplicableReason, notApplicableReason, passesFor, reconciledFlags, withFailureCause, type Pass } from './policy';
-import { armStepWatchdog, stepBoundS, WATCHDOG_GRACE_S } from './step-watchdog';
+import { StepClock, stepBoundS, WATCHDOG_GRACE_S } from './step-watchdog';
 
 /** What every step of a run shares. */
 export interface StepEnv {
@@ -130,6 +130,8 @@ interface StepRun {
   failure: unknown;
   /** The step's records were taken (it ended, or its watchdog fired): nothing more is kept. */
   ended: boolean;
+  /** Its budget and watchdog: a fleet step's start when its barrier releases the client. */
+  clock: StepClock | null;
 }
 
 /**
@@ -153,27 +155,30 @@ export async function runStep(step: Step, env: StepEnv, intervals: IntervalRecor
   const passes = passesFor(method.kind, !!workload.coldOnly, env.cache);
   const run: StepRun = {
     step, env, method, workload, facts, abort: linkedAbort(env.signal), scope: new MeterScope(env.budgetS), scratchDir: '',
-    session: null, kept: [], ledger: new RequestLedger(env.accessLog), current: passes[0], failure: null, ended: false, removeThreadsGate: () => {},
+    session: null, kept: [], ledger: new RequestLedger(env.accessLog), current: passes[0], failure: null, ended: false, removeThreadsGate: () => {}, clock: null,
   };
   const limitS = env.watchdog?.limitS ?? workload.stepLimitS?.(step.workload.params);
   const boundS = stepBoundS(env.budgetS, limitS, env.watchdog?.graceS ?? WATCHDOG_GRACE_S);
-  const watchdog = armStepWatchdog(boundS, (fired) => {
-    run.abort.abort(fired);
-    run.session?.abandon?.(fired.message);
+  // A fleet step's budget and watchdog start at its barrier's release (step-watchdog.ts StepClock).
+  const clock = new StepClock({ budgetS: env.budgetS, boundS, barrierTimeoutMs: step.clients > 1 && env.fleet ? env.fleet.timeoutMs : null }, {
+    budgetSpent: () => {
+      run.scope.expire();
+      run.abort.abort(new BudgetSpent(env.budgetS!));
+    },
+    watchdogFired: (fired) => {
+      run.abort.abort(fired);
+      run.session?.abandon?.(fired.message);
+    },
   });
-  const budget = env.budgetS === null ? undefined : setTimeout(() => {
-    run.scope.expire();
-    run.abort.abort(new BudgetSpent(env.budgetS!));
-  }, env.budgetS * 1000);
+  run.clock = clock;
   try {
     const body = runPasses(run, passes);
     // Once the watchdog fired, the body is left to unwind on its own: nothing it throws later may end the run.
     body.catch(() => {});
-    const ended = await Promise.race([body.then(() => null), watchdog.fired]);
+    const ended = await Promise.race([body.then(() => null), clock.fired]);
     if (ended) run.failure = ended;
   } finally {
-    watchdog.stop();
-    clearTimeout(budget);
+    clock.stop();
     run.ended = true;
   }
   return stepRecords(run, intervals);
@@ -271,6 +276,10 @@ async function fleetStart(run: StepRun, pass: Pass): Promise<void> {
     clients: step.clients, client: f.client, round: name, leadMs: f.leadMs, timeoutMs: f.timeoutMs, pollMs: f.pollMs, signal: run.abort.signal,
   });
   const startMs = await wait(round);
+  run.clock?.release();
+  // The lead lets every client see the last marker and wake before the start; one that did not is recorded late.
+  const late = lateStart(startMs, Date.now());
+  if (late.breaks) env.progress.log(`client ${f.client} began ${late.lateMs} ms after the common start of ${round} (the lead was ${f.leadMs} ms; beyond ${LATE_START_LIMIT_MS} ms it breaks the common start): its records say so`);
   // Measuring threads (web-serving's readers, metadata) are made and warmed up after this barrier:
   // each set of them is released at a round of its own, the same sequence on every client.
   let releases = 0;
@@ -278,7 +287,9 @@ async function fleetStart(run: StepRun, pass: Pass): Promise<void> {
   run.removeThreadsGate = setThreadsGate(async () => { await wait(`${round}-threads${++releases}`); });
   run.facts = {
     ...run.facts,
-    fleet: { client: f.client, barrier: f.barrier, start_at: new Date(startMs).toISOString(), clock_offset_ms: f.clockOffsetMs, clock_source: f.clockSource },
+    fleet: { client: f.client, barrier: f.barrier, start_at: new Date(startMs).toISOString(), clock_offset_ms: f.clockOffsetMs, clock_source: f.clockSource,
+      lead_ms: f.leadMs, late_ms: late.lateMs, late_start: late.breaks,
+    },
   };
 }
 

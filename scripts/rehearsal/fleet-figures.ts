@@ -2,7 +2,8 @@
  * What a rehearsal's fleet execution shows of its barrier, from the records the runners uploaded:
  * per fleet step and pass, how many runners recorded it, whether they all started at one instant
  * (`fleet.start_at`), and how far apart their first measurements began (started_at) — on one host,
- * the barrier's own precision, with no clock offset between the sandboxes.
+ * the barrier's own precision, with no clock offset between the sandboxes — and how many of its
+ * records did not finish or failed (a client that lost its budget waiting at the barrier shows here).
  */
 import type { StepRecord } from './step-figures';
 
@@ -12,7 +13,7 @@ export type FleetRecord = Pick<StepRecord, 'step' | 'started_at' | 'host' | 'cac
   fleet?: { client: number; start_at: string; clock_source: string; clock_offset_ms: number | null } | null;
 };
 
-export interface FleetPassFigure { step: number; cache: string; clients: number; runners: number; startInstants: number; spreadMs: number; clockSources: string[] }
+export interface FleetPassFigure { step: number; cache: string; clients: number; runners: number; startInstants: number; spreadMs: number; clockSources: string[]; didNotFinish: number; failed: number }
 
 export function fleetFigures(records: readonly FleetRecord[]): FleetPassFigure[] {
   const passes = new Map<string, FleetRecord[]>();
@@ -34,6 +35,8 @@ export function fleetFigures(records: readonly FleetRecord[]): FleetPassFigure[]
       startInstants: new Set(rs.map((r) => r.fleet?.start_at ?? 'none')).size,
       spreadMs: Math.max(...firsts) - Math.min(...firsts),
       clockSources: [...new Set(rs.map((r) => r.fleet?.clock_source ?? 'none'))],
+      didNotFinish: rs.filter((r) => r.status === 'did-not-finish').length,
+      failed: rs.filter((r) => r.status === 'failed').length,
     };
   }).sort((a, b) => a.step - b.step || a.cache.localeCompare(b.cache));
 }

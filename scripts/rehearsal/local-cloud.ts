@@ -75,6 +75,8 @@ export interface LocalCloudOptions {
   /** The launch template's security group and instance role, for RunInstances' IAM. */
   launch: { template: string; securityGroup: string; roleArn: string };
   fault?: Fault;
+  /** The first runner's run-step command starts its steps this many seconds late: the others wait for it at a fleet's barrier. */
+  slowRunnerS?: number;
   /** The account beyond the stack: its Standard vCPU quota, what else runs there, which types its zones do not offer. */
   account?: RehearsalAccount;
 }
@@ -108,6 +110,8 @@ export class LocalCloud {
   private n = 0;
   /** The injected fault goes to the first command of its document only. */
   private faulted = false;
+  /** The delay goes to the first run-step command only. */
+  private slowed = false;
 
   constructor(private readonly o: LocalCloudOptions) {
     mkdirSync(o.root, { recursive: true });
@@ -278,13 +282,21 @@ export class LocalCloud {
       if (box.state !== 'running') throw new AwsError('Ssm.InvalidInstanceIdException', `instance ${instanceId} is not running`);
       const fault = !this.faulted && (this.o.fault === document || (this.o.fault === 'runner-dies' && document === 'run-step')) ? this.o.fault : undefined;
       if (fault) this.faulted = true;
-      record.invocations.set(instanceId, this.run(document, id, box, parameters, fault));
+      const delayS = document === 'run-step' && !this.slowed && this.o.slowRunnerS ? this.o.slowRunnerS : 0;
+      if (delayS) this.slowed = true;
+      record.invocations.set(instanceId, this.run(document, id, box, parameters, fault, delayS));
     }
     return { Command: { CommandId: id } };
   }
 
-  private run(document: 'setup' | 'run-step', id: string, box: Sandbox, parameters: Record<string, string[]>, fault?: Fault): Invocation {
+  private run(document: 'setup' | 'run-step', id: string, box: Sandbox, parameters: Record<string, string[]>, fault?: Fault, delayS = 0): Invocation {
     const lines = this.o.lines[document].map((l) => this.o.localize(l, box));
+    // A slow runner: its steps start late, as if its earlier steps had taken that much longer.
+    if (delayS) {
+      const at = lines.findIndex((l) => /s3ab\.js step /.test(l));
+      if (at < 0) throw new Error('rehearsal: the run-step document has no `s3ab.js step` line to delay');
+      lines.splice(at, 0, `sleep ${delayS}`);
+    }
     // An injected failure comes after the exit trap, so the command reports it as a real one would.
     if (fault === document) lines.splice(lines.findIndex((l) => l.startsWith('trap ')) + 1, 0, `echo "s3ab rehearsal: injected failure in ${document}" >&2; exit 42`);
     let script = lines.join('\n');

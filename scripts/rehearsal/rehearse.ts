@@ -74,6 +74,8 @@ export interface RehearsalOptions {
   pollSeconds?: number;
   /** Inject a fault: a command of this document fails on the first runner, or that runner dies mid-steps. */
   fault?: Fault;
+  /** The first runner's steps start this many seconds late (a fleet's others wait for it at the barrier). @default 0 */
+  slowRunnerS?: number;
   /** Take a grant out of the template's IAM for this rehearsal (the injected-defect test). */
   dropGrant?: DroppedGrant;
   /** The runners' heartbeat interval and the tasks' heartbeat timeout here. @default the definition's */
@@ -216,7 +218,7 @@ function localCloud(r: Rehearsal): LocalCloud {
   const docs = sandboxDocuments(template, { endpoint, runnerRole: runner.id, fileSystemArn, subnets });
   const creds = iam.credentialsOf(runner.id);
   return new LocalCloud({
-    root: join(r.root, 'runners'), iam, s3As: r.s3As, resultsBucket: RESULTS_BUCKET, ...docs, fault: r.opts.fault, account: r.opts.account,
+    root: join(r.root, 'runners'), iam, s3As: r.s3As, resultsBucket: RESULTS_BUCKET, ...docs, fault: r.opts.fault, slowRunnerS: r.opts.slowRunnerS, account: r.opts.account,
     launch: { template: template.ref(lt), securityGroup: ltData.SecurityGroupIds[0], roleArn: runner.arn },
     env: {
       AWS_ACCESS_KEY_ID: creds.accessKeyId, AWS_SECRET_ACCESS_KEY: creds.secretAccessKey, AWS_REGION: 'us-east-1', AWS_DEFAULT_REGION: 'us-east-1',

@@ -66,19 +66,25 @@ describe('a rehearsal of a whole execution: the synthesized state machine, the r
     }
   }, 400_000);
 
-  test('issue 26: a fleet of three sandboxes (scripts/rehearsal/fleet.json: clients 1 and 3) starts each fleet step together at the S3 barrier, every request allowed, nothing left', () => {
-    const fleet = JSON.parse(readFileSync(join(ROOT, 'scripts', 'rehearsal', 'fleet.json'), 'utf8'));
-    const { code, out, report: r } = rehearse([], fleet, 'c7g.large:3');
+  test('issue 26: a fleet of three sandboxes (scripts/rehearsal/fleet.json: clients 1 and 3) starts each fleet step together at the S3 barrier, every request allowed, nothing left; one runner 30 s late, every client still gets its whole budget', () => {
+    // A budget shorter than the late runner's delay: the others wait at the barrier longer than it,
+    // and their budget counts only from the barrier's release (a wait that counted would end them did-not-finish).
+    const fleet = { ...JSON.parse(readFileSync(join(ROOT, 'scripts', 'rehearsal', 'fleet.json'), 'utf8')), budget_s: 20 };
+    const { code, out, report: r } = rehearse(['--slow-runner', '30'], fleet, 'c7g.large:3');
     expect({ code, status: r.status, error: r.error }).toEqual({ code: 0, status: 'SUCCEEDED', error: null });
     // Runner 1 runs all four steps, runners 2 and 3 the two 3-client ones.
     expect(r.commands.filter((c) => c.document === 'run-step').map((c) => c.steps).sort()).toEqual([2, 2, 4]);
-    // Each fleet step's pass: recorded by all three clients, from one start instant, their first measurements close (one host's clock).
-    expect(r.fleet.map((f) => [f.step, f.runners, f.clients, f.startInstants, f.clockSources])).toEqual([[3, 3, 3, 1, ['one host']], [4, 3, 3, 1, ['one host']]]);
+    // The late runner's command took its delay; the others waited for it at the barrier of their first step.
+    const runSteps = r.commands.filter((c) => c.document === 'run-step');
+    expect(Math.max(...runSteps.map((c) => c.ms))).toBeGreaterThan(30_000);
+    // Each fleet step's pass: recorded by all three clients, from one start instant, their first measurements close (one host's clock), none cut short.
+    expect(r.fleet.map((f) => [f.step, f.runners, f.clients, f.startInstants, f.clockSources, f.didNotFinish, f.failed]))
+      .toEqual([[3, 3, 3, 1, ['one host'], 0, 0], [4, 3, 3, 1, ['one host'], 0, 0]]);
     for (const f of r.fleet) expect(f.spreadMs).toBeLessThan(1000);
     // The barrier's markers (PUT, listed, deleted in the results bucket) were judged with the rest; the fixtures and markers are gone.
     expect(r.iam.denials).toEqual([]);
     expect(r.leftovers).toEqual(NOTHING_LEFT);
-    expect(out).toMatch(/fleet step 3 \(none\): 3 of 3 clients recorded, 1 common start instant\(s\)/);
+    expect(out).toMatch(/fleet step 3 \(none\): 3 of 3 clients recorded, 1 common start instant\(s\), .*; 0 did-not-finish, 0 failed record\(s\)/);
   }, 300_000);
 
   test('a runner\'s command that fails mid-steps: its exit trap reports the failure, the execution fails naming it, exit 1, and still nothing is left behind', () => {

@@ -82,6 +82,8 @@ describe('fleet_scaling.sql on synthetic fleet records', () => {
   test('the aggregate counts each good client\'s bytes inside the all-running window only', () => {
     const r = byClients(4);
     expect([r.clients_ok, r.clients_failed, r.hosts]).toEqual([3, 1, 1]);
+    // The failed client by name, for the verdict.
+    expect(r.failed_clients).toBe('client-4');
     expect(r.window_ms).toBeCloseTo(6500, 6);
     expect(r.start_spread_ms).toBeCloseTo(2500, 6);
     expect(r.aggregate_mib_s).toBeCloseTo((325 + 340 + 390) / 6.5, 9);
@@ -105,7 +107,7 @@ describe('fleet_scaling.sql on synthetic fleet records', () => {
 
   test('one client is the baseline: its own rate, over its own window', () => {
     const r = byClients(1);
-    expect([r.clients_ok, r.clients_failed, r.aggregate_basis]).toEqual([1, 0, 'series']);
+    expect([r.clients_ok, r.clients_failed, r.failed_clients, r.aggregate_basis]).toEqual([1, 0, null, 'series']);
     expect(r.window_ms).toBeCloseTo(10_000, 6);
     expect(r.aggregate_mib_s).toBeCloseTo(100, 9);
     expect(r.aggregate_ops_s).toBeCloseTo(10, 9);

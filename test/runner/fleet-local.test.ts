@@ -1,10 +1,12 @@
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { startEmbeddedEndpoint, type EmbeddedEndpoint } from '../../runner/endpoint/embedded';
 import { makeS3Client } from '../../runner/endpoint/s3-client';
 import type { ResultRecord } from '../../runner/results/record';
+import { LATE_START_LIMIT_MS } from '../../runner/core/barrier';
+import { LOCAL_BARRIER } from '../../runner/run/fleet';
 import { alive, s3ab, stopsWithin } from '../helpers/cli';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
@@ -86,7 +88,10 @@ test('1 and 3 clients of s3-crt and mountpoint: runner ids, one start, overlappi
     expect([...new Set(fleet.map((x) => x.host.runner_id))].sort()).toEqual(['client-1', 'client-2', 'client-3']);
     for (const x of fleet) {
       expect(x.status).toBe('ok');
-      expect(x.fleet).toMatchObject({ client: Number(x.host.runner_id!.slice(-1)), barrier: 'file', clock_offset_ms: null, clock_source: 'one host' });
+      expect(x.fleet).toMatchObject({ client: Number(x.host.runner_id!.slice(-1)), barrier: 'file', clock_offset_ms: null, clock_source: 'one host', lead_ms: LOCAL_BARRIER.leadMs });
+      // Every late start is recorded against the common start, and flagged past the limit.
+      expect(x.fleet!.late_ms).toBeGreaterThanOrEqual(0);
+      expect(x.fleet!.late_start).toBe(x.fleet!.late_ms > LATE_START_LIMIT_MS);
       // One server log, three clients: their requests cannot be told apart.
       expect(x.requests).toBeNull();
     }
@@ -138,7 +143,7 @@ describe('a client killed mid-step', () => {
     const env = { AWS_ACCESS_KEY_ID: server.target.credentials!.accessKeyId, AWS_SECRET_ACCESS_KEY: server.target.credentials!.secretAccessKey };
     const run = s3ab(['run', '--matrix', file, '--results', results, '--no-html', '--endpoint', server.target.endpointUrl!, '--bucket', server.target.bucket], { env, timeoutMs: 180_000 });
     // Client 2's mount is up: kill its process at once (no cleanup of its own), the mount's client with it orphaned.
-    let killed: { pid: number; mount: string; own: number[] } | null = null;
+    let killed: { pid: number; mount: string; own: number[]; stepFolders: string[] } | null = null;
     for (const until = Date.now() + 120_000; !killed && Date.now() < until; await new Promise((res) => setTimeout(res, 20))) {
       const mount = readFileSync('/proc/mounts', 'utf8').split('\n').map((l) => l.split(' ')[1]).find((m) => m && /\/s3ab-fleet-[^/]+\/step1\/client-2\//.test(m));
       if (!mount) continue;
@@ -146,8 +151,10 @@ describe('a client killed mid-step', () => {
       const pid = fleetClients(runId).find((p) => readFileSync(`/proc/${p}/cmdline`, 'utf8').split('\0').join(' ').includes('--client 2'));
       if (pid) {
         const own = childrenOf(pid);
+        // Its step's scratch folder (s3ab-stepNN-…), made before the mount, in its own temp folder beside the mount point.
+        const stepFolders = readdirSync(dirname(mount)).filter((n) => /^s3ab-step1-/.test(n)).map((n) => join(dirname(mount), n));
         process.kill(pid, 'SIGKILL');
-        killed = { pid, mount, own };
+        killed = { pid, mount, own, stepFolders };
       }
     }
     expect(killed).not.toBeNull();
@@ -166,6 +173,12 @@ describe('a client killed mid-step', () => {
     expect(manifest).toMatchObject({ status: 'failed', steps_done: 1, steps_failed: 1 });
     expect(r.stdout).toMatch(/client 2 left mount .*client-2\/s3ab-mnt-mountpoint-\d+-\w+.*: removed/);
     expect(readFileSync('/proc/mounts', 'utf8')).not.toContain(killed!.mount);
+    // Its step folder, left by the kill, is removed by the parent and named.
+    expect(killed!.stepFolders).toHaveLength(1);
+    for (const folder of killed!.stepFolders) {
+      expect(existsSync(folder)).toBe(false);
+      expect(r.stdout).toContain(folder);
+    }
     // Its mount's client (mount-s3), orphaned by the kill, ends once its mount is detached.
     expect(killed!.own.length).toBeGreaterThan(0);
     for (const pid of killed!.own) expect(await stopsWithin(pid, 10_000)).toBe(true);

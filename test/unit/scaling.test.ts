@@ -31,7 +31,7 @@ const ROWS: Row[] = [
   row('s3-crt', 1, 400), row('s3-crt', 2, 720), row('s3-crt', 3, 1000),
   // Three repetitions at one client: the median (300) is the baseline.
   row('mountpoint', 1, 280), row('mountpoint', 1, 300, { repetition: 2 }), row('mountpoint', 1, 330, { repetition: 3 }),
-  row('mountpoint', 2, 540), row('mountpoint', 3, 810, { clients_ok: 2, clients_failed: 1 }),
+  row('mountpoint', 2, 540), row('mountpoint', 3, 810, { clients_ok: 2, clients_failed: 1, failed_clients: 'client-3', start_spread_ms: 1500 }),
 ];
 
 /** The model of a run with these fleet rows (and a plain cell per method, as a run has). */
@@ -58,7 +58,18 @@ describe('the scaling table of the report model', () => {
   });
 
   test('the verdict names each method\'s multiple of one client at its largest fleet, best first', () => {
-    expect(c.verdict).toBe('mountpoint: 2.7x at 3 clients; s3-crt: 2.5x at 3 clients');
+    expect(c.verdict).toBe('mountpoint: 2.7x at 3 clients (client-3 failed at 3 clients); s3-crt: 2.5x at 3 clients');
+  });
+
+  test('failed clients are named in the verdict, per fleet size, over the repetitions', () => {
+    const [f] = scalingCases([
+      row('s3-crt', 1, 400), row('s3-crt', 2, 700, { clients_ok: 1, clients_failed: 1, failed_clients: 'client-2' }),
+      row('s3-crt', 4, 1200, { clients_ok: 3, clients_failed: 1, failed_clients: 'client-4' }),
+      row('s3-crt', 4, 1100, { repetition: 2, clients_ok: 2, clients_failed: 2, failed_clients: 'client-10, client-4' }),
+      row('mountpoint', 1, 300), row('mountpoint', 2, null, { clients_ok: 0, clients_failed: 2, failed_clients: 'client-1, client-2', window_ms: null }),
+    ]);
+    expect(f.methods.find((m) => m.method === 's3-crt')!.points.map((p) => p.failedClients)).toEqual([[], ['client-2'], ['client-4', 'client-10']]);
+    expect(f.verdict).toBe('s3-crt: 2.88x at 4 clients (client-2 failed at 2 clients; client-4 and client-10 at 4); mountpoint: no fleet figure (client-1 and client-2 failed at 2 clients)');
   });
 
   test('no fleet step, no table: a run of plain steps has no Scaling out section', () => {
@@ -88,18 +99,21 @@ describe('the text section', () => {
   const lines = scalingLines({ model, width: 100, wide: false });
 
   test('per method and client count: aggregate, × 1 client, ideal, link limit ("one host" for local clients), p99, per-client spread', () => {
-    const table = lines.slice(lines.findIndex((l) => /^method\s+clients\s+MiB\/s/.test(l)));
-    expect(table[0]).toMatch(/^method\s+clients\s+MiB\/s\s+x 1 client\s+ideal\s+link limit\s+p99\s+per client\s+from$/);
+    // Wide enough that no cell wraps (at 100 columns "3 (2 ok, 1 failed)" takes two lines).
+    const unwrapped = scalingLines({ model, width: 120, wide: false });
+    const table = unwrapped.slice(unwrapped.findIndex((l) => /^method\s+clients\s+MiB\/s/.test(l)));
+    expect(table[0]).toMatch(/^method\s+clients\s+MiB\/s\s+x 1 client\s+ideal\s+link limit\s+p99\s+per client\s+from\s+spread$/);
+    // The start spread: how far apart the clients began (none for one client).
     expect(table.slice(2, 8).map((l) => l.trim().split(/\s{2,}/))).toEqual([
-      ['s3-crt', '1', '400', '1x', '400', '1,192', '30 ms', '400', 'series'],
-      ['2', '720', '1.8x', '800', 'one host', '60 ms', '324–396', 'series'],
-      ['3', '1,000', '2.5x', '1,200', 'one host', '90 ms', '300–367', 'series'],
+      ['s3-crt', '1', '400', '1x', '400', '1,192', '30 ms', '400', 'series', '–'],
+      ['2', '720', '1.8x', '800', 'one host', '60 ms', '324–396', 'series', '12 ms'],
+      ['3', '1,000', '2.5x', '1,200', 'one host', '90 ms', '300–367', 'series', '12 ms'],
       // Three repetitions: the median aggregate, the clients' rates over all of them.
-      ['mountpoint', '1', '300', '1x', '300', '1,192', '30 ms', '280–330', 'series'],
-      ['2', '540', '1.8x', '600', 'one host', '60 ms', '243–297', 'series'],
-      ['3 (2 ok, 1 failed)', '810', '2.7x', '900', 'one host', '90 ms', '243–297', 'series'],
+      ['mountpoint', '1', '300', '1x', '300', '1,192', '30 ms', '280–330', 'series', '–'],
+      ['2', '540', '1.8x', '600', 'one host', '60 ms', '243–297', 'series', '12 ms'],
+      ['3 (2 ok, 1 failed)', '810', '2.7x', '900', 'one host', '90 ms', '243–297', 'series', '1.5 s'],
     ]);
-    expect(lines).toContain('  verdict: mountpoint: 2.7x at 3 clients; s3-crt: 2.5x at 3 clients');
+    expect(lines.join('\n')).toContain('verdict: mountpoint: 2.7x at 3 clients (client-3 failed at 3 clients); s3-crt: 2.5x at 3 clients');
   });
 
   test('runners on their own hosts: the link limit of N runners', () => {
@@ -123,6 +137,7 @@ describe('the text section', () => {
     expect(t.rows).toHaveLength(6);
     const at = (name: string) => t.columns.indexOf(name);
     const last = t.rows[t.rows.length - 1];
-    expect([last[at('label')], last[at('clients')], last[at('aggregate')], last[at('speedup')], last[at('ideal')], last[at('clients_failed')]]).toEqual(['mountpoint', 3, 810, 2.7, 900, 1]);
+    expect([last[at('label')], last[at('clients')], last[at('aggregate')], last[at('speedup')], last[at('ideal')], last[at('clients_failed')], last[at('failed_clients')], last[at('start_spread_ms')]])
+      .toEqual(['mountpoint', 3, 810, 2.7, 900, 1, 'client-3', 1500]);
   });
 });

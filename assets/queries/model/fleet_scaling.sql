@@ -3,7 +3,9 @@
 -- state, repetition, clients and fleet_key (the rest of the comparability key but the host class:
 -- client version, options, parameters, endpoint):
 -- * clients_ok: clients (host.runner_id) whose measurement is good (ok and verified);
---   clients_failed: the others (failed, unverified, did-not-finish);
+--   clients_failed: the others (failed, unverified, did-not-finish), failed_clients their names
+--   (host.runner_id, else the hostname), sorted and joined with ', ' (null when none failed);
+-- * start_spread_ms: how far apart the good clients began (last start - first start);
 -- * the all-running window = first finish - last start over the good clients (min recorded_at -
 --   max started_at). window_ms <= 0: the clients never all ran at once, and there is no aggregate;
 -- * aggregate_mib_s / aggregate_ops_s over that window only (MiB/s null where no payload moves):
@@ -85,6 +87,7 @@ aggregated AS (
     run_id, workload, operation, io, object_size_bytes, method, method_variant, cache, repetition, clients, fleet_key,
     count(DISTINCT CASE WHEN good THEN runner END) AS clients_ok,
     count(DISTINCT CASE WHEN NOT good THEN runner END) AS clients_failed,
+    array_join(array_sort(array_agg(DISTINCT runner) FILTER (WHERE NOT good)), ', ') AS failed_clients,
     count(DISTINCT CASE WHEN good THEN hostname END) AS hosts,
     count(DISTINCT CASE WHEN good THEN instance_type END) AS instance_types,
     max(w0 - first_t0) * 1e3 AS start_spread_ms,
@@ -151,6 +154,7 @@ SELECT
   a.fleet_key,
   a.clients_ok,
   a.clients_failed,
+  a.failed_clients,
   a.hosts,
   a.start_spread_ms,
   a.window_ms,

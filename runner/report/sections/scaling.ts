@@ -16,6 +16,8 @@ import type { DataTable, PageContext, ReportSection, TextContext } from './secti
 
 /** "4", or "4 (3 ok, 1 failed)". */
 const clientsText = (p: ScalingPoint) => `${p.clients}${p.clientsFailed ? ` (${p.clientsOk} ok, ${p.clientsFailed} failed)` : ''}`;
+/** How far apart the clients began (the 1-client row has no spread). */
+const spreadText = (p: ScalingPoint) => (p.clients === 1 || p.startSpreadMs === null ? '–' : durationText(p.startSpreadMs));
 /** The clients' own figures: one, or the range. */
 const perClientText = (p: ScalingPoint) => (p.clientMin === null ? '–' : num(p.clientMin) === num(p.clientMax) ? num(p.clientMin) : `${num(p.clientMin)}–${num(p.clientMax)}`);
 
@@ -53,16 +55,17 @@ async function scalingCase(ctx: PageContext, c: ScalingCase): Promise<string> {
   const rows = c.methods.flatMap((m) => m.points.map((p) => [
     m.label, clientsText(p),
     p.aggregate !== null ? num(p.aggregate) : p.repetitions && p.neverAllRunning === p.repetitions ? 'never all running' : '–',
-    p.speedup === null ? '–' : ratio(p.speedup, 1), num(p.ideal), fleetLinkText(p, c.unit), latencyText(p.p99Us), perClientText(p), p.basis ?? '–', durationText(p.windowMs),
+    p.speedup === null ? '–' : ratio(p.speedup, 1), num(p.ideal), fleetLinkText(p, c.unit), latencyText(p.p99Us), perClientText(p), p.basis ?? '–', spreadText(p), durationText(p.windowMs),
   ]));
   return `<h3 id="scaling-${slug(label)}">${esc(label)}</h3>` + await scalingChart(ctx, c) +
     `<p class="verdict"><strong>Verdict:</strong> ${esc(c.verdict)}</p>` +
-    table(['method', 'clients', `aggregate ${c.unit}`, '× 1 client', 'ideal', 'link limit', 'p99', 'per client', 'from', 'all running'], rows);
+    table(['method', 'clients', `aggregate ${c.unit}`, '× 1 client', 'ideal', 'link limit', 'p99', 'per client', 'from', 'start spread', 'all running'], rows);
 }
 
 async function html(ctx: PageContext): Promise<string> {
   const parts = ['<p class="lead">One step run by several clients at once against one store. The aggregate counts each client\'s bytes (operations) inside the window in which all ' +
     'of them were running — the last start to the first finish — over that window: from the client\'s interval series where it kept one, else its mean rate × the window ("from"). ' +
+    '"start spread": how far apart the clients began (the last start − the first; the largest over repetitions). ' +
     'p99 comes from the clients\' latency histograms merged bucket by bucket, never from averaged percentiles. Medians over repetitions.</p>'];
   for (const c of ctx.model.scaling) parts.push(await scalingCase(ctx, c));
   return parts.join('\n');
@@ -80,11 +83,11 @@ function scalingTable(c: ScalingCase, sizes: SizeLabels, width: number, wide: bo
   const columns: Column[] = [
     { head: 'method', wrap: true }, { head: 'clients', wrap: true }, { head: c.unit, align: 'right' }, { head: 'x 1 client', align: 'right' },
     { head: 'ideal', align: 'right' }, { head: 'link limit', align: 'right' }, { head: 'p99', align: 'right' }, { head: 'per client', align: 'right', wrap: true },
-    { head: 'from', wrap: true }, ...(wide ? [{ head: 'all running', align: 'right' as const }] : []),
+    { head: 'from', wrap: true }, { head: 'spread', align: 'right' }, ...(wide ? [{ head: 'all running', align: 'right' as const }] : []),
   ];
   const rows = c.methods.flatMap((m) => m.points.map((p, i) => [
     i === 0 ? m.label : '', clientsText(p), aggregateText(p), p.speedup === null ? '–' : ratio(p.speedup, 1), num(p.ideal), fleetLinkText(p, c.unit),
-    latencyText(p.p99Us), perClientText(p), p.basis ?? '–', ...(wide ? [p.windowMs === null ? '–' : durationText(p.windowMs)] : []),
+    latencyText(p.p99Us), perClientText(p), p.basis ?? '–', spreadText(p), ...(wide ? [p.windowMs === null ? '–' : durationText(p.windowMs)] : []),
   ]));
   const label = `${c.workload} ${caseLabel(c, sizes)} — ${c.unit === 'MiB/s' ? 'aggregate MiB/s' : 'aggregate operations/s'}`;
   return ['', ...wrapText(label, width, '  '), ...textTable(columns, rows, width), ...wrapText(`  verdict: ${c.verdict}`, width, '    ')];
@@ -94,7 +97,7 @@ function scalingTable(c: ScalingCase, sizes: SizeLabels, width: number, wide: bo
 export function scalingLines({ model, width, wide }: TextContext): string[] {
   if (!model.scaling.length) return [];
   return [
-    '', ...wrapText('Scaling out — one step run by several clients at once against one store. Aggregate: the clients\' bytes (operations) inside the window in which all of them ran (first finish − last start), over that window; p99 from the clients\' latencies merged, never averaged; "from": the clients\' interval series, or their mean rate × the window. Medians over repetitions. The other tables show one client\'s figures only.', width),
+    '', ...wrapText('Scaling out — one step run by several clients at once against one store. Aggregate: the clients\' bytes (operations) inside the window in which all of them ran (first finish − last start), over that window; p99 from the clients\' latencies merged, never averaged; "from": the clients\' interval series, or their mean rate × the window; "spread": how far apart the clients began (the last start − the first; the largest over repetitions). Medians over repetitions. The other tables show one client\'s figures only.', width),
     ...model.scaling.flatMap((c) => scalingTable(c, model.sizes, width, wide)),
   ];
 }
@@ -102,11 +105,11 @@ export function scalingLines({ model, width, wide }: TextContext): string[] {
 function scalingTables(model: ReportModel): DataTable[] {
   return [{
     name: 'scaling', columns: ['workload', 'operation', 'object_size_bytes', 'cache', 'method', 'method_variant', 'label', 'unit', 'clients', 'repetitions',
-      'never_all_running', 'clients_ok', 'clients_failed', 'aggregate', 'speedup', 'ideal', 'fleet_link_limit_mib_s', 'hosts', 'p99_us', 'client_min', 'client_max',
+      'never_all_running', 'clients_ok', 'clients_failed', 'failed_clients', 'start_spread_ms', 'aggregate', 'speedup', 'ideal', 'fleet_link_limit_mib_s', 'hosts', 'p99_us', 'client_min', 'client_max',
       'window_ms', 'basis', 'verdict'],
     rows: model.scaling.flatMap((c) => c.methods.flatMap((m) => m.points.map((p) => [
       c.workload, c.operation, c.object_size_bytes, c.cache, m.method, m.method_variant, m.label, c.unit, p.clients, p.repetitions,
-      p.neverAllRunning, p.clientsOk, p.clientsFailed, p.aggregate, p.speedup, p.ideal, p.linkLimitMibS, p.hosts, p.p99Us, p.clientMin, p.clientMax,
+      p.neverAllRunning, p.clientsOk, p.clientsFailed, p.failedClients.join(', ') || null, p.startSpreadMs, p.aggregate, p.speedup, p.ideal, p.linkLimitMibS, p.hosts, p.p99Us, p.clientMin, p.clientMax,
       p.windowMs, p.basis, c.verdict,
     ]))),
   }];
