@@ -247,7 +247,7 @@ test('happy path: every state in order, each runner its own workloads in one com
   expect(cloud.queriesSent.sort()).toEqual(modelQueries().map((q) => queryForRun(q.sql, runId, { database: 's3ab_s3accessbench' })).sort());
   expect(modelQueries().map((q) => q.name)).toEqual([...MODEL_QUERIES]);
   const cells = cloud.queriesSent.find((q) => q.includes(`SELECT * FROM (${namedQueries().find((x) => x.name === 'report_cells')!.sql}`))!;
-  expect(cells.endsWith(`\n) AS q WHERE run_id = '${runId}' ORDER BY run_id, workload, operation, io, object_size_bytes, method, method_variant, cache`)).toBe(true);
+  expect(cells.endsWith(`\n) AS q WHERE run_id = '${runId}' ORDER BY run_id, workload, operation, io, object_size_bytes, method, method_variant, cache, comparable_key`)).toBe(true);
   // Report gets every query's execution id and what the execution knows about the run.
   expect(cloud.reportEvents).toEqual([{
     runId, queries: modelQueries().map((q) => ({ name: q.name, queryExecutionId: expect.stringMatching(/^qe-\d+$/) })),

@@ -26,7 +26,8 @@ function verdictLines({ model, width }: TextContext): string[] {
   if (!list.length) return [];
   const columns: Column[] = [{ head: 'workload' }, { head: 'case', wrap: true }, { head: 'best', wrap: true }, { head: 'by how much', wrap: true }];
   const rows = list.flatMap((v): TextCell[][] => [[v.workload, v.case, v.best, v.margin], ...(v.notes.length ? [['', { text: `· ${v.notes.join('; ')}`, span: 3 }]] : [])]);
-  return ['', ...wrapText('Which method for which workload — one client (fleets: Scaling out); the best median per case, by how much; · what limits the verdict', width, '  '), ...textTable(columns, rows, width)];
+  const fleets = model.scaling.length ? ' (fleets: Scaling out)' : '';
+  return ['', ...wrapText(`Which method for which workload — one client${fleets}; the best median per case, by how much; · what limits the verdict`, width, '  '), ...textTable(columns, rows, width)];
 }
 
 const n = (v: number | null | undefined): number | null => (v === null || v === undefined ? null : v);
