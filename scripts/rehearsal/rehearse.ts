@@ -459,7 +459,7 @@ function stopMidRun(r: Rehearsal, runId: () => string | null, abort: () => void)
     } finally {
       busy = false;
     }
-  }, 250);
+  }, 100);
   return { done: () => reason, cancel: () => clearInterval(timer) };
 }
 

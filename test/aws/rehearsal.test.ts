@@ -169,7 +169,9 @@ describe('a rehearsal of a whole execution: the synthesized state machine, the r
   }, 300_000);
 
   test('teardown on every ending: StopExecution while a shard runs skips the state machine\'s Teardown; the EventBridge rule on ABORTED runs it, and nothing of the run is left', () => {
-    const { code, out, report: r } = rehearse(['--fail', 'stop-execution'], ONE, 'c7g.large:1');
+    // A shard that runs for seconds (its 2,000 fixtures alone), so the stop lands while it runs
+    // however fast this host is: the stand-in checks every 100 ms.
+    const { code, out, report: r } = rehearse(['--fail', 'stop-execution'], { ...ONE, workloads: { 'dir-walk': { objects: 2000, size: '1KiB' } } }, 'c7g.large:1');
     expect(code).toBe(1);
     expect(r.error).toEqual({ name: 'ExecutionAborted', message: expect.stringMatching(/^StopExecution while run \S+'s shard was running, with objects under s3:\/\/s3ab-bench\/s3ab\//) });
     // The state machine's own Teardown never ran: the rule's did, finding the run in the execution's history.
