@@ -73,7 +73,7 @@ describe('s3ab: every command with a bad input exits 2, names the problem and a 
     ['aws: unknown command', () => ({ argv: s3ab('aws', 'bogus'), message: /unknown command 'bogus'/ })],
     ['aws estimate: unknown profile', () => ({ argv: s3ab('aws', 'estimate', 'nope'), message: /unknown profile "nope"/ })],
     ['aws run: bad runners', () => ({ argv: s3ab('aws', 'run', '--runners', 'c7g.large:x'), message: /c7g\.large:x/ })],
-    ['aws query: unreachable AWS', () => ({ argv: s3ab('aws', 'query', 'summary'), message: /cannot reach AWS: .*ECONNREFUSED 127\.0\.0\.1:1/, env: AWS_ENV })],
+    ['aws query: unreachable AWS', () => ({ argv: s3ab('aws', 'query', 'web_serving'), message: /cannot reach AWS: .*ECONNREFUSED 127\.0\.0\.1:1/, env: AWS_ENV })],
     ['aws pull: unreachable AWS (the stack\'s bucket)', () => ({ argv: s3ab('aws', 'pull'), message: /cannot reach AWS: .*ECONNREFUSED 127\.0\.0\.1:1/, env: AWS_ENV })],
     ['aws pull: unreachable S3 (a bucket by name)', () => ({ argv: s3ab('aws', 'pull', '--bucket', 's3ab-results'), message: /cannot reach AWS: .*ECONNREFUSED 127\.0\.0\.1:1/, env: AWS_ENV })],
     ['aws status: empty region', () => ({ argv: s3ab('aws', 'status'), message: /the AWS region is not a region name/, env: { ...AWS_ENV, AWS_REGION: '' } })],
