@@ -85,7 +85,7 @@ describe('a step that runs out of its budget', () => {
       const text = lines.join('\n');
       expect(text).toMatch(/did not finish — the step's time budget ran out/);
       // Listed apart, never ranked: what it reached (the summary wraps in 100 columns: compare its words).
-      expect(text.replace(/\s+/g, ' ')).toMatch(/mountpoint tar-extract extract \(cold\): DNF at 8 s — \d+(\.\d+)?% done, ≈ \d+ (s|min|h) extrapolated/);
+      expect(text.replace(/\s+/g, ' ')).toMatch(/mountpoint tar-extract extract \(cold\): DNF at 8 s — \d+(\.\d+)?% done, ≈ \d+(\.\d+)? (s|min|h) extrapolated/);
       expect(text).not.toMatch(/untar \(seed 004\)/);
       expect(text).toMatch(/steps: 1\/1 ran, 0 failed, 1 did not finish within their budget/);
       // --wide reshapes the tables, it drops nothing: the cell shows DNF and its note what it reached.
@@ -93,7 +93,7 @@ describe('a step that runs out of its budget', () => {
       await printSummary(join(dir, 'results'), undefined, (l) => wide.push(l), { wide: true });
       const wideText = wide.join('\n');
       expect(wideText).toMatch(/^extract\s+time\s+DNF$/m);
-      expect(wideText.replace(/\s+/g, ' ')).toMatch(/mountpoint extract: DNF at 8 s — \d+(\.\d+)?% done, ≈ \d+ (s|min|h) extrapolated/);
+      expect(wideText.replace(/\s+/g, ' ')).toMatch(/mountpoint extract: DNF at 8 s — \d+(\.\d+)?% done, ≈ \d+(\.\d+)? (s|min|h) extrapolated/);
     } finally {
       if (savedTmp === undefined) delete process.env.TMPDIR;
       else process.env.TMPDIR = savedTmp;
