@@ -47,6 +47,8 @@ describe('the HTML report of a real run against the embedded versitygw', () => {
     const state = Object.fromEntries(await opened.page.$$eval('section', (els) => els.map((s) => [s.id, s.dataset.hasData === 'true'])));
     expect(state).toEqual({
       summary: true, problems: true, size: true, ratios: true, percentiles: true, metadata: false, cache: false, semantics: false, workloads: true, requests: true, facts: true,
+      // Every seed's claims are listed, measured or not ("not measured in this run", naming what would measure it).
+      'seed-claims': true,
       // Whether a measurement lasted long enough for a series (0.5 s, enough operations) depends on this machine's speed.
       'over-time': expect.any(Boolean),
     });
