@@ -37,7 +37,7 @@ import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSy
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { failScript, scriptOptions, sizeOption } from '../script-cli';
-import { cleanupAll, runEmergencyCleanup } from '../../runner/core/cleanup';
+import { cleanupAll, onEmergencyExit, runEmergencyCleanup } from '../../runner/core/cleanup';
 import { fileDigest, writePatternFile } from '../../runner/core/data';
 import type { Fetched, StorageSession } from '../../runner/core/method';
 import type { StoreTarget } from '../../runner/core/target';
@@ -412,6 +412,8 @@ async function main() {
   const hostMemory = pauseFreePageReporting(values['host-memory'] === 'pause');
   console.log(hostMemory.note);
   const work = mkdtempSync(join(tmpdir(), 's3ab-bench-'));
+  // Removed on every way out, a signal's too (its handler exits before this function's finally runs).
+  onEmergencyExit(() => rmSync(work, { recursive: true, force: true }));
   const endpoint = await startEmbeddedEndpoint();
   // Its pid, so that whoever stops the bench can check that no server of its own is left.
   console.log(`embedded versitygw pid ${endpoint.pid}`);

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PAGE_REPORTING_DIR_ENV } from '../../scripts/bench/host-memory';
@@ -38,10 +38,13 @@ describe('bench:transfer puts the host setting back and stops its server on ever
     writeFileSync(join(dir, 'reported_kib'), '0');
   });
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
+  /** The bench's work folders in the temp folder (s3ab-bench-XXXXXX): none may outlive it. */
+  const workFolders = () => readdirSync(tmpdir()).filter((f) => /^s3ab-bench-[A-Za-z0-9]{6}$/.test(f)).sort();
   const order = () => readFileSync(join(dir, 'page_reporting_order'), 'utf8').trim();
 
   test('SIGHUP mid-round: page_reporting_order is back at its value, the bench\'s own versitygw is gone', async () => {
     writeFileSync(join(dir, 'page_reporting_order'), '9');
+    const before = workFolders();
     const bench = startBench(dir, '--rounds', '1000');
     try {
       const serverPid = Number((await waitFor(bench, /embedded versitygw pid (\d+)/))[1]);
@@ -52,6 +55,7 @@ describe('bench:transfer puts the host setting back and stops its server on ever
       expect(await bench.exited).toBe(130);
       expect({ order: order(), serverAlive: alive(serverPid) }).toEqual({ order: '9', serverAlive: false });
       expect(bench.out()).toMatch(/SIGHUP: stopping; cleaning up/);
+      expect(workFolders()).toEqual(before);
     } finally {
       if (alive(bench.pid)) process.kill(bench.pid, 'SIGKILL');
     }
