@@ -1,4 +1,3 @@
-import { App, Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import { checkPipelineProps } from '../../lib/pipeline';
@@ -6,20 +5,13 @@ import { TASK_TIMEOUT_S } from '../../lib/pipeline/tasks';
 import { WaitForRunners } from '../../lib/pipeline/wait-for-runners';
 import { synthesizedDefinition } from '../helpers/definition';
 import { synthesize, resourcesOf } from '../helpers/stack';
+import { renderFragment } from '../helpers/fragment';
 
 /**
  * The pipeline's states that need the whole stack (the synthesized definition, which needs the
  * runner bundle dist/s3ab.js), and the IAM the pipeline generates for its functions. The
  * fragments rendered alone are in test/unit/pipeline-fragments.test.ts.
  */
-function render(build: (stack: Stack) => sfn.IChainable): { States: Record<string, any>; StartAt: string } {
-  const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
-  const stack = new Stack(app, 'FragmentTest');
-  const sm = new sfn.StateMachine(stack, 'SM', { definitionBody: sfn.DefinitionBody.fromChainable(build(stack)) });
-  const resolved = stack.resolve((sm.node.defaultChild as sfn.CfnStateMachine).definitionString);
-  const text = typeof resolved === 'string' ? resolved : resolved['Fn::Join'][1].map((p: unknown) => (typeof p === 'string' ? p : 'X')).join('');
-  return JSON.parse(text);
-}
 
 const definition = synthesizedDefinition();
 const inner = (map: string) => definition.States[map].ItemProcessor.States;
@@ -101,7 +93,7 @@ describe('WaitUntilReady and the read-only calls', () => {
     }
   });
   test('the budget is the fragment\'s', () => {
-    const def = render((stack) => new WaitForRunners(stack, 'W', { budget: { waitSeconds: 7, maxPolls: 3 }, onReady: new sfn.Succeed(stack, 'Ok'), teardown: new sfn.Fail(stack, 'T') }));
+    const def = renderFragment((stack) => new WaitForRunners(stack, 'W', { budget: { waitSeconds: 7, maxPolls: 3 }, onReady: new sfn.Succeed(stack, 'Ok'), teardown: new sfn.Fail(stack, 'T') }));
     expect(def.States.ReadyWait).toEqual({ Type: 'Wait', Seconds: 7, Next: 'CheckRunnersOnline' });
     expect(def.States['RunnersReady?'].Choices[1]).toEqual({ Variable: '$.ready.attempts', NumericGreaterThanEquals: 3, Next: 'RunnersNotReady' });
   });

@@ -1,10 +1,10 @@
 import { App, Duration, Stack } from 'aws-cdk-lib';
-import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import { BenchFunction } from '../../lib/bench-function';
 import { checkPipelineProps } from '../../lib/pipeline';
 import { TeardownFlow } from '../../lib/pipeline/teardown-flow';
 import { TASK_TIMEOUT_S } from '../../lib/pipeline/tasks';
 import { checkRunnerFleetProps } from '../../lib/runner-fleet';
+import { renderFragment } from '../helpers/fragment';
 
 /**
  * The pipeline's fragments rendered alone, as the aws-cdk repo tests Step Functions: a fragment in
@@ -12,18 +12,10 @@ import { checkRunnerFleetProps } from '../../lib/runner-fleet';
  * fragments that need the whole stack (which needs the runner bundle) are tested in
  * test/aws/pipeline-definition.test.ts.
  */
-function render(build: (stack: Stack) => sfn.IChainable): { States: Record<string, any>; StartAt: string } {
-  const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
-  const stack = new Stack(app, 'FragmentTest');
-  const sm = new sfn.StateMachine(stack, 'SM', { definitionBody: sfn.DefinitionBody.fromChainable(build(stack)) });
-  const resolved = stack.resolve((sm.node.defaultChild as sfn.CfnStateMachine).definitionString);
-  const text = typeof resolved === 'string' ? resolved : resolved['Fn::Join'][1].map((p: unknown) => (typeof p === 'string' ? p : 'X')).join('');
-  return JSON.parse(text);
-}
 
 const fn = (stack: Stack, id: string) => new BenchFunction(stack, id, { entry: 'teardown', description: id });
 describe('TeardownFlow: the end of every execution', () => {
-  const def = render((stack) => new TeardownFlow(stack, 'T', { teardown: fn(stack, 'Teardown'), maxRounds: 7 }));
+  const def = renderFragment((stack) => new TeardownFlow(stack, 'T', { teardown: fn(stack, 'Teardown'), maxRounds: 7 }));
   test('rounds: StartTeardown → Teardown → CountTeardownRound → TeardownDone? — again while not done, out of rounds after maxRounds, else the end', () => {
     expect(def.StartAt).toBe('StartTeardown');
     expect(def.States.StartTeardown).toEqual({ Type: 'Pass', Result: { rounds: 0, deletedVersions: 0 }, ResultPath: '$.teardownProgress', Next: 'Teardown' });

@@ -1,6 +1,8 @@
 import type { Comparability, ComparableFacts } from '../../core/comparability';
 import type { ResultRecord } from '../../results/record';
 import { median } from './stats';
+import { REQUEST_TYPES } from '../../core/request-types';
+import type { Keyed } from '../order';
 
 /**
  * One run's figures per case, from its records (pure): the points of a results history. A case is
@@ -22,18 +24,8 @@ const METRICS: (HistoryMetric & { pick: (r: ResultRecord) => number | null })[] 
   { name: 'time', unit: 'ms', higherIsBetter: false, pick: (r) => r.duration_ms },
 ];
 
-/** The request types of a record's `requests`, each a deterministic figure per operation. */
-type RequestType = Exclude<keyof NonNullable<ResultRecord['requests']>, 'get_bytes'>;
-const REQUEST_TYPES: RequestType[] = ['get', 'get_ranged', 'put', 'mpu_create', 'mpu_part', 'mpu_complete', 'mpu_abort', 'head', 'list', 'delete', 'copy', 'other'];
-
-/** What names a case across runs (its comparability apart). */
-export interface CaseIdentity {
-  workload: string;
-  operation: string;
-  object_size_bytes: number | null;
-  cache: string;
-  method: string;
-  method_variant: string;
+/** What names a case across runs (its comparability apart): the report's case, and its fleet size. */
+export interface CaseIdentity extends Keyed {
   clients: number;
 }
 
