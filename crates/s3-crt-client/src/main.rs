@@ -21,10 +21,10 @@
 //! so process start, this protocol and the JSON do not count. Requests run concurrently, one
 //! thread each, on one shared client.
 //!
-//! Why Rust and not PyPI's awscrt (the client before, runner/methods/kit/s3-crt-client.py until
-//! issue 23): awscrt's binding copies every part the CRT delivers into a Python bytes object and the
-//! file is written from Python, so a GET cost 0.42 user CPU-s per GiB against s5cmd's 0.09 and sat
-//! at 0.80–0.94× s5cmd (docs/performance.md). Here the CRT's part buffers are written to the file
+//! Why Rust and not PyPI's awscrt (the Python client this one replaced): awscrt's binding copies
+//! every part the CRT delivers into a Python bytes object and the file is written from Python, so
+//! a GET cost 0.42 user CPU-s per GiB against s5cmd's 0.09 and sat at 0.80–0.94× s5cmd
+//! (docs/performance.md). Here the CRT's part buffers are written to the file
 //! as they are (mountpoint-s3-client hands them over without a copy), in `--write-size` pwrites at
 //! each part's offset.
 //!
