@@ -68,7 +68,7 @@ const OUTSIDE_REFERENCE = /\.\.\/shared|\/work\/|\bissues? #?\d/i;
 function textFiles(path: string): string[] {
   if (!statSync(path).isDirectory()) return [path];
   return readdirSync(path).filter((f) => !['node_modules', 'target', 'dist', 'cdk.out'].includes(f) && !f.startsWith('.'))
-    .flatMap((f) => textFiles(join(path, f))).filter((f) => /\.(md|json|sql|ts|mjs|cjs|sh|patch|txt|yaml|yml)$/.test(f));
+    .flatMap((f) => textFiles(join(path, f))).filter((f) => /\.(md|json|sql|ts|mjs|cjs|sh|patch|txt|yaml|yml|rs|toml)$/.test(f));
 }
 
 describe('the docs, assets and CLI stand alone', () => {
@@ -77,7 +77,7 @@ describe('the docs, assets and CLI stand alone', () => {
     expect(['the issue is the cache', 'issue tracker', '../README.md'].some((t) => OUTSIDE_REFERENCE.test(t))).toBe(false);
   });
 
-  test.each(['README.md', 'ARCHITECTURE.md', 'docs', 'assets', 'runner', 'lib', 'lambda', 'scripts', 'bin'])('%s: no path outside the repository, no issue number', (path) => {
+  test.each(['README.md', 'ARCHITECTURE.md', 'docs', 'assets', 'runner', 'lib', 'lambda', 'scripts', 'bin', 'crates', '.ci/run'])('%s: no path outside the repository, no issue number', (path) => {
     const found = textFiles(join(ROOT, path)).flatMap((file) => readFileSync(file, 'utf8').split('\n')
       .map((line, i) => (OUTSIDE_REFERENCE.test(line) ? `${relative(ROOT, file)}:${i + 1}: ${line.trim().slice(0, 120)}` : null))
       .filter((hit): hit is string => hit !== null));
