@@ -35,10 +35,19 @@ interface Candidate {
 
 type Pick3 = (c: Cell) => [number | null, number | null, number | null];
 
-function candidates(cells: Cell[], pick: Pick3): Candidate[] {
+/**
+ * How a verdict names a method: its label, and `method:default` where the run has another variant
+ * of the method — "best: s3-crt" would not say which of s3-crt's variants won.
+ */
+export function verdictLabel(c: Pick<Cell, 'method' | 'method_variant'>, all: readonly Pick<Cell, 'method' | 'method_variant'>[]): string {
+  const variants = new Set(all.filter((x) => x.method === c.method).map((x) => x.method_variant));
+  return c.method_variant === 'default' && variants.size > 1 ? `${c.method}:default` : methodLabel(c);
+}
+
+function candidates(cells: Cell[], pick: Pick3, all: readonly Cell[]): Candidate[] {
   return cells.filter(ranked).flatMap((c) => {
     const [lo, value, hi] = pick(c);
-    return value !== null && value > 0 ? [{ method: methodLabel(c), value, lo: lo ?? value, hi: hi ?? value, cached: c.served_from_cache > 0 }] : [];
+    return value !== null && value > 0 ? [{ method: verdictLabel(c, all), value, lo: lo ?? value, hi: hi ?? value, cached: c.served_from_cache > 0 }] : [];
   });
 }
 
@@ -71,9 +80,10 @@ function notFor(cells: Cell[], order: string[]): string[] {
 }
 
 /** Methods of a case whose peak is far above their sustained rate (s5cmd's 4.3 Gbit/s falling to 2 once measured: a peak is not a rate), the winner first. */
-function sustainedNote(cells: Cell[], winner: string): string[] {
-  const bursts = cells.filter((x) => x.series && peakUnlikeSustained(x.series)).sort((a, b) => Number(methodLabel(b) === winner) - Number(methodLabel(a) === winner));
-  return [...new Set(bursts.map((c) => `${methodLabel(c)} peaked at ${num(c.series!.peak)} ${c.series!.unit} but sustained ${num(c.series!.sustained)} ${c.series!.unit}`))];
+function sustainedNote(cells: Cell[], winner: string, all: readonly Cell[]): string[] {
+  const label = (c: Cell) => verdictLabel(c, all);
+  const bursts = cells.filter((x) => x.series && peakUnlikeSustained(x.series)).sort((a, b) => Number(label(b) === winner) - Number(label(a) === winner));
+  return [...new Set(bursts.map((c) => `${label(c)} peaked at ${num(c.series!.peak)} ${c.series!.unit} but sustained ${num(c.series!.sustained)} ${c.series!.unit}`))];
 }
 
 const factorText = (factors: number[]) => {
@@ -102,12 +112,12 @@ function sweepVerdicts(model: ReportModel, g: SweepGroup, op: string, group: Cac
       basis: payload ? 'median MiB/s' : 'median operations/s',
       notes: [
         ...(r.overlap ? ['within the run-to-run spread at some sizes'] : []), ...(r.cached ? ['winning figures above the link limit: served from a cache'] : []),
-        ...sustainedNote(inRun, r.best), ...firstAccessNote(inRun, order), ...notFor(inRun, order),
+        ...sustainedNote(inRun, r.best, model.cells), ...firstAccessNote(inRun, order), ...notFor(inRun, order),
       ],
     });
   };
   for (const size of sizes) {
-    const r = rank(candidates(mine.filter((c) => c.object_size_bytes === size), pick), true);
+    const r = rank(candidates(mine.filter((c) => c.object_size_bytes === size), pick, model.cells), true);
     if (!r) continue;
     if (!run || run.best !== r.best.method) {
       if (run) flush(run);
@@ -131,7 +141,7 @@ function metadataVerdicts(model: ReportModel): Verdict[] {
     const cells = suite.filter((c) => c.workload === workload);
     for (const test of operationOrder(workload, cells.map((c) => c.operation))) {
       const mine = cells.filter((c) => c.operation === test);
-      const r = rank(candidates(mine, (c) => [c.ops_s_min, c.ops_s_median, c.ops_s_max]), true);
+      const r = rank(candidates(mine, (c) => [c.ops_s_min, c.ops_s_median, c.ops_s_max], model.cells), true);
       const partial = mine.filter((c) => !measured(c) && c.ok > 0 && !c.did_not_finish).map((c) => `${methodLabel(c)} completed ${num((100 * c.ok) / c.ops)}%`);
       out.push({
         workload, case: test, best: r ? r.best.method : 'none',
@@ -195,14 +205,14 @@ function jobVerdicts(model: ReportModel, sweeps: SweepGroup[]): Verdict[] {
       out.push(checkVerdict(model, mine, kase));
       continue;
     }
-    const r = rank(candidates(mine, (c) => [c.duration_ms_min, c.duration_ms_median, c.duration_ms_max]), false);
+    const r = rank(candidates(mine, (c) => [c.duration_ms_min, c.duration_ms_median, c.duration_ms_max], model.cells), false);
     out.push({
       workload: mine[0].workload, case: kase, best: r ? r.best.method : 'none',
       margin: !r ? (mine.every((c) => c.unsupported === c.records) ? 'no method supports it' : 'no method completed it') : r.next ? `${num(r.factor)}x faster than ${r.next.method}` : 'only method with a result',
       basis: 'median time',
       notes: [
         ...(r?.overlap ? ['within the run-to-run spread'] : []), ...(r?.best.cached ? ['served from a cache'] : []),
-        ...(r ? sustainedNote(mine, r.best.method) : []), ...firstAccessNote(mine, model.methodOrder), ...notFor(mine, model.methodOrder),
+        ...(r ? sustainedNote(mine, r.best.method, model.cells) : []), ...firstAccessNote(mine, model.methodOrder), ...notFor(mine, model.methodOrder),
       ],
     });
   }
