@@ -1,5 +1,6 @@
 import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { keyDifferences, type ComparableFacts, type KeyField } from '../core/comparability';
 import { UserError } from '../core/errors';
 import { isRunId, RUN_ID_EXAMPLE } from '../core/vocabulary';
 import { measured } from './analysis';
@@ -16,6 +17,10 @@ import { textTable, wrapText } from './text/table';
  * Two runs side by side (`s3ab report --compare RUN_A RUN_B`): for every cell both runs measured,
  * the change of each metric from A to B in percent, and which facts differ between the runs
  * (instance type, kernel, client versions and options), so a change can be traced to its cause.
+ * Cells are matched by the comparability key: equal keys compare; keys that differ only in the
+ * client's version or options compare too, labelled with what differs (what such a comparison is
+ * for); any other difference (parameters, host class, endpoint, fleet size…) is not comparable,
+ * listed with the key's fields that differ.
  * Both runs are report models (model.ts). A measurement that did not finish (its step's time
  * budget ran out) is never compared as a figure: it is listed with what it reached.
  */
@@ -48,7 +53,12 @@ interface MetricChange {
   /** (b - a) / a in percent; null when a is 0. */
   changePct: number | null;
   better: boolean | null;
+  /** The key's fields in which the two cells differ: none, or the client's version and options only. */
+  differs: KeyField[];
 }
+
+/** The key's fields a comparison across runs may differ in, labelled: what comparing two runs is for. */
+const COMPARED_ACROSS: readonly KeyField[] = ['method_version', 'method_options'];
 
 interface FactChange {
   fact: string;
@@ -62,6 +72,8 @@ export interface Comparison {
   changes: MetricChange[];
   /** Cells that did not finish in either run (never compared as figures), with what they reached there. */
   didNotFinish: { case: string; a: string; b: string }[];
+  /** Cells both runs measured whose keys differ in more than version or options: not compared, with the fields that differ. */
+  notComparable: { case: string; fields: string[] }[];
   /** Cells measured in one run only. */
   onlyA: string[];
   onlyB: string[];
@@ -72,6 +84,31 @@ export interface Comparison {
 const reached = (c: Cell | undefined) => (!c ? 'not measured' : c.did_not_finish && !measured(c)
   ? dnfText({ budgetS: c.dnf_budget_s, doneShare: c.dnf_done_share, extrapolatedS: c.dnf_extrapolated_s }) : measured(c) ? 'finished' : 'failed');
 
+/**
+ * The facts a cell's comparability key is made of, from its run's facts (run_facts, workload_facts);
+ * null where the run has none for its method or workload.
+ */
+function keyFactsOf(model: ReportModel, c: Cell): ComparableFacts | null {
+  const m = model.methods.find((x) => x.method === c.method && x.method_variant === c.method_variant);
+  const w = model.workloads.find((x) => x.workload === c.workload);
+  if (!m || !w) return null;
+  return {
+    method: c.method, method_variant: c.method_variant, method_version: m.method_version, method_options: m.method_options, workload: c.workload,
+    workload_params: w.workload_params, cache: c.cache, clients: c.clients ?? 1,
+    host: { instance_type: m.instance_type, vcpus: m.vcpus ?? 0, memory_bytes: m.memory_bytes ?? 0, region: m.region } as ComparableFacts['host'],
+    endpoint: { kind: m.endpoint_kind as ComparableFacts['endpoint']['kind'], url: m.endpoint_url, server: m.endpoint_server },
+  };
+}
+
+/** How two cells of one case compare: the key's fields that differ, or why that is not known. */
+function cellDifferences(a: ReportModel, ca: Cell, b: ReportModel, cb: Cell): KeyField[] | 'unknown' {
+  if (ca.comparable_key !== null && ca.comparable_key === cb.comparable_key) return [];
+  const fa = keyFactsOf(a, ca);
+  const fb = keyFactsOf(b, cb);
+  if (!fa || !fb) return 'unknown';
+  return keyDifferences(fa, fb);
+}
+
 /** The change of every metric both runs have, and the facts that differ. */
 export function compareRuns(a: ReportModel, b: ReportModel): Comparison {
   const caseOf = (c: Cell) => caseLabel(c, a.sizes);
@@ -80,9 +117,15 @@ export function compareRuns(a: ReportModel, b: ReportModel): Comparison {
   const inB = new Map(b.cells.map((c) => [cellKey(c), c]));
   const changes: MetricChange[] = [];
   const didNotFinish: Comparison['didNotFinish'] = [];
+  const notComparable: Comparison['notComparable'] = [];
   for (const [key, ca] of inA) {
     const cb = inB.get(key);
     if (!cb) continue;
+    const differs = cellDifferences(a, ca, b, cb);
+    if (differs === 'unknown' || differs.some((f) => !COMPARED_ACROSS.includes(f))) {
+      notComparable.push({ case: describe(ca), fields: differs === 'unknown' ? ['comparability key (the run facts that make it are missing)'] : differs.filter((f) => !COMPARED_ACROSS.includes(f)) });
+      continue;
+    }
     // A measurement that did not finish has no figure to compare: say what each run reached.
     if ((ca.did_not_finish && !measured(ca)) || (cb.did_not_finish && !measured(cb))) {
       didNotFinish.push({ case: describe(ca), a: reached(ca), b: reached(cb) });
@@ -95,7 +138,7 @@ export function compareRuns(a: ReportModel, b: ReportModel): Comparison {
       if (m.name === 'success rate' && va === vb) continue;
       const changePct = va === 0 ? null : ((vb - va) / va) * 100;
       const better = changePct === null || changePct === 0 ? null : (changePct > 0) === m.higherIsBetter;
-      changes.push({ workload: ca.workload, case: caseOf(ca), method: methodLabel(ca), metric: m.name, unit: m.unit, a: va, b: vb, changePct, better });
+      changes.push({ workload: ca.workload, case: caseOf(ca), method: methodLabel(ca), metric: m.name, unit: m.unit, a: va, b: vb, changePct, better, differs });
     }
   }
   const facts: FactChange[] = [];
@@ -120,13 +163,16 @@ export function compareRuns(a: ReportModel, b: ReportModel): Comparison {
   const measuredKeys = (cells: Map<string, Cell>) => [...cells].filter(([, c]) => c.repetitions > 0).map(([k]) => k);
   for (const [key, cb] of inB) if (!inA.has(key) && cb.did_not_finish && !measured(cb)) didNotFinish.push({ case: describe(cb), a: 'not measured', b: reached(cb) });
   return {
-    a, b, changes, facts, didNotFinish,
+    a, b, changes, facts, didNotFinish, notComparable,
     onlyA: measuredKeys(inA).filter((k) => !inB.has(k)).map((k) => describe(inA.get(k)!)),
     onlyB: measuredKeys(inB).filter((k) => !inA.has(k)).map((k) => describe(inB.get(k)!)),
   };
 }
 
 const metricName = (c: MetricChange) => (c.unit ? `${c.metric} (${c.unit})` : c.metric);
+/** The method, labelled where its cells' keys differ in the client's version or options: "s3fs (other version)". */
+const methodText = (c: MetricChange) => (c.differs.length ? `${c.method} (other ${c.differs.map((f) => (f === 'method_version' ? 'version' : 'options')).join(', ')})` : c.method);
+const notComparableText = (n: Comparison['notComparable'][number]) => `${n.case} (${n.fields.join(', ')} differ)`;
 const changeText = (c: MetricChange) => (c.changePct === null ? 'n/a' : `${c.changePct > 0 ? '+' : ''}${num(c.changePct)}%`);
 const verdict = (c: MetricChange, threshold: number) =>
   c.changePct === null || Math.abs(c.changePct) < threshold ? 'same' : c.better ? 'better' : 'worse';
@@ -145,13 +191,15 @@ export function printComparison(cmp: Comparison, out: (line: string) => void, th
       { head: 'case', wrap: true }, { head: 'method', wrap: true }, { head: 'metric', wrap: true }, { head: 'run A', align: 'right' as const },
       { head: 'run B', align: 'right' as const }, { head: 'change', align: 'right' as const }, { head: '' },
     ];
-    textTable(columns, shown.map((c) => [`${c.workload} ${c.case}`, c.method, metricName(c), num(c.a), num(c.b), changeText(c), verdict(c, thresholdPct)]), width).forEach(out);
+    textTable(columns, shown.map((c) => [`${c.workload} ${c.case}`, methodText(c), metricName(c), num(c.a), num(c.b), changeText(c), verdict(c, thresholdPct)]), width).forEach(out);
   }
   if (cmp.changes.length > shown.length) say(`(${cmp.changes.length - shown.length} changes within ±${thresholdPct}% not listed; --threshold 0 lists every metric)`);
   if (cmp.didNotFinish.length) {
     out('did not finish in a run (its step\'s time budget ran out): not compared as figures');
     textTable([{ head: 'case', wrap: true }, { head: 'run A', wrap: true }, { head: 'run B', wrap: true }], cmp.didNotFinish.map((d) => [d.case, d.a, d.b]), width).forEach(out);
   }
+  if (cmp.changes.some((c) => c.differs.length)) say('"(other version)", "(other options)": the two runs ran that method with another client version or other options (their comparability keys differ only there); the change may be theirs.');
+  if (cmp.notComparable.length) say(`not comparable (their comparability keys differ in more than the client's version or options; not compared): ${cmp.notComparable.length} (${cmp.notComparable.slice(0, 5).map(notComparableText).join('; ')}${cmp.notComparable.length > 5 ? '; …' : ''})`);
   if (cmp.onlyA.length) say(`measured in run A only: ${cmp.onlyA.length} (${cmp.onlyA.slice(0, 5).join('; ')}${cmp.onlyA.length > 5 ? '; …' : ''})`);
   if (cmp.onlyB.length) say(`measured in run B only: ${cmp.onlyB.length} (${cmp.onlyB.slice(0, 5).join('; ')}${cmp.onlyB.length > 5 ? '; …' : ''})`);
 }
@@ -166,7 +214,7 @@ export async function renderCompareHtml(cmp: Comparison, thresholdPct = 5): Prom
       points: biggest.map((c) => ({ label: `${c.workload} ${c.case} ${c.method} — ${c.metric}`, change: c.changePct!, better: c.better! })),
     }))
     : '';
-  const rows = cmp.changes.map((c) => `<tr><th>${esc(c.workload)}</th><td>${esc(c.case)}</td><td>${esc(c.method)}</td><td>${esc(metricName(c))}</td>` +
+  const rows = cmp.changes.map((c) => `<tr><th>${esc(c.workload)}</th><td>${esc(c.case)}</td><td>${esc(methodText(c))}</td><td>${esc(metricName(c))}</td>` +
     `<td>${esc(num(c.a))}</td><td>${esc(num(c.b))}</td><td class="${verdict(c, thresholdPct) === 'better' ? 'supported' : verdict(c, thresholdPct) === 'worse' ? 'unsupported' : ''}">${esc(changeText(c))}</td></tr>`).join('');
   const facts = cmp.facts.length
     ? `<table><thead><tr><th>what differs</th><th>run A</th><th>run B</th></tr></thead><tbody>${cmp.facts.map((f) => `<tr><th>${esc(f.fact)}</th><td>${esc(f.a)}</td><td>${esc(f.b)}</td></tr>`).join('')}</tbody></table>`
@@ -179,7 +227,7 @@ export async function renderCompareHtml(cmp: Comparison, thresholdPct = 5): Prom
 <main><section id="facts"><h2>What differs between the runs</h2>${facts}</section>
 <section id="changes"><h2>Changes</h2>${svg ? `<figure class="chart">${svg}</figure>` : '<p class="nodata">No metric was measured in both runs.</p>'}
 <div class="table-wrap"><table><thead><tr><th>workload</th><th>case</th><th>method</th><th>metric</th><th>run A</th><th>run B</th><th>change</th></tr></thead><tbody>${rows}</tbody></table></div>
-${cmp.didNotFinish.length ? `<p>Did not finish (never compared as figures): ${esc(cmp.didNotFinish.map((d) => `${d.case}: A ${d.a}, B ${d.b}`).join('; '))}</p>` : ''}${cmp.onlyA.length ? `<p>Measured in run A only: ${esc(cmp.onlyA.join('; '))}</p>` : ''}${cmp.onlyB.length ? `<p>Measured in run B only: ${esc(cmp.onlyB.join('; '))}</p>` : ''}</section></main></body></html>
+${cmp.notComparable.length ? `<p>Not comparable (their comparability keys differ in more than the client's version or options; not compared): ${esc(cmp.notComparable.map(notComparableText).join('; '))}</p>` : ''}${cmp.didNotFinish.length ? `<p>Did not finish (never compared as figures): ${esc(cmp.didNotFinish.map((d) => `${d.case}: A ${d.a}, B ${d.b}`).join('; '))}</p>` : ''}${cmp.onlyA.length ? `<p>Measured in run A only: ${esc(cmp.onlyA.join('; '))}</p>` : ''}${cmp.onlyB.length ? `<p>Measured in run B only: ${esc(cmp.onlyB.join('; '))}</p>` : ''}</section></main></body></html>
 `;
   return { html, warnings: charts.warnings };
 }

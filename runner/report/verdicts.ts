@@ -3,6 +3,7 @@ import {
   accessGroup, caseKey, firstAccessNote, isSupportCheck, jobCells, measured, movesPayload, ranked, semanticsMatrix, shownCache, sizeSweeps, tableOf,
   type SweepGroup,
 } from './analysis';
+import { cacheShareOf, cacheShareText, type CacheShare } from './cache-share';
 import { dnfText, num } from './format';
 import { caseLabel, methodLabel } from './labels';
 import type { Cell, ReportModel } from './model';
@@ -30,15 +31,29 @@ interface Candidate {
   value: number;
   lo: number;
   hi: number;
-  cached: boolean;
+  /** Served from a cache by a share that could change the verdict (or an unknown share): its words, else null. */
+  cached: string | null;
 }
 
 type Pick3 = (c: Cell) => [number | null, number | null, number | null];
 
-function candidates(cells: Cell[], pick: Pick3): Candidate[] {
+/**
+ * How a verdict names a method: its label, and `method:default` where the run has another variant
+ * of the method — "best: s3-crt" would not say which of s3-crt's variants won.
+ */
+export function verdictLabel(c: Pick<Cell, 'method' | 'method_variant'>, all: readonly Pick<Cell, 'method' | 'method_variant'>[]): string {
+  const variants = new Set(all.filter((x) => x.method === c.method).map((x) => x.method_variant));
+  return c.method_variant === 'default' && variants.size > 1 ? `${c.method}:default` : methodLabel(c);
+}
+
+/** A winning figure's cache caveat: the share that could change the verdict, or that the share is unknown. */
+const cacheNote = (share: CacheShare) => (share.share === null ? 'served from a cache, share unknown' : `${cacheShareText(share)}, enough to change the verdict`);
+
+function candidates(cells: Cell[], pick: Pick3, model: ReportModel): Candidate[] {
   return cells.filter(ranked).flatMap((c) => {
     const [lo, value, hi] = pick(c);
-    return value !== null && value > 0 ? [{ method: methodLabel(c), value, lo: lo ?? value, hi: hi ?? value, cached: c.served_from_cache > 0 }] : [];
+    const share = cacheShareOf(model, c);
+    return value !== null && value > 0 ? [{ method: verdictLabel(c, model.cells), value, lo: lo ?? value, hi: hi ?? value, cached: share?.warn ? cacheNote(share) : null }] : [];
   });
 }
 
@@ -71,9 +86,10 @@ function notFor(cells: Cell[], order: string[]): string[] {
 }
 
 /** Methods of a case whose peak is far above their sustained rate (s5cmd's 4.3 Gbit/s falling to 2 once measured: a peak is not a rate), the winner first. */
-function sustainedNote(cells: Cell[], winner: string): string[] {
-  const bursts = cells.filter((x) => x.series && peakUnlikeSustained(x.series)).sort((a, b) => Number(methodLabel(b) === winner) - Number(methodLabel(a) === winner));
-  return [...new Set(bursts.map((c) => `${methodLabel(c)} peaked at ${num(c.series!.peak)} ${c.series!.unit} but sustained ${num(c.series!.sustained)} ${c.series!.unit}`))];
+function sustainedNote(cells: Cell[], winner: string, all: readonly Cell[]): string[] {
+  const label = (c: Cell) => verdictLabel(c, all);
+  const bursts = cells.filter((x) => x.series && peakUnlikeSustained(x.series)).sort((a, b) => Number(label(b) === winner) - Number(label(a) === winner));
+  return [...new Set(bursts.map((c) => `${label(c)} peaked at ${num(c.series!.peak)} ${c.series!.unit} but sustained ${num(c.series!.sustained)} ${c.series!.unit}`))];
 }
 
 const factorText = (factors: number[]) => {
@@ -91,7 +107,7 @@ function sweepVerdicts(model: ReportModel, g: SweepGroup, op: string, group: Cac
   const pick: Pick3 = (c) => (payload ? [c.mib_s_min, c.mib_s_median, c.mib_s_max] : [c.ops_s_min, c.ops_s_median, c.ops_s_max]);
   const sizes = [...new Set(mine.filter(measured).map((c) => c.object_size_bytes!))].sort((a, b) => a - b);
   const out: Verdict[] = [];
-  type Run = { best: string; sizes: number[]; factors: number[]; next: Set<string>; overlap: boolean; cached: boolean };
+  type Run = { best: string; sizes: number[]; factors: number[]; next: Set<string>; overlap: boolean; cached: string[] };
   let run: Run | null = null;
   const flush = (r: Run) => {
     const inRun = mine.filter((c) => r.sizes.includes(c.object_size_bytes!));
@@ -101,23 +117,23 @@ function sweepVerdicts(model: ReportModel, g: SweepGroup, op: string, group: Cac
       margin: r.factors.length ? `${factorText(r.factors)} ${payload ? 'the throughput' : 'the operations/s'} of ${[...r.next].join(', ')}` : 'only method with a result',
       basis: payload ? 'median MiB/s' : 'median operations/s',
       notes: [
-        ...(r.overlap ? ['within the run-to-run spread at some sizes'] : []), ...(r.cached ? ['winning figures above the link limit: served from a cache'] : []),
-        ...sustainedNote(inRun, r.best), ...firstAccessNote(inRun, order), ...notFor(inRun, order),
+        ...(r.overlap ? ['within the run-to-run spread at some sizes'] : []), ...(r.cached.length ? [`winning figures: ${[...new Set(r.cached)].join('; ')}`] : []),
+        ...sustainedNote(inRun, r.best, model.cells), ...firstAccessNote(inRun, order), ...notFor(inRun, order),
       ],
     });
   };
   for (const size of sizes) {
-    const r = rank(candidates(mine.filter((c) => c.object_size_bytes === size), pick), true);
+    const r = rank(candidates(mine.filter((c) => c.object_size_bytes === size), pick, model), true);
     if (!r) continue;
     if (!run || run.best !== r.best.method) {
       if (run) flush(run);
-      run = { best: r.best.method, sizes: [], factors: [], next: new Set(), overlap: false, cached: false };
+      run = { best: r.best.method, sizes: [], factors: [], next: new Set(), overlap: false, cached: [] };
     }
     run.sizes.push(size);
     if (r.factor !== null) run.factors.push(r.factor);
     if (r.next) run.next.add(r.next.method);
     run.overlap ||= r.overlap;
-    run.cached ||= r.best.cached;
+    if (r.best.cached) run.cached.push(r.best.cached);
   }
   if (run) flush(run);
   return out;
@@ -131,7 +147,7 @@ function metadataVerdicts(model: ReportModel): Verdict[] {
     const cells = suite.filter((c) => c.workload === workload);
     for (const test of operationOrder(workload, cells.map((c) => c.operation))) {
       const mine = cells.filter((c) => c.operation === test);
-      const r = rank(candidates(mine, (c) => [c.ops_s_min, c.ops_s_median, c.ops_s_max]), true);
+      const r = rank(candidates(mine, (c) => [c.ops_s_min, c.ops_s_median, c.ops_s_max], model), true);
       const partial = mine.filter((c) => !measured(c) && c.ok > 0 && !c.did_not_finish).map((c) => `${methodLabel(c)} completed ${num((100 * c.ok) / c.ops)}%`);
       out.push({
         workload, case: test, best: r ? r.best.method : 'none',
@@ -161,7 +177,7 @@ function semanticsVerdicts(model: ReportModel): Verdict[] {
   for (const probe of matrix.probes.filter((p) => p.endsWith('-delay'))) {
     const cands = matrix.methods.flatMap((m) => {
       const s = matrix.state(probe, m);
-      return s.kind === 'supported' && s.delayMs !== null ? [{ method: m, value: s.delayMs, lo: s.delayMin ?? s.delayMs, hi: s.delayMax ?? s.delayMs, cached: false }] : [];
+      return s.kind === 'supported' && s.delayMs !== null ? [{ method: m, value: s.delayMs, lo: s.delayMin ?? s.delayMs, hi: s.delayMax ?? s.delayMs, cached: null }] : [];
     });
     const r = rank(cands, false);
     if (!r) continue;
@@ -195,14 +211,14 @@ function jobVerdicts(model: ReportModel, sweeps: SweepGroup[]): Verdict[] {
       out.push(checkVerdict(model, mine, kase));
       continue;
     }
-    const r = rank(candidates(mine, (c) => [c.duration_ms_min, c.duration_ms_median, c.duration_ms_max]), false);
+    const r = rank(candidates(mine, (c) => [c.duration_ms_min, c.duration_ms_median, c.duration_ms_max], model), false);
     out.push({
       workload: mine[0].workload, case: kase, best: r ? r.best.method : 'none',
       margin: !r ? (mine.every((c) => c.unsupported === c.records) ? 'no method supports it' : 'no method completed it') : r.next ? `${num(r.factor)}x faster than ${r.next.method}` : 'only method with a result',
       basis: 'median time',
       notes: [
-        ...(r?.overlap ? ['within the run-to-run spread'] : []), ...(r?.best.cached ? ['served from a cache'] : []),
-        ...(r ? sustainedNote(mine, r.best.method) : []), ...firstAccessNote(mine, model.methodOrder), ...notFor(mine, model.methodOrder),
+        ...(r?.overlap ? ['within the run-to-run spread'] : []), ...(r?.best.cached ? [r.best.cached] : []),
+        ...(r ? sustainedNote(mine, r.best.method, model.cells) : []), ...firstAccessNote(mine, model.methodOrder), ...notFor(mine, model.methodOrder),
       ],
     });
   }

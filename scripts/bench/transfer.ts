@@ -353,6 +353,23 @@ function bestOf(all: Round[], method: Method, model: ProcessModel, op: 'put' | '
   return candidates.sort((x, y) => med(y) - med(x))[0] ?? null;
 }
 
+/** The S3 API clients (the runner's own sessions), every variant in every process model. */
+const S3_API_METHODS: readonly Method[] = ['s3-api', 's3-crt'];
+
+/** The summary's best S3 API per direction: the contestant (variant and process model in its name) with the best median. */
+function bestApiLines(all: Round[]): string[] {
+  return (['put', 'get'] as const).flatMap((op) => {
+    const best = names.filter((n) => S3_API_METHODS.includes(byName.get(n)!.method)).sort((x, y) => median(all.map((r) => r.figures[y]![op])) - median(all.map((r) => r.figures[x]![op])))[0];
+    return best ? [`best S3 API, ${op.toUpperCase()}: ${best} at ${median(all.map((r) => r.figures[best]![op])).toFixed(0)} MiB/s (median over ${all.length} round${all.length === 1 ? '' : 's'})`] : [];
+  });
+}
+
+/** What the binding target's verdict is about: the s3-crt variant each direction judged, one process per transfer. */
+function crtVerdictSubject(all: Round[]): string {
+  const [put, get] = (['put', 'get'] as const).map((op) => bestOf(all, 's3-crt', 'per-transfer', op));
+  return put === get ? `${put}` : `PUT ${put}, GET ${get}`;
+}
+
 function printSummary(all: Round[], versions: Record<Name, string>): boolean {
   const ratioHead = hasBaseline ? ['PUT ×s5cmd:default median (range)', 'GET ×s5cmd:default median (range)'] : [];
   const table = new Table({ head: ['contestant', 'version', 'PUT MiB/s median (min–max)', 'GET MiB/s median (min–max)', ...ratioHead], style: { head: [], border: [] } });
@@ -449,7 +466,8 @@ async function main() {
     }
     const reported = hostMemory.reportedKiB();
     if (reported !== null) console.log(`host memory: ${formatSize(reported * 1024)} handed to the host during the bench`);
-    if (chosen.includes('s3-crt') && chosen.includes('s5cmd')) console.log(met ? 's3-crt: met and robust' : 's3-crt: NOT met or not robust (see the targets above)');
+    for (const line of bestApiLines(all)) console.log(line);
+    if (chosen.includes('s3-crt') && chosen.includes('s5cmd')) console.log(`${crtVerdictSubject(all)}: ${met ? 'met and robust' : 'NOT met or not robust (see the targets above)'}`);
   } finally {
     await endpoint.stop();
     rmSync(work, { recursive: true, force: true });

@@ -471,17 +471,27 @@ describe('comparing two runs', () => {
   const dir = join(work, 'compare');
   let runA = '';
   let runB = '';
+  let runC = '';
 
   beforeAll(async () => {
     runA = (await writeReportFixture(dir, { repetitions: 1, workloads: ['objects', 'metadata'], runId: '20260115T101500Z-aaaaaa' })).runId;
-    runB = (await writeReportFixture(dir, { repetitions: 1, workloads: ['objects', 'metadata'], runId: '20260116T101500Z-bbbbbb', slowdown: 1.25, instanceType: 'm7i.large' })).runId;
+    runB = (await writeReportFixture(dir, { repetitions: 1, workloads: ['objects', 'metadata'], runId: '20260116T101500Z-bbbbbb', slowdown: 1.25 })).runId;
+    runC = (await writeReportFixture(dir, { repetitions: 1, workloads: ['objects', 'metadata'], runId: '20260117T101500Z-cccccc', slowdown: 1.25, instanceType: 'm7i.large' })).runId;
   });
 
-  test('prints what differs and the change per metric in %', async () => {
+  test('another instance type: what differs, and every case not comparable (its host class differs), none compared', async () => {
+    const r = await s3ab(['report', '--results', dir, '--compare', runA, runC]);
+    expect({ code: r.code, stderr: r.stderr }).toEqual({ code: 0, stderr: '' });
+    expect(r.stdout).toMatch(/^instance type\s+c7g\.large\s+m7i\.large$/m);
+    expect(r.stdout).toMatch(/^0 metrics in both runs/m);
+    expect(r.stdout.replace(/\s+/g, ' ')).toMatch(/not comparable \(their comparability keys differ in more than the client's version or options; not compared\): \d+ \(objects upload 1 KiB s3-api \(host_class differ\);/);
+  });
+
+  test('prints the change per metric in %', async () => {
     const r = await s3ab(['report', '--results', dir, '--compare', runA, runB]);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/^instance type\s+c7g\.large\s+m7i\.large$/m);
+    expect(r.stdout).not.toMatch(/not comparable/);
     // Every latency 25% longer: throughput -20%, latency +25%, all worse.
     expect(r.stdout).toMatch(/^objects download 1 MiB\s+s3-api\s+throughput \(MiB\/s\)\s+[\d.,]+\s+[\d.,]+\s+-20(\.\d+)?%\s+worse$/m);
     expect(r.stdout).toMatch(/mean latency \(µs\)\s+[\d.,]+\s+[\d.,]+\s+\+25(\.\d+)?%\s+worse$/m);
@@ -499,7 +509,7 @@ describe('comparing two runs', () => {
       expect(opened.errors).toEqual([]);
       expect(opened.requests).toEqual([]);
       expect(await opened.page.locator('figure.chart svg').count()).toBe(1);
-      expect(await opened.page.locator('section#facts').innerText()).toMatch(/m7i\.large/);
+      expect(await opened.page.locator('section#facts').innerText()).toMatch(/Same host facts, client versions and options/);
     } finally {
       await opened.close();
     }

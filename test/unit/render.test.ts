@@ -1,4 +1,4 @@
-import { compareRuns } from '../../runner/report/compare';
+import { compareRuns, printComparison } from '../../runner/report/compare';
 import { semanticsMatrix, sizeSweeps } from '../../runner/report/analysis';
 import { renderHtmlReport } from '../../runner/report/html/render';
 import { ChartRenderer, methodColors, sizeSweepSpec, type SweepPoint } from '../../runner/report/html/charts';
@@ -86,7 +86,7 @@ describe('the generated "which method for which workload" summary', () => {
     const moves = recs.find((r) => r.case === 'file-moves')!;
     expect(moves).toMatchObject({ best: 'rclone', margin: '2.1x the operations/s of s3fs' });
     expect(moves.notes).toEqual(['other completed 1%', 'not supported by mountpoint']);
-    expect(recs.find((r) => r.workload === 'fio-seq')!.notes).toContain('winning figures above the link limit: served from a cache');
+    expect(recs.find((r) => r.workload === 'fio-seq')!.notes).toContain('winning figures: served from a cache, share unknown');
   });
 
   test('only operations measured at two sizes or more are drawn against size', () => {
@@ -225,20 +225,43 @@ describe('I/O modes are separate cases', () => {
 });
 
 describe('comparing two runs', () => {
-  test('change in % per metric, better or worse by the metric\'s direction, differing facts', () => {
+  test('change in % per metric, better or worse by the metric\'s direction, differing facts; keys that differ in options only compare, labelled', () => {
     const a = input([speed('s3-api', 1024, 100)]);
-    const b = input([speed('s3-api', 1024, 150)], { methods: [facts('s3-api', 0, { instance_type: 'c7g.large', method_options: { threads: '8' } })] });
+    const b = input([speed('s3-api', 1024, 150)], { methods: [facts('s3-api', 0, { kernel: '6.12', method_options: { threads: '8' } })] });
     const cmp = compareRuns(a, b);
     const tp = cmp.changes.find((c) => c.metric === 'throughput')!;
-    expect(tp).toMatchObject({ a: 100, b: 150, better: true });
+    expect(tp).toMatchObject({ a: 100, b: 150, better: true, differs: ['method_options'] });
     expect(tp.changePct).toBeCloseTo(50);
     const lat = cmp.changes.find((c) => c.metric === 'mean latency')!;
     expect(lat.changePct).toBeCloseTo(-33.33, 1);
     expect(lat.better).toBe(true);
     expect(cmp.facts).toEqual([
-      { fact: 'instance type', a: 'local', b: 'c7g.large' },
+      { fact: 'kernel', a: '6.1', b: '6.12' },
       { fact: 's3-api option threads', a: '4', b: '8' },
     ]);
+    expect(cmp.notComparable).toEqual([]);
+    const lines: string[] = [];
+    printComparison(cmp, (l) => lines.push(l), 0);
+    expect(lines.join('\n')).toMatch(/objects download 1 KiB\s+s3-api \(other options\)\s+throughput/);
+    // Equal facts, equal keys: compared with no label.
+    expect(compareRuns(a, input([speed('s3-api', 1024, 150)])).changes.every((c) => c.differs.length === 0)).toBe(true);
+  });
+
+  test('keys that differ in more than version or options are not compared: listed with the fields that differ', () => {
+    const a = input([speed('s3-api', 1024, 100), speed('aws-cli', 1024, 10)]);
+    const b = input([speed('s3-api', 1024, 150), speed('aws-cli', 1024, 12)], {
+      methods: [facts('s3-api', 0, { instance_type: 'c7g.large', method_version: 's3-api 2.0' }), facts('aws-cli', 1)],
+      workloads: [{ workload: 'objects', workload_params: { files: '20' }, methods: 2, repetitions: 3, records: 9 }],
+    });
+    const cmp = compareRuns(a, b);
+    expect(cmp.changes).toEqual([]);
+    expect(cmp.notComparable).toEqual([
+      { case: 'objects download 1 KiB s3-api', fields: ['workload_params', 'host_class'] },
+      { case: 'objects download 1 KiB aws-cli', fields: ['workload_params'] },
+    ]);
+    const lines: string[] = [];
+    printComparison(cmp, (l) => lines.push(l));
+    expect(lines.join(' ')).toMatch(/not comparable .*: 2 \(objects download 1 KiB s3-api \(workload_params, host_class differ\);/);
   });
 
   test('cells in one run only are listed, not compared', () => {

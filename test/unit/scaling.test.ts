@@ -2,7 +2,7 @@ import seedProfile from '../../assets/profiles/seed.json';
 import { buildReportModel, type Row } from '../../runner/report/model';
 import { scalingCases } from '../../runner/report/scaling';
 import { modelTables } from '../../runner/report/text/export';
-import { scalingLines } from '../../runner/report/sections/scaling';
+import { scalingAxis, scalingLines } from '../../runner/report/sections/scaling';
 import { summaryLines } from '../../runner/report/text/summary';
 import { cellRow, RUN } from '../helpers/model';
 
@@ -139,5 +139,26 @@ describe('the text section', () => {
     const last = t.rows[t.rows.length - 1];
     expect([last[at('label')], last[at('clients')], last[at('aggregate')], last[at('speedup')], last[at('ideal')], last[at('clients_failed')], last[at('failed_clients')], last[at('start_spread_ms')]])
       .toEqual(['mountpoint', 3, 810, 2.7, 900, 1, 'client-3', 1500]);
+  });
+});
+
+describe('the Scaling out chart\'s axis: figures never drawn flat', () => {
+  test('figures within 10× of each other: a linear axis; a link limit within 3× of the highest drawn', () => {
+    expect(scalingAxis([400, 720, 1160, 1600], [1192])).toEqual({ logScale: false, drawLinks: true });
+    expect(scalingAxis([100, 300], [900])).toEqual({ logScale: false, drawLinks: true });
+  });
+  test('a link limit that would push the figures under a third of the axis is left off', () => {
+    expect(scalingAxis([100, 299], [900])).toEqual({ logScale: false, drawLinks: false });
+    expect(scalingAxis([5.93, 11.86], [801])).toEqual({ logScale: false, drawLinks: false });
+  });
+  test('figures spanning more than 10×: a log axis; the link limit drawn while the figures keep a third of its decades', () => {
+    // 0.006 to 11.86 spans 3.3 decades; up to 801 it is 5.1: the figures keep 64%.
+    expect(scalingAxis([0.006, 0.012, 5.93, 11.86], [801])).toEqual({ logScale: true, drawLinks: true });
+    // 1 to 20 spans 1.3 decades of 5 up to 100,000: under a third.
+    expect(scalingAxis([1, 20], [100_000])).toEqual({ logScale: true, drawLinks: false });
+  });
+  test('zeros are not figures on a log axis; no figures, the limit alone', () => {
+    expect(scalingAxis([0, 5, 6], [])).toEqual({ logScale: false, drawLinks: false });
+    expect(scalingAxis([], [801])).toEqual({ logScale: false, drawLinks: true });
   });
 });

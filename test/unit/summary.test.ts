@@ -59,6 +59,17 @@ describe('the text summary (long format)', () => {
   });
 });
 
+describe('the verdicts name the winning variant', () => {
+  test('best S3 API is s3-crt:tuned, or s3-crt:default where the default won beside its tuned variant; a method with one variant keeps its plain name', () => {
+    const tunedWins = modelOf([rate('s3-crt', 'default', 2 ** 30, 300), rate('s3-crt', 'tuned', 2 ** 30, 400), rate('s3-api', 'default', 2 ** 30, 200)]);
+    expect(verdicts(tunedWins)[0]).toMatchObject({ best: 's3-crt:tuned', margin: '1.33x faster than s3-crt:default' });
+    const defaultWins = modelOf([rate('s3-crt', 'default', 2 ** 30, 500), rate('s3-crt', 'tuned', 2 ** 30, 400), rate('s3-api', 'default', 2 ** 30, 200)]);
+    expect(verdicts(defaultWins)[0]).toMatchObject({ best: 's3-crt:default', margin: '1.25x faster than s3-crt:tuned' });
+    const oneVariant = modelOf([rate('s3-crt', 'default', 2 ** 30, 500), rate('s3-api', 'default', 2 ** 30, 200)]);
+    expect(verdicts(oneVariant)[0]).toMatchObject({ best: 's3-crt', margin: '2.5x faster than s3-api' });
+  });
+});
+
 describe('measurements that did not finish, findings and untrusted measurements', () => {
   const extract = (method: string, seconds: number, over: Partial<Cell> = {}) => cell({
     workload: 'tar-extract', operation: 'extract', object_size_bytes: null, method, cache: 'cold', ops: 4280 * 3, ok: 4280 * 3,

@@ -400,17 +400,21 @@ export function scalingSpec(opts: {
   linkLabel: string;
   clientCounts: number[];
   yTitle: string;
+  /** A log axis: the figures span so many powers of ten that a linear one would draw the lower ones flat at zero. */
+  logScale: boolean;
   colors: MethodColors;
 }): TopLevelSpec {
   const methods = opts.colors.domain.filter((m) => opts.points.some((p) => p.method === m) || opts.p99.some((p) => p.method === m));
+  const yScale = opts.logScale ? { type: 'log' } : { zero: true };
   const color = { field: 'method', type: 'nominal', title: 'method', scale: subset(opts.colors, methods), legend: { symbolType: 'stroke', symbolStrokeWidth: 2 } } as const;
   const x = { field: 'clients', type: 'quantitative', title: 'clients', scale: { domain: [Math.min(...opts.clientCounts), Math.max(...opts.clientCounts)], nice: false }, axis: { values: opts.clientCounts, format: 'd' } } as const;
   const kinds = ['measured', 'ideal (linear)'].filter((k) => opts.points.some((p) => p.kind === k));
   const throughput: unknown[] = [{
+    name: 'aggregate',
     data: { values: opts.points },
     mark: { type: 'line', point: { filled: true, size: 30 }, strokeWidth: 1.8 },
     encoding: {
-      x, y: { field: 'value', type: 'quantitative', title: opts.yTitle, scale: { zero: true } }, color, detail: { field: 'kind' },
+      x, y: { field: 'value', type: 'quantitative', title: opts.yTitle, scale: yScale, ...(opts.logScale ? { axis: { format: '~g' } } : {}) }, color, detail: { field: 'kind' },
       strokeDash: { field: 'kind', type: 'nominal', title: null, scale: { domain: kinds, range: kinds.map((k) => (k === 'measured' ? [1, 0] : [4, 3])) }, legend: { symbolType: 'stroke', symbolStrokeColor: '#57606a', symbolStrokeWidth: 2, symbolSize: 240, encode: { symbols: { update: { stroke: { value: '#57606a' } } } } } },
     },
   }];

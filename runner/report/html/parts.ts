@@ -1,4 +1,5 @@
 import { seedLabel, workloadSummary } from '../labels';
+import { cacheShareText, type CacheShare } from '../cache-share';
 import { esc } from './format';
 
 /**
@@ -24,10 +25,26 @@ export function table(head: string[], rows: TCell[][], opts: { cls?: string; cap
 export const CACHE_FLAG = '<span class="flag-cache" title="faster than the link to the store can carry: served from a cache, not the store">⚠ cache</span>';
 export const NET_FLAG = '<span class="flag-net" title="at or near the runner\'s baseline (sustained) bandwidth, up to its burst: the network, not the method, may have set this figure">⚠ net-capped?</span>';
 
-/** A figure with its plausibility mark: above the link limit (a cache) outranks near the baseline (the network). */
-export const withFlag = (text: string, cached: boolean, capped = false) => ({
-  html: `${esc(text)}${cached ? ` ${CACHE_FLAG}` : capped ? ` ${NET_FLAG}` : ''}`, cls: cached ? 'cached' : capped ? 'capped' : undefined,
-});
+/** A figure's cache mark: the share served from a cache, with the warning only where that share could change the verdict. */
+function cacheMark(cache: CacheShare): string {
+  if (cache.share === null) return ` ${CACHE_FLAG}`;
+  const title = cache.warn
+    ? 'the server did not send this share of the bytes read: with them charged at the rate of the rest, this figure would rank below a method it now beats'
+    : 'the server did not send this share of the bytes read; with them charged at the rate of the rest, the ranking would not change';
+  return ` <span class="${cache.warn ? 'flag-cache' : 'cache-share'}" title="${esc(title)}">${cache.warn ? '⚠ ' : ''}${esc(cacheShareText(cache))}</span>`;
+}
+
+/**
+ * A figure with its plausibility mark: served from a cache (the share, warned where it could change
+ * the verdict) outranks near the baseline (the network). `cached`: the cell's CacheShare, or true
+ * for a served-from-cache figure whose share is not known.
+ */
+export const withFlag = (text: string, cached: CacheShare | boolean | null, capped = false) => {
+  const cache: CacheShare | null = cached === true ? { share: null, warn: true } : cached || null;
+  return {
+    html: `${esc(text)}${cache ? cacheMark(cache) : capped ? ` ${NET_FLAG}` : ''}`, cls: cache?.warn ? 'cached' : !cache && capped ? 'capped' : undefined,
+  };
+};
 
 /** What a section without data says: what is missing, and how a run gets it. */
 export function noData(what: string, hint: string): string {

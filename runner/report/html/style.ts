@@ -42,6 +42,7 @@ td.mixed { background: #fff1e5; color: #953800; }
 td.missing { color: var(--muted); }
 td.cached { background: #fff1e5; }
 .flag-cache { color: #bc4c00; font-weight: 600; font-size: 11px; white-space: nowrap; }
+.cache-share { color: #57606a; font-size: 11px; white-space: nowrap; }
 .flag-net { color: #6639ba; font-weight: 600; font-size: 11px; white-space: nowrap; }
 td.capped { background: #f5f0ff; }
 details { margin: 6px 0 10px; } summary { cursor: pointer; font-weight: 600; }

@@ -1,5 +1,6 @@
 import { cacheCases, type CacheCase } from '../analysis';
 import { latencyText, num, ratio } from '../format';
+import { cacheShareOf } from '../cache-share';
 import { cacheSpec, type CachePoint } from '../html/charts';
 import { figure, noData, table, withFlag, type TCell } from '../html/parts';
 import { methodLabel } from '../labels';
@@ -29,7 +30,7 @@ function cacheTable(ctx: PageContext, cases: CacheCase[]): string {
       const cold = states.find((c) => c.cache === 'cold');
       for (const c of states) {
         const v = c[cc.metric];
-        rows.push([cc.panel, m, c.cache, withFlag(num(v), c.served_from_cache > 0, c.network_capped > 0), latencyText(c.p95_us_median),
+        rows.push([cc.panel, m, c.cache, withFlag(num(v), cacheShareOf(ctx.model, c), c.network_capped > 0), latencyText(c.p95_us_median),
           cold && c !== cold ? ratio(v, cold[cc.metric]) : c === cold ? '1x' : '–']);
       }
     }

@@ -1,6 +1,7 @@
 import { accessGroup, shownCache, sizeSweeps, type SweepGroup } from '../analysis';
 import { num, ratio } from '../format';
 import { esc } from '../html/format';
+import { cacheShareOf } from '../cache-share';
 import { noData, table, withFlag } from '../html/parts';
 import { methodLabel } from '../labels';
 import type { Cell } from '../model';
@@ -34,7 +35,7 @@ function metricTable(ctx: PageContext, cells: Cell[], methods: string[], metric:
       ...methods.map((m) => {
         const c = at(m);
         const v = c ? metric.pick(c) : null;
-        return { ...withFlag(metric.fmt(v), !!c && c.served_from_cache > 0 && metric.higherIsBetter, !!c && c.network_capped > 0 && metric.higherIsBetter), title: c ? `median over ${c.distinct_repetitions} repetition${c.distinct_repetitions === 1 ? '' : 's'}` : undefined };
+        return { ...withFlag(metric.fmt(v), c && metric.higherIsBetter ? cacheShareOf(ctx.model, c) : null, !!c && c.network_capped > 0 && metric.higherIsBetter), title: c ? `median over ${c.distinct_repetitions} repetition${c.distinct_repetitions === 1 ? '' : 's'}` : undefined };
       }),
       ...others.map((b) => ratio(at(a) ? metric.pick(at(a)!) : null, at(b) ? metric.pick(at(b)!) : null)),
     ];

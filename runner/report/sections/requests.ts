@@ -1,6 +1,7 @@
 import { isRequestsOnly } from '../../core/vocabulary';
 import { num } from '../format';
 import { esc } from '../html/format';
+import { cacheShareOf, cacheShareText, countsCell } from '../cache-share';
 import { noData, table, type TCell } from '../html/parts';
 import { methodCacheLabel, type SizeLabels } from '../labels';
 import { operationWithMode } from '../rows';
@@ -22,8 +23,13 @@ import type { DataTable, DataValue, PageContext, ReportSection, TextContext } fr
 
 const uncountedRows = (rows: Row[]) => rows.filter((r) => Number(r.not_counted) > 0);
 const methodOf = (r: Row) => methodCacheLabel({ method: String(r.method), method_variant: String(r.method_variant), cache: r.cache });
-/** The cache claims the counts refuted, as the page words them. */
-const flagsOf = (r: Row, notWarm: string) => [Number(r.served_from_cache) ? 'served from cache' : '', Number(r.not_warm) ? notWarm : ''].filter(Boolean).join(', ');
+/** The cache claims the counts refuted, as the page words them: the share served from a cache (whether it can change the verdict: its cell's), a warm read not warm. */
+function flagsOf(r: Row, notWarm: string, model?: ReportModel): { text: string; warn: boolean } {
+  const cell = model && Number(r.served_from_cache) ? model.cells.find((c) => countsCell(r, c)) : undefined;
+  const share = cell && model ? cacheShareOf(model, cell) : null;
+  const cached = !Number(r.served_from_cache) ? '' : share && share.share !== null ? cacheShareText(share) : 'served from cache';
+  return { text: [cached, Number(r.not_warm) ? notWarm : ''].filter(Boolean).join(', '), warn: Number(r.not_warm) > 0 || (!!cached && (share?.warn ?? true)) };
+}
 const fleetClause = (model: ReportModel, says: (why: string) => string) => (hasFleetSteps(model) ? says(FLEET_UNCOUNTED) : '');
 
 function noRequests(model: ReportModel): string {
@@ -36,13 +42,14 @@ function noRequests(model: ReportModel): string {
 }
 
 /** A row of the page's table: the case, the method (flagged), the counted figures, and S3 Files' modelled ones where the table has them. */
-function pageRow(r: Row, sizes: SizeLabels, withS3Files: boolean): TCell[] {
+function pageRow(r: Row, model: ReportModel, withS3Files: boolean): TCell[] {
+  const sizes = model.sizes;
   const c = requestCells(r);
-  const flags = flagsOf(r, 'not warm');
+  const flags = flagsOf(r, 'not warm', model);
   const method = methodOf(r);
   const cells: TCell[] = [
     String(r.workload), operationWithMode(String(r.operation), r.io as string | null), r.object_size_bytes === null || r.object_size_bytes === undefined ? '–' : sizes.of(Number(r.object_size_bytes)),
-    flags ? { html: `${esc(method)} <span class="flag-cache">⚠ ${esc(flags)}</span>`, cls: 'cached' } : method,
+    !flags.text ? method : flags.warn ? { html: `${esc(method)} <span class="flag-cache">⚠ ${esc(flags.text)}</span>`, cls: 'cached' } : { html: `${esc(method)} <span class="cache-share">${esc(flags.text)}</span>` },
     c ? c.ops : num(Number(r.all_ops)), c ? c.requests : 'not counted', c ? c.getBytes : '–', c ? c.cost : 'not counted',
   ];
   if (withS3Files) {
@@ -59,10 +66,10 @@ function html(ctx: PageContext): string {
   const uncounted = uncountedRows(rows);
   const withS3Files = shown.some((r) => s3filesFigures(r) !== null);
   // A counted row with nothing to show (no operations, no requests) is left out, as in the text summary.
-  const body = shown.filter((r) => !requestsCounted(r) || requestCells(r)).map((r) => pageRow(r, ctx.model.sizes, withS3Files));
+  const body = shown.filter((r) => !requestsCounted(r) || requestCells(r)).map((r) => pageRow(r, ctx.model, withS3Files));
   const head = ['workload', 'operation', 'size', 'method', 'ops', 'requests per operation', 'GET bytes / byte read', withS3Files ? MEASURED_COST_HEAD : '$ per 1,000 ops'];
   const parts = [table(withS3Files ? [...head, ...S3FILES_HEAD] : head, body, {
-    caption: `S3 requests the server answered per operation (summed over repetitions), by type; GET bytes sent per byte the operations read (read amplification); request cost per 1,000 operations at S3 Standard request prices, ${REQUEST_PRICES.region} (${REQUEST_PRICES.date}). "served from cache": a cold read for which the server sent fewer GET bytes than were read.`,
+    caption: `S3 requests the server answered per operation (summed over repetitions), by type; GET bytes sent per byte the operations read (read amplification); request cost per 1,000 operations at S3 Standard request prices, ${REQUEST_PRICES.region} (${REQUEST_PRICES.date}). "N% from cache": a cold read for which the server sent fewer GET bytes than were read, the share it did not send (⚠ where that share could change the verdict).`,
   })];
   if (shown.some((r) => isRequestsOnly(String(r.operation)))) parts.push(`<p>${esc(REQUESTS_ONLY_NOTE)}</p>`);
   if (withS3Files) parts.push(`<p class="modelled-note">${esc(s3filesNote())}</p>`);
@@ -77,8 +84,8 @@ function countedLines(model: ReportModel, shown: Row[], width: number): string[]
   const body = shown.flatMap((r) => {
     const c = requestCells(r);
     if (!c) return [];
-    const flags = flagsOf(r, 'NOT WARM');
-    return [[caseOf(r, model.sizes), methodOf(r) + (flags ? ` (${flags})` : ''), c.ops, c.requests, c.getBytes, c.cost]];
+    const flags = flagsOf(r, 'NOT WARM', model);
+    return [[caseOf(r, model.sizes), methodOf(r) + (flags.text ? ` (${flags.text})` : ''), c.ops, c.requests, c.getBytes, c.cost]];
   });
   const columns: Column[] = [
     { head: 'case', wrap: true }, { head: 'method', wrap: true }, { head: 'ops', align: 'right' }, { head: 'requests per operation', wrap: true },
@@ -86,7 +93,7 @@ function countedLines(model: ReportModel, shown: Row[], width: number): string[]
   ];
   return [
     ...textTable(columns, body, width),
-    ...wrapText('"GET B/B": GET bytes the server sent per byte the operations read; "$/1k ops": request cost per 1,000 operations. "served from cache": a cold read for which the server sent fewer GET bytes than were read; "NOT WARM": a warm read it sent every byte for again.', width),
+    ...wrapText('"GET B/B": GET bytes the server sent per byte the operations read; "$/1k ops": request cost per 1,000 operations. "N% from cache": a cold read for which the server sent fewer GET bytes than were read, the share it did not send; "NOT WARM": a warm read it sent every byte for again.', width),
     ...(shown.some((r) => isRequestsOnly(String(r.operation))) ? wrapText(REQUESTS_ONLY_NOTE, width) : []),
   ];
 }

@@ -30,9 +30,32 @@ function linkLimits(c: ScalingCase, clientCounts: number[]): { clients: number; 
   });
 }
 
-/** One case's chart: aggregate against client count with the ideal and the link limit, and the merged p99. */
+/** A linear axis from zero draws a figure under a tenth of the highest as a flat line at zero: past this span, a log axis. */
+const LOG_SPAN = 10;
+/** The least share of the axis the figures keep when the link limit is drawn beside them. */
+const DATA_SHARE_WITH_LINK = 1 / 3;
+
+/**
+ * How a case's chart draws its figures (measured and ideal, all > 0) and the link limits: a log axis
+ * when they span more than LOG_SPAN×; the link limit only where the axis that reaches it still
+ * gives the figures at least DATA_SHARE_WITH_LINK of its height (else it would flatten them, and
+ * the table gives it).
+ */
+export function scalingAxis(values: number[], limits: number[]): { logScale: boolean; drawLinks: boolean } {
+  const shown = values.filter((v) => v > 0);
+  if (!shown.length) return { logScale: false, drawLinks: limits.length > 0 };
+  const lo = Math.min(...shown);
+  const hi = Math.max(...shown);
+  const logScale = hi / lo > LOG_SPAN;
+  if (!limits.length) return { logScale, drawLinks: false };
+  const top = Math.max(hi, ...limits);
+  const share = logScale ? Math.log(hi / lo) / Math.log(top / lo) : hi / top;
+  return { logScale, drawLinks: share >= DATA_SHARE_WITH_LINK };
+}
+
+/** One case's chart: aggregate against client count with the ideal and the link limit (where it hides nothing), and the merged p99. */
 async function scalingChart(ctx: PageContext, c: ScalingCase): Promise<string> {
-  const points: ScalingChartPoint[] = c.methods.flatMap((m) => m.points.flatMap((p) => [
+  const figures: ScalingChartPoint[] = c.methods.flatMap((m) => m.points.flatMap((p) => [
     ...(p.aggregate !== null ? [{ method: m.label, clients: p.clients, kind: 'measured', value: p.aggregate }] : []),
     ...(p.ideal !== null ? [{ method: m.label, clients: p.clients, kind: 'ideal (linear)', value: p.ideal }] : []),
   ]));
@@ -40,13 +63,21 @@ async function scalingChart(ctx: PageContext, c: ScalingCase): Promise<string> {
   const all = c.methods.flatMap((m) => m.points);
   const clientCounts = [...new Set(all.map((p) => p.clients))].sort((a, b) => a - b);
   const links = linkLimits(c, clientCounts);
+  const { logScale, drawLinks } = scalingAxis(figures.map((p) => p.value), links.map((l) => l.limit));
+  // A log axis has no zero: a figure of 0 stays in the table only.
+  const points = logScale ? figures.filter((p) => p.value > 0) : figures;
+  const zeroLeftOff = points.length < figures.length ? '; figures of 0 are in the table only' : '';
   const oneHost = all.every((p) => p.hosts <= 1);
   const svg = await ctx.charts.svg(scalingSpec({
-    points, p99, links, clientCounts, colors: ctx.colors, yTitle: c.unit === 'MiB/s' ? 'aggregate throughput (MiB/s)' : 'aggregate operations/s',
+    points, p99, links: drawLinks ? links : [], clientCounts, colors: ctx.colors, logScale,
+    yTitle: `${c.unit === 'MiB/s' ? 'aggregate throughput (MiB/s)' : 'aggregate operations/s'}${logScale ? ', log' : ''}`,
     linkLabel: oneHost ? 'link limit (one host)' : 'link limit of N runners',
   }));
+  const linkWords = oneHost ? 'of the one host the clients share' : 'of the N runners together';
+  const linkNote = !links.length ? '' : drawLinks ? `; red, the link limit ${linkWords}`
+    : `; the link limit ${linkWords} (${num(Math.max(...links.map((l) => l.limit)))} MiB/s) is left off the chart: on one axis with it the figures would draw as flat lines (it is in the table)`;
   return figure(svg, `Left: aggregate ${c.unit === 'MiB/s' ? 'throughput' : 'operations per second'} against client count, one solid line per method; dashed in the same color, the ideal: ` +
-    `the 1-client figure × clients${links.length ? `; red, the link limit ${oneHost ? 'of the one host the clients share' : 'of the N runners together'}` : ''}. Right: p99 of the clients' latencies merged.`);
+    `the 1-client figure × clients${linkNote}${logScale ? `; a log axis, as the figures span more than ${LOG_SPAN}×${zeroLeftOff}` : ''}. Right: p99 of the clients' latencies merged.`);
 }
 
 /** One case of Scaling out: its chart, verdict and table. */

@@ -2,6 +2,7 @@ import { groupCaseLabels, isSupportCheck, jobCells, measured, ranked, sizeSweeps
 import { dnfText, latencyText, num, spreadText } from '../format';
 import { rangeDotSpec, type RangePoint } from '../html/charts';
 import { esc } from '../html/format';
+import { cacheShareOf, type CacheShare } from '../cache-share';
 import { figure, noData, table, withFlag, type TCell } from '../html/parts';
 import { methodLabel } from '../labels';
 import type { Cell, ReportModel } from '../model';
@@ -50,7 +51,7 @@ async function timesChart(ctx: PageContext, cells: Cell[], rowOf: (c: Cell) => s
   return [figure(svg, 'Time per batch for every other workload (seeds 001–004): dot = median over repetitions, line = min–max; lower is faster. Measurements that did not finish are not drawn.')];
 }
 
-function timesTable(cells: Cell[], rowOf: (c: Cell) => string, rowsOrder: string[]): string {
+function timesTable(cells: Cell[], rowOf: (c: Cell) => string, rowsOrder: string[], cacheOf: (c: Cell) => CacheShare | null): string {
   const rows: TCell[][] = [];
   for (const r of rowsOrder) {
     const group = cells.filter((c) => rowOf(c) === r);
@@ -58,7 +59,7 @@ function timesTable(cells: Cell[], rowOf: (c: Cell) => string, rowsOrder: string
     for (const c of group) {
       const timed = measured(c) && !isSupportCheck(c);
       rows.push([r, methodLabel(c), String(c.distinct_repetitions), !timed ? (isSupportCheck(c) ? 'not timed' : '–') : spreadText(c.duration_ms_min, c.duration_ms_median, c.duration_ms_max),
-        withFlag(num(c.mib_s_median), c.served_from_cache > 0, c.network_capped > 0), num(c.ops_s_median), latencyText(c.p50_us_median), latencyText(c.p99_us_median),
+        withFlag(num(c.mib_s_median), cacheOf(c), c.network_capped > 0), num(c.ops_s_median), latencyText(c.p50_us_median), latencyText(c.p99_us_median),
         c.series?.sustained !== null && c.series ? `${num(c.series.sustained)} ${c.series.unit}` : '–',
         timed && ranked(c) && c.duration_ms_median ? `${num(c.duration_ms_median / best)}x` : '–', jobStatus(c)]);
     }
@@ -81,7 +82,7 @@ async function html(ctx: PageContext): Promise<string> {
   const caseOf = groupCaseLabels(cells, ctx.model.sizes);
   const rowOf = (c: Cell) => `${c.workload} · ${caseOf(c)}`;
   const rowsOrder = [...new Set(cells.map(rowOf))];
-  return [...await timesChart(ctx, cells, rowOf, rowsOrder), timesTable(cells, rowOf, rowsOrder), ...notApplicableNote(notApplicable)].join('\n');
+  return [...await timesChart(ctx, cells, rowOf, rowsOrder), timesTable(cells, rowOf, rowsOrder, (c) => cacheShareOf(ctx.model, c)), ...notApplicableNote(notApplicable)].join('\n');
 }
 
 export const workloadsSection: ReportSection = {
