@@ -10,6 +10,7 @@ import { acquireHostLock } from '../core/host-lock';
 import { installCommand } from '../core/install';
 import { DEFAULT_INTERVAL_MS, seriesSettings } from '../core/intervals';
 import { expandSteps, type MethodChoice, type ResolvedMatrix, type Step } from '../core/matrix';
+import { tuningGrids } from '../core/tune';
 import type { Availability } from '../core/method';
 import { Progress } from '../core/progress';
 import { memoryBackedTmp } from '../core/tmp';
@@ -216,7 +217,8 @@ function describePlan(plan: RunPlan): string {
   const m = plan.matrix;
   const skipped = plan.skipped.length ? `, ${plan.skipped.length} optional skipped` : '';
   const budget = m.budgetS === null ? '' : `, each step within a budget of ${roughDuration(m.budgetS)}`;
-  return `${plan.steps.length} steps (${m.methods.length} methods${skipped} × ${m.workloads.length} workloads × ${m.repetitions} repetitions${budget})`;
+  const grids = tuningGrids(m.methods).map((g) => `; grid ${g.grid}: ${g.settings.length} settings of ${g.knobs.join(' × ')}${g.halving ? ', successive halving on' : ''}`).join('');
+  return `${plan.steps.length} steps (${m.methods.length} methods${skipped} × ${m.workloads.length} workloads × ${m.repetitions} repetitions${budget}${grids})`;
 }
 
 /** The run's abort controller, aborted by the caller's signal (Ctrl-C) as well. */
@@ -234,7 +236,8 @@ async function openResults(opts: RunOptions, plan: RunPlan, store: OpenStore, lo
   const writer = new ResultsWriter(resolve(opts.resultsDir), {
     run_id: plan.runId, status: 'running', started_at: new Date().toISOString(), ended_at: null, matrix: plan.matrix.name,
     steps_total: plan.steps.length, steps_done: 0, steps_failed: 0, problem: null, endpoint: store.endpointFacts, peak_rss_bytes: null,
-    ...(plan.skipped.length ? { skipped: plan.skipped } : {}), pid: process.pid, hostname: hostname(),
+    ...(plan.skipped.length ? { skipped: plan.skipped } : {}), ...(tuningGrids(plan.matrix.methods).length ? { tuning: tuningGrids(plan.matrix.methods) } : {}),
+    pid: process.pid, hostname: hostname(),
   }, { nameSuffix: opts.runnerId });
   for (const runId of markAbandoned(writer.root)) log(`run ${runId} in ${writer.root} was abandoned (its process is gone without finishing it); its manifest now says so`);
   await writer.open();
