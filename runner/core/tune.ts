@@ -8,7 +8,7 @@ import { methodLabel } from './vocabulary';
  */
 
 /** The most settings one grid may expand to: a typo (a list of 100 values) is refused, not run for hours. */
-export const MAX_GRID_SETTINGS = 64;
+const MAX_GRID_SETTINGS = 64;
 
 /** A method choice's place in a grid. */
 export interface GridSetting {
@@ -45,7 +45,7 @@ export interface TuningDrop {
  * variant where that is not the default (`cached[cache=true]`), so methodLabel reads
  * `mountpoint:part_size=8MiB,max_threads=16`.
  */
-export function gridVariantName(baseVariant: string, settings: Record<string, KnobValue>): string {
+function gridVariantName(baseVariant: string, settings: Record<string, KnobValue>): string {
   const text = Object.entries(settings).map(([k, v]) => `${k}=${knobValueLabel(v)}`).join(',');
   return baseVariant === 'default' ? text : `${baseVariant}[${text}]`;
 }

@@ -21,7 +21,7 @@ export interface SettingFigure {
   dropped: TuningDrop | null;
 }
 
-export interface KnobEffect {
+interface KnobEffect {
   knob: string;
   /** Each value of the knob, with the median of the medians of the settings that have it. */
   byValue: { value: string; median: number }[];

@@ -15,7 +15,7 @@ export interface SettingFigures {
 }
 
 /** Rounds before any setting may be dropped: one repetition's figure is a point, not a range. */
-export const HALVING_FIRST_ROUND = 2;
+const HALVING_FIRST_ROUND = 2;
 
 const range = (xs: number[]) => ({ min: Math.min(...xs), max: Math.max(...xs) });
 const median = (xs: number[]) => {
