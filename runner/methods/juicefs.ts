@@ -1,7 +1,7 @@
 import type { Knob } from '../core/knobs';
 import type { MethodDescriptor } from '../core/method';
 
-const JUICEFS_HELP = 'juicefs mount --help (JuiceFS 1.4, the pinned release)';
+const JUICEFS_HELP = 'juicefs mount --help (the pinned release)';
 
 /** JuiceFS's documented mount flags a matrix may tune, by name as the variant passes them. */
 const KNOBS: Record<string, Knob> = {

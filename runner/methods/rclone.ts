@@ -1,7 +1,7 @@
 import type { Knob } from '../core/knobs';
 import type { MethodDescriptor, Options } from '../core/method';
 
-const RCLONE_HELP = 'rclone mount --help and rclone help flags (rclone 1.75, the pinned release)';
+const RCLONE_HELP = 'rclone mount --help and rclone help flags (the pinned release)';
 
 /** rclone's documented mount flags a matrix may tune, by name as the variants pass them (without --). */
 const KNOBS: Record<string, Knob> = {

@@ -8,7 +8,7 @@ const KNOBS: Record<string, Knob> = {
     kind: 'number-or', keywords: ['auto'], min: 0.1, max: 3200, unit: 'Gbit/s', default: 'auto',
     summary: 'target throughput the CRT sizes its connections for (auto: the instance\'s bandwidth, else 10)',
     source: 'Mountpoint\'s doc/CONFIGURATION.md (--maximum-throughput-gbps); aws-c-s3 README (throughput_target_gbps)',
-    bound: 'the client refuses figures above 3200 Gbit/s; 0.1 the least it takes here',
+    bound: 'the client refuses more than 3200 Gbit/s; 0.1 Gbit/s the least a grid may set',
   },
 };
 

@@ -1,3 +1,6 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { KNOBS_BLOCK, knobsTable, withKnobsTable } from '../../runner/cli/knobs-table';
 import { knobAccepts, knobRange, type Knob } from '../../runner/core/knobs';
 import { METHOD_DESCRIPTORS } from '../../runner/methods/catalog';
 import type { MethodDescriptor } from '../../runner/core/method';
@@ -42,5 +45,14 @@ describe('method knobs', () => {
     const mode: Knob = { kind: 'choice', values: ['off', 'full'], default: 'off', summary: '', source: 'x' };
     expect([knobAccepts(mode, 'full'), knobAccepts(mode, 'on')]).toEqual([true, false]);
     expect(knobRange(mode)).toBe('one of off, full');
+  });
+});
+
+describe('docs/usage.md: the knobs table comes from the descriptors', () => {
+  test('the generated block is current (`npm run gen` writes it) and names every knob', () => {
+    const doc = readFileSync(join(__dirname, '..', '..', 'docs', 'usage.md'), 'utf8');
+    expect(doc).toContain(KNOBS_BLOCK.begin);
+    expect(withKnobsTable(doc, knobsTable(descriptors))).toBe(doc);
+    for (const m of descriptors) for (const k of Object.keys(m.knobs ?? {})) expect(doc).toContain(`| \`${m.name}\` | \`${k}\` |`);
   });
 });
