@@ -101,3 +101,8 @@ export function tuningCases(model: Pick<ReportModel, 'manifest' | 'cells'>): Tun
   }
   return out.sort((a, b) => compareCases(a.cell, b.cell) || a.grid.localeCompare(b.grid));
 }
+
+/** ", 2 pruned by successive halving" for a run's step counts; '' where it pruned none. */
+export function prunedText(m: { steps_pruned?: number }): string {
+  return m.steps_pruned ? `, ${m.steps_pruned} pruned by successive halving (their setting was dropped)` : '';
+}

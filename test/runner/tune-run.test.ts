@@ -70,6 +70,7 @@ describe('s3ab run with option grids (tune)', () => {
     expect(text).toMatch(/Tuning — option grids/);
     expect(text).toMatch(/large-read, read 64 MiB \(cold\), mountpoint grid \(part_size × max_threads\), MiB\/s: (best part_size=|no clear winner: )/);
     expect(text).toMatch(drops.length ? /successive halving: mountpoint|successive halving: s3fs/ : /successive halving dropped no setting/);
+    if (drops.length) expect(text).toContain(`steps: ${42 - drops.length}/42 ran, 0 failed, ${drops.length} pruned by successive halving`);
     expect(text).toMatch(/depends on: part_size ×[\d.,]+: 8MiB [\d.,]+, 16MiB [\d.,]+; max_threads ×[\d.,]+: 2 [\d.,]+, 16 [\d.,]+/);
   });
 

@@ -2,7 +2,8 @@ import type { TuningGrid } from '../../runner/core/tune';
 import type { RunManifest } from '../../runner/results/writer';
 import type { Cell } from '../../runner/report/model';
 import { tuningSection } from '../../runner/report/sections/tuning';
-import { tuningCases } from '../../runner/report/tuning';
+import { prunedText, tuningCases } from '../../runner/report/tuning';
+import { summaryLines } from '../../runner/report/text/summary';
 import { cell, modelOf } from '../helpers/model';
 
 /** The Tuning section on fixed figures: medians, the best or "no clear winner", each knob's weight, halving's drops. */
@@ -64,6 +65,13 @@ describe('the Tuning section', () => {
     expect(table.rows.map((r) => [r[6], r[13], r[14]])).toEqual([
       ['part_size=16MiB,max_threads=16', true, false], ['part_size=8MiB,max_threads=16', false, null], ['part_size=16MiB,max_threads=2', false, null],
     ]);
+  });
+
+  test('the run\'s step counts name the steps halving pruned', () => {
+    expect(prunedText({ steps_pruned: 1 })).toBe(', 1 pruned by successive halving (their setting was dropped)');
+    expect(prunedText({})).toBe('');
+    const m = modelWith([read('part_size=8MiB,max_threads=16', 100, 90, 110)]);
+    expect(summaryLines(m).join('\n')).toContain('steps: 11/12 ran, 0 failed, 1 pruned by successive halving');
   });
 
   test('variants outside the grid, and a run without a grid, are no tuning case', async () => {
