@@ -58,6 +58,19 @@ export interface MethodSelection {
     [k: string]: string | number | boolean;
   };
   /**
+   * A grid of settings to compare: each of the method's knobs (its documented settings, declared with their defaults and ranges in runner/methods/NAME.ts; a wrong name is refused listing them) named here with the values to try. The entry expands into one variant per combination, named after its settings (mountpoint:part_size=8MiB,max_threads=16), each run and recorded like any variant, on the same fixtures; the step count (and so the run's time) covers the whole grid. A value outside the knob's documented range is refused, naming the range.
+   */
+  tune?: {
+    /**
+     * @minItems 1
+     */
+    [k: string]: (string | number | boolean)[];
+  };
+  /**
+   * With `tune`: successive halving. After each round of repetitions from the second on, a setting whose range (min to max over its repetitions so far) lies wholly below the best setting's range in every case of a workload is dropped from that workload's remaining rounds; overlapping settings stay. The run records which setting was dropped after which round. false: every setting runs every repetition.
+   */
+  halving?: boolean;
+  /**
    * Skip this method, announced at the start and named as skipped in the summary and the run manifest, where it is not available on the host (e.g. s3files, which needs an NFS client: AWS only), instead of failing the run. Its steps keep their numbers, so a matrix has the same steps everywhere.
    */
   optional?: boolean;

@@ -6,6 +6,7 @@ import { UserError } from './errors';
 import type { Matrix, MethodSpec } from './matrix.generated';
 import type { MethodDescriptor, Options } from './method';
 import { projectRoot } from './paths';
+import { expandGrid, type GridSetting } from './tune';
 import { parseSize } from './units';
 import { MATRIX_CACHE_STATES, type MatrixCacheState } from './vocabulary';
 import type { WorkloadDescriptor } from './workload';
@@ -22,6 +23,8 @@ export interface MethodChoice {
   options: Options;
   /** Skipped (announced, not failed) where the method is not available on the host. */
   optional: boolean;
+  /** Where the choice is one setting of an option grid (the entry's `tune`): the grid and its settings. */
+  tune?: GridSetting;
 }
 
 /**
@@ -160,8 +163,8 @@ export function resolveMatrix(input: unknown, source: string, catalog: Catalog):
     const first = pickSchemaError(validateMatrixShape.errors!);
     throw bad(describeAjvError('matrix', first), shapeFix(first, catalog));
   }
-  const methods = data.methods.map((spec: MethodSpec, i): MethodChoice => {
-    const sel = typeof spec === 'string' ? { name: spec } : spec;
+  const methods = data.methods.flatMap((spec: MethodSpec, i): MethodChoice[] => {
+    const sel: Exclude<MethodSpec, string> = typeof spec === 'string' ? { name: spec } : spec;
     const def = catalog.methods.find((m) => m.name === sel.name);
     if (!def) throw bad(`methods[${i}] "${sel.name}" is not a method`, `use one of: ${catalog.methods.map((m) => m.name).join(', ')}`);
     const variant = sel.variant ?? 'default';
@@ -170,7 +173,11 @@ export function resolveMatrix(input: unknown, source: string, catalog: Catalog):
     for (const key of Object.keys(sel.options ?? {})) {
       if (!(key in base)) throw bad(`methods[${i}] ${def.name} has no option "${key}"`, `its options are: ${Object.keys(base).join(', ')}`);
     }
-    return { name: def.name, variant, options: { ...base, ...sel.options }, optional: sel.optional ?? false };
+    const choice = { name: def.name, variant, options: { ...base, ...sel.options }, optional: sel.optional ?? false };
+    if (!sel.tune) return [choice];
+    const grid = expandGrid(def, variant, sel.tune, sel.options ?? {}, `methods[${i}]`);
+    if (!Array.isArray(grid)) throw bad(grid.problem, grid.fix);
+    return grid.map((g) => ({ ...choice, variant: g.variant, options: { ...choice.options, ...g.membership.settings }, tune: { ...g.membership, halving: sel.halving ?? true } }));
   });
   distinguishRepeatedMethods(methods, bad);
   const workloads = Object.entries(data.workloads).map(([name, params]) => {

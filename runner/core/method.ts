@@ -1,4 +1,5 @@
 import type { Capability } from './capabilities';
+import type { Knob } from './knobs';
 import type { StoreTarget } from './target';
 
 type OptionValue = string | number | boolean;
@@ -132,6 +133,11 @@ export interface MethodDescriptor {
   readonly offers: readonly Capability[];
   /** Named option sets; 'default' is the method's best-practice configuration. */
   readonly variants: Readonly<Record<string, Options>>;
+  /**
+   * The client's documented settings a matrix may tune (`tune`: runner/core/tune.ts), by option
+   * name, with their defaults and ranges. Absent: the method has none to tune.
+   */
+  readonly knobs?: Readonly<Record<string, Knob>>;
 }
 
 /** How an access method works: its client code (runner/methods/NAME.impl.ts). */

@@ -1,4 +1,14 @@
+import type { Knob } from '../core/knobs';
 import type { MethodDescriptor } from '../core/method';
+
+const JUICEFS_HELP = 'juicefs mount --help (the pinned release)';
+
+/** JuiceFS's documented mount flags a matrix may tune, by name as the variant passes them. */
+const KNOBS: Record<string, Knob> = {
+  buffer_size: { kind: 'integer', min: 32, max: 65536, unit: 'MiB', default: 300, summary: 'total read/write buffering', source: JUICEFS_HELP, bound: 'JuiceFS documents no range; 32 MiB to 64 GiB' },
+  prefetch: { kind: 'integer', min: 0, max: 64, default: 1, summary: 'blocks prefetched in parallel', source: JUICEFS_HELP, bound: 'JuiceFS documents no maximum; 64 blocks at most' },
+  cache_size: { kind: 'integer', min: 0, max: 1048576, unit: 'MiB', default: 102400, summary: 'local disk cache for reads', source: JUICEFS_HELP, bound: 'JuiceFS documents no maximum; 1 TiB at most' },
+};
 
 /**
  * JuiceFS (juicefs.impl.ts): a POSIX file system that keeps its metadata in a database and its
@@ -28,4 +38,5 @@ export const juicefsDescriptor = {
       backup_meta: '0', no_usage_report: true,
     },
   },
+  knobs: KNOBS,
 } as const satisfies MethodDescriptor;

@@ -1,4 +1,16 @@
+import type { Knob } from '../core/knobs';
 import type { MethodDescriptor } from '../core/method';
+
+/** The CRT's settings a matrix may tune, by name as the variants pass them to crates/s3-crt-client. */
+const KNOBS: Record<string, Knob> = {
+  part_size: { kind: 'size', min: '5MiB', max: '5GiB', default: '8MiB', summary: 'part size of its parallel ranged GETs and multipart PUTs', source: 'aws-c-s3 README (part_size; Mountpoint\'s 8 MiB default); S3\'s part limits, 5 MiB to 5 GiB' },
+  target_throughput_gbps: {
+    kind: 'number-or', keywords: ['auto'], min: 0.1, max: 3200, unit: 'Gbit/s', default: 'auto',
+    summary: 'target throughput the CRT sizes its connections for (auto: the instance\'s bandwidth, else 10)',
+    source: 'Mountpoint\'s doc/CONFIGURATION.md (--maximum-throughput-gbps); aws-c-s3 README (throughput_target_gbps)',
+    bound: 'the client refuses more than 3200 Gbit/s; 0.1 Gbit/s the least a grid may set',
+  },
+};
 
 /**
  * The S3 API through the AWS Common Runtime (aws-c-s3: the client inside Mountpoint, boto3's CRT
@@ -51,4 +63,5 @@ export const s3CrtDescriptor = {
       write_size: '32KiB', malloc: 'retain', socket_read_size: '256KiB',
     },
   },
+  knobs: KNOBS,
 } as const satisfies MethodDescriptor;

@@ -10,6 +10,7 @@ import { acquireHostLock } from '../core/host-lock';
 import { installCommand } from '../core/install';
 import { DEFAULT_INTERVAL_MS, seriesSettings } from '../core/intervals';
 import { expandSteps, type MethodChoice, type ResolvedMatrix, type Step } from '../core/matrix';
+import { tuningGrids } from '../core/tune';
 import type { Availability } from '../core/method';
 import { Progress } from '../core/progress';
 import { memoryBackedTmp } from '../core/tmp';
@@ -28,6 +29,7 @@ import { writeFixtures } from './fixtures';
 import { finishFleet, fleetFixtures } from './shared-fixtures';
 import type { RunOptions, RunOutcome } from './options';
 import { checkEnvironment, checkRunOptions, chooseSteps, finalStatus, methodsToProbe, notApplicableReason, planAvailability, spaceProblem, stepFailed, type SpaceNeed } from './policy';
+import { GridHalving } from './halving';
 import { runStep, type StepEnv } from './step';
 import { openStore, type OpenStore } from './store';
 
@@ -216,7 +218,8 @@ function describePlan(plan: RunPlan): string {
   const m = plan.matrix;
   const skipped = plan.skipped.length ? `, ${plan.skipped.length} optional skipped` : '';
   const budget = m.budgetS === null ? '' : `, each step within a budget of ${roughDuration(m.budgetS)}`;
-  return `${plan.steps.length} steps (${m.methods.length} methods${skipped} × ${m.workloads.length} workloads × ${m.repetitions} repetitions${budget})`;
+  const grids = tuningGrids(m.methods).map((g) => `; grid ${g.grid}: ${g.settings.length} settings of ${g.knobs.join(' × ')}${g.halving ? ', successive halving on' : ''}`).join('');
+  return `${plan.steps.length} steps (${m.methods.length} methods${skipped} × ${m.workloads.length} workloads × ${m.repetitions} repetitions${budget}${grids})`;
 }
 
 /** The run's abort controller, aborted by the caller's signal (Ctrl-C) as well. */
@@ -234,7 +237,8 @@ async function openResults(opts: RunOptions, plan: RunPlan, store: OpenStore, lo
   const writer = new ResultsWriter(resolve(opts.resultsDir), {
     run_id: plan.runId, status: 'running', started_at: new Date().toISOString(), ended_at: null, matrix: plan.matrix.name,
     steps_total: plan.steps.length, steps_done: 0, steps_failed: 0, problem: null, endpoint: store.endpointFacts, peak_rss_bytes: null,
-    ...(plan.skipped.length ? { skipped: plan.skipped } : {}), pid: process.pid, hostname: hostname(),
+    ...(plan.skipped.length ? { skipped: plan.skipped } : {}), ...(tuningGrids(plan.matrix.methods).length ? { tuning: tuningGrids(plan.matrix.methods) } : {}),
+    pid: process.pid, hostname: hostname(),
   }, { nameSuffix: opts.runnerId });
   for (const runId of markAbandoned(writer.root)) log(`run ${runId} in ${writer.root} was abandoned (its process is gone without finishing it); its manifest now says so`);
   await writer.open();
@@ -266,37 +270,58 @@ interface StepsPhase {
   fleet: LocalFleet | null;
 }
 
-/** Phase 6: every step in order, each step's records written as it ends. */
-async function runSteps(plan: RunPlan, env: StepEnv, { opts, store, writer, files, abort, fleet }: StepsPhase): Promise<void> {
+/**
+ * Phase 6: every step in order, each step's records written as it ends. After each round of a
+ * workload (its repetition across every method), successive halving may drop grid settings from
+ * that workload's remaining rounds (halving.ts): their steps are not run, and counted as pruned.
+ */
+async function runSteps(plan: RunPlan, env: StepEnv, phase: StepsPhase): Promise<void> {
+  const { opts, writer, abort } = phase;
+  const halving = new GridHalving(writer.manifest.tuning ?? [], plan.matrix.repetitions, !opts.onlySteps);
   for (const [i, step] of plan.steps.entries()) {
     if (abort.signal.aborted) break;
-    // Progress counts the steps this run runs (skipped methods and other runners' steps left out).
-    const position = i + 1;
-    const label = step.clients > 1 ? `${stepLabel(step)}, ${step.clients} clients at once` : stepLabel(step);
-    env.progress.step(position, label);
-    opts.onStep?.(step.index, label);
-    const started = Date.now();
-    const intervals: IntervalRecord[] = [];
-    const records = step.clients > 1 && fleet ? await fleet.runStep(step, env, intervals) : await runStep(step, env, intervals);
-    const broken = stepFailed(records);
-    if (broken) writer.manifest.steps_failed++;
-    const unfinished = records.find((r) => r.status === 'did-not-finish');
-    if (unfinished) writer.manifest.steps_did_not_finish = (writer.manifest.steps_did_not_finish ?? 0) + 1;
-    writer.manifest.steps_done++;
-    // The series first: a report that sees the step's records finds their intervals too.
-    const series = await writer.writeIntervals(step.index, step.method.name, step.workload.name, intervals);
-    if (series) await opts.onIntervalsFile?.(series);
-    const file = await writer.writeStep(step.index, step.method.name, step.workload.name, records);
-    files.push(file);
-    await opts.onStepFile?.(file);
-    const failed = records.filter((r) => r.status === 'failed');
-    env.progress.stepDone(position, broken ? `FAILED: ${failed[0]?.error_sample}`
-      : unfinished?.progress ? `${unfinished.operation}: ${didNotFinishLabel(unfinished.progress)} (stopped cleanly; ended in ${formatDuration(Date.now() - started)})`
-        : failed.length ? `done in ${formatDuration(Date.now() - started)}; ${failed.length} measurement${failed.length > 1 ? 's' : ''} failed: ${failed[0].error_sample}`
-          : `ok in ${formatDuration(Date.now() - started)}`);
-    // A failure against a named endpoint: is the endpoint still there?
-    if (failed.length) await store.checkStillThere(abort);
+    if (halving.drops(step)) {
+      writer.manifest.steps_pruned = (writer.manifest.steps_pruned ?? 0) + 1;
+      env.progress.log(`step ${i + 1}/${plan.steps.length} ${stepLabel(step)}: not run (successive halving dropped this setting)`);
+    } else {
+      halving.add(step, await runOneStep(i + 1, step, env, phase));
+    }
+    const next = plan.steps[i + 1];
+    if (next && next.workload.name === step.workload.name && next.repetition === step.repetition) continue;
+    for (const d of halving.endRound(step.workload.name, step.repetition)) {
+      env.progress.log(`successive halving: ${d.grid} ${d.variant} dropped from ${d.workload} after round ${d.after_round} (${d.why})`);
+    }
   }
+}
+
+/** One step: run (alone or as a local fleet), its records and series written, its outcome counted and shown. */
+async function runOneStep(position: number, step: Step, env: StepEnv, { opts, store, writer, files, abort, fleet }: StepsPhase): Promise<ResultRecord[]> {
+  // Progress counts the steps this run runs (skipped methods and other runners' steps left out).
+  const label = step.clients > 1 ? `${stepLabel(step)}, ${step.clients} clients at once` : stepLabel(step);
+  env.progress.step(position, label);
+  opts.onStep?.(step.index, label);
+  const started = Date.now();
+  const intervals: IntervalRecord[] = [];
+  const records = step.clients > 1 && fleet ? await fleet.runStep(step, env, intervals) : await runStep(step, env, intervals);
+  const broken = stepFailed(records);
+  if (broken) writer.manifest.steps_failed++;
+  const unfinished = records.find((r) => r.status === 'did-not-finish');
+  if (unfinished) writer.manifest.steps_did_not_finish = (writer.manifest.steps_did_not_finish ?? 0) + 1;
+  writer.manifest.steps_done++;
+  // The series first: a report that sees the step's records finds their intervals too.
+  const series = await writer.writeIntervals(step.index, step.method.name, step.workload.name, intervals);
+  if (series) await opts.onIntervalsFile?.(series);
+  const file = await writer.writeStep(step.index, step.method.name, step.workload.name, records);
+  files.push(file);
+  await opts.onStepFile?.(file);
+  const failed = records.filter((r) => r.status === 'failed');
+  env.progress.stepDone(position, broken ? `FAILED: ${failed[0]?.error_sample}`
+    : unfinished?.progress ? `${unfinished.operation}: ${didNotFinishLabel(unfinished.progress)} (stopped cleanly; ended in ${formatDuration(Date.now() - started)})`
+      : failed.length ? `done in ${formatDuration(Date.now() - started)}; ${failed.length} measurement${failed.length > 1 ? 's' : ''} failed: ${failed[0].error_sample}`
+        : `ok in ${formatDuration(Date.now() - started)}`);
+  // A failure against a named endpoint: is the endpoint still there?
+  if (failed.length) await store.checkStillThere(abort);
+  return records;
 }
 
 /** Objects a named endpoint kept (it went away): named in the manifest and on the terminal, with the command that removes them. */
@@ -311,6 +336,7 @@ function noteLeftovers(writer: ResultsWriter, leftover: string | null, progress:
 function settle(writer: ResultsWriter, plan: RunPlan, reason: Error | undefined): void {
   const m = writer.manifest;
   Object.assign(m, finalStatus({
-    aborted: reason ?? null, interrupted: reason instanceof Interrupted, stepsFailed: m.steps_failed, stepsDone: m.steps_done, stepsTotal: plan.steps.length,
+    // Steps halving pruned were decided, not missed: the run is complete without them.
+    aborted: reason ?? null, interrupted: reason instanceof Interrupted, stepsFailed: m.steps_failed, stepsDone: m.steps_done, stepsTotal: plan.steps.length - (m.steps_pruned ?? 0),
   }));
 }

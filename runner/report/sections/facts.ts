@@ -6,6 +6,7 @@ import { table, type TCell } from '../html/parts';
 import { methodLabel } from '../labels';
 import type { ReportModel } from '../model';
 import { byOrder } from '../order';
+import { prunedText } from '../tuning';
 import type { DataTable, PageContext, ReportSection } from './section';
 
 /**
@@ -36,7 +37,7 @@ function runTable(model: ReportModel): string {
     ['run id', model.runId],
     ['matrix', m?.matrix ?? 'unknown (no manifest)'],
     ['status', m ? `${m.status}${m.problem ? ` — ${m.problem}` : ''}` : 'unknown (no manifest)'],
-    ['steps', m ? `${m.steps_done} of ${m.steps_total} ran, ${m.steps_failed} failed` : '–'],
+    ['steps', m ? `${m.steps_done} of ${m.steps_total} ran, ${m.steps_failed} failed${prunedText(m)}` : '–'],
     ['started / ended', m ? `${m.started_at} / ${m.ended_at ?? '—'}` : `${h?.first_recorded_at ?? '–'} / ${h?.last_recorded_at ?? '–'} (first / last record)`],
     ['runner peak memory', m?.peak_rss_bytes ? bytesText(m.peak_rss_bytes) : '–'],
     ['source', model.source],

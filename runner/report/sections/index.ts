@@ -14,6 +14,7 @@ import type { ReportSection } from './section';
 import { semanticsSection } from './semantics';
 import { sizeSection } from './size';
 import { summarySection } from './summary';
+import { tuningSection } from './tuning';
 import { workloadsSection } from './workloads';
 
 /**
@@ -32,6 +33,7 @@ export const SECTIONS: readonly ReportSection[] = [
   cacheSection,
   semanticsSection,
   workloadsSection,
+  tuningSection,
   scalingSection,
   requestsSection,
   seedClaimsSection,

@@ -6,6 +6,7 @@ import type { ReportModel } from '../model';
 import { SECTIONS } from '../sections';
 import type { TextContext } from '../sections/section';
 import { CACHE_MARK, NET_MARK } from './marks';
+import { prunedText } from '../tuning';
 import { wrapText } from './table';
 
 /**
@@ -46,7 +47,7 @@ function header(model: ReportModel, width: number, out: Out): void {
     const status = m.status === 'complete' ? 'COMPLETE' : `${m.status.toUpperCase()} — results incomplete: ${m.problem ?? 'unknown cause'}`;
     say(`Run ${m.run_id} (${m.matrix}) — ${status}`);
     if (m.endpoint) say(`  endpoint: ${m.endpoint.kind} ${m.endpoint.url ?? ''} ${m.endpoint.server ?? ''}`.trimEnd());
-    const unfinished = m.steps_did_not_finish ? `, ${m.steps_did_not_finish} did not finish within their budget` : '';
+    const unfinished = (m.steps_did_not_finish ? `, ${m.steps_did_not_finish} did not finish within their budget` : '') + prunedText(m);
     say(`  steps: ${m.steps_done}/${m.steps_total} ran, ${m.steps_failed} failed${unfinished}; started ${m.started_at}, ended ${m.ended_at ?? '—'}`);
   }
   if (model.manifests.length > 1) say(`  runners: ${model.manifests.length} manifests (${[...new Set(model.manifests.map((x) => x.status))].join(', ')})`);
