@@ -126,7 +126,8 @@ export class RunnerFleet extends Construct {
       'the SSM agent\'s own permissions (register, Run Command channel); AWS keeps this policy in step with the agent');
     const policy = new iam.Policy(this, 'Permissions', { roles: [role] });
     policy.addStatements(
-      new iam.PolicyStatement({ sid: 'ListDataBucket', actions: ['s3:ListBucket'], resources: [props.dataBucket.bucketArn] }),
+      // ListBucketVersions: the sync-behaviour workload counts the object versions a chmod writes.
+      new iam.PolicyStatement({ sid: 'ListDataBucket', actions: ['s3:ListBucket', 's3:ListBucketVersions'], resources: [props.dataBucket.bucketArn] }),
       // Reads of the whole bucket: mount clients read what the S3 API wrote, and S3 Files reads large files directly from S3.
       new iam.PolicyStatement({ sid: 'ReadData', actions: ['s3:GetObject', 's3:GetObjectVersion'], resources: [props.dataBucket.arnForObjects('*')] }),
       new iam.PolicyStatement({

@@ -117,6 +117,11 @@ export interface ReferenceView {
   getBytes(key: string): Promise<Buffer | null>;
   putBytes(key: string, body: Buffer): Promise<void>;
   deletePrefix(prefix: string): Promise<number>;
+  /**
+   * How many versions the bucket holds of each key under `prefix` (relative keys), and whether it
+   * keeps versions at all: an unversioned bucket lists each object once, as version "null".
+   */
+  versions(prefix: string): Promise<{ versioned: boolean; counts: Map<string, number> }>;
 }
 
 /**

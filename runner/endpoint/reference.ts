@@ -1,4 +1,4 @@
-import { DeleteObjectsCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { DeleteObjectsCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, ListObjectVersionsCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { HashingStream, patternStream } from '../core/data';
 import { FIXTURE_WRITES, fixtureSeed, type Fixture, type FixtureSpec } from '../core/workload';
@@ -59,6 +59,25 @@ export class ReferenceStore {
 
   async putBytes(key: string, body: Buffer): Promise<void> {
     await this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key: key, Body: body, ContentLength: body.length }), this.options);
+  }
+
+  /** Versions per key under `prefix` (relative keys); `versioned` false when every version is S3's "null" one. */
+  async versions(prefix: string): Promise<{ versioned: boolean; counts: Map<string, number> }> {
+    const counts = new Map<string, number>();
+    let versioned = false;
+    let keyMarker: string | undefined;
+    let versionMarker: string | undefined;
+    do {
+      const page = await this.client.send(new ListObjectVersionsCommand({ Bucket: this.bucket, Prefix: prefix, KeyMarker: keyMarker, VersionIdMarker: versionMarker }), this.options);
+      for (const v of page.Versions ?? []) {
+        const key = v.Key!.slice(prefix.length);
+        counts.set(key, (counts.get(key) ?? 0) + 1);
+        if (v.VersionId && v.VersionId !== 'null') versioned = true;
+      }
+      keyMarker = page.IsTruncated ? page.NextKeyMarker : undefined;
+      versionMarker = page.IsTruncated ? page.NextVersionIdMarker : undefined;
+    } while (keyMarker);
+    return { versioned, counts };
   }
 
   /** Deletes every object under `prefix`, 1000 per request. */

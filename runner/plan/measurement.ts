@@ -1,5 +1,6 @@
 import mountsMeasurement from '../../assets/measured/mounts.json';
 import quickMeasurement from '../../assets/measured/quick.json';
+import s3filesDocumentedMeasurement from '../../assets/measured/s3files-documented.json';
 import seedMeasurement from '../../assets/measured/seed.json';
 import { UserError } from '../core/errors';
 import type { ResolvedMatrix } from '../core/matrix';
@@ -76,13 +77,14 @@ export interface Measurement {
 }
 
 /** Profiles measured by a rehearsal here, and the divisor of their sample (seed runs a tenth of its counts). */
-export const MEASURED_PROFILES: Readonly<Record<string, number>> = { quick: 1, mounts: 1, seed: 10 };
+export const MEASURED_PROFILES: Readonly<Record<string, number>> = { quick: 1, mounts: 1, seed: 10, 's3files-documented': 1 };
 
 /** Every measurement in assets/measured/, by profile. */
 export const MEASUREMENTS: Readonly<Record<string, Measurement>> = {
   quick: quickMeasurement as unknown as Measurement,
   mounts: mountsMeasurement as unknown as Measurement,
   seed: seedMeasurement as unknown as Measurement,
+  's3files-documented': s3filesDocumentedMeasurement as unknown as Measurement,
 };
 
 /** A step's key in a measurement: method, variant, workload. */

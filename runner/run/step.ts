@@ -392,7 +392,7 @@ function workloadContext({ run, session, fixture, pass, prefix, reference: ref }
     stored: method.offers.includes('objects-in-bucket') ? { list: (p) => ref.list(p) } : { list: (p) => session.list(p) },
     reference: {
       list: (p) => ref.list(p), head: (k) => ref.head(k), getBytes: (k) => ref.getBytes(k),
-      putBytes: (k, b) => ref.putBytes(k, b), deletePrefix: (p) => ref.deletePrefix(p),
+      putBytes: (k, b) => ref.putBytes(k, b), deletePrefix: (p) => ref.deletePrefix(p), versions: (p) => ref.versions(p),
     },
   };
 }

@@ -8,6 +8,7 @@ import { objectsDescriptor } from './objects';
 import { readScalingDescriptor } from './read-scaling';
 import { semanticsDescriptor } from './semantics';
 import { smallReadsDescriptor } from './small-reads';
+import { syncBehaviourDescriptor } from './sync-behaviour';
 import { tarExtractDescriptor } from './tar-extract';
 import { webServingDescriptor } from './web-serving';
 
@@ -20,6 +21,7 @@ import { webServingDescriptor } from './web-serving';
 export const WORKLOAD_DESCRIPTORS = [
   objectsDescriptor, dirWalkDescriptor, largeReadDescriptor, smallReadsDescriptor, fioSeqDescriptor, semanticsDescriptor,
   metadataDescriptor, gitCloneDescriptor, tarExtractDescriptor, webServingDescriptor, readScalingDescriptor,
+  syncBehaviourDescriptor,
 ] as const;
 
 // Each descriptor checks its own parameter type (satisfies WorkloadDescriptor<P>); the list holds them all.

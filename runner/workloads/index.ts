@@ -9,6 +9,7 @@ import { objects } from './objects.impl';
 import { readScaling } from './read-scaling.impl';
 import { semantics } from './semantics.impl';
 import { smallReads } from './small-reads.impl';
+import { syncBehaviour } from './sync-behaviour.impl';
 import { tarExtract } from './tar-extract.impl';
 import { webServing } from './web-serving.impl';
 
@@ -17,6 +18,7 @@ import { webServing } from './web-serving.impl';
 const IMPLEMENTATIONS: { readonly [K in WorkloadName]: WorkloadDefinition<any> } = {
   objects, 'dir-walk': dirWalk, 'large-read': largeRead, 'small-reads': smallReads, 'fio-seq': fioSeq, semantics,
   metadata, 'git-clone': gitClone, 'tar-extract': tarExtract, 'web-serving': webServing, 'read-scaling': readScaling,
+  'sync-behaviour': syncBehaviour,
 };
 
 /** Every workload the runner can run, in the catalog's order (runner/workloads/catalog.ts). */
