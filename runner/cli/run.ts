@@ -4,7 +4,7 @@ import { errorSummary } from '../core/errors';
 import { MAX_CLIENTS, profileNames } from '../core/matrix';
 import { defaultReportPath, writeHtmlReport } from '../report/html-report';
 import { printSummary } from '../report/summary';
-import { runBenchmark, type RunOutcome } from '../run';
+import { dryRunLines, runBenchmark, type RunOutcome } from '../run';
 import { exitCodeFor, parseClientsOption } from '../run/policy';
 import { duration, nonEmptyList, nonNegativeNumber, out, positiveInt } from './args';
 
@@ -29,6 +29,7 @@ export function registerRun(program: Command): void {
     .option('--series-interval <seconds>', 'interval of the time series (bytes, operations, errors, latency per interval) of measurements of 10 intervals or more; shorter ones (0.5 s or more) are cut into up to 10 finer intervals; 0 keeps none', nonNegativeNumber, 1)
     .option('--clients <n,...>', `fleet sizes: every step also runs with that many client processes at once on this host, each with its own mount or SDK client, started together by a barrier (1 to ${MAX_CLIENTS}); a single N means 1,N, since scaling is read against the one-client baseline. On one machine this measures the mechanism and the host's contention, not a fleet (default: the matrix's clients, else 1)`)
     .option('--wait', 'when another run on this host is mounting, wait for it instead of refusing (one mount benchmark per host)')
+    .option('--dry-run', 'print what the run would do (its steps, methods, option grids) and exit: nothing probed or created')
     .addOption(new Option('--quiet', 'no progress output').hideHelp())
     .addHelpText('after', `
 Examples:
@@ -39,6 +40,11 @@ Examples:
 Exit codes: 0 complete (steps that ran out of their budget included: did-not-finish is a result), 1 a step failed or
 hung (results marked incomplete), 2 bad input (nothing created), 130 interrupted.`)
     .action(async (o) => {
+      if (o.dryRun) {
+        const clients = o.clients === undefined ? undefined : parseClientsOption(o.clients);
+        for (const line of dryRunLines({ profile: o.profile, matrixFile: o.matrix, methods: o.methods, workloads: o.workloads, repetitions: o.repetitions, cache: o.cache, stepBudgetS: o.stepBudget, clients })) out(line);
+        return;
+      }
       const abort = new AbortController();
       installSignalHandlers(abort);
       const outcome = await runBenchmark({

@@ -175,9 +175,9 @@ export function resolveMatrix(input: unknown, source: string, catalog: Catalog):
     }
     const choice = { name: def.name, variant, options: { ...base, ...sel.options }, optional: sel.optional ?? false };
     if (!sel.tune) return [choice];
-    const grid = expandGrid(def, variant, sel.tune, sel.options ?? {}, `methods[${i}]`);
+    const grid = expandGrid(def, variant, sel.tune, sel.options ?? {}, `methods[${i}]`, sel.halving ?? true);
     if (!Array.isArray(grid)) throw bad(grid.problem, grid.fix);
-    return grid.map((g) => ({ ...choice, variant: g.variant, options: { ...choice.options, ...g.membership.settings }, tune: { ...g.membership, halving: sel.halving ?? true } }));
+    return grid.map((g) => ({ ...choice, variant: g.variant, options: { ...choice.options, ...g.membership.settings }, tune: g.membership }));
   });
   distinguishRepeatedMethods(methods, bad);
   const workloads = Object.entries(data.workloads).map(([name, params]) => {

@@ -63,7 +63,7 @@ function combinations(tune: Record<string, KnobValue[]>): Record<string, KnobVal
  * its fix), then its settings, each with its variant name.
  */
 export function expandGrid(
-  def: MethodDescriptor, baseVariant: string, tune: Record<string, KnobValue[]>, fixed: Record<string, unknown>, where: string,
+  def: MethodDescriptor, baseVariant: string, tune: Record<string, KnobValue[]>, fixed: Record<string, unknown>, where: string, halving = true,
 ): { problem: string; fix: string } | { variant: string; membership: GridSetting }[] {
   const knobs = def.knobs ?? {};
   const knobList = Object.entries(knobs).map(([k, knob]) => `${k} (${knobRange(knob)}, default ${knob.default})`).join('; ');
@@ -83,7 +83,7 @@ export function expandGrid(
     return { problem: `${where}.tune expands to ${settings.length} settings, more than ${MAX_GRID_SETTINGS}`, fix: 'tune fewer knobs or fewer values at once (each setting runs every workload and repetition)' };
   }
   const grid = methodLabel({ method: def.name, method_variant: baseVariant });
-  return settings.map((s) => ({ variant: gridVariantName(baseVariant, s), membership: { grid, settings: s, halving: true } }));
+  return settings.map((s) => ({ variant: gridVariantName(baseVariant, s), membership: { grid, settings: s, halving } }));
 }
 
 /** The grids of a run's method choices, as its manifest records them (nothing dropped yet). */

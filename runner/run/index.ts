@@ -136,6 +136,25 @@ async function saveFinalManifest(writer: ResultsWriter): Promise<void> {
   }
 }
 
+/**
+ * `s3ab run --dry-run`: what the run would do — its steps, workloads, methods (each setting of an
+ * option grid one of them) and grids — from the matrix alone: nothing probed, nothing created.
+ */
+export function dryRunLines(opts: Pick<RunOptions, 'profile' | 'matrixFile' | 'methods' | 'workloads' | 'repetitions' | 'cache' | 'stepBudgetS' | 'clients'>): string[] {
+  const matrix = matrixFor(opts);
+  const steps = expandSteps(matrix);
+  const fleet = matrix.clients.length > 1 ? ` × ${matrix.clients.length} fleet sizes (${matrix.clients.join(', ')} clients)` : '';
+  const grids = tuningGrids(matrix.methods);
+  return [
+    `matrix ${matrix.name}: ${steps.length} steps (${matrix.methods.length} methods × ${matrix.workloads.length} workloads × ${matrix.repetitions} repetitions${fleet}), cache ${matrix.cache.join(', ')}`,
+    `workloads: ${matrix.workloads.map((w) => w.name).join(', ')}`,
+    `methods: ${matrix.methods.map((c) => methodLabel({ method: c.name, method_variant: c.variant }) + (c.optional ? ' (optional)' : '')).join(', ')}`,
+    ...grids.map((g) => `grid ${g.grid}: ${g.settings.length} settings of ${g.knobs.join(' × ')}, ${g.settings.length * matrix.workloads.length * matrix.repetitions * matrix.clients.length} steps; ` +
+      (g.halving ? 'successive halving on: settings wholly below the best after a round (from round 2) are dropped, so fewer may run' : 'successive halving off: every setting runs every repetition')),
+    'dry run: nothing probed, nothing created',
+  ];
+}
+
 /** Phase 1: the matrix, its steps and the methods present here. Throws UserError; creates nothing. */
 async function planRun(opts: RunOptions): Promise<RunPlan> {
   const matrix = matrixFor(opts);

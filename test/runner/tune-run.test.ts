@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { RunManifest } from '../../runner/results/writer';
@@ -79,6 +79,16 @@ describe('s3ab run with option grids (tune)', () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/settings of mountpoint \(variants part_size=.*max_threads=.*\): (best|no clear winner)/);
     expect(r.stdout).toMatch(/settings of s3fs \(variants parallel_count=.*\): (best|no clear winner)/);
+  });
+
+  test('--dry-run prints the grids and the step count they cost, and creates nothing', async () => {
+    const r = await s3ab(['run', '--dry-run', '--matrix', EXAMPLE, '--results', join(dir, 'dry')]);
+    expect({ code: r.code, stderr: r.stderr }).toEqual({ code: 0, stderr: '' });
+    expect(r.stdout).toContain('matrix tune-example: 42 steps (7 methods × 2 workloads × 3 repetitions), cache cold');
+    expect(r.stdout).toContain('methods: mountpoint:part_size=8MiB,max_threads=2, mountpoint:part_size=8MiB,max_threads=16, mountpoint:part_size=16MiB,max_threads=2, mountpoint:part_size=16MiB,max_threads=16, s3fs:parallel_count=1, s3fs:parallel_count=5, s3fs:parallel_count=30');
+    expect(r.stdout).toContain('grid mountpoint: 4 settings of part_size × max_threads, 24 steps; successive halving on');
+    expect(r.stdout).toContain('grid s3fs: 3 settings of parallel_count, 18 steps; successive halving on');
+    expect(existsSync(join(dir, 'dry'))).toBe(false);
   });
 
   test('a grid value outside the documented range is refused before anything runs: exit 2, the range named, no stack trace', async () => {
