@@ -199,30 +199,42 @@ function thresholdVerdict(t: (typeof DIRECT_READ_THRESHOLDS)[number], fastest: M
   };
 }
 
-/** Writes `files` small files through the mount under `dir` and waits until the bucket has them (setup: untimed). */
-async function stage(ctx: Ctx, fs: FileSystemAccess, dir: string): Promise<{ names: string[]; problem: string | null }> {
+/** The files the rename and the chmods work on, written through the mount and in the bucket, or why not. */
+interface Staged { names: string[]; problem: string | null }
+
+/**
+ * Writes `files` small files through the mount into each of `dirs` and waits until the bucket has
+ * them all (setup: untimed, its requests a row of their own). One wait for both folders: on S3
+ * Files each wait is an export, about a minute.
+ */
+async function stage(ctx: Ctx, fs: FileSystemAccess, dirs: string[]): Promise<Staged> {
+  ctx.progress(`write ${dirs.length} × ${ctx.params.files} files to rename and chmod`);
   const names = Array.from({ length: ctx.params.files }, (_, i) => `s-${String(i).padStart(5, '0')}.bin`);
   const body = randomBytes(SMALL_FILE_BYTES);
   try {
-    await mkdir(fs.pathOf(dir), { recursive: true });
-    for (const n of names) await writeFile(fs.pathOf(dir + n), body);
+    for (const dir of dirs) {
+      await mkdir(fs.pathOf(dir), { recursive: true });
+      for (const n of names) await writeFile(fs.pathOf(dir + n), body);
+    }
   } catch (err) {
     return { names, problem: `could not write the files to work on: ${errorSummary(err)}` };
   }
   const deadline = Date.now() + waitBoundMs(ctx, fs);
-  for (;;) {
-    const have = new Set((await ctx.stored.list(dir)).map((o) => o.key));
-    if (names.every((n) => have.has(n))) return { names, problem: null };
-    if (Date.now() > deadline || ctx.signal.aborted) return { names, problem: `the files to work on were not in the bucket ${Math.round(waitBoundMs(ctx, fs) / 1000)} s after close` };
-    await sleep(50);
+  try {
+    for (;;) {
+      const lists = await Promise.all(dirs.map((dir) => ctx.stored.list(dir)));
+      if (lists.every((l) => { const have = new Set(l.map((o) => o.key)); return names.every((n) => have.has(n)); })) return { names, problem: null };
+      if (Date.now() > deadline || ctx.signal.aborted) return { names, problem: `the files to work on were not in the bucket ${Math.round(waitBoundMs(ctx, fs) / 1000)} s after close` };
+      await sleep(50);
+    }
+  } finally {
+    ctx.recordRequests(SETUP, [ctx.cutRequests()]);
   }
 }
 
 /** A folder of `files` files renamed on the mount (one rename), then the wait until the bucket has them under the new name only. */
-async function renameDir(ctx: Ctx, fs: FileSystemAccess): Promise<void> {
+async function renameDir(ctx: Ctx, fs: FileSystemAccess, { names, problem }: Staged): Promise<void> {
   ctx.progress(`rename a folder of ${ctx.params.files} files`);
-  const { names, problem } = await stage(ctx, fs, `${ctx.prefix}ren-src/`);
-  ctx.recordRequests(SETUP, [ctx.cutRequests()]);
   if (problem) {
     for (const op of ['rename-dir', 'rename-dir-in-bucket']) ctx.record(notMeasured(op, SMALL_FILE_BYTES, problem, false));
     return;
@@ -258,10 +270,9 @@ async function renameDir(ctx: Ctx, fs: FileSystemAccess): Promise<void> {
 }
 
 /** chmod on `files` files, then the object versions that wrote in the (versioned) bucket. */
-async function chmodVersions(ctx: Ctx, fs: FileSystemAccess): Promise<void> {
+async function chmodVersions(ctx: Ctx, fs: FileSystemAccess, { names, problem }: Staged): Promise<void> {
   ctx.progress(`chmod ${ctx.params.files} files`);
   const dir = `${ctx.prefix}chmod/`;
-  const { names, problem } = await stage(ctx, fs, dir);
   const inBucket = ctx.offers.includes('objects-in-bucket');
   const before = inBucket && !problem ? await ctx.reference.versions(dir) : null;
   ctx.recordRequests(SETUP, [ctx.cutRequests()]);
@@ -326,7 +337,8 @@ export const syncBehaviour: WorkloadDefinition<SyncBehaviourParams> = {
     const written = `${ctx.prefix}exp/`;
     const files = await exportLags(ctx, fs, written);
     if (files) await exportedReads(ctx, fs, written, files);
-    await renameDir(ctx, fs);
-    await chmodVersions(ctx, fs);
+    const staged = await stage(ctx, fs, [`${ctx.prefix}ren-src/`, `${ctx.prefix}chmod/`]);
+    await renameDir(ctx, fs, staged);
+    await chmodVersions(ctx, fs, staged);
   },
 };

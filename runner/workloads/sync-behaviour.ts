@@ -1,7 +1,7 @@
 import prices from '../../assets/prices.json';
 import type { WorkloadDescriptor } from '../core/workload';
 import { exportOf, metadataRead, metadataWrite, READS_FIXTURE_FILE, readFile, writeFile } from '../core/s3files-meter';
-import { formatGivenSize, parseSize, SIZE_SCHEMA } from '../core/units';
+import { formatGivenSize, formatSize, parseSize, SIZE_SCHEMA } from '../core/units';
 
 export interface SyncBehaviourParams {
   /** Files of each size read (fixture written through the S3 API) and written through the mount. */
@@ -25,7 +25,7 @@ const METERING = prices.s3Files.meteringFromAwsDocs;
  * so AWS's default): files written through the S3 API smaller than this are imported onto its
  * high-performance storage. Recorded with every result of the workload (`s3files_import_below`).
  */
-export const IMPORT_BELOW_BYTES = METERING.importSizeLessThanKiB * 1024;
+const IMPORT_BELOW_BYTES = METERING.importSizeLessThanKiB * 1024;
 
 /**
  * The two direct-read thresholds AWS's documentation gives (assets/prices.json
@@ -49,7 +49,7 @@ export const DIRECT_READ_STEP = 2;
 /** The size of the files renamed and chmod-ed: small, so that their time is the operation's, not the data's. */
 export const SMALL_FILE_BYTES = 4096;
 
-export const SYNC_OPERATIONS = [
+const SYNC_OPERATIONS = [
   'list-first', 'list-repeat', 'read', 'export-lag', 'read-exported', ...DIRECT_READ_THRESHOLDS.map((t) => t.operation),
   'rename-dir', 'rename-dir-in-bucket', 'chmod', 'chmod-versions',
 ] as const;
@@ -92,7 +92,7 @@ export const syncBehaviourDescriptor = {
     per_size: String(p.per_size), read_sizes: p.read_sizes.map((s) => formatGivenSize(s)).join(','),
     write_sizes: p.write_sizes.map((s) => formatGivenSize(s)).join(','), files: String(p.files),
     list_repeats: String(p.list_repeats), timeout_s: String(p.timeout_s),
-    s3files_import_below: formatGivenSize(`${METERING.importSizeLessThanKiB}KiB`),
+    s3files_import_below: formatSize(IMPORT_BELOW_BYTES),
   }),
   fixture: (p) => {
     const sizes = p.read_sizes.map(parseSize);
