@@ -57,6 +57,15 @@ describe('the text summary (long format)', () => {
     expect(csv[0]).toMatch(/^cases,workload,operation,object_size_bytes,/);
     expect(csv.filter((l) => l.startsWith('cases,'))).toHaveLength(19);
   });
+
+  test('--format json gives every case and verdict its fleet size (one client: fleets are in the scaling table)', () => {
+    const json = JSON.parse(renderModel(model, { format: 'json' })[0]);
+    expect(json.cases.map((c: { clients: number }) => c.clients)).toEqual(json.cases.map(() => 1));
+    expect(json.verdicts.length).toBeGreaterThan(0);
+    expect(json.verdicts.map((v: { clients: number }) => v.clients)).toEqual(json.verdicts.map(() => 1));
+    expect(json.cases[0]).toHaveProperty('comparable_key');
+    expect(json.cases[0]).toMatchObject({ cache_share: null, cache_warning: null });
+  });
 });
 
 describe('the verdicts name the winning variant', () => {
