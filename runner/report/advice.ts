@@ -1,4 +1,6 @@
+import matrixSchema from '../../assets/schema/matrix.schema.json';
 import { hostClass } from '../core/comparability';
+import type { AdvicePriority } from '../core/matrix.generated';
 import { isRequestsOnly } from '../core/vocabulary';
 import { NEEDS, type Need, type NeedProbe } from './advice-needs';
 import { caseKey, isSupportCheck, measured, notApplicable, semanticsMatrix, shownCache, type ProbeState, type SemanticsMatrix } from './analysis';
@@ -25,8 +27,9 @@ import { operationWithMode } from './rows';
  *    overlaps its range ("no clear winner").
  */
 
-export const PRIORITIES = ['throughput', 'p99', 'cost'] as const;
-export type Priority = (typeof PRIORITIES)[number];
+/** What the pick may optimize: the matrix format's (`advice.priority`), so a matrix and the CLI take the same. */
+export type Priority = AdvicePriority;
+export const PRIORITIES = matrixSchema.definitions.AdvicePriority.enum as Priority[];
 
 export interface AdviceOptions {
   workload: string;

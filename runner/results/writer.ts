@@ -3,6 +3,7 @@ import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { intervalErrors, type IntervalRecord } from './intervals';
 import { recordErrors, type ResultRecord } from './record';
+import type { ResolvedAdvice } from '../core/matrix';
 import { INTERVALS_FOLDER } from '../core/vocabulary';
 
 export interface RunManifest {
@@ -27,6 +28,8 @@ export interface RunManifest {
    * announced at the start, not run, not counted in steps_total, neither failed nor measured.
    */
   skipped?: { method: string; variant: string; reason: string; steps: number }[];
+  /** The matrix's `advice`: what the report's Advice section is asked (absent: the matrix named none). */
+  advice?: ResolvedAdvice;
   /** The runner process and its host, so a run that died without a word is seen as abandoned. */
   pid?: number;
   hostname?: string;
