@@ -3,8 +3,7 @@ import { resolve } from 'node:path';
 import { UserError } from '../core/errors';
 import { DEFAULT_ADVICE_PRIORITY } from '../core/matrix';
 import { LATENCY_HELP, parseLatencyUs } from '../core/units';
-import { advise, PRIORITIES, type Priority } from '../report/advice';
-import { tableOf } from '../report/analysis';
+import { advise, isAdvisable, PRIORITIES, type Priority } from '../report/advice';
 import { DEFAULT_MAX_DELAY_MS, isNeed, NEED_NAMES, NEEDS, type Need } from '../report/advice-needs';
 import { adviceLines } from '../report/advice-text';
 import { loadReportModel } from '../report/summary';
@@ -73,6 +72,6 @@ function checkedWorkload(name: string): string {
   const known = WORKLOAD_DESCRIPTORS.map((w) => w.name as string);
   if (!known.includes(name)) throw new UserError(`--workload: "${name}" is not a workload`, `use one of: ${known.join(', ')}`);
   // Its probes are what --needs reads: they decide which methods qualify, not which is fastest.
-  if (tableOf(name) === 'semantics') throw new UserError(`--workload: ${name} is what --needs reads, not a workload to advise on`, `name the workload your application runs, with --needs for the semantics it needs (see --help)`);
+  if (!isAdvisable(name)) throw new UserError(`--workload: ${name} is what --needs reads, not a workload to advise on`, `name the workload your application runs, with --needs for the semantics it needs (see --help)`);
   return name;
 }
