@@ -88,10 +88,13 @@ describe('the Advice section', () => {
     expect(adviceSection.text!.lines({ model, width: 80, wide: false }).filter((l) => [...l].length > 80)).toEqual([]);
   });
 
-  it('passes the matrix\'s limits and priority to the advisor', async () => {
+  it('passes the matrix\'s limits and priority to the advisor; without needs, says how to add them', async () => {
     const model = modelAsking({ ...REQUEST, needs: [], priority: 'p99', p99_under_us: 55_000 });
     const [picks] = adviceSection.tables!(model).filter((t) => t.name === 'advice_picks');
     expect(picks.rows).toEqual([['large-read', expect.any(String), 'p99', 'mountpoint', null, expect.stringMatching(/^best on p99: p99 30 ms/)]]);
-    expect(await page(model)).toContain('Over the limit: s3fs: p99 60 ms ≥ 55 ms');
+    const html = await page(model);
+    expect(html).toContain('Over the limit: s3fs: p99 60 ms ≥ 55 ms');
+    // No needs named: every method compared, and the section says how to name them.
+    expect(html).toContain('The matrix names no needs, so no method is ruled out. Add &quot;advice&quot;');
   });
 });

@@ -1,5 +1,6 @@
 import type { ResolvedAdvice } from '../../core/matrix';
 import { DEFAULT_MAX_DELAY_MS, NEEDS } from '../advice-needs';
+import { verdictsText } from '../advice-text';
 import { adviceOfRun, figureText, type Advice, type CaseAdvice, type Dimension, type MethodNeeds } from '../advice';
 import { durationText } from '../format';
 import { esc, slug } from '../html/format';
@@ -79,12 +80,10 @@ function html(ctx: PageContext): string {
   const run = adviceOfRun(ctx.model);
   if (!run) return noData('the matrix of this run names no needs to advise on.', HOW_TO_ASK);
   const lead = `<p class="lead">Which method for each workload of this run, for ${esc(requestText(run.request))} (the matrix's <code>advice</code>): the same answer as <code>s3ab advise</code>, from this run's measured figures only. Each recommendation names its run, its repetitions and its host class.</p>`;
+  const noNeeds = run.request.needs.length ? [] : [`<p>The matrix names no needs, so no method is ruled out. ${esc(HOW_TO_ASK)}</p>`];
   if (!run.advice.length) return `${lead}\n${noData('this run measured no workload to advise on besides the semantics probes.', 'Add the workload your application runs to the matrix.')}`;
-  return [lead, ...run.advice.map(workloadHtml)].join('\n');
+  return [lead, ...noNeeds, ...run.advice.map(workloadHtml)].join('\n');
 }
-
-/** A method's ruled-out verdicts, in one line. */
-const verdictsLine = (s: MethodNeeds) => s.verdicts.map((v) => `${v.need}: ${v.probe} ${v.detail}`).join('; ');
 
 /** What each case comes to: the pick, or no clear winner among whom; and why. */
 function outcome(c: CaseAdvice): [string, string] {
@@ -104,7 +103,7 @@ function lines({ model, width }: TextContext): string[] {
   if (!run?.advice.length) return [];
   const out = ['', ...wrapText(`Advice — which method for each workload, for the matrix's ${requestText(run.request)}; from run ${model.runId}'s figures only (evidence: the pick's, else the first of the Pareto set's, good repetitions and host class). The whole answer of a workload: s3ab advise --run ${model.runId} --workload W${run.request.needs.length ? ` --needs ${run.request.needs.join(',')}` : ''}.`, width)];
   const once = (list: (a: Advice) => MethodNeeds[]) => [...new Map(run.advice.flatMap(list).map((s) => [s.method, s])).values()];
-  for (const s of once((a) => a.ruledOut)) out.push(...wrapText(`  ruled out: ${s.method}: ${verdictsLine(s)}`, width, '      '));
+  for (const s of once((a) => a.ruledOut)) out.push(...wrapText(`  ruled out: ${s.method}: ${verdictsText(s)}`, width, '      '));
   const unmeasured = once((a) => a.notMeasured);
   if (unmeasured.length) out.push(...wrapText(`  not measured for the needs (never recommended): ${unmeasured.map((s) => s.method).join(', ')}`, width, '      '));
   // Each case's row, then why across the columns after the workload.
