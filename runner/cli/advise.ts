@@ -1,21 +1,20 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { resolve } from 'node:path';
 import { UserError } from '../core/errors';
-import { advise, PRIORITIES, type Priority } from '../report/advice';
-import { tableOf } from '../report/analysis';
+import { DEFAULT_ADVICE_PRIORITY } from '../core/matrix';
+import { LATENCY_HELP, parseLatencyUs } from '../core/units';
+import { advise, isAdvisable, PRIORITIES, type Priority } from '../report/advice';
 import { DEFAULT_MAX_DELAY_MS, isNeed, NEED_NAMES, NEEDS, type Need } from '../report/advice-needs';
 import { adviceLines } from '../report/advice-text';
 import { loadReportModel } from '../report/summary';
 import { WORKLOAD_DESCRIPTORS } from '../workloads/catalog';
 import { list, nonNegativeNumber, out } from './args';
 
-const TIME_UNITS_US: Record<string, number> = { us: 1, 'µs': 1, ms: 1000, s: 1_000_000 };
-
-/** A latency such as 800us, 20ms or 1.5s (a bare number is ms), in µs. */
+/** A latency such as 800us, 20ms or 1.5s (a bare number is ms), in µs: the matrix's `advice` reads the same. */
 const latencyUs = (v: string) => {
-  const m = /^\s*(\d+(?:\.\d+)?)\s*(us|µs|ms|s)?\s*$/i.exec(v);
-  if (!m || !(Number(m[1]) > 0)) throw new InvalidArgumentError('must be a time above zero with us, ms or s (a bare number is ms), e.g. 50ms');
-  return Number(m[1]) * TIME_UNITS_US[(m[2] ?? 'ms').toLowerCase()];
+  const us = parseLatencyUs(v);
+  if (us === null) throw new InvalidArgumentError(`must be ${LATENCY_HELP}`);
+  return us;
 };
 
 const needsHelp = NEED_NAMES.map((n) => `  ${n.padEnd(17)} ${NEEDS[n].what} (probes: ${NEEDS[n].probes.map((p) => p.probe).join(', ')})`).join('\n');
@@ -33,7 +32,7 @@ export function registerAdvise(program: Command): void {
     .option('--p99-under <time>', 'leave out methods whose p99 latency is not below this (e.g. 50ms, 800us, 1.5s)', latencyUs)
     .addOption(new Option('--max-delay <time>', 'the propagation probes\' threshold for read-after-write and sees-s3-writes (e.g. 500ms, 5s)').argParser(latencyUs).default(DEFAULT_MAX_DELAY_MS * 1000, `${DEFAULT_MAX_DELAY_MS / 1000}s`))
     .option('--host-class <type>', 'the host class you will run on (an instance type such as c7g.large, or local:NvCPU:MGiB): figures from another class carry a warning')
-    .addOption(new Option('--priority <what>', 'what the pick optimizes among the Pareto set').choices([...PRIORITIES]).default('throughput'))
+    .addOption(new Option('--priority <what>', 'what the pick optimizes among the Pareto set').choices([...PRIORITIES]).default(DEFAULT_ADVICE_PRIORITY))
     .addOption(new Option('--format <format>', 'text, or json (the advice as one document)').choices(['text', 'json']).default('text'))
     .addHelpText('after', `
 Needs:
@@ -73,6 +72,6 @@ function checkedWorkload(name: string): string {
   const known = WORKLOAD_DESCRIPTORS.map((w) => w.name as string);
   if (!known.includes(name)) throw new UserError(`--workload: "${name}" is not a workload`, `use one of: ${known.join(', ')}`);
   // Its probes are what --needs reads: they decide which methods qualify, not which is fastest.
-  if (tableOf(name) === 'semantics') throw new UserError(`--workload: ${name} is what --needs reads, not a workload to advise on`, `name the workload your application runs, with --needs for the semantics it needs (see --help)`);
+  if (!isAdvisable(name)) throw new UserError(`--workload: ${name} is what --needs reads, not a workload to advise on`, `name the workload your application runs, with --needs for the semantics it needs (see --help)`);
   return name;
 }

@@ -1,6 +1,34 @@
 /* Generated from assets/schema/matrix.schema.json by scripts/gen-types.mjs. Do not edit: run `npm run gen`. */
 
 export type MethodSpec = string | MethodSelection;
+/**
+ * A need of the application, decided by semantics probes (`s3ab advise --help` lists each with its probes).
+ */
+export type Need =
+  | 'create'
+  | 'overwrite'
+  | 'append'
+  | 'random-write'
+  | 'truncate'
+  | 'rename'
+  | 'delete'
+  | 'directories'
+  | 'symlinks'
+  | 'hardlinks'
+  | 'permissions'
+  | 'timestamps'
+  | 'open-file-attrs'
+  | 'locks'
+  | 'read-after-write'
+  | 'sees-s3-writes';
+/**
+ * What the pick optimizes among the Pareto set (`--priority`).
+ */
+export type AdvicePriority = 'throughput' | 'p99' | 'cost';
+/**
+ * A time: a number of milliseconds, or a string with us, ms or s ("800us", "20ms", "1.5s").
+ */
+export type Latency = number | string;
 
 /**
  * A benchmark matrix: methods x workloads x parameters x cache states x repetitions. The input of `s3ab run --matrix FILE` and of a state machine execution; the profiles in assets/profiles/ are matrices too. Method and workload names, and each workload's parameters, are checked against the runner's registries (see `s3ab list`).
@@ -44,6 +72,7 @@ export interface Matrix {
   workloads: {
     [k: string]: {};
   };
+  advice?: AdviceRequest;
 }
 export interface MethodSelection {
   name: string;
@@ -74,4 +103,20 @@ export interface MethodSelection {
    * Skip this method, announced at the start and named as skipped in the summary and the run manifest, where it is not available on the host (e.g. s3files, which needs an NFS client: AWS only), instead of failing the run. Its steps keep their numbers, so a matrix has the same steps everywhere.
    */
   optional?: boolean;
+}
+/**
+ * The question the report's Advice section answers for every workload of the run, as `s3ab advise` does: what the application needs of the method (methods whose measured semantics probes fail a need are ruled out; the run measures the probes where it includes the semantics workload), the limits, and what the pick optimizes. Each field is the `s3ab advise` option of the same name (docs/advice.md): needs, priority, max_cost_per_million, p99_under (leave out methods whose p99 is not below it), max_delay (the propagation threshold of read-after-write and sees-s3-writes). Recorded in the run manifest.
+ */
+export interface AdviceRequest {
+  /**
+   * What the application needs of the method (`s3ab advise --needs`); [] compares every method without ruling any out.
+   */
+  needs: Need[];
+  priority?: AdvicePriority;
+  /**
+   * Leave out methods whose cost per million operations is above this, in USD (`--max-cost-per-million`).
+   */
+  max_cost_per_million?: number;
+  p99_under?: Latency;
+  max_delay?: Latency;
 }

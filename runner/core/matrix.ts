@@ -3,11 +3,11 @@ import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import matrixSchema from '../../assets/schema/matrix.schema.json';
 import { UserError } from './errors';
-import type { Matrix, MethodSpec } from './matrix.generated';
+import type { AdvicePriority, AdviceRequest, Matrix, MethodSpec, Need } from './matrix.generated';
 import type { MethodDescriptor, Options } from './method';
 import { projectRoot } from './paths';
 import { expandGrid, type GridSetting } from './tune';
-import { parseSize } from './units';
+import { LATENCY_HELP, parseLatencyUs, parseSize } from './units';
 import { MATRIX_CACHE_STATES, type MatrixCacheState } from './vocabulary';
 import type { WorkloadDescriptor } from './workload';
 
@@ -49,7 +49,26 @@ export interface ResolvedMatrix {
   clients: number[];
   methods: MethodChoice[];
   workloads: { name: string; params: Record<string, unknown> }[];
+  /** The matrix's `advice`, resolved; null where it names none. */
+  advice: ResolvedAdvice | null;
 }
+
+/**
+ * What the report's Advice section is asked (matrix `advice`): the needs and limits of
+ * `s3ab advise`, times in µs and ms, the priority's default applied. The run manifest records it as
+ * it is, so its field names are the manifest's (snake case).
+ */
+export interface ResolvedAdvice {
+  needs: Need[];
+  priority: AdvicePriority;
+  max_cost_per_million: number | null;
+  p99_under_us: number | null;
+  /** null: the advisor's default threshold. */
+  max_delay_ms: number | null;
+}
+
+/** The pick's default priority: the schema's. */
+export const DEFAULT_ADVICE_PRIORITY = matrixSchema.definitions.AdvicePriority.default as AdvicePriority;
 
 /** One unit of work: a method running a workload once. */
 export interface Step {
@@ -118,6 +137,7 @@ function pickSchemaError(errors: ErrorObject[]): ErrorObject {
 }
 
 const isSizePattern = (e: ErrorObject) => e.keyword === 'pattern' && /\[KMGT?\]i\?B/.test(String((e.params as { pattern?: string }).pattern));
+const isLatencyPattern = (e: ErrorObject) => e.keyword === 'pattern' && String((e.params as { pattern?: string }).pattern) === matrixSchema.definitions.Latency.oneOf[1].pattern;
 
 function describeAjvError(where: string, e: ErrorObject): string {
   const field = `${where}${e.instancePath.replace(/\//g, '.')}`;
@@ -128,6 +148,7 @@ function describeAjvError(where: string, e: ErrorObject): string {
       return `${field} must be one of ${(e.params as { allowedValues: unknown[] }).allowedValues.join(', ')}`;
     case 'pattern':
       if (isSizePattern(e)) return `${field} is not a size: write ${SIZE_UNITS_HELP}`;
+      if (isLatencyPattern(e)) return `${field} is not a time: write ${LATENCY_HELP}`;
       return `${field || where} ${e.message}`;
     default:
       return `${field || where} ${e.message}`;
@@ -145,6 +166,8 @@ function shapeFix(e: ErrorObject, catalog: Catalog): string {
       return `workloads maps one or more of ${catalog.workloads.map((w) => w.name).join(', ')} to their parameters ({} for the defaults; see \`s3ab list\`)`;
     case 'repetitions':
       return `repetitions is a whole number from ${rep.minimum} to ${rep.maximum}`;
+    case 'advice':
+      return `advice is {"needs": [...], "priority", "max_cost_per_million", "p99_under", "max_delay"}, as \`s3ab advise\`'s options; needs are any of: ${matrixSchema.definitions.Need.enum.join(', ')}; priority one of: ${matrixSchema.definitions.AdvicePriority.enum.join(', ')}; p99_under and max_delay ${LATENCY_HELP}`;
     case '':
       if (e.keyword === 'additionalProperties') return `a matrix has the fields ${Object.keys(matrixSchema.properties).join(', ')}`;
   }
@@ -199,7 +222,24 @@ export function resolveMatrix(input: unknown, source: string, catalog: Catalog):
   // Cold before warm: a warm pass repeats on the mount the cold pass used.
   const cache = MATRIX_CACHE_STATES.filter((c) => (data.cache ?? ['cold']).includes(c));
   const clients = [...(data.clients ?? [1])].sort((a, b) => a - b);
-  return { name: data.name ?? source, repetitions: data.repetitions ?? 3, cache, budgetS: data.budget_s ?? null, clients, methods, workloads };
+  const advice = data.advice ? resolveAdvice(data.advice, bad) : null;
+  return { name: data.name ?? source, repetitions: data.repetitions ?? 3, cache, budgetS: data.budget_s ?? null, clients, methods, workloads, advice };
+}
+
+/** The matrix's `advice` (its shape already checked): times to µs and ms; a zero time, which the pattern lets through, refused. */
+function resolveAdvice(a: AdviceRequest, bad: (problem: string, fix: string) => UserError): ResolvedAdvice {
+  const time = (field: 'p99_under' | 'max_delay') => {
+    const v = a[field];
+    if (v === undefined) return null;
+    const us = parseLatencyUs(v);
+    if (us === null) throw bad(`matrix.advice.${field} is ${JSON.stringify(v)}, not a time above zero`, `write ${LATENCY_HELP}`);
+    return us;
+  };
+  const maxDelayUs = time('max_delay');
+  return {
+    needs: a.needs, priority: a.priority ?? DEFAULT_ADVICE_PRIORITY, max_cost_per_million: a.max_cost_per_million ?? null,
+    p99_under_us: time('p99_under'), max_delay_ms: maxDelayUs === null ? null : maxDelayUs / 1000,
+  };
 }
 
 /** Steps in run order: per workload, per repetition, every method in turn, so slow drift hits all methods alike. */

@@ -80,3 +80,16 @@ export function formatDuration(ms: number): string {
   if (s < 120) return `${s.toFixed(1)} s`;
   return `${Math.floor(s / 60)} min ${Math.round(s % 60)} s`;
 }
+
+const LATENCY_UNITS_US: Record<string, number> = { us: 1, 'µs': 1, ms: 1000, s: 1_000_000 };
+
+/** How a time is written where a latency limit is given (matrix `advice`, `s3ab advise`): the fix of a bad one. */
+export const LATENCY_HELP = 'a time above zero with us, ms or s (a bare number is ms), e.g. 50ms, 800us or 1.5s';
+
+/** A latency such as 800us, 20ms or 1.5s, or a number of ms, in µs; null when it is not one (or not above zero). */
+export function parseLatencyUs(value: string | number): number | null {
+  if (typeof value === 'number') return Number.isFinite(value) && value > 0 ? value * 1000 : null;
+  const m = /^\s*(\d+(?:\.\d+)?)\s*(us|µs|ms|s)?\s*$/i.exec(value);
+  if (!m || !(Number(m[1]) > 0)) return null;
+  return Number(m[1]) * LATENCY_UNITS_US[(m[2] ?? 'ms').toLowerCase()];
+}

@@ -1,3 +1,4 @@
+import type { Need as MatrixNeed } from '../core/matrix.generated';
 import { PROBES } from '../workloads/semantics';
 
 /**
@@ -5,6 +6,8 @@ import { PROBES } from '../workloads/semantics';
  * table the advisor (advice.ts) reads. A need holds for a method only when every probe it lists was
  * measured and supported in every repetition; a probe marked `delay` also needs its measured
  * propagation delay (the median over repetitions) to be at most the advisor's delay threshold.
+ * The needs' names are the matrix format's (`advice.needs`, assets/schema/matrix.schema.json): the
+ * table must define exactly those, which the compiler checks.
  */
 
 type Probe = (typeof PROBES)[number];
@@ -46,7 +49,7 @@ export const NEEDS = {
     what: 'reads on the mount what others wrote through S3, within the delay threshold',
     probes: [{ probe: 's3-to-mount-delay', delay: true }],
   },
-} as const satisfies Record<string, NeedDefinition>;
+} as const satisfies Record<MatrixNeed, NeedDefinition>;
 
 export type Need = keyof typeof NEEDS;
 

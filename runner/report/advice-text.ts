@@ -4,7 +4,8 @@ import { durationText } from './format';
 
 /** The advice as the terminal prints it (`s3ab advise`); `--format json` prints the Advice itself. */
 
-const verdictsText = (s: MethodNeeds) => s.verdicts.map((v) => `${v.need}: ${v.probe} ${v.detail}`).join('; ');
+/** A method's verdicts on the needs, in one line: each need, its probe and what it measured. */
+export const verdictsText = (s: MethodNeeds) => s.verdicts.map((v) => `${v.need}: ${v.probe} ${v.detail}`).join('; ');
 
 function settingsText(settings: Record<string, string>): string {
   const parts = Object.entries(settings).map(([k, v]) => `${k}=${v}`);

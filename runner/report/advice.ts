@@ -1,11 +1,14 @@
+import matrixSchema from '../../assets/schema/matrix.schema.json';
 import { hostClass } from '../core/comparability';
+import type { AdvicePriority } from '../core/matrix.generated';
 import { isRequestsOnly } from '../core/vocabulary';
-import { NEEDS, type Need, type NeedProbe } from './advice-needs';
-import { caseKey, isSupportCheck, measured, notApplicable, semanticsMatrix, shownCache, type ProbeState, type SemanticsMatrix } from './analysis';
+import type { ResolvedAdvice } from '../core/matrix';
+import { DEFAULT_MAX_DELAY_MS, NEEDS, type Need, type NeedProbe } from './advice-needs';
+import { caseKey, isSupportCheck, measured, notApplicable, semanticsMatrix, shownCache, tableOf, type ProbeState, type SemanticsMatrix } from './analysis';
 import { durationText } from './format';
 import { caseLabel, methodLabel } from './labels';
 import type { Cell, MethodFacts, ReportModel } from './model';
-import { byOrder } from './order';
+import { byOrder, workloadRank } from './order';
 import { requestFigures } from './pricing';
 import { requestsCounted, s3filesFigures } from './requests';
 import { operationWithMode } from './rows';
@@ -25,8 +28,9 @@ import { operationWithMode } from './rows';
  *    overlaps its range ("no clear winner").
  */
 
-export const PRIORITIES = ['throughput', 'p99', 'cost'] as const;
-export type Priority = (typeof PRIORITIES)[number];
+/** What the pick may optimize: the matrix format's (`advice.priority`), so a matrix and the CLI take the same. */
+export type Priority = AdvicePriority;
+export const PRIORITIES = matrixSchema.definitions.AdvicePriority.enum as Priority[];
 
 export interface AdviceOptions {
   workload: string;
@@ -398,3 +402,23 @@ export function advise(model: ReportModel, opts: AdviceOptions): Advice {
   };
 }
 
+
+/** A workload to advise on: any but the semantics probes, which are what the needs read. */
+export const isAdvisable = (workload: string) => tableOf(workload) !== 'semantics';
+
+/**
+ * The advice the run's matrix asked for (`advice`, recorded in its manifest), for every workload
+ * the run measured: the same `advise` as `s3ab advise` with those options. Null where the matrix
+ * asked none.
+ */
+export function adviceOfRun(model: ReportModel): { request: ResolvedAdvice; advice: Advice[] } | null {
+  const request = model.manifest?.advice;
+  if (!request) return null;
+  const workloads = [...new Set(model.cells.map((c) => c.workload))].filter(isAdvisable)
+    .sort((a, b) => workloadRank(a) - workloadRank(b) || a.localeCompare(b));
+  const advice = workloads.map((workload) => advise(model, {
+    workload, needs: request.needs, priority: request.priority, maxDelayMs: request.max_delay_ms ?? DEFAULT_MAX_DELAY_MS,
+    maxCostPerMillion: request.max_cost_per_million, p99UnderUs: request.p99_under_us, hostClass: null,
+  })).filter((a) => a.cases.length > 0);
+  return { request, advice };
+}

@@ -3,6 +3,7 @@ import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { intervalErrors, type IntervalRecord } from './intervals';
 import { recordErrors, type ResultRecord } from './record';
+import type { ResolvedAdvice } from '../core/matrix';
 import type { TuningGrid } from '../core/tune';
 import { INTERVALS_FOLDER } from '../core/vocabulary';
 
@@ -32,6 +33,8 @@ export interface RunManifest {
   tuning?: TuningGrid[];
   /** Steps not run because successive halving dropped their setting: counted in steps_total, never failed. */
   steps_pruned?: number;
+  /** The matrix's `advice`: what the report's Advice section is asked (absent: the matrix named none). */
+  advice?: ResolvedAdvice;
   /** The runner process and its host, so a run that died without a word is seen as abandoned. */
   pid?: number;
   hostname?: string;

@@ -257,7 +257,7 @@ async function openResults(opts: RunOptions, plan: RunPlan, store: OpenStore, lo
     run_id: plan.runId, status: 'running', started_at: new Date().toISOString(), ended_at: null, matrix: plan.matrix.name,
     steps_total: plan.steps.length, steps_done: 0, steps_failed: 0, problem: null, endpoint: store.endpointFacts, peak_rss_bytes: null,
     ...(plan.skipped.length ? { skipped: plan.skipped } : {}), ...(tuningGrids(plan.matrix.methods).length ? { tuning: tuningGrids(plan.matrix.methods) } : {}),
-    pid: process.pid, hostname: hostname(),
+    ...(plan.matrix.advice ? { advice: plan.matrix.advice } : {}), pid: process.pid, hostname: hostname(),
   }, { nameSuffix: opts.runnerId });
   for (const runId of markAbandoned(writer.root)) log(`run ${runId} in ${writer.root} was abandoned (its process is gone without finishing it); its manifest now says so`);
   await writer.open();

@@ -56,7 +56,8 @@ describe('the Report function: Athena rows of a real results folder in, the same
   beforeAll(async () => {
     // With s3files, whose records carry no request counts (as on AWS): its modelled S3 Files metering
     // comes through Athena's rows too.
-    ({ runId } = await writeReportFixture(resultsDir, { repetitions: 2, s3files: true }));
+    // The pipeline does not carry the matrix's advice to the Report state: the local run asks none either.
+    ({ runId } = await writeReportFixture(resultsDir, { repetitions: 2, s3files: true, advice: null }));
     local = await writeHtmlReport(resultsDir, runId, join(work, 'local.html'));
     // What Aggregate leaves in Athena: each model query, as the state machine wraps it for the run,
     // over the same folder (DuckDB standing in for Athena), its result file in the results bucket.
@@ -107,7 +108,7 @@ describe('the Report function: Athena rows of a real results folder in, the same
     const out = await report.handler({ runId, queries, execution }, lambdaContext());
     expect(out.reportLocation).toBe(`s3://${RESULTS}/reports/${runId}/report.html`);
     expect(out.files).toEqual(['report.html', 'summary.json', 'summary.txt'].map((f) => `s3://${RESULTS}/reports/${runId}/${f}`));
-    expect(out.sectionsWithoutData).toEqual([]);
+    expect(out.sectionsWithoutData).toEqual(['Advice']);
     // One result file per query, found through GetQueryExecution: no GetQueryResults pages.
     expect(athena.commandCalls(GetQueryExecutionCommand).map((c) => c.args[0].input.QueryExecutionId).sort()).toEqual(MODEL_QUERIES.map((q) => `qe-${q}`).sort());
     expect(athena.commandCalls(GetQueryResultsCommand)).toHaveLength(0);
@@ -119,7 +120,7 @@ describe('the Report function: Athena rows of a real results folder in, the same
     expect(page.body).toMatch(/^<!DOCTYPE html>/);
     // summary.json: the model's tables, as `s3ab report --format json` writes them.
     const summary = JSON.parse((await read(`reports/${runId}/summary.json`)).body);
-    expect(Object.keys(summary)).toEqual(['run', 'cases', 'verdicts', 'findings', 'untrusted', 'scaling', 'requests', 'seed_claims', 'methods', 'workloads']);
+    expect(Object.keys(summary)).toEqual(['run', 'cases', 'verdicts', 'findings', 'untrusted', 'advice_needs', 'advice_methods', 'advice_picks', 'scaling', 'requests', 'seed_claims', 'methods', 'workloads']);
     expect(summary.cases.length).toBe(local.model.cells.length);
   });
 
@@ -143,10 +144,10 @@ describe('the Report function: Athena rows of a real results folder in, the same
     const remote = sectionsOf((await read(`reports/${runId}/report.html`)).body);
     const mine = sectionsOf(local.rendered.html);
     expect([...remote.keys()]).toEqual(local.rendered.sections.map((s) => s.id));
-    expect([...remote.keys()]).toEqual(['summary', 'problems', 'size', 'ratios', 'over-time', 'percentiles', 'metadata', 'cache', 'semantics', 'workloads', 'requests', 'seed-claims', 'facts']);
+    expect([...remote.keys()]).toEqual(['summary', 'problems', 'advice', 'size', 'ratios', 'over-time', 'percentiles', 'metadata', 'cache', 'semantics', 'workloads', 'requests', 'seed-claims', 'facts']);
     for (const [id, section] of mine) expect({ id, hasData: remote.get(id)!.hasData }).toEqual({ id, hasData: section.hasData });
     // Charts (the time series too), tables, the generated summary: byte for byte.
-    for (const id of ['summary', 'size', 'ratios', 'over-time', 'percentiles', 'metadata', 'cache', 'semantics', 'workloads', 'requests', 'seed-claims']) {
+    for (const id of ['summary', 'advice', 'size', 'ratios', 'over-time', 'percentiles', 'metadata', 'cache', 'semantics', 'workloads', 'requests', 'seed-claims']) {
       expect({ id, html: remote.get(id)!.html }).toEqual({ id, html: mine.get(id)!.html });
     }
     // S3 Files' modelled metering from Athena's text values: s3files rows have it, the others not.
@@ -191,7 +192,7 @@ describe('the Report function: Athena rows of a real results folder in, the same
     await putAthenaResults(s3, RESULTS, [...results].filter(([id]) => id.startsWith('qe-empty-')).map(([queryExecutionId, result]) => ({ queryExecutionId, result })));
     const out = await report.handler({ runId: empty, queries: modelQueries().map((q) => ({ name: q.name, queryExecutionId: `qe-empty-${q.name}` })), execution });
     expect(out.rows).toBe(0);
-    expect(out.sectionsWithoutData).toEqual(['Which method for which workload', 'Throughput, IOPS and latency against size', 'Tables: A vs B', 'Throughput over time', 'Latency percentiles',
+    expect(out.sectionsWithoutData).toEqual(['Which method for which workload', 'Advice', 'Throughput, IOPS and latency against size', 'Tables: A vs B', 'Throughput over time', 'Latency percentiles',
       'Metadata operations', 'Cold vs warm cache', 'POSIX semantics and propagation', 'Workload times (1 client)', 'Requests and request cost', 'Seed claims']);
     expect((await read(`reports/${empty}/report.html`)).body).toContain('No data:');
   });

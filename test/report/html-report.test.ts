@@ -44,7 +44,7 @@ const median = (xs: number[]) => {
   return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 };
 
-const SECTION_IDS = ['summary', 'problems', 'size', 'ratios', 'over-time', 'percentiles', 'metadata', 'cache', 'semantics', 'workloads', 'requests', 'seed-claims', 'facts'];
+const SECTION_IDS = ['summary', 'problems', 'advice', 'size', 'ratios', 'over-time', 'percentiles', 'metadata', 'cache', 'semantics', 'workloads', 'requests', 'seed-claims', 'facts'];
 const work = mkdtempSync(join(tmpdir(), 's3ab-report-test-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
@@ -150,6 +150,33 @@ describe('the HTML report of a folder with every kind of record (rendering fixtu
     })).filter((c) => c.panels > 0));
     expect(charts.length).toBeGreaterThanOrEqual(2); // objects and fio-seq throughput
     for (const c of charts) expect(c).toEqual({ panels: c.panels, rules: c.panels, labels: c.panels });
+  });
+
+  test('the Advice section answers the matrix\'s needs: Mountpoint ruled out naming its probes, per case the Pareto set, a pick or no clear winner, each with its evidence', async () => {
+    const section = opened.page.locator('section#advice');
+    expect(await section.getAttribute('data-has-data')).toBe('true');
+    expect(await section.locator('p.lead').innerText()).toMatch(/for needs: rename, append; priority: throughput \(the matrix's advice\)/);
+    // The probes are what the needs read: advice on the other workloads only.
+    const workloads = await section.locator('h3').evaluateAll((hs) => hs.map((h) => h.id));
+    expect(workloads).toContain('advice-large-read');
+    expect(workloads).not.toContain('advice-semantics');
+    const ruledOut = (await section.locator('table.advice-needs tbody tr').allInnerTexts()).filter((r) => /\bruled out\b/.test(r));
+    expect(ruledOut.length).toBeGreaterThan(0);
+    for (const probe of ['rename-file', 'rename-dir', 'append']) expect(ruledOut.some((r) => r.startsWith('mountpoint') && r.includes(`${probe}\tunsupported`))).toBe(true);
+    const compared = await section.locator('table.advice tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.children].map((c) => (c as unknown as { innerText: string }).innerText)));
+    expect(compared.length).toBeGreaterThan(0);
+    for (const row of compared) {
+      expect(row[0]).not.toMatch(/^mountpoint/);
+      expect(row[1]).toMatch(/^(pick|Pareto set|dominated by .+)$/);
+      // The good repetitions of the case: the fixture runs 3, some of them failed on purpose.
+      expect(row[row.length - 1]).toMatch(/^run \d{8}T\d{6}Z-[0-9a-f]{6}, (1 repetition|[23] repetitions), host class c7g\.large/);
+    }
+    // Every case with methods compared says what it picks, or that there is no clear winner.
+    const cases = await section.locator('h4').count();
+    const verdicts = await section.locator('ul.advice-notes li').evaluateAll((lis) => lis.map((li) => (li as unknown as { innerText: string }).innerText).filter((t) => /^(Pick for throughput: |No clear winner for throughput)/.test(t)));
+    expect(cases).toBeGreaterThan(0);
+    expect(verdicts.length).toBe(await section.locator('table.advice').count());
+    expect(opened.errors).toEqual([]);
   });
 
   test('the cold/warm legend of size charts draws its dash patterns (the symbols have a stroke)', async () => {

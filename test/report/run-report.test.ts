@@ -54,7 +54,7 @@ describe('the HTML report of a real run against the embedded versitygw', () => {
   test('has data where the run measured, and says plainly where it did not', async () => {
     const state = Object.fromEntries(await opened.page.$$eval('section', (els) => els.map((s) => [s.id, s.dataset.hasData === 'true'])));
     expect(state).toEqual({
-      summary: true, problems: true, size: true, ratios: true, percentiles: true, metadata: false, cache: false, semantics: false, workloads: true, requests: true, facts: true,
+      summary: true, problems: true, advice: false, size: true, ratios: true, percentiles: true, metadata: false, cache: false, semantics: false, workloads: true, requests: true, facts: true,
       // Every seed's claims are listed, measured or not ("not measured in this run", naming what would measure it).
       'seed-claims': true,
       // Whether a measurement lasted long enough for a series (0.5 s) depends on this machine's speed: the section has
@@ -65,7 +65,7 @@ describe('the HTML report of a real run against the embedded versitygw', () => {
     expect(await opened.page.locator('section#requests').innerText()).toMatch(/objects\s+upload\s+1 KiB\s+s3-api\s+\d+\s+PUT 1/);
     for (const id of ['metadata', 'cache', 'semantics']) expect(await opened.page.locator(`section#${id} .nodata`).innerText()).toMatch(/^No data: /);
     // Throughput over time is listed without data exactly when no measurement kept a series (see above).
-    expect(stdout).toContain(`sections without data: ${wroteSeries(dir) ? '' : 'Throughput over time, '}Metadata operations, Cold vs warm cache, POSIX semantics and propagation\n`);
+    expect(stdout).toContain(`sections without data: Advice, ${wroteSeries(dir) ? '' : 'Throughput over time, '}Metadata operations, Cold vs warm cache, POSIX semantics and propagation\n`);
     expect(await opened.page.locator('section#problems').innerText()).toMatch(/No problems: .* all \d+ measurements of this run succeeded and were verified/);
   });
 

@@ -47,6 +47,7 @@ beforeAll(() => {
   mkdirSync(join(dir, 'unreadable', 'dt=2026-11-28'), { recursive: true });
   writeFileSync(join(dir, 'unreadable', 'dt=2026-11-28', '20261128T010000Z-abc123--s001--s3-api--objects.jsonl'), 'not json\n{"run_id":"20261128T010000Z-abc123"}\n');
   mkdirSync(join(dir, 'empty'));
+  writeFileSync(join(dir, 'unknown-need.json'), JSON.stringify({ methods: ['s3fs'], workloads: { semantics: {} }, advice: { needs: ['rename', 'teleport'] } }));
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -57,6 +58,7 @@ describe('s3ab: every command with a bad input exits 2, names the problem and a 
     ['run: bad value', () => ({ argv: s3ab('run', '--repetitions', 'abc'), message: /'abc' is invalid\. must be a whole number/ })],
     ['run: unknown profile', () => ({ argv: s3ab('run', '--profile', 'nope'), message: /unknown profile "nope"/ })],
     ['run: missing matrix file', () => ({ argv: s3ab('run', '--matrix', join(dir, 'none.json')), message: /matrix file .*none\.json does not exist/ })],
+    ['run: a matrix advice need that is not one', () => ({ argv: s3ab('run', '--matrix', join(dir, 'unknown-need.json')), message: /matrix\.advice\.needs\.1 must be one of create, .*fix: .*needs are any of: create, /s })],
     ['run: unreachable endpoint', () => ({ argv: s3ab('run', '--endpoint', UNREACHABLE, '--bucket', 'bench', '--methods', 's3-api', '--workloads', 'objects', '--results', join(dir, 'r')), message: /cannot reach the S3 endpoint http:\/\/127\.0\.0\.1:1/, env: AWS_ENV })],
     ['step: bad results URL', () => ({ argv: s3ab('step', '--matrix', join(dir, 'none.json'), '--steps', '1', '--run-id', '20261128T010000Z-abc123', '--results', 's3://b/p', '--bucket', 'bench'), message: /--results "s3:\/\/b\/p" is not s3:\/\/BUCKET\/PREFIX/ })],
     ['step: bad step list', () => ({ argv: s3ab('step', '--steps', 'abc'), message: /'abc' is invalid/ })],

@@ -1,7 +1,10 @@
 import { UserError } from '../../runner/core/errors';
 import { applyOverrides, expandSteps, loadProfile, profileNames, resolveMatrix } from '../../runner/core/matrix';
 import { parseSize, formatSize } from '../../runner/core/units';
+import matrixSchema from '../../assets/schema/matrix.schema.json';
 import { CATALOG } from '../../runner/catalog';
+import { PRIORITIES } from '../../runner/report/advice';
+import { NEED_NAMES } from '../../runner/report/advice-needs';
 
 function problemOf(fn: () => unknown): string {
   try {
@@ -113,5 +116,42 @@ describe('the cache dimension and mount methods in matrices', () => {
   test('fio-seq defaults to seed 000\'s sizes, 10 files, libaio, O_DIRECT, blocks up to 1 MiB', () => {
     const m = resolveMatrix({ methods: ['s3fs'], workloads: { 'fio-seq': {} } }, 'm', CATALOG);
     expect(m.workloads[0].params).toEqual({ sizes: ['1KiB', '100KiB', '1MiB', '10MiB', '100MiB'], files: 10, io: ['direct'], ioengine: 'libaio', max_block_size: '1MiB' });
+  });
+});
+
+describe('the matrix\'s advice (what the report\'s Advice section is asked)', () => {
+  const base = { methods: ['s3fs', 'mountpoint'], workloads: { 'small-reads': {}, semantics: {} } };
+
+  test('is null where the matrix names none', () => {
+    expect(resolveMatrix(base, 'm', CATALOG).advice).toBeNull();
+  });
+
+  test('resolves needs and limits with the CLI\'s names, times to µs and ms, the priority\'s default applied', () => {
+    expect(resolveMatrix({ ...base, advice: { needs: ['rename', 'append'] } }, 'm', CATALOG).advice)
+      .toEqual({ needs: ['rename', 'append'], priority: 'throughput', max_cost_per_million: null, p99_under_us: null, max_delay_ms: null });
+    expect(resolveMatrix({ ...base, advice: { needs: [], priority: 'cost', max_cost_per_million: 5, p99_under: '800us', max_delay: '1.5s' } }, 'm', CATALOG).advice)
+      .toEqual({ needs: [], priority: 'cost', max_cost_per_million: 5, p99_under_us: 800, max_delay_ms: 1500 });
+    // A bare number is milliseconds, as on the command line.
+    expect(resolveMatrix({ ...base, advice: { needs: ['locks'], p99_under: 20 } }, 'm', CATALOG).advice?.p99_under_us).toBe(20_000);
+  });
+
+  test('an unknown need is refused with the valid list, as `s3ab advise --needs` refuses it', () => {
+    const p = problemOf(() => resolveMatrix({ ...base, advice: { needs: ['rename', 'teleport'] } }, 'm', CATALOG));
+    expect(p).toMatch(/matrix\.advice\.needs\.1 must be one of create, overwrite, append, .*, sees-s3-writes \|/);
+    expect(p).toContain(`needs are any of: ${NEED_NAMES.join(', ')}`);
+  });
+
+  test('a bad priority, time, field or a missing needs list is named with the fix', () => {
+    expect(problemOf(() => resolveMatrix({ ...base, advice: { needs: [], priority: 'speed' } }, 'm', CATALOG))).toMatch(/matrix\.advice\.priority must be one of throughput, p99, cost/);
+    expect(problemOf(() => resolveMatrix({ ...base, advice: { needs: [], p99_under: '5 min' } }, 'm', CATALOG))).toMatch(/matrix\.advice\.p99_under is not a time: write a time above zero with us, ms or s/);
+    expect(problemOf(() => resolveMatrix({ ...base, advice: { needs: [], max_delay: '0s' } }, 'm', CATALOG))).toMatch(/matrix\.advice\.max_delay is "0s", not a time above zero \| write a time/);
+    expect(problemOf(() => resolveMatrix({ ...base, advice: { needs: [], p99: '5ms' } }, 'm', CATALOG))).toMatch(/matrix\.advice has an unknown field "p99" \| advice is \{"needs"/);
+    expect(problemOf(() => resolveMatrix({ ...base, advice: { priority: 'cost' } }, 'm', CATALOG))).toMatch(/matrix\.advice must have required property 'needs'/);
+  });
+
+  test('the advisor\'s needs and priorities are the format\'s', () => {
+    const schema = matrixSchema as unknown as { definitions: { Need: { enum: string[] }; AdvicePriority: { enum: string[] } } };
+    expect([...NEED_NAMES].sort()).toEqual([...schema.definitions.Need.enum].sort());
+    expect(PRIORITIES).toEqual(schema.definitions.AdvicePriority.enum);
   });
 });

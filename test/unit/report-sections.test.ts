@@ -82,6 +82,6 @@ describe('the section list is the only place that orders the report\'s sections'
   test('--format json holds each section\'s tables, in the list\'s order', () => {
     const m = model();
     expect(Object.keys(JSON.parse(modelJson(m)))).toEqual(['run', ...SECTIONS.flatMap((s) => (s.tables?.(m) ?? []).map((t) => t.name))]);
-    expect(Object.keys(JSON.parse(modelJson(m)))).toEqual(['run', 'cases', 'verdicts', 'findings', 'untrusted', 'tuning', 'tuning_knobs', 'scaling', 'requests', 'seed_claims', 'methods', 'workloads']);
+    expect(Object.keys(JSON.parse(modelJson(m)))).toEqual(['run', 'cases', 'verdicts', 'findings', 'untrusted', 'advice_needs', 'advice_methods', 'advice_picks', 'tuning', 'tuning_knobs', 'scaling', 'requests', 'seed_claims', 'methods', 'workloads']);
   });
 });

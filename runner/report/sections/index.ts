@@ -1,3 +1,4 @@
+import { adviceSection } from './advice';
 import { cacheSection } from './cache';
 import { factsSection } from './facts';
 import { historySection } from './history';
@@ -25,6 +26,7 @@ import { workloadsSection } from './workloads';
 export const SECTIONS: readonly ReportSection[] = [
   summarySection,
   problemsSection,
+  adviceSection,
   sizeSection,
   ratiosSection,
   overTimeSection,
