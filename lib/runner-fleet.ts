@@ -168,7 +168,7 @@ export class RunnerFleet extends Construct {
     for (const [i, prefix] of buildCachePrefixes().entries()) {
       policy.addStatements(new iam.PolicyStatement({ sid: `ToolCache${i || ''}`, actions: ['s3:GetObject', 's3:PutObject'], resources: [props.resultsBucket.arnForObjects(`${prefix}*`)] }));
       acknowledge(policy, `AwsSolutions-IAM5[Resource::${resultsArn}/${prefix}*]`,
-        `a build cache: ${prefix}ARCH/HASH/BIN, one key per runner architecture and crate hash, the architecture known only on the runner`);
+        `a build cache: ${prefix}ARCH/HASH/BIN, one key per runner architecture and crate hash (a crates.io crate's pinned version), the architecture known only on the runner`);
     }
     acknowledge(policy, 'AwsSolutions-IAM5[Resource::*]', 'states:SendTaskHeartbeat, SendTaskSuccess and SendTaskFailure take no resource ARN; the task token the command carries names the task');
     for (const action of ['s3:GetBucket*', 's3:GetObject*', 's3:List*']) {

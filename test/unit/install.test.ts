@@ -77,8 +77,10 @@ describe('assets/install.json: the install registry', () => {
       expect([name, c.version]).toEqual([name, expect.stringMatching(/^\d+\.\d+\.\d+$/)]);
       expect(c.local.minRust).toMatch(/^\d+\.\d+$/);
     }
-    // No runner recipe: the methods table and `s3ab list` say it runs here only.
-    expect(pinnedVersions('zerofs')).toEqual([`zerofs ${INSTALL.components.zerofs.version} (here only: no runner recipe)`]);
+    // The same pin on runners, built there through the build cache.
+    expect(pinnedVersions('zerofs')).toEqual([`zerofs ${INSTALL.components.zerofs.version} (here and on runners)`]);
+    expect(INSTALL.components.zerofs.runner).toMatchObject({ kind: 'cargo', cost: [{ term: 'cargo', measured: 'zerofs' }] });
+    expect(INSTALL.methods.zerofs.runsOn).toEqual(['local', 'runner']);
   });
   test('a crate is keyed alike by the local installer and the runners\' build cache', () => {
     for (const crate of ['s3-crt-client', 'mount-s3-launcher']) {
