@@ -3,6 +3,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PROJECT_ROOT } from './bench-function';
 import { RESULTS_LAYOUT } from './results-layout';
+import { type ObjectivefsDeploy, objectivefsJob } from './objectivefs-deploy';
 import { callbackLines, IMDS, SECTION } from './runner-document-shell';
 import { INSTALL, type InstallRegistry } from '../runner/core/install';
 
@@ -130,7 +131,7 @@ function cargoJob(component: string, resultsBucket: string): string[] {
 }
 
 /** Every component with a runner recipe, as the lines of the setup script that install it. */
-export function runnerRecipes(p: { resultsBucket: string }, registry: InstallRegistry = INSTALL): Record<string, RunnerInstallLines> {
+export function runnerRecipes(p: { resultsBucket: string; objectivefs?: ObjectivefsDeploy }, registry: InstallRegistry = INSTALL): Record<string, RunnerInstallLines> {
   const out: Record<string, RunnerInstallLines> = {};
   for (const [name, c] of Object.entries(registry.components)) {
     const r = c.runner;
@@ -141,6 +142,7 @@ export function runnerRecipes(p: { resultsBucket: string }, registry: InstallReg
     if (r.kind === 'pip') lines.pip = `${r.package}==${version}`;
     if (r.kind === 'source') lines.job = sourceJob(name, r.repo!, filled(r.tag!, version), version);
     if (r.kind === 'cargo') lines.job = cargoJob(name, p.resultsBucket);
+    if (r.kind === 'vendor-rpm') lines.job = objectivefsJob(filled(r.url!, version, r.release), p.objectivefs);
     out[name] = lines;
   }
   return out;
@@ -155,7 +157,7 @@ const installFunction = (component: string) => `install_${component.replace(/-/g
  * an S3 Files mount check (amazon-efs-utils is always installed: a few seconds). Ends its task by
  * callback; exits non-zero with the failing part named.
  */
-export function setupScript(p: { bundleUrl: string; assetsUrl: string; fileSystemId: string; resultsBucket: string }): string[] {
+export function setupScript(p: { bundleUrl: string; assetsUrl: string; fileSystemId: string; resultsBucket: string; objectivefs?: ObjectivefsDeploy }): string[] {
   const recipes = runnerRecipes(p);
   const names = Object.keys(recipes);
   const log = '/var/log/s3ab-setup.log';

@@ -13,6 +13,7 @@ import { accessLogQueries, namedQueries } from '../../runner/report/results-db';
 import { ROOT } from '../helpers/cli';
 import { resourcesOf, synthesize, type Synthesized } from '../helpers/stack';
 import { INSTALL_LIST_PATTERN, TASK_TOKEN_KEY_PATTERN } from '../../lib/runner-fleet';
+import { objectivefsDeploy } from '../../lib/objectivefs-deploy';
 import { buildCacheKey, crateHash, runnerRecipes, setupScript } from '../../lib/runner-setup-script';
 import install from '../../assets/install.json';
 import { METHOD_DESCRIPTORS as METHODS } from '../../runner/methods/catalog';
@@ -709,6 +710,48 @@ describe('the results bucket: history outlives the stack', () => {
   test('refused before anything is built: an adopted bucket with deleteResultsOnDestroy, and a name that is no bucket name', () => {
     expect(() => synthesize({ resultsBucketName: ADOPTED, deleteResultsOnDestroy: true })).toThrow(/deleteOnDestroy cannot apply to the adopted bucket "s3ab-history-of-an-earlier-stack"/);
     expect(() => synthesize({ resultsBucketName: 'My_Bucket' })).toThrow(/adoptBucketName "My_Bucket" is not an S3 bucket name/);
+  });
+});
+
+describe('ObjectiveFS: enabled by a license parameter given at deploy', () => {
+  const LICENSE_PARAMETER = '/s3ab/objectivefs-license';
+  const SUM = '0123456789abcdef'.repeat(4);
+  const licensed = synthesize({ objectivefs: objectivefsDeploy(LICENSE_PARAMETER, `aarch64=${SUM}`) });
+  const setupLines = (t: Synthesized) => {
+    const [, doc] = resourcesOf(t, 'AWS::SSM::Document').find(([id]) => id.includes('Setup'))!;
+    return (doc.Content.mainSteps[0].inputs.runCommand as unknown[]).map((l) => (typeof l === 'string' ? l : renderedLine(JSON.stringify(l))));
+  };
+  const runnerStatements = (t: Synthesized) => statementsOf(resourcesOf(t, 'AWS::IAM::Policy').find(([id]) => id.startsWith('RunnersPermissions'))![1]);
+
+  test('the setup document installs the pinned vendor package, checked against the SHA-256 given at deploy, and reads the license by the parameter\'s name', () => {
+    const job = setupLines(licensed).find((l) => l.startsWith('install_objectivefs() {'))!;
+    const version = install.components.objectivefs.version;
+    expect(version).toBe('7.2');
+    expect(job).toContain(`curl -fsSL --proto '=https' -o "$RPM" "https://objectivefs.com/user/download/an7dzrz65/objectivefs-${version}-1.$UARCH.rpm"`);
+    expect(job).toContain(`aarch64) SUM=${SUM};;`);
+    expect(job.indexOf('sha256sum -c --status')).toBeGreaterThan(job.indexOf('curl '));
+    expect(job.indexOf('dnf install -y -q "$RPM"')).toBeGreaterThan(job.indexOf('sha256sum -c --status'));
+    expect(job).toContain(`aws ssm get-parameter --name '${LICENSE_PARAMETER}' --with-decryption --query Parameter.Value --output text > /etc/objectivefs.env/OBJECTIVEFS_LICENSE`);
+    expect(setupLines(licensed).join('\n')).toContain('if wants objectivefs; then job objectivefs install_objectivefs; fi');
+  });
+
+  test('the runner role may read that one parameter, and nothing of SSM\'s parameters without a license', () => {
+    const reads = runnerStatements(licensed).filter((st) => asList(st.Action).includes('ssm:GetParameter'));
+    expect(reads).toEqual([{
+      Sid: 'ReadObjectivefsLicense', Effect: 'Allow', Action: 'ssm:GetParameter',
+      Resource: { 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':ssm:', { Ref: 'AWS::Region' }, ':', { Ref: 'AWS::AccountId' }, ':parameter/s3ab/objectivefs-license']] },
+    }]);
+    expect(JSON.stringify(runnerStatements(s))).not.toContain('ssm:GetParameter"');
+    // Without a license the setup installs nothing of it, and says so.
+    const bare = setupLines(s).find((l) => l.startsWith('install_objectivefs() {'))!;
+    expect(bare).toContain('deployed without an ObjectiveFS license');
+    expect(bare).not.toMatch(/curl|ssm get-parameter/);
+  });
+
+  test('the license itself is nowhere in the template, and cdk-nag finds nothing unacknowledged', () => {
+    expect(JSON.stringify(licensed.json)).not.toMatch(/OBJECTIVEFS_LICENSE=|SecureString/);
+    const violations = new AwsSolutionsChecks(licensed.app).validateScope(licensed.stack).violations;
+    expect(violations.map((v) => `${v.ruleName}: ${v.violatingResources.map((r) => r.constructPath).join(', ')}`)).toEqual([]);
   });
 });
 
