@@ -190,7 +190,7 @@ const KINDS = {
   // is; setup never installs it, and says where it comes from.
   vendor: (x, c) => ({
     present: () => existsSync(c.local.path) || has(c.local.bin),
-    async install() { throw new Error(`${c.what} is in no package registry setup can reach: ${c.local.how}`); },
+    async install() { throw new Error(`not in any registry: ${c.local.how}`); },
   }),
 };
 
