@@ -1,9 +1,11 @@
 #!/usr/bin/env node
 // The CDK app: `npx cdk synth` / `cdk deploy`. Synthesizes with no AWS account (no env, no lookups).
 // Context: runnerInstanceType (default DEFAULT_RUNNER_INSTANCE_TYPE, lib/instance-types.ts), runnerMaxLifetimeHours (default 12; also the execution's time limit),
-// deleteResultsOnDestroy=true (cdk destroy deletes the results bucket; default: retained), resultsBucket=NAME (adopt a retained results bucket), nag=false to skip cdk-nag.
+// deleteResultsOnDestroy=true (cdk destroy deletes the results bucket; default: retained), resultsBucket=NAME (adopt a retained results bucket), nag=false to skip cdk-nag,
+// objectivefsLicenseParameter=NAME with objectivefsRpmSha256=ARCH=HEX,... (ObjectiveFS on runners: lib/objectivefs-deploy.ts).
 import { App, Duration, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
+import { objectivefsDeploy } from '../lib/objectivefs-deploy';
 import { S3AccessBenchStack } from '../lib/s3-access-bench-stack';
 
 // CDK's built-in CloudFormation validation repeats what cfn-lint checks in `npm test`
@@ -24,6 +26,7 @@ new S3AccessBenchStack(app, app.node.tryGetContext('stackName') ?? 'S3AccessBenc
   runnerMaxLifetime: lifetime ? Duration.hours(Number(lifetime)) : undefined,
   deleteResultsOnDestroy: booleanContext('deleteResultsOnDestroy'),
   resultsBucketName: app.node.tryGetContext('resultsBucket'),
+  objectivefs: objectivefsDeploy(app.node.tryGetContext('objectivefsLicenseParameter'), app.node.tryGetContext('objectivefsRpmSha256')),
 });
 if (String(app.node.tryGetContext('nag')) !== 'false') Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
 app.synth();

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { PROJECT_ROOT } from './bench-function';
 import { architectureOf, DEFAULT_RUNNER_INSTANCE_TYPE } from './instance-types';
 import { acknowledge, nagBucketArn } from './nag';
+import { type ObjectivefsDeploy, parameterArnName } from './objectivefs-deploy';
 import { RESULTS_LAYOUT } from './results-layout';
 import { callbackLines, IMDS } from './runner-document-shell';
 import { buildCachePrefixes, setupScript } from './runner-setup-script';
@@ -33,6 +34,8 @@ export interface RunnerFleetProps {
   readonly maxLifetime?: Duration;
   /** Root volume size. @default 30 GiB */
   readonly rootVolumeGiB?: number;
+  /** ObjectiveFS's license parameter and package checksums (lib/objectivefs-deploy.ts). @default not enabled */
+  readonly objectivefs?: ObjectivefsDeploy;
 }
 
 ;
@@ -101,7 +104,7 @@ export class RunnerFleet extends Construct {
       description: 's3-access-bench: install what this runner\'s shard needs and the runner bundle, then mount S3 Files as a check',
       timeoutDefault: '1800',
       parameters: { install: { type: 'String', default: '[]', description: 'assets/install.json components this runner\'s shard needs, as a JSON array', allowedPattern: INSTALL_LIST_PATTERN.source } },
-      runCommand: setupScript({ bundleUrl: this.bundle.s3ObjectUrl, assetsUrl: this.assets.s3ObjectUrl, fileSystemId: props.fileSystemId, resultsBucket: props.resultsBucket.bucketName }),
+      runCommand: setupScript({ bundleUrl: this.bundle.s3ObjectUrl, assetsUrl: this.assets.s3ObjectUrl, fileSystemId: props.fileSystemId, resultsBucket: props.resultsBucket.bucketName, objectivefs: props.objectivefs }),
     });
     this.runStepDocument = callbackDocument(this, 'RunStepDocument', {
       description: 's3-access-bench: run this runner\'s steps of an execution\'s matrix (prepared once) and upload each step\'s records to the results bucket',
@@ -169,8 +172,9 @@ export class RunnerFleet extends Construct {
     for (const [i, prefix] of buildCachePrefixes().entries()) {
       policy.addStatements(new iam.PolicyStatement({ sid: `ToolCache${i || ''}`, actions: ['s3:GetObject', 's3:PutObject'], resources: [props.resultsBucket.arnForObjects(`${prefix}*`)] }));
       acknowledge(policy, `AwsSolutions-IAM5[Resource::${resultsArn}/${prefix}*]`,
-        `a build cache: ${prefix}ARCH/HASH/BIN, one key per runner architecture and crate hash, the architecture known only on the runner`);
+        `a build cache: ${prefix}ARCH/HASH/BIN, one key per runner architecture and crate hash (a crates.io crate's pinned version), the architecture known only on the runner`);
     }
+    if (props.objectivefs) policy.addStatements(this.objectivefsLicenseRead(props.objectivefs));
     acknowledge(policy, 'AwsSolutions-IAM5[Resource::*]', 'states:SendTaskHeartbeat, SendTaskSuccess and SendTaskFailure take no resource ARN; the task token the command carries names the task');
     for (const action of ['s3:GetBucket*', 's3:GetObject*', 's3:List*']) {
       acknowledge(role, `AwsSolutions-IAM5[Action::${action}]`, 'read of the CDK asset bucket holding the runner bundle (Asset.grantRead)');
@@ -178,6 +182,17 @@ export class RunnerFleet extends Construct {
     acknowledge(role, 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:s3:::cdk-hnb659fds-assets-<AWS::AccountId>-<AWS::Region>/*]',
       'the CDK bootstrap asset bucket holds the runner bundle under a content-hash key');
     return role;
+  }
+
+  /**
+   * ObjectiveFS's license: the setup reads this one SecureString (by name) into the vendor's
+   * environment folder. Its default key, aws/ssm, lets the account's principals decrypt through SSM.
+   */
+  private objectivefsLicenseRead(deploy: ObjectivefsDeploy): iam.PolicyStatement {
+    return new iam.PolicyStatement({
+      sid: 'ReadObjectivefsLicense', actions: ['ssm:GetParameter'],
+      resources: [Stack.of(this).formatArn({ service: 'ssm', resource: 'parameter', resourceName: parameterArnName(deploy.licenseParameter) })],
+    });
   }
 
   /** Amazon Linux 2023 of the default type's architecture, IMDSv2, encrypted gp3, shutdown = terminate, a lifetime at boot. */

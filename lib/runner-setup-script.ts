@@ -3,6 +3,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PROJECT_ROOT } from './bench-function';
 import { RESULTS_LAYOUT } from './results-layout';
+import { type ObjectivefsDeploy, objectivefsJob } from './objectivefs-deploy';
 import { callbackLines, IMDS, SECTION } from './runner-document-shell';
 import { INSTALL, type InstallRegistry } from '../runner/core/install';
 
@@ -41,11 +42,14 @@ export function buildCachePrefixes(registry: InstallRegistry = INSTALL): string[
 /**
  * The results-bucket key of a cargo component built from its crate as it is now, for one
  * architecture (`uname -m`: x86_64, aarch64; a shell variable holding it in the setup script):
- * tool-cache/BIN/ARCH/HASH/BIN.
+ * tool-cache/BIN/ARCH/HASH/BIN; a crates.io crate is keyed by its pinned version instead
+ * (tool-cache/BIN/ARCH/VERSION/BIN), as the local installer keys it.
  */
 export function buildCacheKey(component: string, arch: string, registry: InstallRegistry = INSTALL): string {
-  const { crate, bin } = registry.components[component].local;
-  return `${buildCachePrefix(bin!)}${arch}/${crateHash(join(PROJECT_ROOT, crate!))}/${bin}`;
+  const c = registry.components[component];
+  const { crate, bin, registryCrate } = c.local;
+  const build = registryCrate ? c.version! : crateHash(join(PROJECT_ROOT, crate!));
+  return `${buildCachePrefix(bin!)}${arch}/${build}/${bin}`;
 }
 
 /** A component's part of the setup script: dnf packages, a pip requirement, a job's lines, and the check that prints its version. */
@@ -70,14 +74,34 @@ function sourceJob(bin: string, repo: string, tag: string, version: string): str
 }
 
 /**
- * A crate built on the runner from the copy the bundle ships (dist/CRATE, scripts/build.mjs) with
- * its Cargo.lock (--locked), through a build cache in the results bucket (buildCacheKey): a binary
- * of this crate hash and architecture that answers --version is downloaded; else Rust comes from
- * rustup (minimal stable profile, into RUST_ROOT, which the bundle step keeps), the crate is built
- * and its binary uploaded. An upload that fails does not fail the setup.
+ * The build of a cargo component: a project crate from the copy the bundle ships (dist/CRATE,
+ * scripts/build.mjs) with its Cargo.lock; a crates.io crate with `cargo install NAME@VERSION`,
+ * its published lockfile, crates.io's checksums and a target folder of its own (a shard may build
+ * both kinds side by side). Both --locked.
+ */
+function cargoBuild(component: string): { lines: string[]; built: string } {
+  const c = INSTALL.components[component];
+  const { crate, bin, registryCrate } = c.local;
+  if (!registryCrate) {
+    return { lines: [`    "$CARGO_HOME/bin/cargo" build --release --locked --manifest-path /opt/s3ab/dist/${crate}/Cargo.toml`], built: `"$CARGO_TARGET_DIR/release/${bin}"` };
+  }
+  const root = `${RUST_ROOT}/install-${bin}`;
+  return {
+    lines: [`    "$CARGO_HOME/bin/cargo" install ${registryCrate}@${c.version} --locked --root ${root} --target-dir ${RUST_ROOT}/target-${bin}`],
+    built: `${root}/bin/${bin}`,
+  };
+}
+
+/**
+ * A crate built on the runner (cargoBuild) through a build cache in the results bucket
+ * (buildCacheKey): a binary of this crate hash (or pinned version) and architecture that answers
+ * --version is downloaded; else Rust comes from rustup (minimal stable profile, into RUST_ROOT,
+ * which the bundle step keeps; one job at a time installs it), the crate is built and its binary
+ * uploaded. An upload that fails does not fail the setup.
  */
 function cargoJob(component: string, resultsBucket: string): string[] {
-  const { crate, bin } = INSTALL.components[component].local;
+  const { bin } = INSTALL.components[component].local;
+  const build = cargoBuild(component);
   const installed = `${TOOLS}/bin/${bin}`;
   return [
     `if ! ${installed} --version >/dev/null 2>&1; then`,
@@ -94,9 +118,12 @@ function cargoJob(component: string, resultsBucket: string): string[] {
     // SSM runs the document as root, perhaps without HOME: every Rust folder is named.
     `    export CARGO_HOME=${RUST_ROOT}/cargo RUSTUP_HOME=${RUST_ROOT}/rustup CARGO_TARGET_DIR=${RUST_ROOT}/target HOME="\${HOME:-/root}"`,
     '    export PATH="$CARGO_HOME/bin:$PATH"',
+    // Two cargo jobs of one shard would both install Rust: the first holds the lock while it does.
+    `    mkdir -p ${RUST_ROOT} && exec 9>${RUST_ROOT}/rustup.lock && flock 9`,
     "    [ -x \"$CARGO_HOME/bin/cargo\" ] || curl --proto '=https' --tlsv1.2 -sSf https://sh.rustup.rs | sh -s -- -y -q --profile minimal --default-toolchain stable --no-modify-path",
-    `    "$CARGO_HOME/bin/cargo" build --release --locked --manifest-path /opt/s3ab/dist/${crate}/Cargo.toml`,
-    `    install -D -m 755 "$CARGO_TARGET_DIR/release/${bin}" ${installed}`,
+    '    flock -u 9',
+    ...build.lines,
+    `    install -D -m 755 ${build.built} ${installed}`,
     `    aws s3 cp --only-show-errors ${installed} "$CACHE" || { echo "s3ab setup: could not upload ${bin} to the build cache $CACHE; setup goes on, the next runner builds it again"; true; }`,
     '  fi',
     'fi',
@@ -104,7 +131,7 @@ function cargoJob(component: string, resultsBucket: string): string[] {
 }
 
 /** Every component with a runner recipe, as the lines of the setup script that install it. */
-export function runnerRecipes(p: { resultsBucket: string }, registry: InstallRegistry = INSTALL): Record<string, RunnerInstallLines> {
+export function runnerRecipes(p: { resultsBucket: string; objectivefs?: ObjectivefsDeploy }, registry: InstallRegistry = INSTALL): Record<string, RunnerInstallLines> {
   const out: Record<string, RunnerInstallLines> = {};
   for (const [name, c] of Object.entries(registry.components)) {
     const r = c.runner;
@@ -115,6 +142,7 @@ export function runnerRecipes(p: { resultsBucket: string }, registry: InstallReg
     if (r.kind === 'pip') lines.pip = `${r.package}==${version}`;
     if (r.kind === 'source') lines.job = sourceJob(name, r.repo!, filled(r.tag!, version), version);
     if (r.kind === 'cargo') lines.job = cargoJob(name, p.resultsBucket);
+    if (r.kind === 'vendor-rpm') lines.job = objectivefsJob(filled(r.url!, version, r.release), p.objectivefs);
     out[name] = lines;
   }
   return out;
@@ -129,7 +157,7 @@ const installFunction = (component: string) => `install_${component.replace(/-/g
  * an S3 Files mount check (amazon-efs-utils is always installed: a few seconds). Ends its task by
  * callback; exits non-zero with the failing part named.
  */
-export function setupScript(p: { bundleUrl: string; assetsUrl: string; fileSystemId: string; resultsBucket: string }): string[] {
+export function setupScript(p: { bundleUrl: string; assetsUrl: string; fileSystemId: string; resultsBucket: string; objectivefs?: ObjectivefsDeploy }): string[] {
   const recipes = runnerRecipes(p);
   const names = Object.keys(recipes);
   const log = '/var/log/s3ab-setup.log';

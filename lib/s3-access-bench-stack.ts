@@ -5,6 +5,7 @@ import { DocumentFunctions } from './document-functions';
 import { BenchNetwork } from './network';
 import { Pipeline } from './pipeline';
 import { ResultsCatalog } from './results-catalog';
+import type { ObjectivefsDeploy } from './objectivefs-deploy';
 import { RESULTS_LAYOUT } from './results-layout';
 import { RunnerFleet } from './runner-fleet';
 import { TeardownOnFailure } from './teardown-on-failure';
@@ -22,6 +23,8 @@ export interface S3AccessBenchStackProps extends StackProps {
   readonly deleteResultsOnDestroy?: boolean;
   /** An existing results bucket to adopt instead of creating one (context `resultsBucket=NAME`). @default a new bucket */
   readonly resultsBucketName?: string;
+  /** ObjectiveFS on runners (contexts `objectivefsLicenseParameter`, `objectivefsRpmSha256`: lib/objectivefs-deploy.ts). @default not enabled */
+  readonly objectivefs?: ObjectivefsDeploy;
 }
 
 /**
@@ -60,6 +63,7 @@ export class S3AccessBenchStack extends Stack {
       fileSystemArn: this.storage.fileSystemArn,
       instanceType: props.runnerInstanceType,
       maxLifetime: props.runnerMaxLifetime ?? Duration.hours(12),
+      objectivefs: props.objectivefs,
     });
     this.documents = new DocumentFunctions(this, 'Documents', {
       storage: this.storage,

@@ -21,15 +21,15 @@ export function estimateFor(source: MatrixSource & { runners?: RunnerSpec[]; def
 }
 
 /**
- * What the build cache does to the estimate, or null when no runner installs the s3-crt client:
+ * What the build cache does to the estimate, or null when no runner installs a cargo-built client (s3-crt's, ZeroFS):
  * modelled warm, what a cold one adds; modelled cold (--cold-build-cache), what a warm one saves.
  */
 function buildCacheLine(e: Pick<ExecutionEstimate, 'buildCache' | 'coldBuildExtraSeconds' | 'coldWallSeconds' | 'wallSeconds'>): string | null {
   if (e.coldBuildExtraSeconds <= 0) return null;
-  const first = 'the first execution after crates/s3-crt-client changes, per architecture';
+  const first = 'the first execution after a cargo-built client changes — crates/s3-crt-client, ZeroFS\'s pin — per architecture';
   return e.buildCache === 'warm'
-    ? `a cold build cache (${first}) adds up to ${minutes(e.coldBuildExtraSeconds)} to the setup of the runners that build the s3-crt client (this plan's wall with it: ${minutes(e.coldWallSeconds)}; --cold-build-cache models it throughout); the timeouts always allow for it`
-    : `modelled with a cold build cache (${first}; --cold-build-cache): each runner that installs the s3-crt client builds it, up to ${minutes(e.coldBuildExtraSeconds)} more than its download from a warm cache`;
+    ? `a cold build cache (${first}) adds up to ${minutes(e.coldBuildExtraSeconds)} to the setup of the runners that build such a client (this plan's wall with it: ${minutes(e.coldWallSeconds)}; --cold-build-cache models it throughout); the timeouts always allow for it`
+    : `modelled with a cold build cache (${first}; --cold-build-cache): each runner that installs such a client builds it, up to ${minutes(e.coldBuildExtraSeconds)} more than its download from a warm cache`;
 }
 
 /** One line per runner type: "12 × c7g.large". */

@@ -12,7 +12,8 @@ export interface CostTerm {
 
 /** A component's local recipe (runner/install/setup.mjs installs it). */
 interface LocalRecipe {
-  kind: 'npm' | 'apt' | 'go' | 'pip' | 'venv' | 'cargo';
+  /** vendor: a commercial package in no registry (setup checks for it and says where it comes from, never installs it). */
+  kind: 'npm' | 'apt' | 'go' | 'pip' | 'venv' | 'cargo' | 'vendor';
   packages?: string[];
   package?: string;
   bin?: string;
@@ -28,7 +29,8 @@ interface LocalRecipe {
 
 /** A component's runner recipe (lib/runner-setup-script.ts writes it into the setup document). */
 interface RunnerRecipe {
-  kind: 'preinstalled' | 'dnf' | 'rpm' | 'pip' | 'source' | 'cargo';
+  /** vendor-rpm: the vendor's RPM at the pin, checked against a checksum given at deploy (lib/runner-setup-script.ts). */
+  kind: 'preinstalled' | 'dnf' | 'rpm' | 'pip' | 'source' | 'cargo' | 'vendor-rpm';
   /** Amazon Linux 2023 packages, in the setup's one dnf transaction. */
   packages?: string[];
   /** pip: the wheel, installed at the component's version. */
@@ -76,10 +78,12 @@ export function needsOf(name: string, registry: InstallRegistry = INSTALL): stri
   return registry.methods[name]?.needs ?? registry.workloads[name];
 }
 
-/** The command that installs a method or workload here, or null when it needs nothing installable (S3 API, AWS-only methods). */
-export function installCommand(name: string): string | null {
-  const needs = needsOf(name);
-  return needs && needs.length ? `npm run setup -- ${name}` : null;
+/** The command that installs a method or workload here, or null when it needs nothing setup installs (S3 API, AWS-only methods, a vendor's package). */
+export function installCommand(name: string, registry: InstallRegistry = INSTALL): string | null {
+  const needs = needsOf(name, registry);
+  // A vendor's package is not installed by setup: the method's probe says where it comes from.
+  const installable = (needs ?? []).filter((c) => registry.components[c]?.local.kind !== 'vendor');
+  return installable.length ? `npm run setup -- ${name}` : null;
 }
 
 /** A component's version in one place: the local recipe's own where Debian's differs, else the pin. */

@@ -186,6 +186,12 @@ const KINDS = {
     };
   },
   cargo: (x, c) => (c.local.registryCrate ? registryCrate(x, c) : projectCrate(x, c)),
+  // A vendor's package that no registry reachable here has (ObjectiveFS): present when its program
+  // is; setup never installs it, and says where it comes from.
+  vendor: (x, c) => ({
+    present: () => existsSync(c.local.path) || has(c.local.bin),
+    async install() { throw new Error(`not in any registry: ${c.local.how}`); },
+  }),
 };
 
 /** The cargo on PATH (with CARGO_HOME's bin first), checked against the recipe's minimum Rust; returns that PATH. */

@@ -3,6 +3,7 @@ import { awsCliDescriptor } from './aws-cli';
 import { efsDescriptor } from './efs';
 import { juicefsDescriptor } from './juicefs';
 import { mountpointDescriptor } from './mountpoint';
+import { objectivefsDescriptor } from './objectivefs';
 import { rcloneDescriptor } from './rclone';
 import { s3ApiDescriptor } from './s3-api';
 import { s3CrtDescriptor } from './s3-crt';
@@ -18,7 +19,7 @@ import { zerofsDescriptor } from './zerofs';
  * assets/install.json its components and where it runs (`npm run gen` then lists it in docs/methods.md).
  */
 export const METHOD_DESCRIPTORS = [
-  s3ApiDescriptor, s3CrtDescriptor, awsCliDescriptor, s3fsDescriptor, mountpointDescriptor, rcloneDescriptor, juicefsDescriptor, zerofsDescriptor, s3filesDescriptor, efsDescriptor,
+  s3ApiDescriptor, s3CrtDescriptor, awsCliDescriptor, s3fsDescriptor, mountpointDescriptor, rcloneDescriptor, juicefsDescriptor, zerofsDescriptor, objectivefsDescriptor, s3filesDescriptor, efsDescriptor,
 ] as const satisfies readonly MethodDescriptor[];
 
 /**

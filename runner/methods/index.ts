@@ -4,6 +4,7 @@ import { METHOD_DESCRIPTORS, type MethodName } from './catalog';
 import { efs } from './efs.impl';
 import { juicefs } from './juicefs.impl';
 import { mountpoint } from './mountpoint.impl';
+import { objectivefs } from './objectivefs.impl';
 import { rclone } from './rclone.impl';
 import { s3Api } from './s3-api.impl';
 import { s3Crt } from './s3-crt.impl';
@@ -13,7 +14,7 @@ import { zerofs } from './zerofs.impl';
 
 /** Every method's client, by the name in its descriptor: a method missing here does not compile. */
 const IMPLEMENTATIONS: { readonly [K in MethodName]: MethodDefinition } = {
-  's3-api': s3Api, 's3-crt': s3Crt, 'aws-cli': awsCli, s3fs, mountpoint, rclone, juicefs, zerofs, s3files, efs,
+  's3-api': s3Api, 's3-crt': s3Crt, 'aws-cli': awsCli, s3fs, mountpoint, rclone, juicefs, zerofs, objectivefs, s3files, efs,
 };
 
 /** Every access method the runner can run, in the catalog's order (runner/methods/catalog.ts). */

@@ -102,9 +102,13 @@ function termSeconds(t: CostTerm, linkMiBps: number, buildCache: BuildCache): { 
       return { phase: 'parallel', label: t.measured, seconds: d.mib / linkMiBps + d.unzipCpuSeconds };
     }
     case 'wall': return { phase: 'parallel', label: t.measured, seconds: (MEASURED[t.measured] as { wallSeconds: number }).wallSeconds };
-    case 'cargo': return buildCache === 'cold'
-      ? { phase: 'parallel', label: `${t.measured} build`, seconds: s3CrtClientBuildSeconds() }
-      : { phase: 'parallel', label: `${t.measured} from the build cache`, seconds: s3CrtClientMiB() / linkMiBps };
+    case 'cargo': {
+      // The s3-crt client's figures, or another crate's own entry (its cold build, its binary's MiB).
+      const own = t.measured === 's3-crt-client' ? null : MEASURED[t.measured] as { wallSeconds: number; cpus: number; mib: number };
+      return buildCache === 'cold'
+        ? { phase: 'parallel', label: `${t.measured} build`, seconds: own ? own.wallSeconds * own.cpus / VCPUS : s3CrtClientBuildSeconds() }
+        : { phase: 'parallel', label: `${t.measured} from the build cache`, seconds: (own ? own.mib : s3CrtClientMiB()) / linkMiBps };
+    }
   }
 }
 

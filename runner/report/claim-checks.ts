@@ -50,7 +50,7 @@ export interface ClaimMeasure {
  */
 const METHOD_NEEDS: Record<string, string> = {
   zerofs: 'needs an NFS client: ZeroFS is mounted over NFS, which a FUSE-only kernel lacks (EC2 runners have one)',
-  objectivefs: 'needs ObjectiveFS, a licensed commercial client that is not a method of this project yet',
+  objectivefs: 'needs ObjectiveFS, a commercial client: its vendor\'s package and a license (on AWS, a stack deployed with one)',
   efs: 'needs AWS: the efs method mounts Amazon EFS on an EC2 runner',
   s3files: 'needs AWS: the s3files method mounts Amazon S3 Files on an EC2 runner (optional in the seed, mounts and full profiles)',
 };

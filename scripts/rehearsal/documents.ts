@@ -4,14 +4,14 @@
  * callback and its exit trap, the check of the shard's install list) as synthesized, the bundle
  * copied from this checkout instead of downloaded; the sections that install packages and clients
  * or mount S3 Files are left out, and their AWS requests (the bundle's S3 objects, the S3 Files
- * mount) are checked against the runner's IAM instead. Only paths, IMDS answers and the S3
+ * mount, a license read from SSM) are checked against the runner's IAM instead. Only paths, IMDS answers and the S3
  * endpoint change in a line (`localize`).
  */
 import { join } from 'node:path';
 import type { IamRequest } from './iam';
 import type { Sandbox } from './local-cloud';
 import { mountRequests } from './s3-files';
-import type { RehearsalTemplate } from './template';
+import { ACCOUNT, REGION, type RehearsalTemplate } from './template';
 
 const ROOT = join(__dirname, '..', '..');
 /** Setup sections run as synthesized; `bundle` is stood in for; the rest install on the host and are left out. */
@@ -36,6 +36,9 @@ export function sandboxDocuments(template: RehearsalTemplate, p: { endpoint: str
     ...left.flatMap((l) => [...l.matchAll(/s3:\/\/([^/\s]+)\/(\S+)/g)]).map((m) => ({ principal: p.runnerRole, action: 's3:GetObject', resource: `arn:aws:s3:::${m[1]}/${m[2]}`, source: 'setup document (left out here)' })),
     // The S3 Files mount check, as root.
     ...(left.some((l) => /mount -t s3files/.test(l)) ? mountRequests(p.runnerRole, p.fileSystemArn, { root: true }) : []),
+    // A license read from SSM by name (ObjectiveFS, in a stack deployed with one).
+    ...left.flatMap((l) => [...l.matchAll(/aws ssm get-parameter --name '\/?([^']+)'/g)])
+      .map((m) => ({ principal: p.runnerRole, action: 'ssm:GetParameter', resource: `arn:aws:ssm:${REGION}:${ACCOUNT}:parameter/${m[1]}`, source: 'setup document (left out here)' })),
   ];
   return {
     lines: { setup: [...SETUP_AS_IS.flatMap((s) => sections.get(s)!), ...bundle], 'run-step': template.documentLines('run-step') },

@@ -25,6 +25,8 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { withoutTimeoutPaths } from '../../test/helpers/definition';
 import { synthesize } from '../../test/helpers/stack';
+import { objectivefsDeploy } from '../../lib/objectivefs-deploy';
+import { matrixFor } from '../../runner/catalog';
 import { cleanupAll } from '../../runner/core/cleanup';
 import { runDataPrefix, runVolumePrefix } from '../../runner/core/vocabulary';
 import { methodOfUserAgent } from '../../runner/methods/catalog';
@@ -170,9 +172,20 @@ export async function rehearse(opts: RehearsalOptions): Promise<RehearsalReport>
   }
 }
 
+/**
+ * The stack as deployed for this execution: with an ObjectiveFS license when its matrix runs
+ * objectivefs (a stand-in parameter name and checksums: the install lines are left out here), so
+ * that the runner's read of the license is checked against the template's IAM like every request.
+ */
+function rehearsedStack(input: Record<string, unknown>) {
+  const methods = input.matrix ? ((input.matrix as { methods?: unknown[] }).methods ?? []) : matrixFor({ profile: input.profile as string | undefined }).methods;
+  const runsObjectivefs = methods.some((m) => (typeof m === 'string' ? m : (m as { name?: string }).name) === 'objectivefs');
+  return synthesize(runsObjectivefs ? { objectivefs: objectivefsDeploy('/s3ab-rehearsal/objectivefs-license', `x86_64=${'0'.repeat(64)},aarch64=${'0'.repeat(64)}`) } : {});
+}
+
 /** The embedded server (one account per role of the template), its buckets, the stand-ins; each registers how it stops. */
 async function startServer(opts: RehearsalOptions, root: string, stops: (() => unknown)[]): Promise<Rehearsal> {
-  const template = new RehearsalTemplate(synthesize(), { dataBucket: DATA_BUCKET, resultsBucket: RESULTS_BUCKET, fileSystemId: FILE_SYSTEM_ID });
+  const template = new RehearsalTemplate(rehearsedStack(opts.input), { dataBucket: DATA_BUCKET, resultsBucket: RESULTS_BUCKET, fileSystemId: FILE_SYSTEM_ID });
   const iam = new IamCheck(template, opts.dropGrant);
   const unassigned = { accessKeyId: `UNASSIGNED${randomBytes(6).toString('hex').toUpperCase()}`, secretAccessKey: randomBytes(24).toString('base64url') };
   // A versioned bucket keeps every version until Teardown: a large rehearsal's server goes on disk.

@@ -115,6 +115,22 @@ describe('a rehearsal of a whole execution: the synthesized state machine, the r
     expect(r.leftovers).toEqual(NOTHING_LEFT);
   }, 300_000);
 
+  test('ZeroFS and ObjectiveFS in the matrix: the stack is rehearsed as deployed with an ObjectiveFS license, the runner\'s read of the license needs its grant, and with it the execution succeeds (both methods skipped here, not failed)', () => {
+    const subjects = { name: 'rehearsal-subjects', repetitions: 1, methods: ['s3-api', { name: 'zerofs', optional: true }, { name: 'objectivefs', optional: true }], workloads: { 'dir-walk': { objects: 10, size: '1KiB' } } };
+    const { code, out, report: r } = rehearse(['--drop-grant', 'RunnersRole:ssm:GetParameter'], subjects, 'c7g.large:1');
+    expect(code).toBe(1);
+    expect(r.iam.denials).toEqual([{
+      principal: 'RunnersRole', action: 'ssm:GetParameter', resource: 'arn:aws:ssm:us-east-1:123456789012:parameter/s3ab-rehearsal/objectivefs-license',
+      decision: 'ImplicitlyDenied', source: 'setup document (left out here)', count: 1,
+    }]);
+    expect(out).toContain('DENIED RunnersRole ssm:GetParameter');
+    expect(r.leftovers).toEqual(NOTHING_LEFT);
+    // With the grant, the execution succeeds: the two are skipped, not failed.
+    const ok = rehearse([], subjects, 'c7g.large:1');
+    expect([ok.code, ok.report.status, ok.report.iam.denials]).toEqual([0, 'SUCCEEDED', []]);
+    expect(ok.report.leftovers).toEqual(NOTHING_LEFT);
+  }, 600_000);
+
   describe('the account\'s capacity, checked by ValidateInput before anything is created (Service Quotas and EC2 stand-ins, their IAM enforced)', () => {
     const seedRunners = () => estimateFor({ profile: 'seed' }).runners.map((r) => `${r.instanceType}:${r.count}`).join(',');
 

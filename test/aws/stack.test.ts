@@ -13,6 +13,7 @@ import { accessLogQueries, namedQueries } from '../../runner/report/results-db';
 import { ROOT } from '../helpers/cli';
 import { resourcesOf, synthesize, type Synthesized } from '../helpers/stack';
 import { INSTALL_LIST_PATTERN, TASK_TOKEN_KEY_PATTERN } from '../../lib/runner-fleet';
+import { objectivefsDeploy } from '../../lib/objectivefs-deploy';
 import { buildCacheKey, crateHash, runnerRecipes, setupScript } from '../../lib/runner-setup-script';
 import install from '../../assets/install.json';
 import { METHOD_DESCRIPTORS as METHODS } from '../../runner/methods/catalog';
@@ -122,16 +123,16 @@ describe('IAM: least privilege', () => {
     expect(deletes.map((st) => st.Sid).sort()).toEqual(['FleetBarrier', 'TaskTokens', 'WriteBenchmarkData']);
   });
 
-  test('runners read and write the s3-crt client\'s build cache, and nothing else, under tool-cache/s3ab-s3-crt/ of the results bucket', () => {
+  test('runners read and write the cargo builds\' caches (the s3-crt client\'s, ZeroFS\'s), and nothing else, under tool-cache/BIN/ of the results bucket', () => {
     const [, props] = resourcesOf(s, 'AWS::IAM::Policy').find(([id]) => id.startsWith('RunnersPermissions'))!;
     const onCache = statementsOf(props).filter((st) => JSON.stringify(st).includes('tool-cache'));
-    expect(onCache).toEqual([{
-      Sid: 'ToolCache', Effect: 'Allow', Action: ['s3:GetObject', 's3:PutObject'],
-      Resource: { 'Fn::Join': ['', [{ 'Fn::GetAtt': [expect.stringMatching(/^ResultsBucket/), 'Arn'] }, '/tool-cache/s3ab-s3-crt/*']] },
-    }]);
+    expect(onCache).toEqual(['s3ab-s3-crt', 'zerofs'].map((bin, i) => ({
+      Sid: `ToolCache${i || ''}`, Effect: 'Allow', Action: ['s3:GetObject', 's3:PutObject'],
+      Resource: { 'Fn::Join': ['', [{ 'Fn::GetAtt': [expect.stringMatching(/^ResultsBucket/), 'Arn'] }, `/tool-cache/${bin}/*`]] },
+    })));
     // Every statement of the runner role on the results bucket's objects, by prefix: the cache is one more, with no delete.
     const onResultsObjects = statementsOf(props).filter((st) => JSON.stringify(st.Resource).includes('ResultsBucket') && JSON.stringify(st.Resource).includes('/'));
-    expect(onResultsObjects.map((st) => st.Sid)).toEqual(['ReadExecutionInput', 'WriteResults', 'FleetBarrier', 'TaskTokens', 'ToolCache']);
+    expect(onResultsObjects.map((st) => st.Sid)).toEqual(['ReadExecutionInput', 'WriteResults', 'FleetBarrier', 'TaskTokens', 'ToolCache', 'ToolCache1']);
   });
 
   test('the build cache outlives executions and teardowns: no lifecycle rule of the results bucket and no Teardown delete reaches tool-cache/', () => {
@@ -336,7 +337,7 @@ describe('runner fleet', () => {
 
   test('every component a method or workload needs has a runner recipe (the setup refuses one without)', () => {
     const recipes = runnerRecipes({ resultsBucket: 'results-bucket' });
-    // The methods that claim to run on runners (a method that runs here only, like zerofs, has none).
+    // The methods that claim to run on runners (a method that runs here only has none).
     const onRunners = Object.values(install.methods).filter((m) => (m as { runsOn?: string[] }).runsOn?.includes('runner') ?? true);
     const needed = [...onRunners.flatMap((m) => m.needs), ...Object.values(install.workloads).flat()];
     expect(needed.length).toBeGreaterThan(3);
@@ -391,6 +392,34 @@ describe('runner fleet', () => {
     for (const f of ['Cargo.toml', 'Cargo.lock', 'build.rs', join('src', 'main.rs')]) {
       expect(readFileSync(join(ROOT, 'dist', 'crates', 's3-crt-client', f), 'utf8')).toBe(readFileSync(join(ROOT, 'crates', 's3-crt-client', f), 'utf8'));
     }
+  });
+
+  test('ZeroFS is built on the runner from crates.io at its pin, --locked, through a build cache keyed by that version, with the NFS client\'s mount helper', () => {
+    const [, doc] = resourcesOf(s, 'AWS::SSM::Document').find(([id]) => id.includes('Setup'))!;
+    const lines = (doc.Content.mainSteps[0].inputs.runCommand as unknown[]).map((l) => (typeof l === 'string' ? l : renderedLine(JSON.stringify(l))));
+    const script = lines.join('\n');
+    const version = install.components.zerofs.version;
+    expect(version).toBe('0.19.1');
+    const recipe = runnerRecipes({ resultsBucket: 'results-bucket' }).zerofs;
+    // mount.nfs (nfs-utils) for the kernel NFS client, a C compiler for its -sys crates (zstd, lz4, jemalloc).
+    expect(recipe.packages).toEqual(expect.arrayContaining(['nfs-utils', 'gcc', 'make']));
+    expect(script).toContain(`if wants zerofs; then PKGS="$PKGS ${recipe.packages!.join(' ')}"; fi`);
+    expect(script).toContain('if wants zerofs; then job zerofs install_zerofs; fi');
+    const job = lines.find((l) => l.startsWith('install_zerofs() {'))!;
+    // crates.io's crate at the pin with its published lockfile (crates.io's checksums), in a target folder of its own.
+    expect(job).toContain(`"$CARGO_HOME/bin/cargo" install zerofs@${version} --locked --root /opt/s3ab/.rust/install-zerofs --target-dir /opt/s3ab/.rust/target-zerofs`);
+    expect(job).toContain('install -D -m 755 /opt/s3ab/.rust/install-zerofs/bin/zerofs /opt/s3ab/.tools/bin/zerofs');
+    expect(buildCacheKey('zerofs', '$UARCH')).toBe(`tool-cache/zerofs/$UARCH/${version}/zerofs`);
+    const cacheUrl = /^ {2}CACHE=s3:\/\/<(ResultsBucket\w+)>\/(\S+)$/m.exec(job)!;
+    expect(cacheUrl[2]).toBe(`tool-cache/zerofs/$UARCH/${version}/zerofs`);
+    // Two cargo jobs of one shard install Rust one at a time.
+    for (const fn of [job, lines.find((l) => l.startsWith('install_s3_crt_client() {'))!]) {
+      const lock = fn.indexOf('flock 9');
+      expect([lock, fn.indexOf('sh.rustup.rs')].every((at) => at > 0)).toBe(true);
+      expect(fn.indexOf('sh.rustup.rs')).toBeGreaterThan(lock);
+      expect(fn.indexOf('flock -u 9')).toBeGreaterThan(fn.indexOf('sh.rustup.rs'));
+    }
+    expect(script).toContain(`if wants zerofs; then step "zerofs: $(/opt/s3ab/.tools/bin/zerofs --version)"; fi`);
   });
 
   test('the setup script is valid bash', () => {
@@ -681,6 +710,48 @@ describe('the results bucket: history outlives the stack', () => {
   test('refused before anything is built: an adopted bucket with deleteResultsOnDestroy, and a name that is no bucket name', () => {
     expect(() => synthesize({ resultsBucketName: ADOPTED, deleteResultsOnDestroy: true })).toThrow(/deleteOnDestroy cannot apply to the adopted bucket "s3ab-history-of-an-earlier-stack"/);
     expect(() => synthesize({ resultsBucketName: 'My_Bucket' })).toThrow(/adoptBucketName "My_Bucket" is not an S3 bucket name/);
+  });
+});
+
+describe('ObjectiveFS: enabled by a license parameter given at deploy', () => {
+  const LICENSE_PARAMETER = '/s3ab/objectivefs-license';
+  const SUM = '0123456789abcdef'.repeat(4);
+  const licensed = synthesize({ objectivefs: objectivefsDeploy(LICENSE_PARAMETER, `aarch64=${SUM}`) });
+  const setupLines = (t: Synthesized) => {
+    const [, doc] = resourcesOf(t, 'AWS::SSM::Document').find(([id]) => id.includes('Setup'))!;
+    return (doc.Content.mainSteps[0].inputs.runCommand as unknown[]).map((l) => (typeof l === 'string' ? l : renderedLine(JSON.stringify(l))));
+  };
+  const runnerStatements = (t: Synthesized) => statementsOf(resourcesOf(t, 'AWS::IAM::Policy').find(([id]) => id.startsWith('RunnersPermissions'))![1]);
+
+  test('the setup document installs the pinned vendor package, checked against the SHA-256 given at deploy, and reads the license by the parameter\'s name', () => {
+    const job = setupLines(licensed).find((l) => l.startsWith('install_objectivefs() {'))!;
+    const version = install.components.objectivefs.version;
+    expect(version).toBe('7.2');
+    expect(job).toContain(`curl -fsSL --proto '=https' -o "$RPM" "https://objectivefs.com/user/download/an7dzrz65/objectivefs-${version}-1.$UARCH.rpm"`);
+    expect(job).toContain(`aarch64) SUM=${SUM};;`);
+    expect(job.indexOf('sha256sum -c --status')).toBeGreaterThan(job.indexOf('curl '));
+    expect(job.indexOf('dnf install -y -q "$RPM"')).toBeGreaterThan(job.indexOf('sha256sum -c --status'));
+    expect(job).toContain(`aws ssm get-parameter --name '${LICENSE_PARAMETER}' --with-decryption --query Parameter.Value --output text > /etc/objectivefs.env/OBJECTIVEFS_LICENSE`);
+    expect(setupLines(licensed).join('\n')).toContain('if wants objectivefs; then job objectivefs install_objectivefs; fi');
+  });
+
+  test('the runner role may read that one parameter, and nothing of SSM\'s parameters without a license', () => {
+    const reads = runnerStatements(licensed).filter((st) => asList(st.Action).includes('ssm:GetParameter'));
+    expect(reads).toEqual([{
+      Sid: 'ReadObjectivefsLicense', Effect: 'Allow', Action: 'ssm:GetParameter',
+      Resource: { 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':ssm:', { Ref: 'AWS::Region' }, ':', { Ref: 'AWS::AccountId' }, ':parameter/s3ab/objectivefs-license']] },
+    }]);
+    expect(JSON.stringify(runnerStatements(s))).not.toContain('ssm:GetParameter"');
+    // Without a license the setup installs nothing of it, and says so.
+    const bare = setupLines(s).find((l) => l.startsWith('install_objectivefs() {'))!;
+    expect(bare).toContain('deployed without an ObjectiveFS license');
+    expect(bare).not.toMatch(/curl|ssm get-parameter/);
+  });
+
+  test('the license itself is nowhere in the template, and cdk-nag finds nothing unacknowledged', () => {
+    expect(JSON.stringify(licensed.json)).not.toMatch(/OBJECTIVEFS_LICENSE=|SecureString/);
+    const violations = new AwsSolutionsChecks(licensed.app).validateScope(licensed.stack).violations;
+    expect(violations.map((v) => `${v.ruleName}: ${v.violatingResources.map((r) => r.constructPath).join(', ')}`)).toEqual([]);
   });
 });
 

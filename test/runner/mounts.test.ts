@@ -298,6 +298,21 @@ describe('mount faults', () => {
     expect(r.stdout).toMatch(/mountpoint\s+│ mount\s+│ yes/);
   });
 
+  test('ObjectiveFS: `s3ab list` says what is missing here; a run that names it exits 2 with the problem, no install command, and never the license', async () => {
+    const list = await s3ab(['list'], { env: { S3AB_OBJECTIVEFS_LICENSE: '' } });
+    expect(list.stdout.replace(/\s*│\s*/g, ' ').replace(/\s+/g, ' ')).toMatch(/objectivefs mount no ObjectiveFS needs the vendor's client, mount\.objectivefs .* and a license: set S3AB_OBJECTIVEFS_LICENSE/);
+    const results = join(tmpdir(), `s3ab-never-${process.pid}-ofs`);
+    const license = 'OFS-LICENSE-never-printed-4711';
+    const r = await s3ab(['run', '--methods', 'objectivefs', '--workloads', 'small-reads', '--results', results], { env: { S3AB_OBJECTIVEFS: '/nonexistent/mount.objectivefs', S3AB_OBJECTIVEFS_LICENSE: license } });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/method "objectivefs" is not available on this host: ObjectiveFS needs S3AB_OBJECTIVEFS=\/nonexistent\/mount\.objectivefs does not exist/);
+    // The license is there, so it is not named as missing; its value appears nowhere.
+    expect(r.stderr).not.toMatch(/a license:/);
+    expect(`${r.stdout}${r.stderr}`).not.toContain(license);
+    expect(r.stderr).not.toContain('npm run setup -- objectivefs');
+    expect(existsSync(results)).toBe(false);
+  });
+
   test('Ctrl-C during a mount step: exit 130, the mount and its client are gone', async () => {
     const dir = tempDir('s3ab-test-int-');
     const child = spawn(process.execPath, [S3AB, 'run', '--matrix', matrixFile(dir, { repetitions: 2, methods: ['s3fs'], workloads: { 'small-reads': { files: 1000 } } }),

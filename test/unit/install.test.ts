@@ -24,8 +24,14 @@ describe('assets/install.json: the install registry', () => {
     expect(named.length).toBeGreaterThan(5);
     for (const c of named) expect(components).toContain(c);
   });
-  test('the tests install every component a method or workload needs', () => {
-    for (const c of [...methodNeeds, ...workloadNeeds]) expect(INSTALL.tests).toContain(c);
+  test('the tests install every component a method or workload needs, but a vendor\'s package, which no registry has', () => {
+    for (const c of [...methodNeeds, ...workloadNeeds]) {
+      if (INSTALL.components[c].local.kind === 'vendor') expect(INSTALL.tests).not.toContain(c);
+      else expect(INSTALL.tests).toContain(c);
+    }
+    // ObjectiveFS: setup looks for the vendor's client and says where it comes from; `s3ab list` offers no install command.
+    expect(INSTALL.components.objectivefs.local).toMatchObject({ kind: 'vendor', bin: 'mount.objectivefs', how: expect.stringContaining('objectivefs.com') });
+    expect(installCommand('objectivefs')).toBeNull();
   });
 
   test('every component of a method has a recipe for each place the method claims to run', () => {
@@ -77,8 +83,10 @@ describe('assets/install.json: the install registry', () => {
       expect([name, c.version]).toEqual([name, expect.stringMatching(/^\d+\.\d+\.\d+$/)]);
       expect(c.local.minRust).toMatch(/^\d+\.\d+$/);
     }
-    // No runner recipe: the methods table and `s3ab list` say it runs here only.
-    expect(pinnedVersions('zerofs')).toEqual([`zerofs ${INSTALL.components.zerofs.version} (here only: no runner recipe)`]);
+    // The same pin on runners, built there through the build cache.
+    expect(pinnedVersions('zerofs')).toEqual([`zerofs ${INSTALL.components.zerofs.version} (here and on runners)`]);
+    expect(INSTALL.components.zerofs.runner).toMatchObject({ kind: 'cargo', cost: [{ term: 'cargo', measured: 'zerofs' }] });
+    expect(INSTALL.methods.zerofs.runsOn).toEqual(['local', 'runner']);
   });
   test('a crate is keyed alike by the local installer and the runners\' build cache', () => {
     for (const crate of ['s3-crt-client', 'mount-s3-launcher']) {
