@@ -109,7 +109,7 @@ export interface ReportModel extends RunContext {
   scaling: ScalingCase[];
   /** instance_types.sql rows (runs on several instance types). */
   instanceTypes: Row[];
-  /** Sizes as the matrix gave them. */
+  /** Sizes as the matrix gave them (size_labels.sql: the label recorded with the measurements). */
   sizes: SizeLabels;
   integrity: Integrity;
 }
@@ -186,7 +186,7 @@ export function buildReportModel(rows: Partial<ModelRows>, run: RunContext): Rep
     link: facts ? { limitMibS: facts.link_limit_mib_s, baselineMibS: facts.link_baseline_mib_s ?? null, source: facts.link_limit_source } : null,
     methods, methodOrder, workloads, cells, health, requests,
     scaling: scalingCases(plainRows(rows.fleet_scaling)), instanceTypes: plainRows(rows.instance_types),
-    sizes: new SizeLabels(workloads),
+    sizes: new SizeLabels((rows.size_labels ?? []).map((r) => ({ object_size_bytes: Number(r.object_size_bytes), object_size_label: String(r.object_size_label) }))),
     integrity: integrityOf(cells, health),
   };
 }
