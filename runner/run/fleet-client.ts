@@ -2,7 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import { FileMarkers } from '../core/barrier';
 import { seriesSettings } from '../core/intervals';
 import type { ResolvedMatrix, Step } from '../core/matrix';
-import { Progress } from '../core/progress';
+import { Progress } from './progress';
 import type { StoreTarget } from '../core/target';
 import { runDataPrefix } from '../core/vocabulary';
 import type { Fixture } from '../core/workload';

@@ -7,11 +7,11 @@ import { Batch, didNotFinish, notApplicable, requestsOnly, type Measurement } fr
 import { arriveAndWait, LATE_START_LIMIT_MS, lateStart, setThreadsGate, type MarkerStore } from '../core/barrier';
 import { Interrupted, onCleanup, onEmergencyExit } from '../core/cleanup';
 import { errorSummary } from '../core/errors';
-import { waitForFixtureOnMount } from '../core/fixture-visibility';
+import { waitForFixtureOnMount } from './fixture-visibility';
 import type { ResolvedMatrix, Step } from '../core/matrix';
 import { BudgetSpent, MeterScope } from '../core/meter';
 import type { MethodDefinition, OpenContext, StorageSession } from '../core/method';
-import type { Progress } from '../core/progress';
+import type { Progress } from './progress';
 import type { StoreTarget } from '../core/target';
 import { isRequestsOnly, OUTSIDE_MEASUREMENTS, stepDataPrefix, stepVolumeName, type PassCache } from '../core/vocabulary';
 import type { Fixture, RequestWindow, WorkloadContext, WorkloadDefinition } from '../core/workload';

@@ -6,7 +6,7 @@ import { dirname, join } from 'node:path';
 import { patternBuffer } from '../core/data';
 import { Prng } from '../core/prng';
 import { OpLog, opLogBuffers } from '../core/intervals';
-import { describeFailure, nowNs, type ThreadContext, type ThreadJobHandler } from '../core/thread-job';
+import { describeFailure, nowNs, type ThreadContext, type ThreadJobHandler } from './kit/thread-job';
 import { TRAVERSAL_TREE, type MetadataTest } from './metadata';
 
 /**
