@@ -12,7 +12,8 @@ import { modelQueries, namedQueries } from '../../runner/report/results-db';
 import { queryForRun } from '../../runner/report/run-query';
 import { shardTimeoutSeconds } from '../../runner/plan/execution-model';
 import { newRunId, runDay } from '../../runner/core/vocabulary';
-import { synthesizedDefinition, withoutTimeoutPaths } from '../helpers/definition';
+import { withoutTimeoutPaths } from '../../scripts/rehearsal/synthesize';
+import { synthesizedDefinition } from '../helpers/definition';
 
 // aws-local-stepfunctions needs Promise.withResolvers (Node 22); without it every Task throws and
 // a States.ALL catch would hide that.
