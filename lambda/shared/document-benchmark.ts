@@ -3,7 +3,8 @@ import type { Context } from 'aws-lambda';
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import { makeDocuments, processInbox, type DocumentStore } from './documents';
 import { logger, metrics, NamedError } from './powertools';
-import { buildRecords, lambdaHost, putRecords, stringMap } from './results';
+import { buildRecords, lambdaHost, putRecords } from './results';
+import { stringMap } from '../../runner/results/record';
 import type { ResultRecord } from '../../runner/results/record';
 import { isRunId, RUN_ID_EXAMPLE } from '../../runner/core/vocabulary';
 

@@ -1,14 +1,14 @@
 import { hostClass } from '../core/comparability';
-import { isRequestsOnly } from '../core/vocabulary';
+import { isRequestsOnly, methodLabel } from '../core/vocabulary';
 import { NEEDS, type Need, type NeedProbe } from './advice-needs';
 import { caseKey, isSupportCheck, measured, notApplicable, semanticsMatrix, shownCache, type ProbeState, type SemanticsMatrix } from './analysis';
 import { durationText } from './format';
-import { caseLabel, methodLabel } from './labels';
-import type { Cell, MethodFacts, ReportModel } from './model';
+import { caseLabel } from './labels';
+import type { Cell, ReportModel } from './model';
 import { byOrder } from './order';
 import { requestFigures } from './pricing';
 import { requestsCounted, s3filesFigures } from './requests';
-import { operationWithMode } from './rows';
+import { operationWithMode, type MethodFacts } from './rows';
 
 /**
  * The advisor: which method (each variant a method with its settings) for a workload, from one

@@ -1,13 +1,13 @@
 import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { UserError } from '../core/errors';
-import { isRunId, RUN_ID_EXAMPLE } from '../core/vocabulary';
+import { isRunId, RUN_ID_EXAMPLE, methodLabel } from '../core/vocabulary';
 import { measured } from './analysis';
-import { dnfText } from './format';
+import { dnfText, num } from './format';
 import { ChartRenderer, changeSpec } from './html/charts';
-import { esc, num } from './html/format';
+import { esc } from './html/format';
 import { STYLE } from './html/style';
-import { caseLabel, methodLabel } from './labels';
+import { caseLabel } from './labels';
 import { ScannedResults } from './load';
 import { cellKey, type Cell, type ReportModel } from './model';
 import { textTable, wrapText } from './text/table';

@@ -1,13 +1,10 @@
 import { formatSize } from '../core/units';
-import { methodCacheLabel, methodLabel } from '../core/vocabulary';
 import { findWorkloadDescriptor } from '../workloads/catalog';
 
 /**
- * The report's labels, each in one place: a method (runner/core/vocabulary.ts), a case (operation,
- * size, cache state), a size in the units the matrix gave, and a workload's seeds (its descriptor).
+ * The report's labels, each in one place: a case (operation, size, cache state), a size in the
+ * units the matrix gave, and a workload's seeds (its descriptor); a method's is runner/core/vocabulary.ts's.
  */
-
-export { methodCacheLabel, methodLabel };
 
 /**
  * Sizes as the matrix gave them: each object size of the run with the label its measurements

@@ -1,6 +1,7 @@
 import type { RunManifest } from '../results/writer';
 import { findWorkloadDescriptor } from '../workloads/catalog';
-import { SizeLabels, methodLabel } from './labels';
+import { SizeLabels } from './labels';
+import { methodLabel } from '../core/vocabulary';
 import { compareCases, compareMethods, workloadRank } from './order';
 import {
   normalizeCells, normalizeHealth, normalizeIntervals, normalizeMethodFacts, normalizeWorkloadFacts, plainRows,
@@ -9,8 +10,6 @@ import {
 import { scalingCases, type ScalingCase } from './scaling';
 import { cellSeries, type CellSeries } from './series';
 import { MODEL_QUERIES } from './model-queries.generated';
-
-export type {   MethodFacts, Row,   };
 
 /**
  * The one report model: what every printer reads — the text summary, the HTML page,
@@ -21,8 +20,7 @@ export type {   MethodFacts, Row,   };
  * and format.ts.
  */
 
-// The SQL files the model is built from: one per file in assets/queries/model/ (`npm run gen`).
-export { MODEL_QUERIES };
+// The SQL files the model is built from: MODEL_QUERIES, one per file in assets/queries/model/ (`npm run gen`).
 export type ModelQueryName = (typeof MODEL_QUERIES)[number];
 export type ModelRows = Record<ModelQueryName, Row[]>;
 

@@ -89,8 +89,6 @@ export type StepFacts = Pick<ResultRecord,
 
 const MIB = 1024 * 1024;
 
-export { NEAR_BASELINE };
-
 /**
  * The plausibility flag of a throughput against the host's link: above the most it can carry
  * (`link_limit_mib_s`, the burst on EC2) the data came from a cache; from NEAR_BASELINE × the

@@ -31,7 +31,6 @@ import { checkEnvironment, checkRunOptions, chooseSteps, finalStatus, methodsToP
 import { runStep, type StepEnv } from './step';
 import { openStore, type OpenStore } from './store';
 
-export type { RunOptions, RunOutcome } from './options';
 
 /** What a run will do, decided before anything is created. */
 interface RunPlan {

@@ -14,6 +14,7 @@ import { TRAVERSAL_TREE, type MetadataTest } from './metadata';
  * operation loop (one plain system call sequence per operation, timed with hrtime around it) and
  * its verification. Runs in a measuring thread (runner/workloads/kit/fs-thread.ts).
  */
+
 /**
  * Operations only the performance script uses: the exact system call that fio's `filecreate`
  * (open O_CREAT|O_RDWR, 0600; the close is not timed) and `filestat` (stat) engines time, so the

@@ -3,7 +3,7 @@ import { dnfText, latencyText, num, spreadText } from '../format';
 import { rangeDotSpec, type RangePoint } from '../html/charts';
 import { esc } from '../html/format';
 import { figure, noData, table, withFlag, type TCell } from '../html/parts';
-import { methodLabel } from '../labels';
+import { methodLabel } from '../../core/vocabulary';
 import type { Cell, ReportModel } from '../model';
 import { wideLines } from '../text/wide';
 import { workloadTableLines } from '../text/workload-tables';
