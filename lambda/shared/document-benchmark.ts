@@ -5,7 +5,7 @@ import { makeDocuments, processInbox, type DocumentStore } from './documents';
 import { logger, metrics, NamedError } from './powertools';
 import { buildRecords, lambdaHost, putRecords } from './results';
 import { stringMap } from '../../runner/results/record';
-import type { ResultRecord } from '../../runner/results/record';
+import type { ResultRecord } from '../../runner/core/record.generated';
 import { isRunId, RUN_ID_EXAMPLE } from '../../runner/core/vocabulary';
 
 /** Input of both document-processing functions (one benchmark repetition). */

@@ -1,7 +1,8 @@
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { cpus, hostname, release } from 'node:os';
 import type { Measurement } from '../../runner/core/batch';
-import { recordErrors, toRecord, type ResultRecord, type StepFacts } from '../../runner/results/record';
+import { recordErrors, toRecord, type StepFacts } from '../../runner/results/record';
+import type { ResultRecord } from '../../runner/core/record.generated';
 import { runDay } from '../../runner/core/vocabulary';
 import { RESULTS_LAYOUT } from '../../lib/results-layout';
 

@@ -8,7 +8,6 @@ import { comparabilityOf } from '../core/comparability';
 import { formatSize, parseSize } from '../core/units';
 import type { ResultRecord } from '../core/record.generated';
 
-export type { ResultRecord };
 export const SCHEMA_VERSION = resultSchema.properties.schema_version.const as ResultRecord['schema_version'];
 
 const ajv = new Ajv({ allErrors: true, strict: false });

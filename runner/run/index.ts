@@ -19,8 +19,8 @@ import { didNotFinishLabel, methodLabel, roughDuration, newRunId, runDataPrefix,
 import { linkLimitFor, type LinkLimit } from '../endpoint/link-limit';
 import { findMethod } from '../methods';
 import { findWorkloadDescriptor } from '../workloads/catalog';
-import type { IntervalRecord } from '../results/intervals';
-import type { ResultRecord } from '../results/record';
+import type { IntervalRecord } from '../core/interval.generated';
+import type { ResultRecord } from '../core/record.generated';
 import { markAbandoned } from '../results/manifests';
 import { ResultsWriter, type RunManifest } from '../results/writer';
 import { LocalFleet } from './fleet';

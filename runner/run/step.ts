@@ -18,8 +18,10 @@ import type { Fixture, RequestWindow, WorkloadContext, WorkloadDefinition } from
 import { totalRequests, uncovered, type AccessLog } from '../endpoint/access-log';
 import type { ReferenceStore } from '../endpoint/reference';
 import { findMethod } from '../methods';
-import { intervalRecords, type IntervalRecord } from '../results/intervals';
-import { stringMap, toRecord, type ResultRecord, type StepFacts } from '../results/record';
+import { intervalRecords } from '../results/intervals';
+import type { IntervalRecord } from '../core/interval.generated';
+import { stringMap, toRecord, type StepFacts } from '../results/record';
+import type { ResultRecord } from '../core/record.generated';
 import { findWorkload } from '../workloads';
 import { writeFixtureThroughMount } from './fixtures';
 import { fleetNotApplicableReason, notApplicableReason, passesFor, reconciledFlags, withFailureCause, type Pass } from './policy';

@@ -9,7 +9,8 @@ import { cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, syml
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { recordErrors, type ResultRecord } from '../../runner/results/record';
+import { recordErrors } from '../../runner/results/record';
+import type { ResultRecord } from '../../runner/core/record.generated';
 import { ECHO_FS_INSTALL } from '../fixtures/method/registry';
 import { ROOT } from '../helpers/cli';
 

@@ -6,7 +6,7 @@ import { countRequests, parseAccessLogLine, totalRequests, type AccessLogEntry }
 import { REQUEST_TYPES, type RequestCounts } from '../../runner/core/request-types';
 import { findMethod } from '../../runner/methods';
 import { printSummary } from '../../runner/report/summary';
-import type { ResultRecord } from '../../runner/results/record';
+import type { ResultRecord } from '../../runner/core/record.generated';
 import { runBenchmark } from '../../runner/run';
 import type { WorkloadDescriptor } from '../../runner/core/workload';
 import { WORKLOAD_DESCRIPTORS } from '../../runner/workloads/catalog';
