@@ -3,7 +3,7 @@ import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { RESULTS_LAYOUT } from '../lib/results-layout';
 import { athenaResultFile, missingModelQueries, modelRowsFromAthena, reportModelFromAthena, type ExecutionFacts } from '../runner/report/athena';
 import { renderHtmlReport } from '../runner/report/html/render';
-import { MODEL_QUERIES } from '../runner/report/model';
+import { MODEL_QUERIES } from '../runner/report/model-queries.generated';
 import { logger, NamedError } from './shared/powertools';
 import { summaryFiles, type ReportFile } from './shared/report-render';
 import { env, s3Client } from './shared/s3';

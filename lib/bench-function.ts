@@ -7,7 +7,6 @@ import { Construct } from 'constructs';
 import { functionCode } from './function-bundles';
 import { acknowledge, nagBucketArn } from './nag';
 
-export { PROJECT_ROOT } from './function-bundles';
 
 export interface BenchFunctionProps {
   /** Handler file under lambda/, without extension, e.g. `before`. */

@@ -7,7 +7,7 @@ import * as ssm from 'aws-cdk-lib/aws-ssm';
 import { Construct } from 'constructs';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { PROJECT_ROOT } from './bench-function';
+import { PROJECT_ROOT } from './function-bundles';
 import { architectureOf, DEFAULT_RUNNER_INSTANCE_TYPE } from './instance-types';
 import { acknowledge, nagBucketArn } from './nag';
 import { type ObjectivefsDeploy, parameterArnName } from './objectivefs-deploy';

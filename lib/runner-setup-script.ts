@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PROJECT_ROOT } from './bench-function';
+import { PROJECT_ROOT } from './function-bundles';
 import { RESULTS_LAYOUT } from './results-layout';
 import { type ObjectivefsDeploy, objectivefsJob } from './objectivefs-deploy';
 import { callbackLines, IMDS, SECTION } from './runner-document-shell';

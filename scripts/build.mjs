@@ -48,7 +48,7 @@ await build({
   logLevel: 'warning',
   legalComments: 'none',
 });
-// The measuring threads' script (runner/core/threads.ts), next to the bundle.
+// The measuring threads' script (runner/workloads/kit/threads.ts), next to the bundle.
 await build({
   entryPoints: [join(root, 'runner', 'workloads', 'kit', 'fs-thread.ts')],
   outfile: join(root, 'dist', 'fs-thread.js'),

@@ -3,8 +3,9 @@ import type { Context } from 'aws-lambda';
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import { makeDocuments, processInbox, type DocumentStore } from './documents';
 import { logger, metrics, NamedError } from './powertools';
-import { buildRecords, lambdaHost, putRecords, stringMap } from './results';
-import type { ResultRecord } from '../../runner/results/record';
+import { buildRecords, lambdaHost, putRecords } from './results';
+import { stringMap } from '../../runner/results/record';
+import type { ResultRecord } from '../../runner/core/record.generated';
 import { isRunId, RUN_ID_EXAMPLE } from '../../runner/core/vocabulary';
 
 /** Input of both document-processing functions (one benchmark repetition). */

@@ -1,7 +1,8 @@
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { cpus, hostname, release } from 'node:os';
 import type { Measurement } from '../../runner/core/batch';
-import { recordErrors, stringMap, toRecord, type ResultRecord, type StepFacts } from '../../runner/results/record';
+import { recordErrors, toRecord, type StepFacts } from '../../runner/results/record';
+import type { ResultRecord } from '../../runner/core/record.generated';
 import { runDay } from '../../runner/core/vocabulary';
 import { RESULTS_LAYOUT } from '../../lib/results-layout';
 
@@ -33,7 +34,6 @@ export function buildRecords(facts: StepFacts, measurements: Measurement[]): Res
   return records;
 }
 
-export { stringMap };
 
 /**
  * Writes one JSON-lines file of records into the results bucket, in the runner's Hive layout:

@@ -26,7 +26,6 @@ import { lambdaTask, TASK_TIMEOUT_S, type PollBudget } from './tasks';
 import { TEARDOWN_MAX_ROUNDS, TeardownFlow } from './teardown-flow';
 import { WaitForRunners } from './wait-for-runners';
 
-export { TASK_TIMEOUT_S, TRANSIENT_ERRORS,  } from './tasks';
 ;
 
 /**

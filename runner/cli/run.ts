@@ -4,7 +4,8 @@ import { errorSummary } from '../core/errors';
 import { MAX_CLIENTS, profileNames } from '../core/matrix';
 import { defaultReportPath, writeHtmlReport } from '../report/html-report';
 import { printSummary } from '../report/summary';
-import { dryRunLines, runBenchmark, type RunOutcome } from '../run';
+import { dryRunLines, runBenchmark } from '../run';
+import type { RunOutcome } from '../run/options';
 import { exitCodeFor, parseClientsOption } from '../run/policy';
 import { duration, nonEmptyList, nonNegativeNumber, out, positiveInt } from './args';
 

@@ -132,7 +132,7 @@ export class FileMarkers implements MarkerStore {
 const safe = (round: string) => round.replace(/[^A-Za-z0-9._-]/g, '_');
 
 /**
- * The gate measuring threads pass before they are released (runner/core/threads.ts). In a fleet
+ * The gate measuring threads pass before they are released (runner/workloads/kit/threads.ts). In a fleet
  * step the step sets it for each pass: every client's threads are made and warmed up first (16
  * reader threads warming up on a shared host take seconds, after the pass's own barrier), then all
  * clients' threads are released at one more common instant. Null outside a fleet step.

@@ -141,7 +141,7 @@ export interface MethodDescriptor {
 }
 
 /** How an access method works: its client code (runner/methods/NAME.impl.ts). */
-export interface MethodImplementation {
+interface MethodImplementation {
   /** Is it installed and usable here? Never throws. */
   probe(): Promise<Availability>;
   open(ctx: OpenContext): Promise<StorageSession>;

@@ -7,7 +7,7 @@ export interface ResultRecord {
   /**
    * Version of this schema.
    */
-  schema_version: '1.7.0';
+  schema_version: '1.8.0';
   /**
    * One benchmark run: UTC start time and a random suffix.
    */
@@ -103,6 +103,10 @@ export interface ResultRecord {
    * Size of each object or file the operation handled, where all are the same size.
    */
   object_size_bytes: number | null;
+  /**
+   * object_size_bytes as the matrix spelled it ("64MiB", "16 MB": the unit given), or in whole binary or decimal units where the workload's parameters name no such size; null where object_size_bytes is null. What the report prints for the size.
+   */
+  object_size_label: string | null;
   /**
    * Cache state: 'cold' from a fresh mount with kernel and client caches dropped; 'warm' repeated on the same mount; 'warm-disk'/'warm-memory' where a client's disk and memory caches are told apart; 'none' for methods without a client cache.
    */

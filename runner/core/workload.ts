@@ -125,17 +125,17 @@ export interface ReferenceView {
 }
 
 /**
- * What a workload is, as data: its parameters and how they are checked and described, what it
- * requires of a method, the fixture it reads and the operations it records. Everything a matrix
- * is checked against and the report orders by, without loading the workload's code. One per
- * workload in runner/workloads/NAME.ts, listed in runner/workloads/catalog.ts.
- */
-/**
  * What a workload means at fleet scale (matrix `clients` above 1): what the clients share and what
  * each has to itself, or why it makes no sense there (its fleet steps record not-applicable).
  */
 export type FleetFacts = { readonly shared: string; readonly own: string } | { readonly notApplicable: string };
 
+/**
+ * What a workload is, as data: its parameters and how they are checked and described, what it
+ * requires of a method, the fixture it reads and the operations it records. Everything a matrix
+ * is checked against and the report orders by, without loading the workload's code. One per
+ * workload in runner/workloads/NAME.ts, listed in runner/workloads/catalog.ts.
+ */
 export interface WorkloadDescriptor<P = Record<string, unknown>> {
   readonly name: string;
   readonly summary: string;
@@ -234,7 +234,7 @@ const SEEDS = [
 export type SeedId = (typeof SEEDS)[number];
 
 /**
- * The summary table a workload's results go in (runner/report/text/tables.ts):
+ * The summary table a workload's results go in (runner/report/text/workload-tables.ts):
  * - `measurements`: per case and method the time, throughput, operations per second, latency
  *   percentiles, the sustained rate where a series exists, and "vs best";
  * - `metadata-suite`: seed 002's synthetic table: operations per second, latency percentiles and

@@ -2,7 +2,6 @@ import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { REQUEST_TYPES, type RequestCounts, type RequestType } from '../core/request-types';
 import type { RequestWindow } from '../core/workload';
 
-export { REQUEST_TYPES, type RequestCounts, type RequestType };
 
 /**
  * The User-Agent suffix of the runner's own S3 client (fixtures, checks, cleanup): its requests

@@ -13,9 +13,9 @@ import { zerofsDescriptor } from './zerofs';
 
 /**
  * Every access method, as descriptors (pure data: name, kind, capabilities, variants), in the
- * order tables and reports list them. The single source of the method list: the implementations
- * (index.ts) are typed against it. To add a method: write runner/methods/NAME.ts (descriptor) and
- * NAME.impl.ts (client), list the descriptor here and the client in index.ts, and give
+ * order tables and reports list them. The single source of the method list and a method's only
+ * registration: index.ts finds each entry's client in NAME.impl.ts. To add a method: write
+ * runner/methods/NAME.ts (descriptor) and NAME.impl.ts (client), list the descriptor here, and give
  * assets/install.json its components and where it runs (`npm run gen` then lists it in docs/methods.md).
  */
 export const METHOD_DESCRIPTORS = [
@@ -27,8 +27,6 @@ export const METHOD_DESCRIPTORS = [
  * reader sees they were not forgotten. A row moves to METHOD_DESCRIPTORS when it can be measured.
  */
 export const UNMEASURED_CONTESTANTS: readonly { name: string; kind: 'object' | 'mount'; summary: string; why: string }[] = [];
-
-export type MethodName = (typeof METHOD_DESCRIPTORS)[number]['name'];
 
 export function findMethodDescriptor(name: string): MethodDescriptor | undefined {
   return METHOD_DESCRIPTORS.find((m) => m.name === name);

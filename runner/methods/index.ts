@@ -1,24 +1,27 @@
-import type { MethodDefinition } from '../core/method';
-import { awsCli } from './aws-cli.impl';
-import { METHOD_DESCRIPTORS, type MethodName } from './catalog';
-import { efs } from './efs.impl';
-import { juicefs } from './juicefs.impl';
-import { mountpoint } from './mountpoint.impl';
-import { objectivefs } from './objectivefs.impl';
-import { rclone } from './rclone.impl';
-import { s3Api } from './s3-api.impl';
-import { s3Crt } from './s3-crt.impl';
-import { s3files } from './s3files.impl';
-import { s3fs } from './s3fs.impl';
-import { zerofs } from './zerofs.impl';
+import type { MethodDefinition, MethodDescriptor } from '../core/method';
+import { METHOD_DESCRIPTORS } from './catalog';
 
-/** Every method's client, by the name in its descriptor: a method missing here does not compile. */
-const IMPLEMENTATIONS: { readonly [K in MethodName]: MethodDefinition } = {
-  's3-api': s3Api, 's3-crt': s3Crt, 'aws-cli': awsCli, s3fs, mountpoint, rclone, juicefs, zerofs, objectivefs, s3files, efs,
-};
+/**
+ * A catalog entry's client, found by the layout rather than a hand-kept list: the method NAME's
+ * implementation is runner/methods/NAME.impl.ts, which exports it (the descriptor joined with its
+ * probe and open). esbuild bundles every NAME.impl.ts of this folder for the pattern below, so the
+ * catalog line is a method's only registration; test/unit/layout.test.ts checks each entry has one.
+ */
+function implementationOf(descriptor: MethodDescriptor): MethodDefinition {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- a path built from the catalog's name, which an import cannot hold
+  const module = require(`./${descriptor.name}.impl.ts`) as Record<string, unknown>;
+  const found = Object.values(module).find((value): value is MethodDefinition => isMethodOf(value, descriptor));
+  if (!found) throw new Error(`runner/methods/${descriptor.name}.impl.ts exports no method named ${descriptor.name}: export the descriptor joined with its probe and open`);
+  return found;
+}
+
+function isMethodOf(value: unknown, descriptor: MethodDescriptor): boolean {
+  const v = value as Partial<MethodDefinition> | null;
+  return typeof v === 'object' && v !== null && v.name === descriptor.name && typeof v.probe === 'function' && typeof v.open === 'function';
+}
 
 /** Every access method the runner can run, in the catalog's order (runner/methods/catalog.ts). */
-export const METHODS: readonly MethodDefinition[] = METHOD_DESCRIPTORS.map((d) => IMPLEMENTATIONS[d.name]);
+export const METHODS: readonly MethodDefinition[] = METHOD_DESCRIPTORS.map(implementationOf);
 
 export function findMethod(name: string): MethodDefinition | undefined {
   return METHODS.find((m) => m.name === name);

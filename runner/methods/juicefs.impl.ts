@@ -1,7 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Availability, Options } from '../core/method';
-import type { MountPlan, MountPlanContext } from '../core/mount';
+import type { MountPlan, MountPlanContext } from './kit/mount';
 import { fuseProblem } from '../core/mounts-table';
 import { findBinary, once, versionOutput } from '../core/binaries';
 import { projectRoot } from '../core/paths';

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import type { Availability, Options } from '../core/method';
-import type { MountPlan, MountPlanContext } from '../core/mount';
+import type { MountPlan, MountPlanContext } from './kit/mount';
 import { fuseProblem } from '../core/mounts-table';
 import { parseSize } from '../core/units';
 import { findBinary, once, toolsBin, versionOutput } from '../core/binaries';

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Availability, Options } from '../core/method';
-import type { MountPlan, MountPlanContext } from '../core/mount';
+import type { MountPlan, MountPlanContext } from './kit/mount';
 import { fuseProblem } from '../core/mounts-table';
 import { findBinary, once, versionOutput } from '../core/binaries';
 import { objectivefsDescriptor } from './objectivefs';

@@ -1,7 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Availability, Options } from '../core/method';
-import type { MountPlan, MountPlanContext } from '../core/mount';
+import type { MountPlan, MountPlanContext } from './kit/mount';
 import { fuseProblem } from '../core/mounts-table';
 import { findBinary, once, toolsPip, versionOutput } from '../core/binaries';
 import { mountMethod } from './kit/mount-session';

@@ -9,7 +9,7 @@ import { multipartUpload, PartBuffers, rangedDownload, type TransferSettings } f
 import { makeS3Client } from '../endpoint/s3-client';
 import type { Fetched, ListedObject, MethodDefinition, OpenContext, Options, StorageSession } from '../core/method';
 import { parseSize } from '../core/units';
-import { WriterThread } from '../core/writer-thread';
+import { WriterThread } from './kit/writer-thread';
 // The SDK's version is part of every result; esbuild inlines this JSON.
 import sdkPackage from '@aws-sdk/client-s3/package.json';
 import { s3ApiDescriptor } from './s3-api';

@@ -2,7 +2,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { onEc2 } from '../core/host';
 import type { Availability, Options } from '../core/method';
-import type { MountPlanContext } from '../core/mount';
+import type { MountPlanContext } from './kit/mount';
 import { fuseProblem } from '../core/mounts-table';
 import { findBinary, once, versionOutput } from '../core/binaries';
 import { mountMethod } from './kit/mount-session';

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Availability, Options } from '../core/method';
-import type { MountPlan, MountPlanContext, MountServer } from '../core/mount';
+import type { MountPlan, MountPlanContext, MountServer } from './kit/mount';
 import { kernelHasNfs } from '../core/mounts-table';
 import { findBinary, once, toolsBin, versionOutput } from '../core/binaries';
 import { zerofsDescriptor } from './zerofs';

@@ -54,7 +54,7 @@ export const AWS_FACTS = {
    */
   athenaQuerySeconds: 20,
   /** The model queries Aggregate runs (assets/queries/model/*.sql, restricted to the run; a unit test holds it to MODEL_QUERIES). */
-  summaryQueries: 8,
+  summaryQueries: 9,
   /** The runner's root volume: RunnerFleet's default `rootVolumeGiB` (lib/runner-fleet.ts), gp3, billed while the runner lives. */
   rootVolumeGiB: 30,
   /** ValidateInput's memory (MB) and the document functions' (lib/pipeline/index.ts, lib/document-functions.ts), for Lambda's GB-seconds. */

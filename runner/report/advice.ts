@@ -1,17 +1,17 @@
 import matrixSchema from '../../assets/schema/matrix.schema.json';
 import { hostClass } from '../core/comparability';
 import type { AdvicePriority } from '../core/matrix.generated';
-import { isRequestsOnly } from '../core/vocabulary';
+import { isRequestsOnly, methodLabel } from '../core/vocabulary';
 import type { ResolvedAdvice } from '../core/matrix';
 import { DEFAULT_MAX_DELAY_MS, NEEDS, type Need, type NeedProbe } from './advice-needs';
 import { caseKey, isSupportCheck, measured, notApplicable, semanticsMatrix, shownCache, tableOf, type ProbeState, type SemanticsMatrix } from './analysis';
 import { durationText } from './format';
-import { caseLabel, methodLabel } from './labels';
-import type { Cell, MethodFacts, ReportModel } from './model';
+import { caseLabel } from './labels';
+import type { Cell, ReportModel } from './model';
 import { byOrder, workloadRank } from './order';
 import { requestFigures } from './pricing';
 import { requestsCounted, s3filesFigures } from './requests';
-import { operationWithMode } from './rows';
+import { operationWithMode, type MethodFacts } from './rows';
 
 /**
  * The advisor: which method (each variant a method with its settings) for a workload, from one

@@ -1,7 +1,8 @@
 import type { CacheState } from '../core/vocabulary';
 import type { ReportTable } from '../core/workload';
 import { findWorkloadDescriptor } from '../workloads/catalog';
-import { caseLabel, methodLabel, type SizeLabels } from './labels';
+import { caseLabel, type SizeLabels } from './labels';
+import { methodLabel } from '../core/vocabulary';
 import { checksOf, type Cell } from './model';
 import { byOrder, operationOrder } from './order';
 

@@ -2,7 +2,8 @@ import { GetQueryExecutionCommand, GetQueryResultsCommand, type AthenaClient } f
 import { GetObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import type { RunManifest } from '../results/writer';
 import { forEachCsvRecord } from './csv';
-import { buildReportModel, MODEL_QUERIES, type ModelQueryName, type ModelRows, type ReportModel } from './model';
+import { buildReportModel, type ModelQueryName, type ModelRows, type ReportModel } from './model';
+import { MODEL_QUERIES } from './model-queries.generated';
 
 /** The rows of one finished Athena query: column names, and each row as column → text (null for SQL NULL). */
 export interface AthenaRows {

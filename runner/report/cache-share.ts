@@ -1,5 +1,6 @@
 import { caseKey, movesPayload, ranked } from './analysis';
-import type { Cell, Row } from './model';
+import type { Cell } from './model';
+import type { Row } from './rows';
 import { operationWithMode } from './rows';
 
 /**

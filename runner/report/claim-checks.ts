@@ -1,6 +1,6 @@
 import { measured } from './analysis';
 import { durationText, num, percentText } from './format';
-import { methodLabel } from './labels';
+import { methodLabel } from '../core/vocabulary';
 import type { Cell, ReportModel } from './model';
 
 /**

@@ -1,32 +1,20 @@
-import { formatSize, parseSize } from '../core/units';
-import { methodCacheLabel, methodLabel } from '../core/vocabulary';
+import { formatSize } from '../core/units';
 import { findWorkloadDescriptor } from '../workloads/catalog';
-import type { WorkloadFacts } from './rows';
 
 /**
- * The report's labels, each in one place: a method (runner/core/vocabulary.ts), a case (operation,
- * size, cache state), a size in the units the matrix gave, and a workload's seeds (its descriptor).
+ * The report's labels, each in one place: a case (operation, size, cache state), a size in the
+ * units the matrix gave, and a workload's seeds (its descriptor); a method's is runner/core/vocabulary.ts's.
  */
 
-export { methodCacheLabel, methodLabel };
-
 /**
- * Sizes as the matrix gave them: every size-valued parameter the run's workloads recorded (their
- * descriptors keep the unit given: "16 MB" stays decimal, "1 MiB" binary), by byte count.
+ * Sizes as the matrix gave them: each object size of the run with the label its measurements
+ * recorded (size_labels.sql), by byte count.
  */
 export class SizeLabels {
   private readonly given = new Map<number, string>();
 
-  constructor(workloads: Pick<WorkloadFacts, 'workload_params'>[] = []) {
-    for (const w of workloads) {
-      for (const value of Object.values(w.workload_params)) {
-        for (const part of value.split(/\s*[,|]\s*/)) {
-          if (!/^\d+(\.\d+)?\s*[KMGT]i?B$/i.test(part)) continue;
-          const bytes = parseSize(part.replace(/\s+/g, ''));
-          if (!this.given.has(bytes)) this.given.set(bytes, part);
-        }
-      }
-    }
+  constructor(rows: { object_size_bytes: number; object_size_label: string }[] = []) {
+    for (const r of rows) if (!this.given.has(r.object_size_bytes)) this.given.set(r.object_size_bytes, r.object_size_label);
   }
 
   /** A size as the matrix spelled it, else in whole binary or decimal units (formatSize); '' when there is none. */

@@ -5,9 +5,11 @@ import { memoryBackedTmp } from '../core/tmp';
 import { runIdOfFile } from '../core/vocabulary';
 import { intervalErrors } from '../results/intervals';
 import { readRunManifests, unreadableManifestError, type BadManifest } from '../results/manifests';
-import { SCHEMA_VERSION, recordErrors, upgradeRecord, type ResultRecord } from '../results/record';
+import { SCHEMA_VERSION, recordErrors, upgradeRecord } from '../results/record';
+import type { ResultRecord } from '../core/record.generated';
 import type { RunManifest } from '../results/writer';
-import { buildReportModel, MODEL_QUERIES, type BadLine, type ModelRows, type ReportModel } from './model';
+import { buildReportModel, type BadLine, type ModelRows, type ReportModel } from './model';
+import { MODEL_QUERIES } from './model-queries.generated';
 import { attachIntervals, intervalFiles, modelQueries, openRecords, query, type OpenedResults } from './results-db';
 
 /** Bad lines listed one by one in the report; the rest are counted. */

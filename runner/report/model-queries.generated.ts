@@ -9,5 +9,6 @@ export const MODEL_QUERIES = [
   'request_counts',
   'run_facts',
   'run_health',
+  'size_labels',
   'workload_facts',
 ] as const;

@@ -1,6 +1,7 @@
 import type { RunManifest } from '../results/writer';
 import { findWorkloadDescriptor } from '../workloads/catalog';
-import { SizeLabels, methodLabel } from './labels';
+import { SizeLabels } from './labels';
+import { methodLabel } from '../core/vocabulary';
 import { compareCases, compareMethods, workloadRank } from './order';
 import {
   normalizeCells, normalizeHealth, normalizeIntervals, normalizeMethodFacts, normalizeWorkloadFacts, plainRows,
@@ -9,8 +10,6 @@ import {
 import { scalingCases, type ScalingCase } from './scaling';
 import { cellSeries, type CellSeries } from './series';
 import { MODEL_QUERIES } from './model-queries.generated';
-
-export type {   MethodFacts, Row,   };
 
 /**
  * The one report model: what every printer reads — the text summary, the HTML page,
@@ -21,8 +20,7 @@ export type {   MethodFacts, Row,   };
  * and format.ts.
  */
 
-// The SQL files the model is built from: one per file in assets/queries/model/ (`npm run gen`).
-export { MODEL_QUERIES };
+// The SQL files the model is built from: MODEL_QUERIES, one per file in assets/queries/model/ (`npm run gen`).
 export type ModelQueryName = (typeof MODEL_QUERIES)[number];
 export type ModelRows = Record<ModelQueryName, Row[]>;
 
@@ -109,7 +107,7 @@ export interface ReportModel extends RunContext {
   scaling: ScalingCase[];
   /** instance_types.sql rows (runs on several instance types). */
   instanceTypes: Row[];
-  /** Sizes as the matrix gave them. */
+  /** Sizes as the matrix gave them (size_labels.sql: the label recorded with the measurements). */
   sizes: SizeLabels;
   integrity: Integrity;
 }
@@ -186,7 +184,7 @@ export function buildReportModel(rows: Partial<ModelRows>, run: RunContext): Rep
     link: facts ? { limitMibS: facts.link_limit_mib_s, baselineMibS: facts.link_baseline_mib_s ?? null, source: facts.link_limit_source } : null,
     methods, methodOrder, workloads, cells, health, requests,
     scaling: scalingCases(plainRows(rows.fleet_scaling)), instanceTypes: plainRows(rows.instance_types),
-    sizes: new SizeLabels(workloads),
+    sizes: new SizeLabels((rows.size_labels ?? []).map((r) => ({ object_size_bytes: Number(r.object_size_bytes), object_size_label: String(r.object_size_label) }))),
     integrity: integrityOf(cells, health),
   };
 }

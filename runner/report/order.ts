@@ -10,7 +10,6 @@ import { operationWithMode } from './rows';
  * CACHE_ORDER). Every printer shows rows in the order the model put them in with these.
  */
 
-export { cacheRank };
 
 /** `items` (deduplicated) sorted by `order`, unknown ones after them alphabetically. */
 export function byOrder<T>(items: T[], order: readonly string[], key: (t: T) => string): T[] {

@@ -2,7 +2,8 @@ import { isRequestsOnly } from '../core/vocabulary';
 import { bytesText, dollars, num } from './format';
 import type { ReportModel } from './model';
 import { requestsByType, requestsCost, requestFigures } from './pricing';
-import { DIRECT_READ_CUTOFF_BYTES, METER_CATEGORIES, METER_LABELS, meterS3Files, S3FILES_PRICES, type S3FilesModel } from './s3files-metering';
+import { DIRECT_READ_CUTOFF_BYTES, METER_LABELS, meterS3Files, S3FILES_PRICES, type S3FilesModel } from './s3files-metering';
+import { METER_CATEGORIES } from '../core/s3files-meter';
 
 /**
  * The request_counts rows as the page and the text summary show them: which rows, their cells

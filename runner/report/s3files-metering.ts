@@ -66,7 +66,6 @@ export const DIRECT_READ_CUTOFF_BYTES = METERING.directReadCutoffKiB * KiB;
  */
 export const IMPORT_SIZE_LESS_THAN_BYTES = METERING.importSizeLessThanKiB * KiB;
 
-export { METER_CATEGORIES, type MeterCategory };
 export const METER_LABELS: Record<MeterCategory, string> = {
   dataRead: 'data read', dataWrite: 'data write', metadataRead: 'metadata read', metadataWrite: 'metadata write',
 };

@@ -1,5 +1,5 @@
 import { num, ratio } from './format';
-import { methodLabel } from './labels';
+import { methodLabel } from '../core/vocabulary';
 import { compareCases, compareMethods } from './order';
 import { operationWithMode, type Row } from './rows';
 

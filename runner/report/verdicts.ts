@@ -5,9 +5,10 @@ import {
 } from './analysis';
 import { cacheShareOf, cacheShareText, type CacheShare } from './cache-share';
 import { dnfText, num } from './format';
-import { caseLabel, methodLabel } from './labels';
+import { caseLabel } from './labels';
 import type { Cell, ReportModel } from './model';
-import { byOrder, cacheRank, operationOrder } from './order';
+import { byOrder, operationOrder } from './order';
+import { cacheRank, methodLabel } from '../core/vocabulary';
 import { peakUnlikeSustained } from './series';
 
 /**

@@ -2,9 +2,8 @@ import Ajv from 'ajv';
 import intervalSchema from '../../assets/schema/interval.schema.json';
 import type { IntervalSeries } from '../core/intervals';
 import type { IntervalRecord } from '../core/interval.generated';
-import type { ResultRecord } from './record';
+import type { ResultRecord } from '../core/record.generated';
 
-export type { IntervalRecord };
 export const INTERVAL_SCHEMA_VERSION = intervalSchema.properties.schema_version.const as IntervalRecord['schema_version'];
 
 const validate = new Ajv({ allErrors: true, strict: false }).compile<IntervalRecord>(intervalSchema);

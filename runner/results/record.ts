@@ -5,29 +5,54 @@ import type { Measurement } from '../core/batch';
 import { bucketUpperNs } from '../core/stats';
 import { NEAR_BASELINE } from '../core/host';
 import { comparabilityOf } from '../core/comparability';
+import { formatSize, parseSize } from '../core/units';
 import type { ResultRecord } from '../core/record.generated';
 
-export type { ResultRecord };
 export const SCHEMA_VERSION = resultSchema.properties.schema_version.const as ResultRecord['schema_version'];
 
 const ajv = new Ajv({ allErrors: true, strict: false });
 addFormats(ajv);
 const validateRecord = ajv.compile<ResultRecord>(resultSchema);
 
-/** The schema version before the comparability key: its records are upgraded on reading (upgradeRecord). */
+/** The schema version before the comparability key, and the one after it, before the size label. */
 const KEYLESS_SCHEMA_VERSION = '1.6.0';
+const UNLABELLED_SCHEMA_VERSION = '1.7.0';
 
 /**
- * A record of the version before the comparability key, given the key derived from its own fields
- * (every field the key is made of was already recorded); any other record is returned as it is.
+ * A record of a version before the size label (and the comparability key), given what it lacks as
+ * derived from its own fields (every field they are made of was already recorded); any other
+ * record is returned as it is.
  */
 export function upgradeRecord(record: Record<string, unknown>): Record<string, unknown> {
-  if (record.schema_version !== KEYLESS_SCHEMA_VERSION || 'comparability' in record) return record;
+  const keyless = record.schema_version === KEYLESS_SCHEMA_VERSION;
+  if (!keyless && record.schema_version !== UNLABELLED_SCHEMA_VERSION) return record;
+  if ((keyless && 'comparability' in record) || 'object_size_label' in record) return record;
   try {
-    return { ...record, schema_version: SCHEMA_VERSION, comparability: comparabilityOf(record as unknown as ResultRecord) };
+    const r = record as unknown as ResultRecord;
+    return {
+      ...record, schema_version: SCHEMA_VERSION,
+      comparability: keyless ? comparabilityOf(r) : r.comparability,
+      object_size_label: objectSizeLabel(r.object_size_bytes, r.workload_params),
+    };
   } catch {
     return record; // fields missing or malformed: the schema check names what
   }
+}
+
+/**
+ * An object size as the matrix spelled it: the size-valued parameter of the measurement's workload
+ * with that byte count (descriptors record the unit given: "16 MB" stays decimal, "1 MiB" binary;
+ * lists such as fio-seq's sizes are comma-separated), else in whole binary or decimal units; null
+ * without a size. Taken when the record is written, so nothing downstream reads parameters for it.
+ */
+function objectSizeLabel(bytes: number | null, params: Record<string, string>): string | null {
+  if (bytes === null) return null;
+  for (const value of Object.values(params)) {
+    for (const part of value.split(/\s*[,|]\s*/)) {
+      if (/^\d+(\.\d+)?\s*[KMGT]i?B$/i.test(part) && parseSize(part.replace(/\s+/g, '')) === bytes) return part;
+    }
+  }
+  return formatSize(bytes);
 }
 
 /** Schema errors of a record, as readable strings; empty when valid. */
@@ -62,8 +87,6 @@ export type StepFacts = Pick<ResultRecord,
   'workload' | 'workload_params' | 'step' | 'cache' | 'repetition' | 'clients' | 'fleet'>;
 
 const MIB = 1024 * 1024;
-
-export { NEAR_BASELINE };
 
 /**
  * The plausibility flag of a throughput against the host's link: above the most it can carry
@@ -105,6 +128,7 @@ export function toRecord(facts: StepFacts, m: Measurement, extraFlags: ResultRec
     recorded_at: new Date(endedAtMs).toISOString(),
     operation: m.operation,
     object_size_bytes: m.objectSizeBytes,
+    object_size_label: objectSizeLabel(m.objectSizeBytes, workloadParams),
     status: m.status,
     supported: m.supported,
     verified: m.verified,

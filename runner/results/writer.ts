@@ -1,8 +1,10 @@
 import { writeFileSync } from 'node:fs';
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { intervalErrors, type IntervalRecord } from './intervals';
-import { recordErrors, type ResultRecord } from './record';
+import { intervalErrors } from './intervals';
+import type { IntervalRecord } from '../core/interval.generated';
+import { recordErrors } from './record';
+import type { ResultRecord } from '../core/record.generated';
 import type { ResolvedAdvice } from '../core/matrix';
 import type { TuningGrid } from '../core/tune';
 import { INTERVALS_FOLDER } from '../core/vocabulary';

@@ -5,7 +5,7 @@ import { pipeline } from 'node:stream/promises';
 import { HashingStream, patternStream } from '../core/data';
 import type { ResolvedMatrix } from '../core/matrix';
 import type { FileSystemAccess } from '../core/method';
-import type { Progress } from '../core/progress';
+import type { Progress } from './progress';
 import { formatDuration } from '../core/units';
 import { fixtureDataPrefix } from '../core/vocabulary';
 import { FIXTURE_WRITES, fixtureSeed, type Fixture } from '../core/workload';

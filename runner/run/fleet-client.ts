@@ -2,15 +2,15 @@ import { writeFile } from 'node:fs/promises';
 import { FileMarkers } from '../core/barrier';
 import { seriesSettings } from '../core/intervals';
 import type { ResolvedMatrix, Step } from '../core/matrix';
-import { Progress } from '../core/progress';
+import { Progress } from './progress';
 import type { StoreTarget } from '../core/target';
 import { runDataPrefix } from '../core/vocabulary';
 import type { Fixture } from '../core/workload';
 import { RUNNER_USER_AGENT } from '../endpoint/access-log';
 import { ReferenceStore } from '../endpoint/reference';
 import { makeS3Client } from '../endpoint/s3-client';
-import type { IntervalRecord } from '../results/intervals';
-import type { ResultRecord } from '../results/record';
+import type { IntervalRecord } from '../core/interval.generated';
+import type { ResultRecord } from '../core/record.generated';
 import { findWorkload } from '../workloads';
 import { runStep, type FleetMember, type StepEnv } from './step';
 

@@ -1,7 +1,7 @@
 import type { Step } from '../core/matrix';
 import type { TuningDrop, TuningGrid } from '../core/tune';
 import { formatSize } from '../core/units';
-import type { ResultRecord } from '../results/record';
+import type { ResultRecord } from '../core/record.generated';
 
 /**
  * Successive halving of option grids (`tune`): after each round of repetitions, a setting whose

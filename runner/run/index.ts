@@ -6,13 +6,13 @@ import { matrixFor } from '../catalog';
 import { Interrupted, onEmergencyExit } from '../core/cleanup';
 import { errorSummary, RunError, UserError } from '../core/errors';
 import { hostFacts } from '../core/host';
-import { acquireHostLock } from '../core/host-lock';
+import { acquireHostLock } from './host-lock';
 import { installCommand } from '../core/install';
 import { DEFAULT_INTERVAL_MS, seriesSettings } from '../core/intervals';
 import { expandSteps, type MethodChoice, type ResolvedMatrix, type Step } from '../core/matrix';
 import { tuningGrids } from '../core/tune';
 import type { Availability } from '../core/method';
-import { Progress } from '../core/progress';
+import { Progress } from './progress';
 import { memoryBackedTmp } from '../core/tmp';
 import { formatAmount, formatDuration } from '../core/units';
 import { fixtureBytes } from '../core/workload';
@@ -20,8 +20,8 @@ import { didNotFinishLabel, methodLabel, roughDuration, newRunId, runDataPrefix,
 import { linkLimitFor, type LinkLimit } from '../endpoint/link-limit';
 import { findMethod } from '../methods';
 import { findWorkloadDescriptor } from '../workloads/catalog';
-import type { IntervalRecord } from '../results/intervals';
-import type { ResultRecord } from '../results/record';
+import type { IntervalRecord } from '../core/interval.generated';
+import type { ResultRecord } from '../core/record.generated';
 import { markAbandoned } from '../results/manifests';
 import { ResultsWriter, type RunManifest } from '../results/writer';
 import { LocalFleet } from './fleet';
@@ -33,7 +33,6 @@ import { GridHalving } from './halving';
 import { runStep, type StepEnv } from './step';
 import { openStore, type OpenStore } from './store';
 
-export type { RunOptions, RunOutcome } from './options';
 
 /** What a run will do, decided before anything is created. */
 interface RunPlan {

@@ -15,9 +15,9 @@ import { fleetDataPrefix, INTERVALS_FOLDER, runDay } from '../core/vocabulary';
 import { S3Markers } from '../endpoint/s3-markers';
 import { matrixFor } from '../catalog';
 import { fleetWaitMs } from './fleet-wait';
-import type { FleetRun } from './options';
+import type { FleetRun, RunOutcome } from './options';
 import type { FleetMember } from './step';
-import { runBenchmark, type RunOutcome } from '.';
+import { runBenchmark } from '.';
 import { TaskCallback } from './task-callback';
 
 export interface ShardOptions {

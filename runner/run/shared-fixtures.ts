@@ -4,7 +4,7 @@ import { arriveAndWait } from '../core/barrier';
 import { HashingStream, patternStream } from '../core/data';
 import { errorSummary, RunError } from '../core/errors';
 import type { ResolvedMatrix } from '../core/matrix';
-import type { Progress } from '../core/progress';
+import type { Progress } from './progress';
 import { fixtureDataPrefix } from '../core/vocabulary';
 import { fixtureSeed, type Fixture } from '../core/workload';
 import type { ReferenceStore } from '../endpoint/reference';

@@ -9,7 +9,7 @@ import { isUnreachable, preflight } from '../endpoint/preflight';
 import { ReferenceStore } from '../endpoint/reference';
 import { makeS3Client, PREFLIGHT_BOUNDS_MS } from '../endpoint/s3-client';
 import { targetFor } from '../endpoint/target';
-import type { ResultRecord } from '../results/record';
+import type { ResultRecord } from '../core/record.generated';
 import type { RunOptions } from './options';
 
 /** The run id in a run's data prefix (s3ab/RUNID/...). */

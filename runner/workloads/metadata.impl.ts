@@ -1,7 +1,7 @@
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { cutSeries, OpLog, seriesSettings } from '../core/intervals';
-import { runThread } from '../core/threads';
+import { runThread } from './kit/threads';
 import type { WorkloadDefinition } from '../core/workload';
 import { metadataDescriptor, type MetadataParams } from './metadata';
 import { errorSummary } from '../core/errors';

@@ -6,7 +6,7 @@ import { dirname, join } from 'node:path';
 import { patternBuffer } from '../core/data';
 import { Prng } from '../core/prng';
 import { OpLog, opLogBuffers } from '../core/intervals';
-import { describeFailure, nowNs, type ThreadContext, type ThreadJobHandler } from '../core/thread-job';
+import { describeFailure, nowNs, type ThreadContext, type ThreadJobHandler } from './kit/thread-job';
 import { TRAVERSAL_TREE, type MetadataTest } from './metadata';
 
 /**
@@ -14,6 +14,7 @@ import { TRAVERSAL_TREE, type MetadataTest } from './metadata';
  * operation loop (one plain system call sequence per operation, timed with hrtime around it) and
  * its verification. Runs in a measuring thread (runner/workloads/kit/fs-thread.ts).
  */
+
 /**
  * Operations only the performance script uses: the exact system call that fio's `filecreate`
  * (open O_CREAT|O_RDWR, 0600; the close is not timed) and `filestat` (stat) engines time, so the

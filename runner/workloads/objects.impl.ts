@@ -7,7 +7,6 @@ import type { WorkloadContext, WorkloadDefinition } from '../core/workload';
 import { objectsDescriptor, type ObjectsParams } from './objects';
 import { bucketSyncBoundMs, waitForObjects } from './kit/common';
 
-
 /**
  * The objects under a folder, without folder markers: a FUSE client that keeps directories as
  * objects (s3fs's `dir/`, on S3 as here) writes one when the workload makes the folder, and it is

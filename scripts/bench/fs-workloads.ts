@@ -23,7 +23,7 @@ import { Worker } from 'node:worker_threads';
 import { crc32 } from 'node:zlib';
 import { scriptOptions } from '../script-cli';
 import { patternBuffer } from '../../runner/core/data';
-import { runThread } from '../../runner/core/threads';
+import { runThread } from '../../runner/workloads/kit/threads';
 import type { MetadataJob, MetadataResult } from '../../runner/workloads/metadata.thread';
 import type { FixtureFile } from '../../runner/core/workload';
 import { runReaders } from '../../runner/workloads/kit/readers';

@@ -1,7 +1,7 @@
 /**
  * Mount benchmark checks, on the embedded endpoint, in one run:
  *  1. The runner's own measurement overhead: `large-read`'s timed operation (session.get on the
- *     mount: 1 MiB reads into SHA-256, runner/core/posix-io.ts) against fio's sequential read
+ *     mount: 1 MiB reads into SHA-256, runner/methods/kit/posix-io.ts) against fio's sequential read
  *     (psync, bs=1M, buffered, one file) of the same object on the same mount, each from a cold
  *     remount, interleaved. Target: within 5%. The same read loop without SHA-256 is shown too:
  *     on a small host the hash competes with the FUSE client and the server for CPU.
@@ -21,7 +21,7 @@ import { failScript, scriptOptions, sizeOption } from '../script-cli';
 import { Batch } from '../../runner/core/batch';
 import { cleanupAll } from '../../runner/core/cleanup';
 import { patternDigest } from '../../runner/core/data';
-import { readFileHashed } from '../../runner/core/posix-io';
+import { readFileHashed } from '../../runner/methods/kit/posix-io';
 import type { MethodDefinition, StorageSession } from '../../runner/core/method';
 import { formatSize } from '../../runner/core/units';
 import { startEmbeddedEndpoint } from '../../runner/endpoint/embedded';

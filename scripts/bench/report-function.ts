@@ -25,7 +25,8 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { functionBuildOptions } from '../../lib/function-bundles';
-import { REPORT_MEMORY_MB, TASK_TIMEOUT_S } from '../../lib/pipeline';
+import { REPORT_MEMORY_MB } from '../../lib/pipeline';
+import { TASK_TIMEOUT_S } from '../../lib/pipeline/tasks';
 import { estimateFor } from '../../runner/aws/estimate';
 import { matrixFor } from '../../runner/catalog';
 import { cleanupAll } from '../../runner/core/cleanup';

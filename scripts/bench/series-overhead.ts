@@ -52,7 +52,7 @@ import { scriptOptions } from '../script-cli';
 import { UserError } from '../../runner/core/errors';
 import { Batch } from '../../runner/core/batch';
 import { DEFAULT_INTERVAL_MS, OpLog, PROGRESS_BYTES, seriesSettings } from '../../runner/core/intervals';
-import { runThread, runThreads } from '../../runner/core/threads';
+import { runThread, runThreads } from '../../runner/workloads/kit/threads';
 import { planTree } from '../../runner/core/tree-plan';
 import type { FixtureFile } from '../../runner/core/workload';
 import { metadataOpLog, type MetadataJob, type MetadataResult } from '../../runner/workloads/metadata.thread';

@@ -23,8 +23,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { spawn } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
-import { withoutTimeoutPaths } from '../../test/helpers/definition';
-import { synthesize } from '../../test/helpers/stack';
+import { synthesize, withoutTimeoutPaths } from './synthesize';
 import { objectivefsDeploy } from '../../lib/objectivefs-deploy';
 import { matrixFor } from '../../runner/catalog';
 import { cleanupAll } from '../../runner/core/cleanup';
@@ -46,10 +45,10 @@ import { iamRequestsOf, parseLoggedRequest, recordBodyResources } from './s3-iam
 import { mountRequests, ruleRequests, syncRequests } from './s3-files';
 import { LocalStepFunctions, type CallbackFigures } from './step-functions';
 import { fleetFigures, type FleetPassFigure, type FleetRecord } from './fleet-figures';
-import { stepFigures, type PreparationFigure, type StepFigure, type StepRecord } from './step-figures';
+import { stepFigures, type StepRecord } from './step-figures';
+import type { PreparationFigure, StepFigure } from '../../runner/plan/measurement';
 import { ACCOUNT, REGION, RehearsalTemplate } from './template';
 
-export type { Fault } from './local-cloud';
 
 /** The part of Lambda's context object the functions read. */
 type LambdaContext = Pick<Context, 'functionName' | 'functionVersion' | 'invokedFunctionArn' | 'memoryLimitInMB' | 'awsRequestId' | 'getRemainingTimeInMillis'>;

@@ -1,8 +1,6 @@
 import { RUNNER_USER_AGENT, parseAccessLogLine, requestType, type AccessLogEntry } from '../../runner/endpoint/access-log';
-import type { RequestType } from '../../runner/endpoint/access-log';
+import type { RequestType } from '../../runner/core/request-types';
 import type { PreparationFigure, StepFigure } from '../../runner/plan/measurement';
-
-export type { PreparationFigure, StepFigure };
 
 /** The fields of a result record this needs. */
 export interface StepRecord {

@@ -5,7 +5,7 @@
  * machine's definition, the SSM documents' lines and the IAM policies all name the same things.
  */
 import { SECTION } from '../../lib/runner-document-shell';
-import type { Synthesized } from '../../test/helpers/stack';
+import type { Synthesized } from './synthesize';
 
 export const ACCOUNT = '123456789012';
 export const REGION = 'us-east-1';

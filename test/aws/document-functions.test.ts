@@ -9,7 +9,8 @@ import { S3DocumentStore } from '../../lambda/shared/s3-document-store';
 import { cleanupAll } from '../../runner/core/cleanup';
 import { startEmbeddedEndpoint, type EmbeddedEndpoint } from '../../runner/endpoint/embedded';
 import { makeS3Client } from '../../runner/endpoint/s3-client';
-import { recordErrors, type ResultRecord } from '../../runner/results/record';
+import { recordErrors } from '../../runner/results/record';
+import type { ResultRecord } from '../../runner/core/record.generated';
 import { mountS3fs, type S3fsMount } from '../helpers/s3fs';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';

@@ -4,7 +4,8 @@ import { checkPipelineProps } from '../../lib/pipeline';
 import { TASK_TIMEOUT_S } from '../../lib/pipeline/tasks';
 import { WaitForRunners } from '../../lib/pipeline/wait-for-runners';
 import { synthesizedDefinition } from '../helpers/definition';
-import { synthesize, resourcesOf } from '../helpers/stack';
+import { synthesize } from '../../scripts/rehearsal/synthesize';
+import { resourcesOf } from '../helpers/stack';
 import { renderFragment } from '../helpers/fragment';
 
 /**

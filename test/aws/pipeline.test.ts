@@ -2,17 +2,19 @@ import aslValidator from 'asl-validator';
 import { StateMachine } from 'aws-local-stepfunctions';
 import { validateInput } from '../../lambda/validate-input';
 import { MAX_RUNNERS, RUNNER_IMAGE } from '../../lib/instance-types';
-import { MAX_LAMBDA_REPETITIONS, NON_BENCHMARK_BOUND, TRANSIENT_ERRORS } from '../../lib/pipeline';
+import { MAX_LAMBDA_REPETITIONS, NON_BENCHMARK_BOUND } from '../../lib/pipeline';
+import { TRANSIENT_ERRORS } from '../../lib/pipeline/tasks';
 import { COUNTED_STATES, HISTORY_EVENT_LIMIT, historyEventBound } from '../../lib/pipeline/history';
 import { TEARDOWN_MAX_ROUNDS } from '../../lib/pipeline/teardown-flow';
 import { profileNames } from '../../runner/core/matrix';
 import { METHOD_DESCRIPTORS as METHODS } from '../../runner/methods/catalog';
-import { MODEL_QUERIES } from '../../runner/report/model';
+import { MODEL_QUERIES } from '../../runner/report/model-queries.generated';
 import { modelQueries, namedQueries } from '../../runner/report/results-db';
 import { queryForRun } from '../../runner/report/run-query';
 import { shardTimeoutSeconds } from '../../runner/plan/execution-model';
 import { newRunId, runDay } from '../../runner/core/vocabulary';
-import { synthesizedDefinition, withoutTimeoutPaths } from '../helpers/definition';
+import { withoutTimeoutPaths } from '../../scripts/rehearsal/synthesize';
+import { synthesizedDefinition } from '../helpers/definition';
 
 // aws-local-stepfunctions needs Promise.withResolvers (Node 22); without it every Task throws and
 // a States.ALL catch would hide that.

@@ -12,7 +12,7 @@ import { cleanupAll } from '../../runner/core/cleanup';
 import { startEmbeddedEndpoint, type EmbeddedEndpoint } from '../../runner/endpoint/embedded';
 import { makeS3Client } from '../../runner/endpoint/s3-client';
 import { writeHtmlReport, type WrittenReport } from '../../runner/report/html-report';
-import { MODEL_QUERIES } from '../../runner/report/model';
+import { MODEL_QUERIES } from '../../runner/report/model-queries.generated';
 import { modelQueries, openResults } from '../../runner/report/results-db';
 import { queryForRun } from '../../runner/report/run-query';
 import { writeReportFixture } from '../../scripts/fixtures/report-fixture';

@@ -6,11 +6,13 @@ import { join } from 'node:path';
 import { cleanupAll } from '../../runner/core/cleanup';
 import { startEmbeddedEndpoint, type EmbeddedEndpoint } from '../../runner/endpoint/embedded';
 import { makeS3Client } from '../../runner/endpoint/s3-client';
-import { recordErrors, type ResultRecord } from '../../runner/results/record';
+import { recordErrors } from '../../runner/results/record';
+import type { ResultRecord } from '../../runner/core/record.generated';
 import { namedQueries, openResults, query } from '../../runner/report/results-db';
 import { S3AB, s3ab } from '../helpers/cli';
 import { LocalStepFunctions } from '../../scripts/rehearsal/step-functions';
-import { resourcesOf, synthesize } from '../helpers/stack';
+import { synthesize } from '../../scripts/rehearsal/synthesize';
+import { resourcesOf } from '../helpers/stack';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 const RESULTS = 's3ab-results';

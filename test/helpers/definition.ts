@@ -1,4 +1,5 @@
-import { synthesize, resourcesOf } from './stack';
+import { synthesize } from '../../scripts/rehearsal/synthesize';
+import { resourcesOf } from './stack';
 
 /** The synthesized state machine definition with CloudFormation intrinsics resolved to plain values. */
 export function synthesizedDefinition(): Record<string, any> {
@@ -21,26 +22,4 @@ export function synthesizedDefinition(): Record<string, any> {
     throw new Error(`cannot resolve ${JSON.stringify(x).slice(0, 200)}`);
   };
   return JSON.parse(resolve(sm.DefinitionString));
-}
-
-/**
- * The definition as aws-local-stepfunctions can run it: it reads TimeoutSecondsPath from a state's
- * effective input (after Parameters), not from its input as Step Functions does, so such a state
- * gets the execution's own limit instead — whoever runs it enforces that timeout itself (the
- * rehearsal's local Step Functions does, scripts/rehearsal/step-functions.ts).
- */
-export function withoutTimeoutPaths(definition: Record<string, any>): Record<string, any> {
-  // A JSON copy, not structuredClone: under jest that makes objects of another realm, which the executor's plain-object check skips.
-  const copy = JSON.parse(JSON.stringify(definition));
-  const walk = (states: Record<string, any>) => {
-    for (const st of Object.values(states)) {
-      if (st.TimeoutSecondsPath) {
-        delete st.TimeoutSecondsPath;
-        st.TimeoutSeconds = definition.TimeoutSeconds;
-      }
-      if (st.ItemProcessor) walk(st.ItemProcessor.States);
-    }
-  };
-  walk(copy.States);
-  return copy;
 }

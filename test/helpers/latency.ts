@@ -1,5 +1,5 @@
 import { latencyPercentile } from '../../runner/core/stats';
-import type { ResultRecord } from '../../runner/results/record';
+import type { ResultRecord } from '../../runner/core/record.generated';
 
 /**
  * What every record of a real run must hold for merges: buckets exactly where latency_us is,

@@ -1,5 +1,5 @@
-import { buildReportModel, type Cell, type MethodFacts, type ReportModel, type RunContext } from '../../runner/report/model';
-import type { CellRow } from '../../runner/report/rows';
+import { buildReportModel, type Cell, type ReportModel, type RunContext } from '../../runner/report/model';
+import type { CellRow, MethodFacts } from '../../runner/report/rows';
 
 /** A report_cells row with every metric absent (SQL NULL); tests fill in what they need. */
 export function cellRow(over: Partial<CellRow>): CellRow {

@@ -1,7 +1,7 @@
 import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { ResultRecord } from '../../runner/results/record';
+import type { ResultRecord } from '../../runner/core/record.generated';
 import { writeReportFixture } from '../../scripts/fixtures/report-fixture';
 import { openInChromium, type OpenedPage } from '../helpers/browser';
 import { s3ab } from '../helpers/cli';

@@ -1,7 +1,8 @@
 import { appendFileSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { SCHEMA_VERSION, recordErrors, type ResultRecord } from '../../runner/results/record';
+import { SCHEMA_VERSION, recordErrors } from '../../runner/results/record';
+import type { ResultRecord } from '../../runner/core/record.generated';
 import { FIXTURE_LINK_LIMIT, FIXTURE_WORKLOADS, METADATA_TESTS, SEMANTICS_PROBES, writeReportFixture } from '../../scripts/fixtures/report-fixture';
 import { writeScalingFixture } from '../../scripts/fixtures/fleet-fixture';
 import { openInChromium, type OpenedPage } from '../helpers/browser';

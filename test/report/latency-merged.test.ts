@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { bucketUpperNs, LatencyHistogram, type LatencySummary } from '../../runner/core/stats';
 import { namedQueries, openResults, query } from '../../runner/report/results-db';
-import type { ResultRecord } from '../../runner/results/record';
+import type { ResultRecord } from '../../runner/core/record.generated';
 import { runBenchmark } from '../../runner/run';
 import { fixtureLatenciesNs, writeReportFixture } from '../../scripts/fixtures/report-fixture';
 import { latencyHistogramProblems } from '../helpers/latency';

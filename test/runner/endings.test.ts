@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { mountTable } from '../../runner/core/mounts-table';
 import { startEmbeddedEndpoint } from '../../runner/endpoint/embedded';
-import type { ResultRecord } from '../../runner/results/record';
+import type { ResultRecord } from '../../runner/core/record.generated';
 import { runBenchmark } from '../../runner/run';
 import { S3AB, alive, s3ab, stopsWithin } from '../helpers/cli';
 import { freezableRelay } from '../helpers/relay';

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { startEmbeddedEndpoint, type EmbeddedEndpoint } from '../../runner/endpoint/embedded';
 import { makeS3Client } from '../../runner/endpoint/s3-client';
-import type { ResultRecord } from '../../runner/results/record';
+import type { ResultRecord } from '../../runner/core/record.generated';
 import { LATE_START_LIMIT_MS } from '../../runner/core/barrier';
 import { LOCAL_BARRIER } from '../../runner/run/fleet';
 import { alive, s3ab, stopsWithin } from '../helpers/cli';

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import type { Measurement } from '../../runner/core/batch';
 import { patternBuffer } from '../../runner/core/data';
-import { runThreads, type ThreadSpan } from '../../runner/core/threads';
+import { runThreads, type ThreadSpan } from '../../runner/workloads/kit/threads';
 import type { FsRunContext } from '../../runner/workloads/kit/fs-common';
 import { historyStream, runGitClone, sourceRepo } from '../../runner/workloads/git-clone.impl';
 import { METADATA_TESTS } from '../../runner/workloads/metadata';
@@ -17,7 +17,7 @@ import type { ReadFilesJob, ReadFilesResult } from '../../runner/workloads/kit/r
 import type { FixtureFile } from '../../runner/core/workload';
 import { NO_CACHE_CONTROL, runReaders } from '../../runner/workloads/kit/readers';
 import { checkTarInStore, runTarExtract, tarball } from '../../runner/workloads/tar-extract.impl';
-import { walkFiles } from '../../runner/core/posix-io';
+import { walkFiles } from '../../runner/methods/kit/posix-io';
 import { treeCrcs, writeTree } from '../../runner/workloads/kit/tree';
 import { planTree } from '../../runner/core/tree-plan';
 import { webServingTree } from '../../runner/workloads/web-serving';

@@ -2,7 +2,8 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isRequestsOnly } from '../../runner/core/vocabulary';
-import { recordErrors, type ResultRecord } from '../../runner/results/record';
+import { recordErrors } from '../../runner/results/record';
+import type { ResultRecord } from '../../runner/core/record.generated';
 import { printSummary } from '../../runner/report/summary';
 import { runBenchmark } from '../../runner/run';
 import { METADATA_TESTS } from '../../runner/workloads/metadata';

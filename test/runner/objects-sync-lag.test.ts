@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { Measurement } from '../../runner/core/batch';
 import type { FileSystemAccess, StorageSession } from '../../runner/core/method';
-import { readFileHashed } from '../../runner/core/posix-io';
+import { readFileHashed } from '../../runner/methods/kit/posix-io';
 import type { ReferenceView, WorkloadContext } from '../../runner/core/workload';
 import { objects } from '../../runner/workloads/objects.impl';
 import type { ObjectsParams } from '../../runner/workloads/objects';

@@ -2,10 +2,11 @@ import { closeSync, mkdtempSync, openSync, readFileSync, readSync, readdirSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isRequestsOnly, OUTSIDE_MEASUREMENTS } from '../../runner/core/vocabulary';
-import { countRequests, parseAccessLogLine, REQUEST_TYPES, totalRequests, type AccessLogEntry, type RequestCounts } from '../../runner/endpoint/access-log';
+import { countRequests, parseAccessLogLine, totalRequests, type AccessLogEntry } from '../../runner/endpoint/access-log';
+import { REQUEST_TYPES, type RequestCounts } from '../../runner/core/request-types';
 import { findMethod } from '../../runner/methods';
 import { printSummary } from '../../runner/report/summary';
-import type { ResultRecord } from '../../runner/results/record';
+import type { ResultRecord } from '../../runner/core/record.generated';
 import { runBenchmark } from '../../runner/run';
 import type { WorkloadDescriptor } from '../../runner/core/workload';
 import { WORKLOAD_DESCRIPTORS } from '../../runner/workloads/catalog';

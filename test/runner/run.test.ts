@@ -2,7 +2,8 @@ import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadProfile, resolveMatrix } from '../../runner/core/matrix';
-import { recordErrors, type ResultRecord } from '../../runner/results/record';
+import { recordErrors } from '../../runner/results/record';
+import type { ResultRecord } from '../../runner/core/record.generated';
 import { runBenchmark } from '../../runner/run';
 import { printSummary } from '../../runner/report/summary';
 import { namedQueries, openResults, query } from '../../runner/report/results-db';

@@ -6,7 +6,7 @@ import { startEmbeddedEndpoint, type EmbeddedEndpoint } from '../../runner/endpo
 import { CRT_CLIENT_BIN, crtEventLoopThreads, crtMalloc, crtMemoryLimit, crtSocketReadSize, crtTargetThroughput, crtWriteSize, GLIBC_RETAIN, s3Crt } from '../../runner/methods/s3-crt.impl';
 import { writePatternFile } from '../../runner/core/data';
 import type { OpenContext, StorageSession } from '../../runner/core/method';
-import type { ResultRecord } from '../../runner/results/record';
+import type { ResultRecord } from '../../runner/core/record.generated';
 import { alive, ROOT, s3ab } from '../helpers/cli';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';

@@ -7,7 +7,7 @@ import { isRequestsOnly } from '../../runner/core/vocabulary';
 import type { EmbeddedEndpoint } from '../../runner/endpoint/embedded';
 import { makeS3Client } from '../../runner/endpoint/s3-client';
 import { printSummary } from '../../runner/report/summary';
-import type { ResultRecord } from '../../runner/results/record';
+import type { ResultRecord } from '../../runner/core/record.generated';
 import { runBenchmark } from '../../runner/run';
 import { exitCodeFor } from '../../runner/run/policy';
 import { tarball } from '../../runner/workloads/tar-extract.impl';

@@ -7,7 +7,8 @@ import { ReferenceStore } from '../../runner/endpoint/reference';
 import { makeS3Client } from '../../runner/endpoint/s3-client';
 import { isRequestsOnly } from '../../runner/core/vocabulary';
 import { parseSize } from '../../runner/core/units';
-import { recordErrors, type ResultRecord } from '../../runner/results/record';
+import { recordErrors } from '../../runner/results/record';
+import type { ResultRecord } from '../../runner/core/record.generated';
 import { runBenchmark } from '../../runner/run';
 import { DIRECT_READ_THRESHOLDS } from '../../runner/workloads/sync-behaviour';
 

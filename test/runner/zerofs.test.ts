@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { findBinary, toolsBin } from '../../runner/core/binaries';
-import type { MountPlanContext } from '../../runner/core/mount';
+import type { MountPlanContext } from '../../runner/methods/kit/mount';
 import { stepVolumeName } from '../../runner/core/vocabulary';
 import { countRequests, parseAccessLogLine, RUNNER_USER_AGENT, type AccessLogEntry } from '../../runner/endpoint/access-log';
 import { startEmbeddedEndpoint, type EmbeddedEndpoint } from '../../runner/endpoint/embedded';

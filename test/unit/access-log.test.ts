@@ -1,4 +1,5 @@
-import { countRequests, getBytesPerObject, parseAccessLogLine, REQUEST_TYPES, requestType, RUNNER_USER_AGENT, uncovered } from '../../runner/endpoint/access-log';
+import { countRequests, getBytesPerObject, parseAccessLogLine, requestType, RUNNER_USER_AGENT, uncovered } from '../../runner/endpoint/access-log';
+import { REQUEST_TYPES } from '../../runner/core/request-types';
 import { dollars } from '../../runner/report/format';
 import { requestFigures } from '../../runner/report/pricing';
 import { requestCells } from '../../runner/report/requests';

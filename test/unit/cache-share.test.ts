@@ -1,6 +1,7 @@
 import { cacheShares, cacheShareText, undeliveredShare } from '../../runner/report/cache-share';
 import { withFlag } from '../../runner/report/html/parts';
-import type { Cell, Row } from '../../runner/report/model';
+import type { Cell } from '../../runner/report/model';
+import type { Row } from '../../runner/report/rows';
 import { verdicts } from '../../runner/report/verdicts';
 import { cell, modelOf } from '../helpers/model';
 

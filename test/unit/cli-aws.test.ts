@@ -10,7 +10,7 @@ import { UserError } from '../../runner/core/errors';
 import { loadProfile } from '../../runner/core/matrix';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { MODEL_QUERIES } from '../../runner/report/model';
+import { MODEL_QUERIES } from '../../runner/report/model-queries.generated';
 import { queryForRun } from '../../runner/report/run-query';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';

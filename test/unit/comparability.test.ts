@@ -89,11 +89,27 @@ describe('records carry their comparability', () => {
   });
 
   test('a record written before the key gets it derived from its fields on reading', () => {
-    const { comparability, ...old } = toRecord(facts, m);
+    const { comparability, object_size_label, ...old } = toRecord(facts, m);
     const legacy = { ...old, schema_version: '1.6.0' };
     expect(recordErrors(legacy)).not.toEqual([]);
     const upgraded = upgradeRecord(legacy);
     expect(recordErrors(upgraded)).toEqual([]);
     expect(upgraded.comparability).toEqual(comparability);
+    expect(upgraded.object_size_label).toBe(object_size_label);
+  });
+
+  test('the size label is recorded as the matrix spelled it, and derived on reading a record written before it', () => {
+    const spelled = { ...facts, workload_params: { ...facts.workload_params, size: '8 KiB', sizes: '16 MB,64MiB' } };
+    expect(toRecord(spelled, m).object_size_label).toBe('8 KiB');
+    expect(toRecord(spelled, { ...m, objectSizeBytes: 16e6 }).object_size_label).toBe('16 MB');
+    expect(toRecord(spelled, { ...m, objectSizeBytes: 64 * 1024 ** 2 }).object_size_label).toBe('64MiB');
+    expect(toRecord(spelled, { ...m, objectSizeBytes: 3000 }).object_size_label).toBe('3 KB');
+    expect(toRecord(spelled, { ...m, objectSizeBytes: null }).object_size_label).toBeNull();
+    const { object_size_label, ...old } = toRecord(spelled, { ...m, objectSizeBytes: 16e6 });
+    const legacy = { ...old, schema_version: '1.7.0' };
+    expect(recordErrors(legacy)).not.toEqual([]);
+    const upgraded = upgradeRecord(legacy);
+    expect(recordErrors(upgraded)).toEqual([]);
+    expect(upgraded).toEqual({ ...old, object_size_label });
   });
 });

@@ -1,7 +1,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { waitForFixtureOnMount } from '../../runner/core/fixture-visibility';
+import { waitForFixtureOnMount } from '../../runner/run/fixture-visibility';
 import type { FileSystemAccess } from '../../runner/core/method';
 import type { Fixture } from '../../runner/core/workload';
 

@@ -1,6 +1,6 @@
 import type { Step } from '../../runner/core/matrix';
 import type { TuningGrid } from '../../runner/core/tune';
-import type { ResultRecord } from '../../runner/results/record';
+import type { ResultRecord } from '../../runner/core/record.generated';
 import { GridHalving, settingsToDrop } from '../../runner/run/halving';
 
 describe('successive halving: the policy', () => {

@@ -4,7 +4,8 @@ import { changesLines, historyLines } from '../../runner/report/history/text';
 import { summaryLines } from '../../runner/report/text/summary';
 import { cell, modelOf } from '../helpers/model';
 import { runPoints, type RunPoint } from '../../runner/report/history/points';
-import { toRecord, type ResultRecord, type StepFacts } from '../../runner/results/record';
+import { toRecord, type StepFacts } from '../../runner/results/record';
+import type { ResultRecord } from '../../runner/core/record.generated';
 
 /** Records as the runner writes them (toRecord), of runs that differ in the facts and figures given. */
 const FACTS: Omit<StepFacts, 'run_id'> = {

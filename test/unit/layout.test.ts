@@ -8,6 +8,7 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { METHOD_DESCRIPTORS } from '../../runner/methods/catalog';
+import { METHODS } from '../../runner/methods';
 import { WORKLOAD_DESCRIPTORS } from '../../runner/workloads/catalog';
 
 const RUNNER = join(__dirname, '..', '..', 'runner');
@@ -46,5 +47,10 @@ describe('runner layout', () => {
       ...WORKLOAD_DESCRIPTORS.flatMap((d) => [`${d.name}.ts`, `${d.name}.impl.ts`].filter((f) => !has('workloads', f)).map((f) => `workloads/${f}`)),
     ];
     expect(missing).toEqual([]);
+  });
+
+  test('the catalog line is a method\'s only registration: each entry\'s client is found in its NAME.impl.ts', () => {
+    expect(METHODS.map((m) => m.name)).toEqual(METHOD_DESCRIPTORS.map((d) => d.name));
+    for (const m of METHODS) expect([m.name, typeof m.probe, typeof m.open]).toEqual([m.name, 'function', 'function']);
   });
 });

@@ -1,7 +1,8 @@
 import instanceNetwork from '../../assets/instance-network.json';
 import type { Measurement } from '../../runner/core/batch';
 import { gbpsToMibPerSecond, instanceBandwidth, instanceLinkLimit } from '../../runner/endpoint/link-limit';
-import { linkFlag, NEAR_BASELINE, recordErrors, toRecord, type StepFacts } from '../../runner/results/record';
+import { linkFlag, recordErrors, toRecord, type StepFacts } from '../../runner/results/record';
+import { NEAR_BASELINE } from '../../runner/core/host';
 
 // A c7g.large's link as AWS's Network specifications table gives it: 0.937 Gbit/s baseline, 12.5 burst.
 const C7G_LARGE = instanceLinkLimit('c7g.large');

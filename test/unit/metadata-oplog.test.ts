@@ -1,7 +1,7 @@
 import { existsSync, mkdtempSync, rmSync, unlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { ThreadContext } from '../../runner/core/thread-job';
+import type { ThreadContext } from '../../runner/workloads/kit/thread-job';
 import { metadataThreadJob, type MetadataJob, type MetadataResult } from '../../runner/workloads/metadata.thread';
 
 /**

@@ -6,9 +6,7 @@ import { resolveMatrix } from '../../runner/core/matrix';
 import { METHOD_DESCRIPTORS } from '../../runner/methods/catalog';
 import { WORKLOAD_DESCRIPTORS } from '../../runner/workloads/catalog';
 import { wanted } from '../../runner/install/setup.mjs';
-import { runnerRecipes } from '../../lib/runner-setup-script';
 import { echoFsDescriptor } from '../fixtures/method/echo-fs';
-import { echoFsImplementation } from '../fixtures/method/echo-fs.impl';
 import { registryWithEchoFs } from '../fixtures/method/registry';
 import { ROOT } from '../helpers/cli';
 
@@ -38,16 +36,14 @@ describe('a method in its own files: descriptor, implementation, one catalog lin
   const catalog = { methods: [...METHOD_DESCRIPTORS, echoFsDescriptor], workloads: WORKLOAD_DESCRIPTORS };
   const registry = registryWithEchoFs();
 
-  test('its install entry is whole: a recipe for each place it claims, installed by setup, written into the runners\' setup', () => {
+  test('its install entry is whole: a recipe for each place it claims, installed by setup', () => {
     expect(missingRecipes(registry)).toEqual([]);
-    expect(wanted(registry, ['echo-fs'], false)).toEqual(['npm', 'versitygw', 'echo-fs']);
-    expect(runnerRecipes({ resultsBucket: 'b' }, registry)['echo-fs']).toMatchObject({ pip: 'echo-fs-bin==0.1.0', packages: ['python3-pip'] });
-    expect(pinnedVersions('echo-fs', registry)).toEqual(['echo-fs 0.1.0 (here and on runners)']);
+    expect(wanted(registry, ['echo-fs'], false)).toEqual(['npm', 'versitygw', 'rclone']);
+    expect(pinnedVersions('echo-fs', registry)).toEqual(['rclone 1.75.2 (here and on runners)']);
   });
-  test('a matrix may name it, the docs table lists it, and its client answers the probe', async () => {
+  test('a matrix may name it and the docs table lists it (test/runner/new-method.test.ts runs it)', () => {
     const matrix = resolveMatrix({ methods: ['echo-fs'], workloads: { metadata: {} } }, 'fixture', catalog);
     expect(matrix.methods.map((m) => m.name)).toEqual(['echo-fs']);
     expect(methodsTable(catalog.methods, registry)).toContain('| `echo-fs` | mount | A test-only mount method that shows what adding a method touches. Runs here and on EC2 runners.');
-    expect(await echoFsImplementation.probe()).toMatchObject({ available: true, version: 'echo-fs 0.1.0' });
   });
 });

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { objectivefsDeploy, objectivefsJob } from '../../lib/objectivefs-deploy';
-import type { MountPlanContext } from '../../runner/core/mount';
+import type { MountPlanContext } from '../../runner/methods/kit/mount';
 import type { StoreTarget } from '../../runner/core/target';
 import { objectivefsDescriptor } from '../../runner/methods/objectivefs';
 import { filesystemName, licenseSource, missingPieces, objectivefsPlan } from '../../runner/methods/objectivefs.impl';

@@ -1,6 +1,6 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { MODEL_QUERIES } from '../../runner/report/model';
+import { MODEL_QUERIES } from '../../runner/report/model-queries.generated';
 import { modelQueries, namedQueries, namedQuery } from '../../runner/report/results-db';
 import { UserError } from '../../runner/core/errors';
 import { AWS_FACTS } from '../../runner/plan/aws-facts';

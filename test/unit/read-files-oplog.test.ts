@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { OpLog, PROGRESS_BYTES } from '../../runner/core/intervals';
-import type { ThreadContext } from '../../runner/core/thread-job';
+import type { ThreadContext } from '../../runner/workloads/kit/thread-job';
 import { readFilesOpLog, readFilesThreadJob, type ReadFilesJob, type ReadFilesResult } from '../../runner/workloads/kit/read-files.thread';
 
 /**

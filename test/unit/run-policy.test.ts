@@ -1,5 +1,5 @@
 import { UserError } from '../../runner/core/errors';
-import { lockDecision } from '../../runner/core/host-lock';
+import { lockDecision } from '../../runner/run/host-lock';
 import type { MethodChoice, Step } from '../../runner/core/matrix';
 import { checkRunOptions, chooseSteps, parseClientsOption, exitCodeFor, finalStatus, methodsToProbe, notApplicableReason, passesFor, planAvailability, spaceProblem, stepFailed, withFailureCause } from '../../runner/run/policy';
 import { fixtureBytes } from '../../runner/core/workload';

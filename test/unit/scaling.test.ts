@@ -1,5 +1,6 @@
 import seedProfile from '../../assets/profiles/seed.json';
-import { buildReportModel, type Row } from '../../runner/report/model';
+import { buildReportModel } from '../../runner/report/model';
+import type { Row } from '../../runner/report/rows';
 import { scalingCases } from '../../runner/report/scaling';
 import { modelTables } from '../../runner/report/text/export';
 import { scalingAxis, scalingLines } from '../../runner/report/sections/scaling';

@@ -1,7 +1,7 @@
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { WriterThread } from '../../runner/core/writer-thread';
+import { WriterThread } from '../../runner/methods/kit/writer-thread';
 
 describe('the writer thread', () => {
   const dir = mkdtempSync(join(tmpdir(), 's3ab-writer-'));

@@ -1,6 +1,6 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { createServer, connect } from 'node:net';
-import type { MountServer } from '../../core/mount';
+import type { MountServer } from './mount';
 
 const READY_TIMEOUT_MS = 30_000;
 /** A server flushes its writes to the bucket when asked to stop (ZeroFS on SIGTERM): give it time. */

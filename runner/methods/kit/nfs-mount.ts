@@ -1,5 +1,5 @@
 import type { Availability } from '../../core/method';
-import type { MountDriver, MountPlan, MountPlanContext, BucketLag } from '../../core/mount';
+import type { MountDriver, MountPlan, MountPlanContext, BucketLag } from './mount';
 import { kernelHasNfs } from '../../core/mounts-table';
 import { findBinary, once, versionOutput } from '../../core/binaries';
 

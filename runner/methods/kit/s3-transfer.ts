@@ -6,7 +6,7 @@ import {
 import { writeSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
-import type { WriterThread } from '../../core/writer-thread';
+import type { WriterThread } from './writer-thread';
 
 /*
  * Parallel multipart upload from a file and parallel ranged download into a file, as s5cmd and the
@@ -23,7 +23,7 @@ export interface TransferSettings {
   partSize: number;
   concurrency: number;
   signal: AbortSignal;
-  /** Writes downloads to disk beside the network reads (runner/core/writer-thread.ts); started on first use. */
+  /** Writes downloads to disk beside the network reads (runner/methods/kit/writer-thread.ts); started on first use. */
   writer: () => WriterThread;
 }
 

@@ -1,5 +1,5 @@
 import type { Comparability, ComparableFacts } from '../../core/comparability';
-import type { ResultRecord } from '../../results/record';
+import type { ResultRecord } from '../../core/record.generated';
 import { median } from './stats';
 import { REQUEST_TYPES } from '../../core/request-types';
 import type { Keyed } from '../order';

@@ -1,5 +1,6 @@
 import { num } from '../format';
-import { caseLabel, methodCacheLabel, SizeLabels } from '../labels';
+import { caseLabel, SizeLabels } from '../labels';
+import { methodCacheLabel } from '../../core/vocabulary';
 import { textTable, wrapText, type Column } from '../text/table';
 import { changesOf, compareWithHistory, type CaseComparison, type HistoryComparison } from './compare';
 import { caseId, type CaseIdentity, type RunPoint } from './points';

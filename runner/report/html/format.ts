@@ -1,7 +1,5 @@
 /** What only HTML needs besides the report's number formats (../format.ts): escaping and ids. */
 
-export {    num,    } from '../format';
-
 /** Text for HTML: everything from the results is escaped, always. */
 export function esc(v: unknown): string {
   return String(v ?? '').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);

@@ -3,7 +3,8 @@ import type { ReportModel } from '../model';
 import { SECTIONS } from '../sections';
 import type { PageContext } from '../sections/section';
 import { ChartRenderer, methodColors } from './charts';
-import { esc, num } from './format';
+import { esc } from './format';
+import { num } from '../format';
 import { STYLE } from './style';
 
 /** A section of the page and whether this run had data for it. */

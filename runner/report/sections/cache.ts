@@ -3,8 +3,8 @@ import { latencyText, num, ratio } from '../format';
 import { cacheShareOf } from '../cache-share';
 import { cacheSpec, type CachePoint } from '../html/charts';
 import { figure, noData, table, withFlag, type TCell } from '../html/parts';
-import { methodLabel } from '../labels';
-import { byOrder, cacheRank } from '../order';
+import { byOrder } from '../order';
+import { cacheRank, methodLabel } from '../../core/vocabulary';
 import type { PageContext, ReportSection } from './section';
 
 /** "Cold vs warm cache": seed 004's comparison, each method's warm figures against its cold one. */

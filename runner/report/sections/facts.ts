@@ -1,9 +1,9 @@
 import { pinnedVersions } from '../../core/install';
-import { NEAR_BASELINE } from '../../results/record';
+import { NEAR_BASELINE } from '../../core/host';
 import { bytesText, num } from '../format';
 import { esc } from '../html/format';
 import { table, type TCell } from '../html/parts';
-import { methodLabel } from '../labels';
+import { methodLabel } from '../../core/vocabulary';
 import type { ReportModel } from '../model';
 import { byOrder } from '../order';
 import { prunedText } from '../tuning';

@@ -1,6 +1,7 @@
 import { num } from '../format';
-import { methodCacheLabel, type SizeLabels } from '../labels';
-import type { Row } from '../model';
+import { type SizeLabels } from '../labels';
+import { methodCacheLabel } from '../../core/vocabulary';
+import type { Row } from '../rows';
 import { markOf } from '../text/marks';
 import { textTable, wrapText, type Column } from '../text/table';
 import type { ReportSection, TextContext } from './section';

@@ -3,7 +3,7 @@ import { latencyText, num, percentText, ratio } from '../format';
 import { rangeDotSpec, type RangePoint } from '../html/charts';
 import { esc } from '../html/format';
 import { figure, noData, table, type TCell } from '../html/parts';
-import { methodLabel } from '../labels';
+import { methodLabel } from '../../core/vocabulary';
 import type { Cell, ReportModel } from '../model';
 import { byOrder, operationOrder } from '../order';
 import type { PageContext, ReportSection } from './section';

@@ -3,7 +3,7 @@ import { num } from '../format';
 import { timeSeriesSpec, type TimePoint } from '../html/charts';
 import { esc } from '../html/format';
 import { figure, noData, table } from '../html/parts';
-import { methodLabel } from '../labels';
+import { methodLabel } from '../../core/vocabulary';
 import type { Cell, ReportModel } from '../model';
 import { peakUnlikeSustained, type CellSeries, type MeasurementSeries, type RatePoint } from '../series';
 import type { PageContext, ReportSection } from './section';

@@ -3,9 +3,10 @@ import { latencyText } from '../format';
 import { percentileSpec, type PercentilePoint } from '../html/charts';
 import { esc, slug } from '../html/format';
 import { figure, noData, table, workloadHeading } from '../html/parts';
-import { caseLabel, methodLabel } from '../labels';
+import { caseLabel } from '../labels';
 import type { Cell, ReportModel } from '../model';
-import { byOrder, cacheRank, operationOrder } from '../order';
+import { byOrder, operationOrder } from '../order';
+import { cacheRank, methodLabel } from '../../core/vocabulary';
 import type { PageContext, ReportSection } from './section';
 
 /** "Latency percentiles": p50, p95 and p99 per operation and method, a chart and a table per workload. */

@@ -3,9 +3,9 @@ import { num, ratio } from '../format';
 import { esc } from '../html/format';
 import { cacheShareOf } from '../cache-share';
 import { noData, table, withFlag } from '../html/parts';
-import { methodLabel } from '../labels';
 import type { Cell } from '../model';
-import { byOrder, cacheRank } from '../order';
+import { byOrder } from '../order';
+import { cacheRank, methodLabel } from '../../core/vocabulary';
 import type { PageContext, ReportSection } from './section';
 
 /** "Tables: A vs B": seed 000's tables — sizes down, methods across, then ratio columns against the first method. */

@@ -1,11 +1,11 @@
-import { isRequestsOnly } from '../../core/vocabulary';
+import { isRequestsOnly, methodCacheLabel } from '../../core/vocabulary';
 import { num } from '../format';
 import { esc } from '../html/format';
 import { cacheShareOf, cacheShareText, countsCell } from '../cache-share';
 import { noData, table, type TCell } from '../html/parts';
-import { methodCacheLabel, type SizeLabels } from '../labels';
-import { operationWithMode } from '../rows';
-import type { ReportModel, Row } from '../model';
+import { type SizeLabels } from '../labels';
+import { operationWithMode, type Row } from '../rows';
+import type { ReportModel } from '../model';
 import { REQUEST_PRICES } from '../pricing';
 import {
   FLEET_UNCOUNTED, hasFleetSteps, MEASURED_COST_HEAD, requestCells, requestRowsShown, requestsCounted, REQUESTS_ONLY_NOTE, S3FILES_HEAD, s3filesCostText,

@@ -3,7 +3,7 @@ import { sizeSweepSpec, type SweepPoint } from '../html/charts';
 import { num } from '../format';
 import { esc, slug } from '../html/format';
 import { figure, noData, workloadHeading } from '../html/parts';
-import { methodLabel } from '../labels';
+import { methodLabel } from '../../core/vocabulary';
 import type { Cell } from '../model';
 import type { PageContext, ReportSection } from './section';
 

@@ -2,7 +2,7 @@ import { isSupportCheck } from '../analysis';
 import { cacheShareOf } from '../cache-share';
 import { esc } from '../html/format';
 import { noData, table } from '../html/parts';
-import { methodLabel } from '../labels';
+import { methodLabel } from '../../core/vocabulary';
 import type { ReportModel } from '../model';
 import { textTable, wrapText, type Column, type TextCell } from '../text/table';
 import { verdicts } from '../verdicts';

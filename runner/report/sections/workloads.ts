@@ -4,7 +4,7 @@ import { rangeDotSpec, type RangePoint } from '../html/charts';
 import { esc } from '../html/format';
 import { cacheShareOf, type CacheShare } from '../cache-share';
 import { figure, noData, table, withFlag, type TCell } from '../html/parts';
-import { methodLabel } from '../labels';
+import { methodLabel } from '../../core/vocabulary';
 import type { Cell, ReportModel } from '../model';
 import { wideLines } from '../text/wide';
 import { workloadTableLines } from '../text/workload-tables';

@@ -1,7 +1,7 @@
-import { NEAR_BASELINE } from '../../results/record';
+import { NEAR_BASELINE } from '../../core/host';
 import type { HistoryComparison } from '../history/compare';
 import { num } from '../format';
-import { methodCacheLabel } from '../labels';
+import { methodCacheLabel } from '../../core/vocabulary';
 import type { ReportModel } from '../model';
 import { SECTIONS } from '../sections';
 import type { TextContext } from '../sections/section';

@@ -1,6 +1,7 @@
 import { accessGroup, isSupportCheck, measured, notApplicable, ranked, semanticsMatrix, shownCache, tableOf } from '../analysis';
 import { durationText, latencyText, num, percentText } from '../format';
-import { methodLabel, seedLabel } from '../labels';
+import { seedLabel } from '../labels';
+import { methodLabel } from '../../core/vocabulary';
 import type { Cell, ReportModel } from '../model';
 import { byOrder } from '../order';
 import { markOf } from './marks';

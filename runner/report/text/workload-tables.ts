@@ -1,6 +1,7 @@
 import { caseKey, isSupportCheck, measured, movesPayload, ranked, notApplicable, semanticsMatrix, shownCache, tableOf, type ProbeState } from '../analysis';
 import { dnfText, durationText, latencyText, num, percentText } from '../format';
-import { caseLabel, methodLabel, seedLabel, workloadSummary } from '../labels';
+import { caseLabel, seedLabel, workloadSummary } from '../labels';
+import { methodLabel } from '../../core/vocabulary';
 import type { Cell, ReportModel } from '../model';
 import { markOf } from './marks';
 import { textTable, wrapText, type Column, type TextCell } from './table';

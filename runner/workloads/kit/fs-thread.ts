@@ -1,11 +1,11 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { metadataThreadJob } from '../metadata.thread';
 import { readFilesThreadJob } from './read-files.thread';
-import type { ThreadJob } from '../../core/threads';
-import { CONTROL_ABORT, CONTROL_GO, nowNs, type ThreadContext, type ThreadJobHandler } from '../../core/thread-job';
+import type { ThreadJob } from './threads';
+import { CONTROL_ABORT, CONTROL_GO, nowNs, type ThreadContext, type ThreadJobHandler } from './thread-job';
 
 /**
- * Entry point of the runner's measuring threads (see runner/core/threads.ts): prepares its job
+ * Entry point of the runner's measuring threads (see runner/workloads/kit/threads.ts): prepares its job
  * untimed, reports ready, waits for the common start signal, runs, and posts the result.
  */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any

@@ -1,13 +1,13 @@
 import { closeSync, openSync, readSync, constants as C } from 'node:fs';
 import { crc32 } from 'node:zlib';
 import { OpLog, opLogBuffers, PROGRESS_BYTES } from '../../core/intervals';
-import { describeFailure, nowNs, type ThreadContext, type ThreadJobHandler } from '../../core/thread-job';
+import { describeFailure, nowNs, type ThreadContext, type ThreadJobHandler } from './thread-job';
 
 /**
  * The thread side of the reading workloads (`web-serving`, `read-scaling`): one reader that opens,
  * reads to the end and closes a sequence of files, timing the system calls of each file, and
  * checks every file's bytes against its known CRC-32 outside the timed calls. Many of these run
- * at once, one per thread, released together (runner/core/threads.ts).
+ * at once, one per thread, released together (runner/workloads/kit/threads.ts).
  */
 export interface ReadFilesJob {
   kind: 'read-files';

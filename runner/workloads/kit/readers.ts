@@ -1,6 +1,6 @@
 import type { FileSystemAccess } from '../../core/method';
 import { cutSeries, OpLog, seriesSettings } from '../../core/intervals';
-import { runThreads } from '../../core/threads';
+import { runThreads } from './threads';
 import type { FixtureFile } from '../../core/workload';
 import type { FsCounts, FsRunContext } from './fs-common';
 import type { ReadFilesJob, ReadFilesResult } from './read-files.thread';

@@ -1,8 +1,8 @@
 import { stat } from 'node:fs/promises';
 import { relative } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { FileSystemAccess } from './method';
-import { fixtureFilesOn, type Fixture, type FixtureFile } from './workload';
+import type { FileSystemAccess } from '../core/method';
+import { fixtureFilesOn, type Fixture, type FixtureFile } from '../core/workload';
 
 /**
  * Waits, untimed, until every object of `fixture` (written through the S3 API) is on the mount

@@ -3,11 +3,11 @@ import { existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { errorSummary } from './errors';
-import { openMeter, type WorkUnit } from './meter';
-import type { CacheState } from './vocabulary';
-import { passThreadsGate } from './barrier';
-import { sharedLiveCounter } from './intervals';
+import { errorSummary } from '../../core/errors';
+import { openMeter, type WorkUnit } from '../../core/meter';
+import type { CacheState } from '../../core/vocabulary';
+import { passThreadsGate } from '../../core/barrier';
+import { sharedLiveCounter } from '../../core/intervals';
 import { CONTROL_ABORT, CONTROL_GO } from './thread-job';
 
 /**
@@ -68,9 +68,9 @@ function threadScript(): string {
     throw new Error(`the measuring threads' script ${bundled} is missing next to the bundle: rebuild with \`npm run build\` and ship dist/fs-thread.js with dist/s3ab.js`);
   }
   if (compiledScript && existsSync(compiledScript)) return compiledScript;
-  // The entry registers the workloads' thread jobs (runner/workloads/kit/fs-thread.ts); named by path,
-  // not imported, so runner/core does not depend on the workloads.
-  const entry = join(__dirname, '..', 'workloads', 'kit', 'fs-thread.ts');
+  // The entry registers the workloads' thread jobs (fs-thread.ts, beside this file); named by path,
+  // not imported: it is the worker's code, never run in this thread.
+  const entry = join(__dirname, 'fs-thread.ts');
   // Loaded only here, so the bundle does not depend on esbuild.
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const esbuild = require('esbuild') as typeof import('esbuild');

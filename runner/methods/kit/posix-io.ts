@@ -7,7 +7,7 @@ const CHUNK = 1024 * 1024;
 
 /**
  * Reads a file front to back into SHA-256. The first 1 MiB is read here; a longer file is read on,
- * through the same open file, by a reader thread (runner/core/reader-thread.ts) with blocking 1 MiB
+ * through the same open file, by a reader thread (runner/methods/kit/reader-thread.ts) with blocking 1 MiB
  * reads back to back, as fio reads, while this thread hashes what arrives: the hash overlaps the
  * file system's latency, and a late event loop does not slow the reads. `hashing: false` reads the
  * same way without hashing (the overhead check in bench:mounts).

@@ -1,6 +1,6 @@
 import { SingleBar } from 'cli-progress';
-import { liveTotals } from './intervals';
-import { formatDuration } from './units';
+import { liveTotals } from '../core/intervals';
+import { formatDuration } from '../core/units';
 
 /** "412 MiB/s now" (or operations per second where nothing moved): the rate of the last second, for the progress line. */
 function rateNow(bytesPerS: number, opsPerS: number): string {

@@ -1,9 +1,9 @@
 import { closeSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { onCleanup, onEmergencyExit } from './cleanup';
-import { UserError } from './errors';
-import { processAlive } from './process-state';
+import { onCleanup, onEmergencyExit } from '../core/cleanup';
+import { UserError } from '../core/errors';
+import { processAlive } from '../core/process-state';
 
 /**
  * One mount benchmark per host: a cold start drops the whole host's caches (and Mountpoint forgets

@@ -1,5 +1,5 @@
-import type { StoreTarget } from './target';
-import type { Availability, Options } from './method';
+import type { StoreTarget } from '../../core/target';
+import type { Availability, Options } from '../../core/method';
 
 /** Upper bounds of a client's background sync with its bucket, in ms. */
 export interface BucketLag {

@@ -1,6 +1,6 @@
 import type { Hash } from 'node:crypto';
 import { Worker } from 'node:worker_threads';
-import { PROGRESS_BYTES, reportBytes } from './intervals';
+import { PROGRESS_BYTES, reportBytes } from '../../core/intervals';
 
 /**
  * Sequential file reads on a dedicated thread, as fio's psync engine reads: blocking 1 MiB preads
