@@ -9,6 +9,7 @@ import {
 import { scalingCases, type ScalingCase } from './scaling';
 import { cellSeries, type CellSeries } from './series';
 import { MODEL_QUERIES } from './model-queries.generated';
+import type { RunHistory } from './history/series';
 
 export type {   MethodFacts, Row,   };
 
@@ -112,6 +113,8 @@ export interface ReportModel extends RunContext {
   /** Sizes as the matrix gave them. */
   sizes: SizeLabels;
   integrity: Integrity;
+  /** The run against its history (history/series.ts), where the caller read one (a results folder's runs); absent: none read. */
+  history?: RunHistory | null;
 }
 
 /** The cell a row of report_cells.sql or interval_series.sql belongs to. */

@@ -15,7 +15,7 @@ const pct = (x: number | null) => (x === null ? 'n/a' : `${x > 0 ? '+' : ''}${nu
 const scoreText = (s: number) => (Number.isFinite(s) ? num(s) : s > 0 ? '+∞' : '−∞');
 
 /** "s3fs cold · small-reads read 8 KiB": the method and the case (the fleet size where above 1). */
-function caseText(c: CaseIdentity): string {
+export function caseText(c: CaseIdentity): string {
   const method = methodCacheLabel({ method: c.method, method_variant: c.method_variant });
   return `${c.workload} ${caseLabel({ ...c, cache: c.cache }, SIZES)} · ${method}${c.clients > 1 ? ` · ${c.clients} clients` : ''}`;
 }
