@@ -1,4 +1,5 @@
 import type { Measurement } from '../../runner/core/batch';
+import type { ChangePoint, ChangePointFinder } from '../../runner/report/history/change-points';
 import { runPoints, type RunPoint } from '../../runner/report/history/points';
 import { toRecord, type ResultRecord, type StepFacts } from '../../runner/results/record';
 
@@ -31,3 +32,9 @@ export const pointsOf = (records: ResultRecord[]): RunPoint[] => {
   for (const r of records) byRun.set(r.run_id, [...(byRun.get(r.run_id) ?? []), r]);
   return [...byRun].flatMap(([id, rs]) => runPoints(rs, id, 'results'));
 };
+
+/** A change-point finder for tests that do not run Apache Otava (the unit tier starts no process): it says so. */
+export const NOT_LOOKED_FOR: ChangePointFinder = (series) => ({ available: false, reason: `not looked for in this test (${series.length} series)` });
+
+/** A finder that answers as Otava would, with the change points given per series (tests of how they are dated and shown). */
+export const answering = (found: ChangePoint[][]): ChangePointFinder => () => ({ available: true, found });

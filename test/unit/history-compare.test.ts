@@ -2,7 +2,7 @@ import { changesOf, compareWithHistory } from '../../runner/report/history/compa
 import { changesLines, historyLines } from '../../runner/report/history/text';
 import { summaryLines } from '../../runner/report/text/summary';
 import { cell, modelOf } from '../helpers/model';
-import { FACTS, pointsOf, record, runId } from '../helpers/history';
+import { answering, FACTS, NOT_LOOKED_FOR, pointsOf, record, runId } from '../helpers/history';
 
 const STEADY = [99, 101, 100, 98, 102, 100, 99, 101, 100, 100];
 
@@ -107,11 +107,21 @@ describe('where a user sees it', () => {
   });
 
   test('the series: every run of a case, oldest first, with its verdict against the runs before it', () => {
-    const text = historyLines(pts, { workload: 'large-read' }).join('\n');
+    const text = historyLines(pts, { workload: 'large-read' }, NOT_LOOKED_FOR).join('\n');
     expect(text).not.toContain('small-reads');
     expect(text.match(/20261\d+T000000Z-abcdef/g)).toHaveLength(11);
     expect(text).toContain('first run of this case');
     expect(text).toContain('insufficient history (4 runs');
     expect(text).toMatch(/FLAGGED\s+slower/);
+    expect(text).toMatch(/^Change points not looked for: not looked for in this test \(1 series\)/m);
+  });
+
+  test('a change point is dated to the run where the shift began, and printed there', () => {
+    const cp = { index: 10, meanBefore: 100, meanAfter: 80, changePct: -20, pValue: 1e-6 };
+    const text = historyLines(pts, { workload: 'large-read' }, answering([[cp]]), 200).join('\n');
+    expect(text).toContain('Change points (Apache Otava: E-Divisive, then a t-test at p < 0.001 and a shift above 5%, over each case\'s runs under the same conditions): 1 found');
+    const line = text.split('\n').find((l) => l.includes('CHANGE POINT'))!;
+    expect(line).toContain(runId(10));
+    expect(line).toContain('CHANGE POINT: a shift of -20% began here (mean 100 → 80 either side, t-test p 1.0e-6)');
   });
 });

@@ -1,3 +1,4 @@
+import type { ChangePoint, ChangePointFinder } from './change-points';
 import { compareWithHistory, type CaseComparison, type HistoryComparison } from './compare';
 import { caseId, type RunPoint } from './points';
 
@@ -5,7 +6,8 @@ import { caseId, type RunPoint } from './points';
  * A run's history as the page and `--format json` show it (pure, given the points): each case of
  * the run with its comparable series up to the run — every earlier point with the same case and
  * base key — and each point's verdict against the points before it (flagged, version or option
- * change, behaviour change).
+ * change, behaviour change), and the change points of its medians (change-points.ts: the finder is
+ * given, so this stays pure).
  */
 
 export interface SeriesPoint {
@@ -21,6 +23,8 @@ export interface SeriesPoint {
   diff: string[];
   /** Its deterministic figures that differ from the previous point's ("requests/op head 1 → 3"). */
   behaviour: string[];
+  /** A sustained shift of the series began at this run (its change point), or null. */
+  changePoint: ChangePoint | null;
 }
 
 export interface CaseSeries {
@@ -39,34 +43,51 @@ export interface RunHistory {
   comparison: HistoryComparison;
   /** The run's cases with a measured figure, each with its series. */
   series: CaseSeries[];
+  /** Whether change points were looked for, and if not, why (the tool missing). */
+  changePoints: { available: boolean; reason: string | null; found: number };
+}
+
+/**
+ * The change points of several series of points (each in run order, one case and base key): each
+ * series' medians to the finder at once, its answers dated to the points where the shift began.
+ */
+export function changePointsOf(series: RunPoint[][], find: ChangePointFinder): { available: boolean; reason: string | null; at: Map<RunPoint, ChangePoint> } {
+  const measured = series.map((list) => list.filter((p) => p.median !== null));
+  const result = find(measured.map((list) => list.map((p) => p.median!)));
+  const at = new Map<RunPoint, ChangePoint>();
+  if (!result.available) return { available: false, reason: result.reason, at };
+  result.found.forEach((found, i) => found.forEach((cp) => at.set(measured[i][cp.index], cp)));
+  return { available: true, reason: null, at };
 }
 
 const byRun = (a: RunPoint, b: RunPoint) => (a.runId < b.runId ? -1 : a.runId > b.runId ? 1 : 0);
 
 /** The run `runId`'s history out of every point read (any order). */
-export function runHistory(points: readonly RunPoint[], runId: string, runs: number): RunHistory {
+export function runHistory(points: readonly RunPoint[], runId: string, runs: number, findChangePoints: ChangePointFinder): RunHistory {
   const comparisons = new Map<string, HistoryComparison>();
   const comparisonOf = (id: string) => {
     if (!comparisons.has(id)) comparisons.set(id, compareWithHistory(points, id));
     return comparisons.get(id)!;
   };
-  const series: CaseSeries[] = [];
-  for (const point of points.filter((p) => p.runId === runId && p.median !== null)) {
-    const id = caseId(point);
-    const mine = points
-      .filter((p) => p.runId <= runId && caseId(p) === id && p.comparability.base_key === point.comparability.base_key)
-      .sort(byRun);
-    series.push({
-      id, point,
-      points: mine.map((p) => {
+  const own = points.filter((p) => p.runId === runId && p.median !== null);
+  const lists = own.map((point) => points
+    .filter((p) => p.runId <= runId && caseId(p) === caseId(point) && p.comparability.base_key === point.comparability.base_key)
+    .sort(byRun));
+  const changes = changePointsOf(lists, findChangePoints);
+  const series: CaseSeries[] = own.map((point, i) => ({
+    id: caseId(point), point,
+    points: lists[i].map((p) => {
         const c = comparisonOf(p.runId).cases.find((x) => x.point === p);
-        return {
-          runId: p.runId, date: p.date, version: p.facts.method_version, median: p.median,
-          flagged: c?.flagged ?? false, change: c?.label ?? 'same', diff: c?.diff ?? [],
-          behaviour: (c?.behaviour ?? []).map((b) => `${b.figure} ${b.before} → ${b.after}`),
-        };
-      }),
-    });
-  }
-  return { runId, runs, comparison: comparisonOf(runId), series };
+      return {
+        runId: p.runId, date: p.date, version: p.facts.method_version, median: p.median,
+        flagged: c?.flagged ?? false, change: c?.label ?? 'same', diff: c?.diff ?? [],
+        behaviour: (c?.behaviour ?? []).map((b) => `${b.figure} ${b.before} → ${b.after}`),
+        changePoint: changes.at.get(p) ?? null,
+      };
+    }),
+  }));
+  return {
+    runId, runs, comparison: comparisonOf(runId), series,
+    changePoints: { available: changes.available, reason: changes.reason, found: changes.at.size },
+  };
 }

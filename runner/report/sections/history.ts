@@ -1,6 +1,7 @@
 import type { TopLevelSpec } from 'vega-lite';
 import { num } from '../format';
 import { changesLines, caseText } from '../history/text';
+import { CHANGE_POINT_RULES, changePointText } from '../history/change-points';
 import type { CaseSeries, RunHistory } from '../history/series';
 import { esc } from '../html/format';
 import { figure, noData, table, type TCell } from '../html/parts';
@@ -25,7 +26,7 @@ interface HistoryDatum {
   seq: number;
   run: string;
   median: number | null;
-  kind: 'median' | 'flagged' | 'version change' | 'option change';
+  kind: 'median' | 'flagged' | 'version change' | 'option change' | 'change point';
 }
 
 function panelOf(s: CaseSeries): string {
@@ -42,6 +43,7 @@ function datums(series: CaseSeries[]): HistoryDatum[] {
       if (p.flagged) out.push({ ...at, kind: 'flagged' });
       // A version change names both; the rule says which came first in the label.
       if (p.change !== 'same') out.push({ ...at, kind: p.change === 'option change' ? 'option change' : 'version change' });
+      if (p.changePoint) out.push({ ...at, kind: 'change point' });
       return out;
     });
   });
@@ -50,15 +52,15 @@ function datums(series: CaseSeries[]): HistoryDatum[] {
 /**
  * A small multiple per case: the median run by run (x: the run's place in the series, oldest
  * first), flagged points as red diamonds, a version change as a solid rule just before the run
- * that brought it, an option change as a dashed one.
+ * that brought it, an option change as a dashed one, a change point as a thick orange one.
  */
 function historySpec(data: HistoryDatum[], panels: string[]): TopLevelSpec {
   const x = { field: 'seq', type: 'quantitative', title: 'run (oldest first)', axis: { tickMinStep: 1, format: 'd' } } as const;
   const y = { field: 'median', type: 'quantitative', title: 'median', scale: { zero: false } } as const;
   const tooltip = [{ field: 'run' }, { field: 'median', format: '.4~g' }];
-  const rule = (kind: string, dash: number[]) => ({
+  const rule = (kind: string, dash: number[], color = '#6e7781', width = 1.5) => ({
     name: kind.replace(' ', '_'), transform: [{ filter: `datum.kind === '${kind}'` }, { calculate: 'datum.seq - 0.5', as: 'at' }],
-    mark: { type: 'rule', color: '#6e7781', strokeWidth: 1.5, strokeDash: dash }, encoding: { x: { field: 'at', type: 'quantitative' } },
+    mark: { type: 'rule', color, strokeWidth: width, strokeDash: dash, opacity: 0.85 }, encoding: { x: { field: 'at', type: 'quantitative' } },
   });
   return {
     data: { values: data },
@@ -70,6 +72,7 @@ function historySpec(data: HistoryDatum[], panels: string[]): TopLevelSpec {
       layer: [
         ...(data.some((d) => d.kind === 'version change') ? [rule('version change', [])] : []),
         ...(data.some((d) => d.kind === 'option change') ? [rule('option change', [4, 3])] : []),
+        ...(data.some((d) => d.kind === 'change point') ? [rule('change point', [], '#bc4c00', 3)] : []),
         { name: 'line', transform: [{ filter: "datum.kind === 'median' && isValid(datum.median)" }], mark: { type: 'line', color: '#4e79a7', strokeWidth: 1.4 }, encoding: { x, y } },
         { name: 'points', transform: [{ filter: "datum.kind === 'median' && isValid(datum.median)" }], mark: { type: 'point', filled: true, color: '#4e79a7', size: 30 }, encoding: { x, y, tooltip } },
         ...(data.some((d) => d.kind === 'flagged')
@@ -88,8 +91,10 @@ function changeRows(series: CaseSeries[]): TCell[][] {
       ...(p.change !== 'same' ? [`${p.change}: ${p.diff.join('; ')}`] : []),
       ...(p.behaviour.length ? [`behaviour change: ${p.behaviour.join('; ')}`] : []),
       ...(p.flagged ? ['speed change flagged'] : []),
+      ...(p.changePoint ? [changePointText(p.changePoint)] : []),
     ];
-    return what.length ? [[caseText(s.point), p.runId, p.version, p.median === null ? '–' : num(p.median), { html: esc(what.join('; ')), cls: p.flagged || p.behaviour.length ? 'failed' : undefined }]] : [];
+    const alarm = p.flagged || p.behaviour.length || p.changePoint;
+    return what.length ? [[caseText(s.point), p.runId, p.version, p.median === null ? '–' : num(p.median), { html: esc(what.join('; ')), cls: alarm ? 'failed' : undefined }]] : [];
   }));
 }
 
@@ -111,8 +116,11 @@ async function html(ctx: PageContext): Promise<string> {
       `(fewer than ${cmp.rules.minRuns} comparable runs: insufficient history, nothing flagged).</p>`,
     figure(svg, 'Each case\'s median run by run, oldest first, over the runs measured under the same conditions (the comparability key, whatever the client\'s version and options). ' +
       'Red diamond: a speed change flagged against the runs before it (robust score beyond ' + esc(cmp.rules.scoreThreshold) + ', a change above ' + esc(cmp.rules.minChangePct) +
-      '% and twice the case\'s own variation, a false-discovery control across the run\'s cases). Solid rule: the client\'s version changed before that run; dashed: its options.'),
-    rows.length ? table(['case', 'run', 'version', 'median', 'what changed'], rows, { caption: 'The runs where something changed, against the run before them' }) : '<p>No run of these series changed version, options or behaviour, and none was flagged.</p>',
+      '% and twice the case\'s own variation, a false-discovery control across the run\'s cases). Solid gray rule: the client\'s version changed before that run; dashed: its options. ' +
+      `Thick orange rule: a change point, where a sustained shift began (Apache Otava's E-Divisive with a t-test at p < ${esc(CHANGE_POINT_RULES.maxPValue)}, a shift above ${esc(100 * CHANGE_POINT_RULES.minMagnitude)}%).`),
+    history.changePoints.available ? `<p>Change points found: ${history.changePoints.found}.</p>` : `<p class="nodata">Change points were not looked for: ${esc(history.changePoints.reason)}.</p>`,
+    rows.length ? table(['case', 'run', 'version', 'median', 'what changed'], rows, { caption: 'The runs where something changed, against the run before them' })
+      : '<p>No run of these series changed version, options or behaviour, none was flagged and no change point was found.</p>',
   ].join('\n');
 }
 
@@ -122,10 +130,12 @@ function tables(model: ReportModel): DataTable[] {
   if (!series.length) return [];
   return [{
     name: 'history',
-    columns: ['case', 'workload', 'operation', 'object_size_bytes', 'cache', 'method', 'method_variant', 'metric', 'unit', 'run_id', 'date', 'version', 'median', 'flagged', 'change', 'diff', 'behaviour_changes'],
+    columns: ['case', 'workload', 'operation', 'object_size_bytes', 'cache', 'method', 'method_variant', 'metric', 'unit', 'run_id', 'date', 'version', 'median', 'flagged', 'change', 'diff', 'behaviour_changes',
+      'change_point', 'change_point_pct', 'change_point_p'],
     rows: series.flatMap((s) => s.points.map((p) => [
       caseText(s.point), s.point.workload, s.point.operation, s.point.object_size_bytes, s.point.cache, s.point.method, s.point.method_variant,
       s.point.metric?.name ?? null, s.point.metric?.unit ?? null, p.runId, p.date, p.version, p.median, p.flagged, p.change, p.diff.join('; ') || null, p.behaviour.join('; ') || null,
+      !!p.changePoint, p.changePoint?.changePct ?? null, p.changePoint?.pValue ?? null,
     ])),
   }];
 }
