@@ -118,7 +118,7 @@ describe('history of real runs', () => {
         const count = (selector: string) => section.locator(selector).count();
         expect({
           panels: await count('svg g.cell > g'), points: await count('svg g.points_marks > path'),
-          flagged: await count('svg g.flagged_marks > path'), rules: await count('svg g.option_change_marks > line, svg g.version_change_marks > line'),
+          flagged: await count('svg g.points_marks > path[fill="#cf222e"]'), rules: await count('svg g.option_change_marks > line, svg g.version_change_marks > line'),
         }).toEqual(expected);
         expect(opened.errors).toEqual([]);
         expect(opened.requests).toEqual([]);

@@ -26,7 +26,9 @@ interface HistoryDatum {
   seq: number;
   run: string;
   median: number | null;
-  kind: 'median' | 'flagged' | 'version change' | 'option change' | 'change point';
+  /** A median datum's point was flagged (drawn as a red diamond). */
+  flagged: boolean;
+  kind: 'median' | 'version change' | 'option change' | 'change point';
 }
 
 function panelOf(s: CaseSeries): string {
@@ -38,9 +40,8 @@ function datums(series: CaseSeries[]): HistoryDatum[] {
   return series.flatMap((s) => {
     const panel = panelOf(s);
     return s.points.flatMap((p, i): HistoryDatum[] => {
-      const at = { panel, seq: i + 1, run: p.runId, median: p.median };
+      const at = { panel, seq: i + 1, run: p.runId, median: p.median, flagged: p.flagged };
       const out: HistoryDatum[] = [{ ...at, kind: 'median' }];
-      if (p.flagged) out.push({ ...at, kind: 'flagged' });
       // A version change names both; the rule says which came first in the label.
       if (p.change !== 'same') out.push({ ...at, kind: p.change === 'option change' ? 'option change' : 'version change' });
       if (p.changePoint) out.push({ ...at, kind: 'change point' });
@@ -55,32 +56,41 @@ function datums(series: CaseSeries[]): HistoryDatum[] {
  * that brought it, an option change as a dashed one, a change point as a thick orange one.
  */
 function historySpec(data: HistoryDatum[], panels: string[]): TopLevelSpec {
-  const x = { field: 'seq', type: 'quantitative', title: 'run (oldest first)', axis: { tickMinStep: 1, format: 'd' } } as const;
+  // One x scale for every panel, its domain given: a mark layer that is empty in some panel (no
+  // rule, no flag there) then has no extent of its own to compute, which Vega would warn about.
+  const longest = Math.max(...data.map((d) => d.seq));
+  const x = { field: 'seq', type: 'quantitative', title: 'run (oldest first)', scale: { domain: [0.5, longest + 0.5], nice: false }, axis: { tickMinStep: 1, format: 'd' } } as const;
   const y = { field: 'median', type: 'quantitative', title: 'median', scale: { zero: false } } as const;
   const tooltip = [{ field: 'run' }, { field: 'median', format: '.4~g' }];
   const rule = (kind: string, dash: number[], color = '#6e7781', width = 1.5) => ({
-    name: kind.replace(' ', '_'), transform: [{ filter: `datum.kind === '${kind}'` }, { calculate: 'datum.seq - 0.5', as: 'at' }],
-    mark: { type: 'rule', color, strokeWidth: width, strokeDash: dash, opacity: 0.85 }, encoding: { x: { field: 'at', type: 'quantitative' } },
+    name: kind.replace(' ', '_'), transform: [{ filter: `datum.kind === '${kind}'` }, { calculate: 'datum.seq - 0.5', as: 'seq' }],
+    mark: { type: 'rule', color, strokeWidth: width, strokeDash: dash, opacity: 0.85 }, encoding: { x },
   });
+  const flagged = 'datum.flagged';
   return {
     data: { values: data },
     facet: { field: 'panel', type: 'nominal', title: null, sort: panels, header: { labelLimit: 420 } },
     columns: 2,
     spec: {
       width: 380, height: 130,
-      // Layers only for marks that occur: an empty layer's scale has no extent (Vega warns).
       layer: [
         ...(data.some((d) => d.kind === 'version change') ? [rule('version change', [])] : []),
         ...(data.some((d) => d.kind === 'option change') ? [rule('option change', [4, 3])] : []),
         ...(data.some((d) => d.kind === 'change point') ? [rule('change point', [], '#bc4c00', 3)] : []),
         { name: 'line', transform: [{ filter: "datum.kind === 'median' && isValid(datum.median)" }], mark: { type: 'line', color: '#4e79a7', strokeWidth: 1.4 }, encoding: { x, y } },
-        { name: 'points', transform: [{ filter: "datum.kind === 'median' && isValid(datum.median)" }], mark: { type: 'point', filled: true, color: '#4e79a7', size: 30 }, encoding: { x, y, tooltip } },
-        ...(data.some((d) => d.kind === 'flagged')
-          ? [{ name: 'flagged', transform: [{ filter: "datum.kind === 'flagged'" }], mark: { type: 'point', shape: 'diamond', filled: true, color: '#cf222e', size: 110 }, encoding: { x, y, tooltip } }]
-          : []),
+        // Flagged points in the same layer (a red diamond), not a layer of their own: y has a point in every panel.
+        {
+          name: 'points', transform: [{ filter: "datum.kind === 'median' && isValid(datum.median)" }], mark: { type: 'point', filled: true },
+          encoding: {
+            x, y, tooltip,
+            color: { condition: { test: flagged, value: '#cf222e' }, value: '#4e79a7' },
+            shape: { condition: { test: flagged, value: 'diamond' }, value: 'circle' },
+            size: { condition: { test: flagged, value: 110 }, value: 30 },
+          },
+        },
       ],
     },
-    resolve: { scale: { y: 'independent', x: 'independent' } },
+    resolve: { scale: { y: 'independent' } },
   } as unknown as TopLevelSpec;
 }
 
