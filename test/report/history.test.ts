@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { changesOf, compareWithHistory } from '../../runner/report/history/compare';
 import { loadHistory } from '../../runner/report/history/load';
 import { writeHtmlReport } from '../../runner/report/html-report';
+import { localQuery } from '../../runner/report/named-query';
 import { printSummary } from '../../runner/report/summary';
 import { openInChromium } from '../helpers/browser';
 import { runBenchmark } from '../../runner/run';
@@ -134,5 +135,28 @@ describe('history of real runs', () => {
         await opened.close();
       }
     })()).toMatch(/option change: option max_stat_cache_size: 100000 → 0; behaviour change: [^\n]*requests\/op head/);
+  }, 120_000);
+
+  test('the history named query on DuckDB over these runs: each key\'s series with its median against the earlier runs\' median', async () => {
+    const t = await localQuery(results, 'history');
+    const rows = t.rows.map((r) => Object.fromEntries(t.columns.map((c, i) => [c, r[i]])));
+    const download = rows.filter((r) => r.workload === 'objects' && r.operation === 'download' && r.object_size_bytes === '1024' && r.method === 's3-api');
+    expect(download.map((r) => r.run_id)).toEqual(runs);
+    expect(download.map((r) => [r.history_runs, r.verdict])).toEqual([
+      ['0', 'first run of this case'], ...[1, 2, 3, 4].map((n) => [String(n), 'insufficient history']), ['5', 'compared'], ['6', 'compared'],
+    ]);
+    expect(new Set(download.map((r) => r.comparable_key)).size).toBe(1);
+    // The last run's change against its history's median, from the figures the query itself gives.
+    const last = download[6];
+    const earlier = download.slice(0, 6).map((r) => Number(r.median_value)).sort((a, b) => a - b);
+    expect(Number(last.history_median)).toBeCloseTo((earlier[2] + earlier[3]) / 2, 6);
+    expect(Number(last.change_pct)).toBeCloseTo((100 * (Number(last.median_value) - Number(last.history_median))) / Number(last.history_median), 6);
+    // The s3fs option change is a key of its own: its first run, apart from the two before it.
+    const smallReads = rows.filter((r) => r.method === 's3fs');
+    expect(smallReads.map((r) => [r.run_id, r.verdict])).toEqual(expect.arrayContaining([[statCacheOff, 'first run of this case']]));
+    expect(new Set(smallReads.map((r) => r.base_key)).size).toBe(1);
+    const cli = await s3ab(['report', '--results', results, '--query', 'history']);
+    expect(cli.code).toBe(0);
+    expect(cli.stdout).toContain(`history (${rows.length} rows)`);
   }, 120_000);
 });
