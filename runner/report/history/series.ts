@@ -70,9 +70,14 @@ export function runHistory(points: readonly RunPoint[], runId: string, runs: num
     return comparisons.get(id)!;
   };
   const own = points.filter((p) => p.runId === runId && p.median !== null);
-  const lists = own.map((point) => points
-    .filter((p) => p.runId <= runId && caseId(p) === caseId(point) && p.comparability.base_key === point.comparability.base_key)
-    .sort(byRun));
+  // Each point's series: its case's points (grouped once: a history of 50 runs holds thousands) with its base key, up to the run.
+  const byCase = new Map<string, RunPoint[]>();
+  for (const p of points.filter((x) => x.runId <= runId)) {
+    const id = caseId(p);
+    if (!byCase.has(id)) byCase.set(id, []);
+    byCase.get(id)!.push(p);
+  }
+  const lists = own.map((point) => byCase.get(caseId(point))!.filter((p) => p.comparability.base_key === point.comparability.base_key).sort(byRun));
   const changes = changePointsOf(lists, findChangePoints);
   const series: CaseSeries[] = own.map((point, i) => ({
     id: caseId(point), point,
