@@ -51,14 +51,12 @@ describe('the HTML report of a real run against the embedded versitygw', () => {
       'seed-claims': true,
       // Whether a measurement lasted long enough for a series (0.5 s, enough operations) depends on this machine's speed.
       'over-time': expect.any(Boolean),
-      // One run in its results folder: no earlier comparable run to draw against.
-      history: false,
     });
     // A real run against the embedded server: its requests were counted and are on the page.
     expect(await opened.page.locator('section#requests').innerText()).toMatch(/objects\s+upload\s+1 KiB\s+s3-api\s+\d+\s+PUT 1/);
     for (const id of ['metadata', 'cache', 'semantics']) expect(await opened.page.locator(`section#${id} .nodata`).innerText()).toMatch(/^No data: /);
     // Throughput over time has data only when a measurement lasted long enough for a series (see above).
-    expect(stdout).toMatch(/sections without data: (Throughput over time, )?Metadata operations, Cold vs warm cache, POSIX semantics and propagation, History\n/);
+    expect(stdout).toMatch(/sections without data: (Throughput over time, )?Metadata operations, Cold vs warm cache, POSIX semantics and propagation\n/);
     expect(await opened.page.locator('section#problems').innerText()).toMatch(/No problems: .* all \d+ measurements of this run succeeded and were verified/);
   });
 

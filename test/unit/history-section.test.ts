@@ -72,12 +72,16 @@ describe('the page\'s History section', () => {
     expect(rows[10]).toMatchObject({ run_id: runId(10), median: 70, flagged: true, change: 'same', change_point: false });
   });
 
-  test('without a history, or a first run: the section says so, no chart', async () => {
+  test('without a history, or at a first run: no section on the page', async () => {
     const model = modelOf([cell({ method: 's3fs' })]);
     let out = await renderHtmlReport(model);
-    expect(out.html).toMatch(/<section id="history" data-has-data="false">[\s\S]*?No data:<\/strong> this page was made without a results history/);
+    expect(out.sections.map((x) => x.id)).not.toContain('history');
+    expect(out.html).not.toContain('<section id="history"');
     model.history = runHistory(pointsOf([record(0, 100)]), runId(0), 1, NOT_LOOKED_FOR);
     out = await renderHtmlReport(model);
-    expect(out.html).toMatch(/<section id="history" data-has-data="false">[\s\S]*?No data:<\/strong> no case of this run has an earlier comparable run/);
+    expect(out.html).not.toContain('<section id="history"');
+    model.history = history();
+    out = await renderHtmlReport(model);
+    expect(out.sections.find((x) => x.id === 'history')).toEqual({ id: 'history', title: 'History', hasData: true });
   });
 });

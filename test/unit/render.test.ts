@@ -176,8 +176,8 @@ describe('the page renderer is a pure function of the query rows', () => {
     const out = await renderHtmlReport(input([]));
     expect(out.warnings).toEqual([]);
     expect(out.charts).toBe(0);
-    expect(out.sections.filter((s) => !s.hasData).map((s) => s.id)).toEqual(['summary', 'size', 'ratios', 'over-time', 'percentiles', 'metadata', 'cache', 'semantics', 'workloads', 'requests', 'seed-claims', 'facts', 'history']);
-    expect(out.html.match(/<p class="nodata"><strong>No data:<\/strong>/g)).toHaveLength(12);
+    expect(out.sections.filter((s) => !s.hasData).map((s) => s.id)).toEqual(['summary', 'size', 'ratios', 'over-time', 'percentiles', 'metadata', 'cache', 'semantics', 'workloads', 'requests', 'seed-claims', 'facts']);
+    expect(out.html.match(/<p class="nodata"><strong>No data:<\/strong>/g)).toHaveLength(11);
   });
 });
 

@@ -4,7 +4,7 @@ import { changesLines, caseText } from '../history/text';
 import { CHANGE_POINT_RULES, changePointText } from '../history/change-points';
 import type { CaseSeries, RunHistory } from '../history/series';
 import { esc } from '../html/format';
-import { figure, noData, table, type TCell } from '../html/parts';
+import { figure, table, type TCell } from '../html/parts';
 import type { ReportModel } from '../model';
 import type { DataTable, PageContext, ReportSection, TextContext } from './section';
 
@@ -109,13 +109,9 @@ function changeRows(series: CaseSeries[]): TCell[][] {
 }
 
 async function html(ctx: PageContext): Promise<string> {
-  const history = ctx.model.history;
+  // Left out of the page without data (omitWithoutData): every series here has an earlier run.
+  const history = ctx.model.history!;
   const series = drawn(history);
-  if (!history) return noData('this page was made without a results history (the AWS report function reads one execution).', 'Run `s3ab report --html FILE` over a results folder holding several runs, or the history named query on Athena.');
-  if (!series.length) {
-    return noData(`no case of this run has an earlier comparable run in the history read (${history.runs} run${history.runs === 1 ? '' : 's'}).`,
-      'Run the same matrix again: each run is compared with the comparable runs before it.');
-  }
   const panels = series.map(panelOf);
   const svg = await ctx.charts.svg(historySpec(datums(series), panels));
   const cmp = history.comparison;
@@ -154,6 +150,8 @@ export const historySection: ReportSection = {
   id: 'history',
   title: 'History',
   hasData: (model) => drawn(model.history).length > 0,
+  // A first run, or a page made without a history (the pipeline's): no section; the summary's closing part says why.
+  omitWithoutData: true,
   html,
   text: { lines: ({ history, width }: TextContext) => (history ? changesLines(history, width) : []), closing: true },
   tables,
