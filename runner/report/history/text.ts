@@ -103,7 +103,7 @@ export function changesLines(cmp: HistoryComparison, width = 100): string[] {
   const { behaviour, speed, unflagged, insufficient } = changesOf(cmp);
   const out = ['', ...say(`Changes against ${cmp.comparableRuns} comparable run${cmp.comparableRuns === 1 ? '' : 's'} — ` +
     `each case against the earlier runs measured under the same conditions (the comparability key; a client's version or options may differ, and are named)`, '  ')];
-  if (!cmp.cases.length && !cmp.notComparable.length) return [...out, ...say(`  no earlier run of these cases in the history (${cmp.firstSeen} cases measured for the first time)`)];
+  if (!cmp.cases.length && !cmp.notComparable.length) return [...out, ...say(`  insufficient history: no earlier run of these cases (${cmp.firstSeen} cases measured for the first time; nothing flagged before ${cmp.rules.minRuns} comparable runs)`)];
   out.push(...say(`  behaviour changes (requests per operation by type, GET bytes per byte read, probe outcomes, verification; compared exactly): ${behaviour.length}`));
   for (const c of behaviour) {
     const label = c.label !== 'same' ? ` [${c.label}: ${c.diff.join('; ')}]` : '';
