@@ -21,6 +21,9 @@ const RESULTS_LIFECYCLE_RULES: s3.LifecycleRule[] = [
   { id: 'expire-fleet-barrier', prefix: RESULTS_LAYOUT.fleetBarrier, expiration: Duration.days(1) },
 ];
 
+/** What Athena may scan per query of the workgroup unless the props say otherwise (1 GiB). */
+export const DEFAULT_SCAN_CUTOFF_BYTES = 1024 ** 3;
+
 export interface ResultsCatalogProps {
   /** Glue database name. @default 's3ab' plus the stack name, lower-cased */
   readonly databaseName?: string;
@@ -51,7 +54,7 @@ const BUCKET_NAME = /^(?!\d+\.\d+\.\d+\.\d+$)(?!xn--)[a-z0-9][a-z0-9.-]{1,61}[a-
 function checkResultsCatalogProps(props: ResultsCatalogProps, stackName: string) {
   const databaseName = props.databaseName ?? `s3ab_${stackName.toLowerCase().replace(/[^a-z0-9]/g, '_')}`;
   if (!/^[a-z0-9_]{1,255}$/.test(databaseName)) throw new Error(`ResultsCatalog: databaseName "${databaseName}" must be lower-case letters, digits and _`);
-  const cutoff = props.bytesScannedCutoffPerQuery ?? 1024 ** 3;
+  const cutoff = props.bytesScannedCutoffPerQuery ?? DEFAULT_SCAN_CUTOFF_BYTES;
   if (cutoff < 10 * 1024 ** 2) throw new Error(`ResultsCatalog: bytesScannedCutoffPerQuery must be ≥ 10 MB (Athena's minimum), got ${cutoff}`);
   const firstDay = props.firstDay ?? '2026-01-01';
   if (!/^\d{4}-\d{2}-\d{2}$/.test(firstDay)) throw new Error(`ResultsCatalog: firstDay must be YYYY-MM-DD, got "${firstDay}"`);

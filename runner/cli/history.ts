@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { CATALOG } from '../catalog';
 import { UserError } from '../core/errors';
 import { loadHistory } from '../report/history/load';
+import { otavaChangePoints } from '../report/history/change-points';
 import { historyLines } from '../report/history/text';
 import { DEFAULT_RULES } from '../report/history/stats';
 import { out } from './args';
@@ -26,7 +27,9 @@ ${DEFAULT_RULES.window} comparable runs exceeds ${DEFAULT_RULES.scoreThreshold},
 variation, and it passes a false-discovery control (Benjamini-Hochberg at ${DEFAULT_RULES.fdr}) across the run's
 cases; with fewer than ${DEFAULT_RULES.minRuns} comparable runs it says "insufficient history". Requests per operation,
 GET bytes per byte read, probe outcomes and verification are compared exactly: any change is a
-behaviour change. Fleet steps (more than one client) are not in the history.
+behaviour change. A change point, where a sustained shift of a case's medians began, is found by
+Apache Otava (E-Divisive, then a t-test), where installed: \`npm run setup -- otava\`. Fleet steps
+(more than one client) are not in the history.
 
 Examples:
   s3ab history --workload objects                 every objects case of ./results
@@ -38,7 +41,7 @@ Examples:
       if (o.method && !methods.includes(o.method)) throw new UserError(`--method: "${o.method}" is not a method`, `use one of: ${methods.join(', ')}`);
       if (o.workload && !workloads.includes(o.workload)) throw new UserError(`--workload: "${o.workload}" is not a workload`, `use one of: ${workloads.join(', ')}`);
       const loaded = loadHistory([resolve(o.results), ...o.history.map((d) => resolve(d))]);
-      const lines = historyLines(loaded.points, { method: o.method, workload: o.workload }, Math.max(100, process.stdout.columns ?? 100));
+      const lines = historyLines(loaded.points, { method: o.method, workload: o.workload }, otavaChangePoints, Math.max(100, process.stdout.columns ?? 100));
       const folders = loaded.folders.map((f) => `${f.dir} (${f.runs} runs${f.badLines ? `, ${f.badLines} unreadable lines left out` : ''})`).join('; ');
       out(`History of ${loaded.runs.length} runs: ${folders}`);
       if (!lines.length) {

@@ -17,7 +17,7 @@ export function registerReport(program: Command): void {
     .option('--html <file>', 'write the report as one self-contained HTML page (charts as SVG, no remote resources) to FILE')
     .option('--compare <runs...>', 'compare two runs, RUN_A RUN_B: run ids in --results, or results folders (their newest run); prints each metric\'s change in %')
     .option('--threshold <pct>', 'with --compare: list changes of at least this many percent', nonNegativeNumber, 5)
-    .option('--history <dir>', 'another results folder whose runs are history too: the summary ends with the run against the comparable runs before it (repeat for more)', (v: string, prev: string[]) => [...prev, v], [] as string[])
+    .option('--history <dir>', 'another results folder whose runs are history too: the summary ends with the run against the comparable runs before it, the page has their series (repeat for more)', (v: string, prev: string[]) => [...prev, v], [] as string[])
     .option('--wide', 'the summary with methods side by side (one column per method), for wide terminals; the default long format fits 100 columns')
     .option('--query <name>', 'run one named query (assets/queries/adhoc/NAME.sql, or a model query in assets/queries/model/) and print its table: on DuckDB over --results, or on Athena with --stack; every run, or the one --run names')
     .option('--stack <name>', 'with --query: run it on Athena in this deployed stack (credentials and region from the standard AWS chain) instead of over --results')
@@ -38,7 +38,7 @@ Examples:
       if (o.query) return namedQuery(o.query, o);
       if (o.stack || o.region) throw new UserError('--stack and --region go with --query', 'add --query NAME, or drop them (the report of a run reads --results)');
       if (o.compare) return compare(o.compare, o.results, o.threshold, o.html);
-      if (o.html) return printWrittenReport(await writeHtmlReport(resolve(o.results), o.run, o.html));
+      if (o.html) return printWrittenReport(await writeHtmlReport(resolve(o.results), o.run, o.html, o.history));
       await printSummary(resolve(o.results), o.run, out, { wide: o.wide, format: o.format, historyDirs: o.history });
     });
 }

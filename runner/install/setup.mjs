@@ -152,10 +152,13 @@ const KINDS = {
       },
     };
   },
+  // A Python package in a venv of its own (.tools/DIR), checked by the version its metadata gives
+  // (a library such as apache-otava has no program that prints one).
   venv: (x, c) => {
-    const bin = join(x.tools, c.local.dir, 'bin', c.local.package);
+    const python = join(x.tools, c.local.dir, 'bin', 'python');
+    const version = `import importlib.metadata as m; print(m.version(${JSON.stringify(c.local.package)}))`;
     return {
-      present: () => existsSync(bin) && (spawnSync(bin, ['--version'], { encoding: 'utf8' }).stdout ?? '').includes(c.version),
+      present: () => existsSync(python) && (spawnSync(python, ['-c', version], { encoding: 'utf8' }).stdout ?? '').trim() === c.version,
       async install(log) {
         await run(x, log, 'python3', ['-m', 'venv', join(x.tools, c.local.dir)]).catch((err) => { throw new Error(`python3 -m venv failed (install python3-venv): ${err.message}`); });
         await run(x, log, join(x.tools, c.local.dir, 'bin', 'pip'), ['install', '-q', '--disable-pip-version-check', `${c.local.package}==${c.version}`]);

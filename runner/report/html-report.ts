@@ -1,6 +1,7 @@
 import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { UserError } from '../core/errors';
 import { dirname, join, resolve } from 'node:path';
+import { loadRunHistory } from './history/load';
 import { ScannedResults } from './load';
 import type { ReportModel } from './model';
 import { renderHtmlReport, type RenderedReport } from './html/render';
@@ -45,8 +46,11 @@ const WHY: Record<string, string> = {
   ENOSPC: 'no space left on the device', ENOTDIR: 'a part of the path is a file, not a folder', EISDIR: 'the path is a folder',
 };
 
-/** Reads a results folder, renders one run (default: the newest) and writes the page atomically. */
-export async function writeHtmlReport(resultsDir: string, runId: string | undefined, file?: string): Promise<WrittenReport> {
+/**
+ * Reads a results folder, renders one run (default: the newest) with its history (every run of the
+ * folder and of `historyDirs`) and writes the page atomically.
+ */
+export async function writeHtmlReport(resultsDir: string, runId: string | undefined, file?: string, historyDirs: string[] = []): Promise<WrittenReport> {
   const t0 = performance.now();
   const scan = ScannedResults.open(resultsDir);
   try {
@@ -54,6 +58,7 @@ export async function writeHtmlReport(resultsDir: string, runId: string | undefi
     scan.readRun(run);
     const t1 = performance.now();
     const model = await scan.reportModel(run);
+    model.history = loadRunHistory(scan, model.runId, historyDirs);
     const t2 = performance.now();
     const rendered = await renderHtmlReport(model);
     const t3 = performance.now();

@@ -10,6 +10,7 @@ import {
 import { scalingCases, type ScalingCase } from './scaling';
 import { cellSeries, type CellSeries } from './series';
 import { MODEL_QUERIES } from './model-queries.generated';
+import type { RunHistory } from './history/series';
 
 /**
  * The one report model: what every printer reads — the text summary, the HTML page,
@@ -110,6 +111,8 @@ export interface ReportModel extends RunContext {
   /** Sizes as the matrix gave them (size_labels.sql: the label recorded with the measurements). */
   sizes: SizeLabels;
   integrity: Integrity;
+  /** The run against its history (history/series.ts), where the caller read one (a results folder's runs); absent: none read. */
+  history?: RunHistory | null;
 }
 
 /** The cell a row of report_cells.sql or interval_series.sql belongs to. */

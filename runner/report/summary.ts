@@ -1,6 +1,4 @@
-import { resolve } from 'node:path';
-import { compareWithHistory, type HistoryComparison } from './history/compare';
-import { loadHistory } from './history/load';
+import { loadRunHistory } from './history/load';
 import { ScannedResults } from './load';
 import type { ReportModel } from './model';
 import { modelCsv, modelJson } from './text/export';
@@ -30,8 +28,9 @@ export function renderModel(model: ReportModel, opts: PrintOptions = {}): string
 }
 
 /**
- * Prints the summary of one run (default: the newest) from its report model; as text it ends with
- * the run against the comparable runs before it, read from the same folder and `historyDirs`.
+ * Prints the summary of one run (default: the newest) from its report model, with the run's history
+ * read from the same folder and `historyDirs`: as text it ends with the run against the comparable
+ * runs before it; as json or csv its series are a table.
  * Throws a UserError naming the runs there when the run asked for is not in the folder
  * (ScannedResults.pickRun).
  */
@@ -39,16 +38,10 @@ export async function printSummary(dir: string, runId: string | undefined, out: 
   const scan = ScannedResults.open(dir);
   try {
     const model = await scan.reportModel(scan.pickRun(runId));
-    const history = (opts.format ?? 'text') === 'text' ? runAgainstHistory(scan, model.runId, opts.historyDirs ?? []) : null;
-    for (const line of renderModel(model, { ...opts, history })) out(line);
+    model.history = loadRunHistory(scan, model.runId, opts.historyDirs ?? []);
+    for (const line of renderModel(model, opts)) out(line);
     return model;
   } finally {
     scan.dispose();
   }
-}
-
-/** The run against every earlier run of its folder (read once, by the open scan) and of the other history folders. */
-function runAgainstHistory(scan: ScannedResults, runId: string, historyDirs: string[]): HistoryComparison {
-  const loaded = loadHistory([scan.dir, ...historyDirs], { scans: new Map([[resolve(scan.dir), scan]]) });
-  return compareWithHistory(loaded.points, runId);
 }

@@ -3,7 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { changesOf, compareWithHistory } from '../../runner/report/history/compare';
 import { loadHistory } from '../../runner/report/history/load';
+import { writeHtmlReport } from '../../runner/report/html-report';
+import { localQuery } from '../../runner/report/named-query';
 import { printSummary } from '../../runner/report/summary';
+import { openInChromium } from '../helpers/browser';
 import { runBenchmark } from '../../runner/run';
 import { s3ab } from '../helpers/cli';
 
@@ -28,6 +31,7 @@ describe('history of real runs', () => {
   };
   const SMALL = { repetitions: 1, methods: ['s3-api'], workloads: { objects: { sizes: ['1KiB', '4KiB'], files: 5 } } };
   const runs: string[] = [];
+  let statCacheOff = '';
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   test('seven identical runs: the first five have insufficient history, the last two 0 flags and 0 behaviour changes', async () => {
@@ -83,7 +87,7 @@ describe('history of real runs', () => {
   test('s3fs with its stat cache turned off: the HEADs it adds are a behaviour change, labelled an option change, exactly', async () => {
     const smallReads = (options: object) => ({ repetitions: 1, cache: ['cold'], methods: [{ name: 's3fs', options }], workloads: { 'small-reads': { files: 10, size: '8KiB' } } });
     const on = [await runMatrix('history-s3fs', smallReads({})), await runMatrix('history-s3fs', smallReads({}))];
-    const off = await runMatrix('history-s3fs', smallReads({ max_stat_cache_size: 0 }));
+    const off = (statCacheOff = await runMatrix('history-s3fs', smallReads({ max_stat_cache_size: 0 })));
     const { points } = loadHistory([results]);
     const s3fs = (runId: string) => compareWithHistory(points, runId).cases.filter((c) => c.point.method === 's3fs');
     // The same options twice: the same key (the embedded server's new port is not an option), the same requests.
@@ -100,4 +104,59 @@ describe('history of real runs', () => {
     expect(tail).toMatch(/behaviour changes \([^)]*\): 1 small-reads read 8 KiB \(cold\) · s3fs \[option change: option max_stat_cache_size: 100000 → 0\]: [^(]*requests\/op head \d+(\.\d+)? → \d+/);
     // Mostly the wait for the host's mount lock where another mount benchmark runs.
   }, 1_200_000);
+
+  test('the page\'s History section in Chromium: a panel per case with a point per run, the option change a rule', async () => {
+    // The seventh identical run: ten cases, seven points each, nothing flagged, no rule.
+    const seventh = await writeHtmlReport(results, runs[6], join(dir, 'seventh.html'));
+    // The stat cache turned off: one s3fs case, three points, a dashed rule before the third.
+    const off = await writeHtmlReport(results, statCacheOff, join(dir, 'off.html'));
+    for (const [w, expected] of [[seventh, { panels: 10, points: 70, flagged: 0, rules: 0 }], [off, { panels: 1, points: 3, flagged: 0, rules: 1 }]] as const) {
+      expect(w.rendered.warnings).toEqual([]);
+      const opened = await openInChromium(w.path);
+      try {
+        const section = opened.page.locator('section#history');
+        expect(await section.getAttribute('data-has-data')).toBe('true');
+        const count = (selector: string) => section.locator(selector).count();
+        expect({
+          panels: await count('svg g.cell > g'), points: await count('svg g.points_marks > path'),
+          flagged: await count('svg g.points_marks > path[fill="#cf222e"]'), rules: await count('svg g.option_change_marks > line, svg g.version_change_marks > line'),
+        }).toEqual(expected);
+        expect(opened.errors).toEqual([]);
+        expect(opened.requests).toEqual([]);
+      } finally {
+        await opened.close();
+      }
+    }
+    expect(await (async () => {
+      const opened = await openInChromium(off.path);
+      try {
+        return await opened.page.locator('section#history table').innerText();
+      } finally {
+        await opened.close();
+      }
+    })()).toMatch(/option change: option max_stat_cache_size: 100000 → 0; behaviour change: [^\n]*requests\/op head/);
+  }, 120_000);
+
+  test('the history named query on DuckDB over these runs: each key\'s series with its median against the earlier runs\' median', async () => {
+    const t = await localQuery(results, 'history');
+    const rows = t.rows.map((r) => Object.fromEntries(t.columns.map((c, i) => [c, r[i]])));
+    const download = rows.filter((r) => r.workload === 'objects' && r.operation === 'download' && r.object_size_bytes === '1024' && r.method === 's3-api');
+    expect(download.map((r) => r.run_id)).toEqual(runs);
+    expect(download.map((r) => [r.history_runs, r.verdict])).toEqual([
+      ['0', 'first run of this case'], ...[1, 2, 3, 4].map((n) => [String(n), 'insufficient history']), ['5', 'compared'], ['6', 'compared'],
+    ]);
+    expect(new Set(download.map((r) => r.comparable_key)).size).toBe(1);
+    // The last run's change against its history's median, from the figures the query itself gives.
+    const last = download[6];
+    const earlier = download.slice(0, 6).map((r) => Number(r.median_value)).sort((a, b) => a - b);
+    expect(Number(last.history_median)).toBeCloseTo((earlier[2] + earlier[3]) / 2, 6);
+    expect(Number(last.change_pct)).toBeCloseTo((100 * (Number(last.median_value) - Number(last.history_median))) / Number(last.history_median), 6);
+    // The s3fs option change is a key of its own: its first run, apart from the two before it.
+    const smallReads = rows.filter((r) => r.method === 's3fs');
+    expect(smallReads.map((r) => [r.run_id, r.verdict])).toEqual(expect.arrayContaining([[statCacheOff, 'first run of this case']]));
+    expect(new Set(smallReads.map((r) => r.base_key)).size).toBe(1);
+    const cli = await s3ab(['report', '--results', results, '--query', 'history']);
+    expect(cli.code).toBe(0);
+    expect(cli.stdout).toContain(`history (${rows.length} rows)`);
+  }, 120_000);
 });

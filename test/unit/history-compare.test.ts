@@ -1,41 +1,9 @@
-import type { Measurement } from '../../runner/core/batch';
 import { changesOf, compareWithHistory } from '../../runner/report/history/compare';
 import { changesLines, historyLines } from '../../runner/report/history/text';
 import { summaryLines } from '../../runner/report/text/summary';
 import { cell, modelOf } from '../helpers/model';
-import { runPoints, type RunPoint } from '../../runner/report/history/points';
-import { toRecord, type StepFacts } from '../../runner/results/record';
-import type { ResultRecord } from '../../runner/core/record.generated';
+import { answering, FACTS, NOT_LOOKED_FOR, pointsOf, record, runId } from '../helpers/history';
 
-/** Records as the runner writes them (toRecord), of runs that differ in the facts and figures given. */
-const FACTS: Omit<StepFacts, 'run_id'> = {
-  host: {
-    hostname: 'h', instance_type: 'local', vcpus: 2, memory_bytes: 24 * 1024 ** 3, kernel: '6.1', os: 'Debian 12', region: null, availability_zone: null,
-    link_limit_mib_s: null, link_baseline_mib_s: null, link_limit_source: 'none', runner_id: null,
-  },
-  endpoint: { kind: 'embedded', url: 'http://127.0.0.1:41234', server: 'versitygw v1.8.0+s3ab3' },
-  method: 's3fs', method_variant: 'default', method_version: '1.90', method_options: { stat_cache: 'on' },
-  workload: 'small-reads', workload_params: { files: '10' },
-  step: 1, cache: 'cold', repetition: 1, clients: 1, fleet: null,
-};
-const REQUESTS = { get: 10, get_ranged: 0, put: 0, mpu_create: 0, mpu_part: 0, mpu_complete: 0, mpu_abort: 0, head: 10, list: 1, delete: 0, copy: 0, other: 0, get_bytes: 10240 };
-
-const runId = (i: number) => `202611${String(10 + i).padStart(2, '0')}T000000Z-abcdef`;
-
-function record(i: number, mibS: number, opts: { facts?: Partial<StepFacts>; requests?: Partial<typeof REQUESTS> | null; repetition?: number } = {}): ResultRecord {
-  const m: Measurement = {
-    operation: 'read', objectSizeBytes: 1024, status: 'ok', supported: true, verified: true, ops: 10, ok: 10, failed: 0, bytes: 10240,
-    durationMs: (10240 / 1024 ** 2 / mibS) * 1000, latency: null, errorSample: null, movesPayload: true,
-  };
-  const requests = opts.requests === null ? null : { ...REQUESTS, ...opts.requests };
-  return toRecord({ ...FACTS, run_id: runId(i), repetition: opts.repetition ?? 1, ...opts.facts }, m, [], Date.parse('2026-11-28T00:00:00Z'), requests);
-}
-
-const pointsOf = (records: ResultRecord[]): RunPoint[] => {
-  const byRun = new Map<string, ResultRecord[]>();
-  for (const r of records) byRun.set(r.run_id, [...(byRun.get(r.run_id) ?? []), r]);
-  return [...byRun].flatMap(([id, rs]) => runPoints(rs, id, 'results'));
-};
 const STEADY = [99, 101, 100, 98, 102, 100, 99, 101, 100, 100];
 
 describe('a run\'s points', () => {
@@ -139,11 +107,21 @@ describe('where a user sees it', () => {
   });
 
   test('the series: every run of a case, oldest first, with its verdict against the runs before it', () => {
-    const text = historyLines(pts, { workload: 'large-read' }).join('\n');
+    const text = historyLines(pts, { workload: 'large-read' }, NOT_LOOKED_FOR).join('\n');
     expect(text).not.toContain('small-reads');
     expect(text.match(/20261\d+T000000Z-abcdef/g)).toHaveLength(11);
     expect(text).toContain('first run of this case');
     expect(text).toContain('insufficient history (4 runs');
     expect(text).toMatch(/FLAGGED\s+slower/);
+    expect(text).toMatch(/^Change points not looked for: not looked for in this test \(1 series\)/m);
+  });
+
+  test('a change point is dated to the run where the shift began, and printed there', () => {
+    const cp = { index: 10, meanBefore: 100, meanAfter: 80, changePct: -20, pValue: 1e-6 };
+    const text = historyLines(pts, { workload: 'large-read' }, answering([[cp]]), 200).join('\n');
+    expect(text).toContain('Change points (Apache Otava: E-Divisive, then a t-test at p < 0.001 and a shift above 5%, over each case\'s runs under the same conditions): 1 found');
+    const line = text.split('\n').find((l) => l.includes('CHANGE POINT'))!;
+    expect(line).toContain(runId(10));
+    expect(line).toContain('CHANGE POINT: a shift of -20% began here (mean 100 → 80 either side, t-test p 1.0e-6)');
   });
 });

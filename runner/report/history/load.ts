@@ -1,6 +1,8 @@
 import { resolve } from 'node:path';
 import { ScannedResults } from '../load';
 import { runDate, runPoints, type RunPoint } from './points';
+import { otavaChangePoints } from './change-points';
+import { runHistory, type RunHistory } from './series';
 
 /**
  * A results history: every run of the results folder and of each `--history DIR`, read as the
@@ -43,4 +45,13 @@ export function loadHistory(dirs: string[], opts: { scans?: Map<string, ScannedR
     }
   }
   return { points, runs: [...seen].sort(), folders };
+}
+
+/**
+ * The run's history read from its results folder (through the scan already open: its runs are read
+ * once) and from the other history folders, its change points found by Apache Otava where installed.
+ */
+export function loadRunHistory(scan: ScannedResults, runId: string, historyDirs: string[] = []): RunHistory {
+  const loaded = loadHistory([scan.dir, ...historyDirs], { scans: new Map([[resolve(scan.dir), scan]]) });
+  return runHistory(loaded.points, runId, loaded.runs.length, otavaChangePoints);
 }

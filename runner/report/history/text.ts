@@ -4,6 +4,8 @@ import { methodCacheLabel } from '../../core/vocabulary';
 import { textTable, wrapText, type Column } from '../text/table';
 import { changesOf, compareWithHistory, type CaseComparison, type HistoryComparison } from './compare';
 import { caseId, type CaseIdentity, type RunPoint } from './points';
+import { CHANGE_POINT_RULES, changePointText, type ChangePoint, type ChangePointFinder } from './change-points';
+import { changePointsOf } from './series';
 import type { SpeedVerdict } from './stats';
 
 /**
@@ -16,7 +18,7 @@ const pct = (x: number | null) => (x === null ? 'n/a' : `${x > 0 ? '+' : ''}${nu
 const scoreText = (s: number) => (Number.isFinite(s) ? num(s) : s > 0 ? '+∞' : '−∞');
 
 /** "s3fs cold · small-reads read 8 KiB": the method and the case (the fleet size where above 1). */
-function caseText(c: CaseIdentity): string {
+export function caseText(c: CaseIdentity): string {
   const method = methodCacheLabel({ method: c.method, method_variant: c.method_variant });
   return `${c.workload} ${caseLabel({ ...c, cache: c.cache }, SIZES)} · ${method}${c.clients > 1 ? ` · ${c.clients} clients` : ''}`;
 }
@@ -34,10 +36,11 @@ function behaviourText(c: CaseComparison): string {
 }
 
 /** One point's verdict against its own earlier runs, in one cell. */
-function verdictText(c: CaseComparison | undefined, notComparable: string | undefined): string {
-  if (notComparable) return `not comparable (${notComparable})`;
+function verdictText(c: CaseComparison | undefined, notComparable: string | undefined, changePoint: ChangePoint | undefined): string {
+  const shift = changePoint ? [`CHANGE POINT: ${changePointText(changePoint).replace(/^change point: /, '')}`] : [];
+  if (notComparable) return [`not comparable (${notComparable})`, ...shift].join('; ');
   if (!c) return 'first run of this case';
-  const parts = [];
+  const parts = [...shift];
   if (c.label !== 'same') parts.push(`${c.label}: ${c.diff.join('; ')}`);
   if (c.behaviour.length) parts.push(`BEHAVIOUR CHANGE: ${behaviourText(c)}`);
   parts.push(speedText(c.speed, c.flagged, c.point.metric?.higherIsBetter ?? true));
@@ -49,8 +52,12 @@ export interface SeriesFilter {
   workload?: string;
 }
 
-/** Each case's series, oldest run first: date, run, version, median, and its verdict against the runs before it. */
-export function historyLines(points: readonly RunPoint[], filter: SeriesFilter, width = 100): string[] {
+/**
+ * Each case's series, oldest run first: date, run, version, median, and its verdict against the
+ * runs before it, a change point where a sustained shift began (found over the points with one
+ * base key, by `findChangePoints`); first, a line saying whether change points were looked for.
+ */
+export function historyLines(points: readonly RunPoint[], filter: SeriesFilter, findChangePoints: ChangePointFinder, width = 100): string[] {
   const shown = points.filter((p) => (!filter.method || p.method === filter.method) && (!filter.workload || p.workload === filter.workload));
   const byRun = new Map<string, HistoryComparison>();
   const comparisonOf = (runId: string) => {
@@ -59,7 +66,16 @@ export function historyLines(points: readonly RunPoint[], filter: SeriesFilter, 
   };
   const series = new Map<string, RunPoint[]>();
   for (const p of shown) series.set(caseId(p), [...(series.get(caseId(p)) ?? []), p]);
-  const out: string[] = [];
+  const comparable = [...series.values()].flatMap((list) => {
+    const byKey = new Map<string, RunPoint[]>();
+    for (const p of [...list].sort((a, b) => (a.runId < b.runId ? -1 : a.runId > b.runId ? 1 : 0))) byKey.set(p.comparability.base_key, [...(byKey.get(p.comparability.base_key) ?? []), p]);
+    return [...byKey.values()];
+  });
+  const changes = changePointsOf(comparable, findChangePoints);
+  if (!series.size) return [];
+  const out: string[] = wrapText(changes.available
+    ? `Change points (Apache Otava: E-Divisive, then a t-test at p < ${CHANGE_POINT_RULES.maxPValue} and a shift above ${100 * CHANGE_POINT_RULES.minMagnitude}%, over each case's runs under the same conditions): ${changes.at.size} found`
+    : `Change points not looked for: ${changes.reason}`, width, '  ');
   const columns: Column[] = [
     { head: 'date' }, { head: 'run' }, { head: 'version', wrap: true }, { head: 'median', align: 'right' }, { head: 'against earlier runs', wrap: true },
   ];
@@ -71,7 +87,7 @@ export function historyLines(points: readonly RunPoint[], filter: SeriesFilter, 
       const cmp = comparisonOf(p.runId);
       const c = cmp.cases.find((x) => x.point === p);
       const nc = cmp.notComparable.find((x) => x.point === p);
-      return [p.date.slice(0, 16).replace('T', ' '), p.runId, p.facts.method_version, p.median === null ? '–' : num(p.median), verdictText(c, nc && `${nc.fields.join(', ')} differ from ${nc.against}`)];
+      return [p.date.slice(0, 16).replace('T', ' '), p.runId, p.facts.method_version, p.median === null ? '–' : num(p.median), verdictText(c, nc && `${nc.fields.join(', ')} differ from ${nc.against}`, changes.at.get(p))];
     });
     out.push(...textTable(columns, rows, width));
   }
@@ -88,7 +104,7 @@ export function changesLines(cmp: HistoryComparison, width = 100): string[] {
   const { behaviour, speed, unflagged, insufficient } = changesOf(cmp);
   const out = ['', ...say(`Changes against ${cmp.comparableRuns} comparable run${cmp.comparableRuns === 1 ? '' : 's'} — ` +
     `each case against the earlier runs measured under the same conditions (the comparability key; a client's version or options may differ, and are named)`, '  ')];
-  if (!cmp.cases.length && !cmp.notComparable.length) return [...out, ...say(`  no earlier run of these cases in the history (${cmp.firstSeen} cases measured for the first time)`)];
+  if (!cmp.cases.length && !cmp.notComparable.length) return [...out, ...say(`  insufficient history: no earlier run of these cases (${cmp.firstSeen} cases measured for the first time; nothing flagged before ${cmp.rules.minRuns} comparable runs)`)];
   out.push(...say(`  behaviour changes (requests per operation by type, GET bytes per byte read, probe outcomes, verification; compared exactly): ${behaviour.length}`));
   for (const c of behaviour) {
     const label = c.label !== 'same' ? ` [${c.label}: ${c.diff.join('; ')}]` : '';

@@ -20,14 +20,14 @@ export interface SummaryOptions {
   width?: number;
   /** Methods across (pivoted tables) for wide terminals. @default false */
   wide?: boolean;
-  /** The run against its history (history/compare.ts): the summary ends with its changes. @default none */
+  /** The run against its history (history/compare.ts): the summary ends with its changes. @default the model's, if any */
   history?: HistoryComparison | null;
 }
 
 type Out = string[];
 
 export function summaryLines(model: ReportModel, opts: SummaryOptions = {}): string[] {
-  const ctx: TextContext = { model, width: opts.width ?? 100, wide: opts.wide ?? false, history: opts.history ?? null };
+  const ctx: TextContext = { model, width: opts.width ?? 100, wide: opts.wide ?? false, history: opts.history ?? model.history?.comparison ?? null };
   const out: Out = [];
   header(model, ctx.width, out);
   if (!model.cells.length && !model.health.length) {
