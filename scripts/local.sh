@@ -4,7 +4,10 @@
 # (assets/install.json), builds the runner, then runs it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-node scripts/setup.mjs --quiet
+# Without options the run is `s3ab run`'s default profile, quick: its clients install with the
+# base, side by side (the AWS CLI and s3fs from apt while Go builds the server). With options,
+# the matrix is only known to the runner, so they install after the build (--for-run below).
+if (( $# )); then node scripts/setup.mjs --quiet; else node scripts/setup.mjs --quiet --profile=quick; fi
 node scripts/build.mjs --if-stale
 node dist/s3ab.js setup --quiet --for-run "$@"
 exec node dist/s3ab.js run "$@"

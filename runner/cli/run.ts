@@ -4,6 +4,8 @@ import { errorSummary } from '../core/errors';
 import { MAX_CLIENTS, profileNames } from '../core/matrix';
 import { defaultReportPath, writeHtmlReport } from '../report/html-report';
 import { printSummary } from '../report/summary';
+import { addMethodLine } from '../install/setup.mjs';
+import { projectRoot } from '../core/paths';
 import { dryRunLines, runBenchmark } from '../run';
 import type { RunOutcome } from '../run/options';
 import { exitCodeFor, parseClientsOption } from '../run/policy';
@@ -73,11 +75,18 @@ async function printOutcome(outcome: RunOutcome, results: string, html: string |
   // Two lines: a long results path must not push the closing line past 100 columns.
   out(`results: ${outcome.files.length} files under ${outcome.resultsDir} (run ${outcome.manifest.run_id})`);
   out(`  \`s3ab report --results ${results}\` prints this again`);
-  if (html === false) return;
-  try {
-    const file = typeof html === 'string' ? html : defaultReportPath(outcome.resultsDir, outcome.manifest.run_id);
-    out(`report: ${(await writeHtmlReport(outcome.resultsDir, outcome.manifest.run_id, file)).path}`);
-  } catch (err) {
-    out(`(HTML report unavailable: ${errorSummary(err)})`);
+  if (html !== false) {
+    try {
+      const file = typeof html === 'string' ? html : defaultReportPath(outcome.resultsDir, outcome.manifest.run_id);
+      out(`report: ${(await writeHtmlReport(outcome.resultsDir, outcome.manifest.run_id, file)).path}`);
+    } catch (err) {
+      out(`(HTML report unavailable: ${errorSummary(err)})`);
+    }
+  }
+  // Last, what would make the next run whole: each skipped method that an install adds (s3-crt
+  // before its cargo build), with the one command and its time.
+  for (const method of new Set((outcome.manifest.skipped ?? []).map((s) => s.method))) {
+    const line = addMethodLine(projectRoot(), method);
+    if (line) out(line);
   }
 }

@@ -1,9 +1,9 @@
 import type { Command } from 'commander';
 import { matrixFor } from '../catalog';
 import { UserError } from '../core/errors';
-import { installCommand } from '../core/install';
+import { INSTALL } from '../core/install';
 import { projectRoot } from '../core/paths';
-import { setup } from '../install/setup.mjs';
+import { runNeeds, setup } from '../install/setup.mjs';
 import { list } from './args';
 
 /** `s3ab setup [NAME...]`: installs methods, workloads or components (runner/install/setup.mjs, as `npm run setup` does), or what a run needs (--for-run). */
@@ -30,11 +30,13 @@ Examples:
       let names = positional.filter((n) => !n.startsWith('-'));
       if (o.forRun) {
         const matrix = matrixFor({ profile: o.profile, matrixFile: o.matrix, methods: o.methods, workloads: o.workloads });
-        // Optional methods are not installed for a run: they join it where they are present (S3
-        // Files on AWS; s3-crt once its client is built, a cargo build of minutes the quick
-        // profile's first run does not wait for), and the run names what is skipped and why.
-        const wanted = [...matrix.methods.filter((m) => !m.optional).map((m) => m.name), ...matrix.workloads.map((w) => w.name)];
-        names = [...new Set(wanted)].filter((n) => installCommand(n) !== null);
+        // An optional method is installed for a run only when that takes seconds (s3fs from apt),
+        // and may fail (a host without apt): the run then skips it and names why. A longer one
+        // (s3-crt's cargo build, minutes the quick profile's first run does not wait for) joins
+        // the runs after `npm run setup -- NAME`, which the run's last lines name.
+        const needs = runNeeds(INSTALL, matrix.methods.map((m) => ({ name: m.name, optional: m.optional })), matrix.workloads.map((w) => w.name));
+        names = needs.required;
+        if (needs.optional.length) names.push(`--optional=${needs.optional.join(',')}`);
       }
       process.exitCode = await setup(projectRoot(), [...(o.quiet ? ['--quiet'] : []), ...(o.verbose ? ['--verbose'] : []), ...names]);
     });

@@ -8,4 +8,10 @@ export function failureLines(name: string, version: string | undefined, message:
 export function shownVersion(c: Component): string;
 export function wanted(spec: InstallRegistry, names: string[], all: boolean): string[];
 export function crateHash(crateDir: string): string;
+export const QUICK_OPTIONAL_S: number;
+export function estimateOf(spec: InstallRegistry, method: string): number;
+export function runNeeds(spec: InstallRegistry, methods: (string | { name: string; optional?: boolean })[], workloads: string[]): { required: string[]; optional: string[] };
+export function missingComponents(root: string, names: string[]): string[];
+export function addMethodLine(root: string, method: string): string | null;
+export function progressLine(running: { name: string; t0: number; estimateSeconds: number }[], now?: number): string;
 export function setup(root: string, args: string[], say?: (line: string) => void): Promise<number>;

@@ -1,14 +1,15 @@
 // Installs what s3-access-bench needs, component by component, as the install registry
 // (assets/install.json) declares each component's local recipe. Plain Node, no dependencies: it
 // runs before `npm install` (scripts/setup.mjs) and inside the runner bundle (`s3ab setup`).
-// Each component is checked first and skipped in well under a second when present; what is
-// installed prints one line (what, version, time), its full output going to
-// .tools/logs/setup-NAME.log, which a failure names (--verbose prints it as it runs).
+// Each component is checked first and skipped in well under a second when present; the missing
+// ones install side by side, each printing one line when it starts and one when it ends (what,
+// version, time), its full output going to .tools/logs/setup-NAME.log, which a failure names
+// (--verbose prints it as it runs).
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { copyFileSync, cpSync, createWriteStream, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
-import { dirname, join, relative } from 'node:path';
+import { basename, dirname, join, relative } from 'node:path';
 
 /** Setup's lines fit a terminal of this many columns. */
 export const LINE_COLUMNS = 100;
@@ -26,9 +27,9 @@ export function setupLine(name, version, status) {
   return fit(`${PREFIX}${name.padEnd(14)} ${(version ?? '').padEnd(16)} ${status}`);
 }
 
-/** The lines of a failed component: the reason, then its log file. */
+/** The lines of a failed component: the reason, cut to fit, then its log file, whole (a cut path is no use). */
 export function failureLines(name, version, message, logFile) {
-  return [setupLine(name, version, `FAILED: ${message.replace(/\s+/g, ' ')}`), fit(`${PREFIX}  full output: ${logFile}`)];
+  return [setupLine(name, version, `FAILED: ${message.replace(/\s+/g, ' ')}`), `${PREFIX}  full output: ${logFile}`];
 }
 
 /** The version setup prints for a component: the local recipe's, else the pin, else its kind. */
@@ -51,6 +52,53 @@ export function wanted(spec, names, all) {
     out.push(...found);
   }
   return [...new Set(out)];
+}
+
+/**
+ * An optional method of a run is installed with it when all it needs installs within this many
+ * seconds by the registry's estimate (s3fs from apt, seconds); a longer one (the s3-crt client's
+ * cargo build, minutes) is left to `npm run setup -- NAME`, and the run skips the method meanwhile.
+ */
+export const QUICK_OPTIONAL_S = 60;
+
+/** A method's components' install estimate, seconds (the registry's). */
+export function estimateOf(spec, method) {
+  return (spec.methods[method]?.needs ?? []).reduce((total, name) => total + spec.components[name].estimateSeconds, 0);
+}
+
+/**
+ * What a run installs: every required method and workload, and the optional methods quick to
+ * install (QUICK_OPTIONAL_S), whose failure the run survives by skipping them. `methods` are
+ * names or `{ name, optional }` as a matrix writes them; names with nothing to install are left out.
+ */
+export function runNeeds(spec, methods, workloads) {
+  const named = (n) => (spec.methods[n]?.needs ?? spec.workloads[n] ?? []).length > 0;
+  const entries = methods.map((m) => (typeof m === 'string' ? { name: m, optional: false } : { name: m.name, optional: !!m.optional }));
+  const required = [...entries.filter((m) => !m.optional).map((m) => m.name), ...workloads].filter(named);
+  const optional = entries.filter((m) => m.optional && !required.includes(m.name) && named(m.name) && estimateOf(spec, m.name) <= QUICK_OPTIONAL_S).map((m) => m.name);
+  return { required: [...new Set(required)], optional: [...new Set(optional)] };
+}
+
+/** The components of `names` (components, methods or workloads) not yet present here: what `npm run setup -- NAME` would install. */
+export function missingComponents(root, names) {
+  const spec = JSON.parse(readFileSync(join(root, 'assets', 'install.json'), 'utf8'));
+  const kindOf = installer(root, spec, false);
+  return wanted({ ...spec, base: [] }, names, false).filter((name) => !kindOf(spec.components[name])?.present());
+}
+
+/**
+ * The line that tells how to add a method a run skipped, or null when its components are all here
+ * (it was skipped for what the host lacks, which its reason names): the one command, and its
+ * time by the registry's estimate of what is missing.
+ */
+export function addMethodLine(root, method) {
+  const spec = JSON.parse(readFileSync(join(root, 'assets', 'install.json'), 'utf8'));
+  if (!spec.methods[method]) return null;
+  const missing = missingComponents(root, [method]);
+  if (!missing.length) return null;
+  const seconds = missing.reduce((total, name) => total + spec.components[name].estimateSeconds, 0);
+  const time = seconds >= 60 ? `about ${Math.round(seconds / 60)} min` : `about ${seconds} s`;
+  return `add ${method}: \`npm run setup -- ${method}\` (${time} the first time, by the registry's estimate)`;
 }
 
 /** The build key of a crate: sha256 over Cargo.toml, Cargo.lock, build.rs and src/*.rs in name order, 16 hex digits (the runners' build cache uses the same). */
@@ -80,11 +128,29 @@ function run(x, log, command, argv, opts = {}) {
     child.stdout.on('data', keep);
     child.stderr.on('data', keep);
     child.on('error', (err) => reject(new Error(`${command}: ${err.message}`)));
-    child.on('close', (code) => (code === 0 ? resolve(tail) : reject(new Error(`${command} ${argv.slice(0, 3).join(' ')} exited with ${code}: ${tail.trim().split('\n').pop() ?? ''}`))));
+    // The program's name and its subcommand, not its path and flags: the reason shares one line
+    // with the component's name, and the command in full heads the log.
+    child.on('close', (code) => (code === 0 ? resolve(tail) : reject(new Error(`${basename(command)} ${argv[0] ?? ''} exited with ${code}: ${tail.trim().split('\n').pop() ?? ''}`))));
   });
 }
 
-async function aptInstall(x, log, packages = []) {
+/** One at a time: `turns(fn)` runs fn after every earlier caller's fn has settled. */
+function turns() {
+  let last = Promise.resolve();
+  return (fn) => {
+    const next = last.then(fn, fn);
+    last = next.catch(() => {});
+    return next;
+  };
+}
+
+/** apt-get, one call at a time: installs run side by side, and dpkg holds one lock for all of them. */
+function aptInstall(x, log, packages = []) {
+  if (!packages.some((p) => !dpkgInstalled(p))) return Promise.resolve();
+  return x.aptTurn(() => aptInstallNow(x, log, packages));
+}
+
+async function aptInstallNow(x, log, packages) {
   const missing = packages.filter((p) => !dpkgInstalled(p));
   if (!missing.length) return;
   const sudo = process.getuid?.() === 0 ? [] : ['sudo'];
@@ -188,7 +254,11 @@ const KINDS = {
       },
     };
   },
-  cargo: (x, c) => (c.local.registryCrate ? registryCrate(x, c) : projectCrate(x, c)),
+  // One cargo build at a time: each uses every core, and they share the build cache.
+  cargo: (x, c) => {
+    const build = c.local.registryCrate ? registryCrate(x, c) : projectCrate(x, c);
+    return { present: build.present, install: (log) => x.cargoTurn(() => build.install(log)) };
+  },
   // A vendor's package that no registry reachable here has (ObjectiveFS): present when its program
   // is; setup never installs it, and says where it comes from.
   vendor: (x, c) => ({
@@ -273,17 +343,35 @@ function projectCrate(x, c) {
 }
 
 /**
- * The installer of one run: the project root, its tools folder, the output options, and whether
- * apt's package lists were updated in this run. Every kind below takes it as `x`.
+ * The installer of one run: the project root, its tools folder, the output options, whether
+ * apt's package lists were updated in this run, and the turns apt and cargo take. Every kind
+ * above takes it as `x`.
  */
 function installer(root, spec, verbose) {
-  const x = { root, tools: join(root, '.tools'), verbose, aptUpdated: false };
+  const x = { root, tools: join(root, '.tools'), verbose, aptUpdated: false, aptTurn: turns(), cargoTurn: turns() };
   return (c) => KINDS[c.local.kind]?.(x, c);
 }
 
 
-export const USAGE = 'usage: s3ab setup [--quiet] [--verbose] [--all | --tests | NAME...]';
+export const USAGE = 'usage: s3ab setup [--quiet] [--verbose] [--all | --tests | NAME... | --profile=NAME] [--optional=NAME,...]';
 const OPTIONS = ['--quiet', '--verbose', '--help', '--all', '--tests'];
+/** Options with a value (`--optional=s3fs,rclone`): --optional names what may fail without failing setup; --profile installs what that profile's run needs. */
+const VALUED = ['--optional', '--profile'];
+
+/** The values of a valued option, comma-separated and repeatable. */
+const valuesOf = (args, option) => args.filter((a) => a.startsWith(`${option}=`)).flatMap((a) => a.slice(option.length + 1).split(',').filter(Boolean));
+
+/** What a named profile's run needs (runNeeds over assets/profiles/NAME.json); throws with exit code 2 for an unknown profile. */
+function profileNeeds(root, spec, profile) {
+  const file = join(root, 'assets', 'profiles', `${profile}.json`);
+  if (!/^[\w-]+$/.test(profile) || !existsSync(file)) {
+    const known = readdirSync(join(root, 'assets', 'profiles')).filter((f) => f.endsWith('.json')).map((f) => f.slice(0, -5));
+    throw Object.assign(new Error(`unknown profile "${profile}"`), { exitCode: 2, fix: `use one of: ${known.join(', ')}` });
+  }
+  const matrix = JSON.parse(readFileSync(file, 'utf8'));
+  const methods = matrix.methods.map((m) => (typeof m === 'string' ? m.split(':')[0] : { name: m.name, optional: m.optional }));
+  return runNeeds(spec, methods, Object.keys(matrix.workloads ?? {}));
+}
 
 /** A long text as setup lines of at most LINE_COLUMNS, broken between words. */
 function wrapped(text) {
@@ -300,10 +388,88 @@ function wrapped(text) {
   return lines;
 }
 
+/** The line a terminal shows while long installs run side by side: each one's time against its estimate. */
+export function progressLine(running, now = Date.now()) {
+  return fit(`${PREFIX}${running.map((r) => `${r.name} ${secs(now - r.t0)} of about ${Math.round(r.estimateSeconds / 60)} min`).join(', ')}`);
+}
+
+/**
+ * The components setup is asked for: `todo` (the names, the base, a --profile's required ones)
+ * and `optional` (--optional, a --profile's quick optional methods), each once, in that order.
+ * Throws with exit code 2 for an unknown name or profile.
+ */
+function requested(root, spec, args) {
+  const names = args.filter((a) => !a.startsWith('-'));
+  const optionalNames = valuesOf(args, '--optional');
+  for (const profile of valuesOf(args, '--profile')) {
+    const needs = profileNeeds(root, spec, profile);
+    names.push(...needs.required);
+    optionalNames.push(...needs.optional);
+  }
+  const todo = wanted(spec, names, args.includes('--all') || args.includes('--tests'));
+  const optional = wanted({ ...spec, base: [] }, optionalNames, false).filter((n) => !todo.includes(n));
+  return { todo, optional };
+}
+
+/**
+ * Installs `missing` ({ name, kind, optional }) side by side, each with its log under `logs`: a
+ * line when each starts and when it ends (its own time), a failure's reason and log file; on a
+ * terminal, one line rewritten in place with the long installs' progress. Resolves to each one's
+ * outcome: true installed, false failed, null an optional one failed.
+ */
+async function installSideBySide(spec, missing, logs, say) {
+  const running = new Map();
+  let progressShown = false;
+  const tell = (line) => {
+    if (progressShown) process.stderr.write('\r\x1b[K');
+    progressShown = false;
+    say(line);
+  };
+  const ticker = process.stderr.isTTY ? setInterval(() => {
+    const long = [...running.values()].filter((r) => r.estimateSeconds >= 60);
+    if (!long.length) return;
+    process.stderr.write(`\r\x1b[K${progressLine(long)}`);
+    progressShown = true;
+  }, 5000) : null;
+  const installOne = async ({ name, kind, optional }) => {
+    const c = spec.components[name];
+    const version = shownVersion(c);
+    const logFile = relative(process.cwd(), join(logs, `setup-${name}.log`)) || join(logs, `setup-${name}.log`);
+    const log = createWriteStream(join(logs, `setup-${name}.log`));
+    const t0 = Date.now();
+    tell(setupLine(name, version, `installing ${c.what}${c.estimateSeconds >= 60 ? ` (~${Math.round(c.estimateSeconds / 60)} min first time)` : ''}`));
+    running.set(name, { name, t0, estimateSeconds: c.estimateSeconds });
+    let failure = null;
+    try {
+      await kind.install(log);
+    } catch (err) {
+      failure = err;
+    }
+    running.delete(name);
+    await new Promise((r) => log.end(r));
+    if (!failure) {
+      tell(setupLine(name, version, `installed in ${secs(Date.now() - t0)}`));
+      return true;
+    }
+    for (const line of failureLines(name, version, failure.message, logFile)) tell(line);
+    if (optional) tell(fit(`${PREFIX}  optional: a run skips what needs ${name} and says why`));
+    return optional ? null : false;
+  };
+  try {
+    return await Promise.all(missing.map(installOne));
+  } finally {
+    if (ticker) clearInterval(ticker);
+    if (progressShown) process.stderr.write('\r\x1b[K');
+  }
+}
+
 /**
  * Installs the named components, methods or workloads (none: the base; --all or --tests:
- * everything the tests need) under `root`. Returns the exit code: 0, 1 when a component failed
- * (its log named), 2 for an unknown name.
+ * everything the tests need; --profile=NAME: what that profile's run needs) under `root`.
+ * Components that are missing install side by side: most wait on the network (npm, the Go
+ * module proxy, PyPI, apt's mirrors). apt's own steps take turns (dpkg holds one lock), and so do
+ * cargo builds (each uses every core). Returns the exit code: 0, 1 when a component failed (its
+ * log named; an --optional one is reported and does not count), 2 for an unknown name.
  */
 export async function setup(root, args, say = (line) => process.stderr.write(`${line}\n`)) {
   const spec = JSON.parse(readFileSync(join(root, 'assets', 'install.json'), 'utf8'));
@@ -311,59 +477,36 @@ export async function setup(root, args, say = (line) => process.stderr.write(`${
     process.stdout.write(`${USAGE}\n  components: ${Object.keys(spec.components).join(', ')}\n  methods: ${Object.keys(spec.methods).join(', ')}\n  workloads: ${Object.keys(spec.workloads).join(', ')}\n`);
     return 0;
   }
-  const unknown = args.filter((a) => a.startsWith('-') && !OPTIONS.includes(a));
+  const unknown = args.filter((a) => a.startsWith('-') && !OPTIONS.includes(a) && !VALUED.some((o) => a.startsWith(`${o}=`)));
   if (unknown.length) {
     say(fit(`${PREFIX}unknown option ${unknown.join(' ')}`));
-    for (const line of wrapped(`fix: use ${OPTIONS.join(', ')} or names (--help lists them)`)) say(line);
+    for (const line of wrapped(`fix: use ${[...OPTIONS, ...VALUED.map((o) => `${o}=NAME`)].join(', ')} or names (--help lists them)`)) say(line);
     return 2;
   }
-  let todo;
+  let asked;
   try {
-    todo = wanted(spec, args.filter((a) => !a.startsWith('--')), args.includes('--all') || args.includes('--tests'));
+    asked = requested(root, spec, args);
   } catch (err) {
     say(fit(`${PREFIX}${err.message}`));
     if (err.fix) for (const line of wrapped(`fix: ${err.fix}`)) say(line);
     return err.exitCode ?? 1;
   }
+  const { todo, optional } = asked;
   const logs = join(root, '.tools', 'logs');
   mkdirSync(logs, { recursive: true });
   const kindOf = installer(root, spec, args.includes('--verbose'));
   const started = Date.now();
-  let installed = 0;
-  for (const name of todo) {
-    const c = spec.components[name];
-    const kind = kindOf(c);
-    if (!kind) throw new Error(`assets/install.json: component ${name} has an unknown local kind "${c.local.kind}"`);
-    if (kind.present()) continue;
-    const version = shownVersion(c);
-    const logFile = relative(process.cwd(), join(logs, `setup-${name}.log`)) || join(logs, `setup-${name}.log`);
-    const log = createWriteStream(join(logs, `setup-${name}.log`));
-    const t0 = Date.now();
-    const minutes = Math.round(c.estimateSeconds / 60);
-    say(setupLine(name, version, `installing ${c.what}${c.estimateSeconds >= 60 ? ` (~${minutes} min first time)` : ''}`));
-    // A long build shows it is alive on a terminal.
-    const ticker = process.stderr.isTTY && c.estimateSeconds >= 60
-      ? setInterval(() => process.stderr.write(`\r${setupLine(name, version, `${secs(Date.now() - t0)} of about ${minutes} min`)}`), 5000)
-      : null;
-    try {
-      await kind.install(log);
-    } catch (err) {
-      if (ticker) clearInterval(ticker);
-      await new Promise((r) => log.end(r));
-      if (ticker) process.stderr.write('\r');
-      for (const line of failureLines(name, version, err.message, logFile)) say(line);
-      return 1;
-    }
-    if (ticker) {
-      clearInterval(ticker);
-      process.stderr.write('\r');
-    }
-    await new Promise((r) => log.end(r));
-    installed++;
-    say(setupLine(name, version, `installed in ${secs(Date.now() - t0)}`));
+  const missing = [];
+  for (const name of [...todo, ...optional]) {
+    const kind = kindOf(spec.components[name]);
+    if (!kind) throw new Error(`assets/install.json: component ${name} has an unknown local kind "${spec.components[name].local.kind}"`);
+    if (!kind.present()) missing.push({ name, kind, optional: optional.includes(name) });
   }
+  const outcomes = await installSideBySide(spec, missing, logs, say);
+  const installed = outcomes.filter((ok) => ok).length;
+  if (outcomes.includes(false)) return 1;
   if (!args.includes('--quiet') || installed) {
-    say(fit(installed ? `${PREFIX}${installed} component${installed > 1 ? 's' : ''} installed in ${secs(Date.now() - started)}` : `${PREFIX}everything is installed (${todo.join(', ')})`));
+    say(fit(installed ? `${PREFIX}${installed} component${installed > 1 ? 's' : ''} installed in ${secs(Date.now() - started)}` : `${PREFIX}everything is installed (${[...todo, ...optional].join(', ')})`));
   }
   return 0;
 }

@@ -118,6 +118,8 @@ describe('npm scripts: a bad input exits non-zero, names the problem and a fix, 
     ['bench:first-run: an argument', () => ({ argv: ['bash', 'scripts/bench/first-run.sh', '--bogus'], message: /takes no options/ })],
     ['setup: unknown name', () => ({ argv: [process.execPath, 'scripts/setup.mjs', 'nope'], message: /"nope" is not a component, method or workload/ })],
     ['setup: unknown flag', () => ({ argv: [process.execPath, 'scripts/setup.mjs', '--bogus'], message: /unknown option --bogus/ })],
+    ['setup: unknown profile', () => ({ argv: [process.execPath, 'scripts/setup.mjs', '--profile=nope'], message: /unknown profile "nope"/ })],
+    ['setup: unknown optional name', () => ({ argv: [process.execPath, 'scripts/setup.mjs', '--optional=nope'], message: /"nope" is not a component, method or workload/ })],
     // The base is checked first (present: well under a second), then `s3ab run` refuses the flag.
     ['local: unknown flag', () => ({ argv: ['bash', 'scripts/local.sh', '--bogus'], message: /unknown option '--bogus'/ })],
   ];
