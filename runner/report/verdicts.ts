@@ -42,7 +42,7 @@ type Pick3 = (c: Cell) => [number | null, number | null, number | null];
  * How a verdict names a method: its label, and `method:default` where the run has another variant
  * of the method — "best: s3-crt" would not say which of s3-crt's variants won.
  */
-export function verdictLabel(c: Pick<Cell, 'method' | 'method_variant'>, all: readonly Pick<Cell, 'method' | 'method_variant'>[]): string {
+function verdictLabel(c: Pick<Cell, 'method' | 'method_variant'>, all: readonly Pick<Cell, 'method' | 'method_variant'>[]): string {
   const variants = new Set(all.filter((x) => x.method === c.method).map((x) => x.method_variant));
   return c.method_variant === 'default' && variants.size > 1 ? `${c.method}:default` : methodLabel(c);
 }

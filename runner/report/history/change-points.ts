@@ -46,11 +46,11 @@ export type ChangePointFinder = (series: number[][]) => ChangePointResult;
 const MIN_POINTS = 4;
 
 /** Otava's Python: S3AB_OTAVA_PYTHON, else the project's venv (.tools/otava). */
-export function otavaPython(): string {
+function otavaPython(): string {
   return process.env.S3AB_OTAVA_PYTHON ?? join(projectRoot(), '.tools', 'otava', 'bin', 'python');
 }
 
-export const OTAVA_MISSING = 'Apache Otava is not installed: `npm run setup -- otava` (PyPI apache-otava into .tools/otava), or set S3AB_OTAVA_PYTHON to a Python that has it';
+const OTAVA_MISSING = 'Apache Otava is not installed: `npm run setup -- otava` (PyPI apache-otava into .tools/otava), or set S3AB_OTAVA_PYTHON to a Python that has it';
 
 /** Reads {series, rules} on stdin, prints one list of change points per series. */
 const SCRIPT = `

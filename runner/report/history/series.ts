@@ -10,7 +10,7 @@ import { caseId, type RunPoint } from './points';
  * given, so this stays pure).
  */
 
-export interface SeriesPoint {
+interface SeriesPoint {
   runId: string;
   date: string;
   version: string;
