@@ -1,6 +1,7 @@
 import { isUntimed, isVerdictOperation, ranked } from '../../runner/report/analysis';
 import { renderHtmlReport } from '../../runner/report/html/render';
 import type { Cell } from '../../runner/report/model';
+import { requestRowsShown } from '../../runner/report/requests';
 import { renderModel } from '../../runner/report/summary';
 import { verdicts } from '../../runner/report/verdicts';
 import { cell, modelOf } from '../helpers/model';
@@ -39,7 +40,7 @@ describe('verdict operations (a verdict over other figures, no file operation of
     expect(verdicts(model()).map((v) => v.case).join(' ')).not.toMatch(/direct-read/);
   });
 
-  test.each([[{}], [{ wide: true }]])('the text summary %j shows the outcome and the line, never a time', (opts) => {
+  test.each([[{ wide: false }], [{ wide: true }]])('the text summary %j shows the outcome and the line, never a time', (opts) => {
     const text = renderModel(model(), opts).join('\n');
     expect(text).toContain('holds');
     expect(text).toContain('does not hold');
@@ -51,6 +52,7 @@ describe('verdict operations (a verdict over other figures, no file operation of
     expect(rows.length).toBeGreaterThan(0);
     for (const row of rows) expect(row).not.toMatch(/\b0 µs\b|\b0(\.0+)? ms\b|MiB\/s|op\/s/);
     expect(text).not.toMatch(/\b0 µs\b/);
+    if (opts.wide) expect(text).toMatch(/128 KiB\s+outcome\s+holds\s+holds/);
   });
 
   test('json and csv carry the verdict with its line and no time or rate', () => {
@@ -71,5 +73,10 @@ describe('verdict operations (a verdict over other figures, no file operation of
     const out = await renderHtmlReport(model());
     expect(out.html).toContain(`holds: ${HOLDS}`);
     expect(out.html).toContain(`does not hold: ${NO_STEP}`);
+  });
+
+  test('the requests table leaves them out: they send nothing, their "operations" are the figures compared', () => {
+    const row = (operation: string) => ({ workload: 'sync-behaviour', operation, method: 's3fs', ops: 2, measurements: 1, not_counted: 0, get: 0 });
+    expect(requestRowsShown([row('read-exported'), row('direct-read-128KB'), row('direct-read-1MiB')]).map((r) => r.operation)).toEqual(['read-exported']);
   });
 });

@@ -40,7 +40,8 @@ function measurementFigures(group: Cell[]): Figure[] {
   const best = rates.length ? Math.max(...rates) : null;
   const timed = (c: Cell) => measured(c) && !isUntimed(c);
   return [
-    { label: 'time', of: (c) => (timed(c) ? durationText(c.duration_ms_median) : shortStatus(c)) },
+    // A row of support checks or verdicts has no time: its outcome only.
+    { label: group.every(isUntimed) ? 'outcome' : 'time', of: (c) => (timed(c) ? durationText(c.duration_ms_median) : shortStatus(c)) },
     { label: '±', of: (c) => (timed(c) ? spread(c) : '') },
     { label: 'rate', of: (c) => (timed(c) && rateOf(c) !== null ? `${num(rateOf(c))} ${unitOf(c)}${markOf(c)}` : '') },
     { label: 'p99', of: (c) => (timed(c) ? latencyText(c.p99_us_median) : '') },
