@@ -1,8 +1,11 @@
 import { isUntimed, isVerdictOperation, ranked } from '../../runner/report/analysis';
+import type { Measurement } from '../../runner/core/batch';
+import { runPoints } from '../../runner/report/history/points';
 import { renderHtmlReport } from '../../runner/report/html/render';
 import type { Cell } from '../../runner/report/model';
 import { requestRowsShown } from '../../runner/report/requests';
 import { renderModel } from '../../runner/report/summary';
+import { toRecord, type StepFacts } from '../../runner/results/record';
 import { verdicts } from '../../runner/report/verdicts';
 import { cell, modelOf } from '../helpers/model';
 
@@ -78,5 +81,27 @@ describe('verdict operations (a verdict over other figures, no file operation of
   test('the requests table leaves them out: they send nothing, their "operations" are the figures compared', () => {
     const row = (operation: string) => ({ workload: 'sync-behaviour', operation, method: 's3fs', ops: 2, measurements: 1, not_counted: 0, get: 0 });
     expect(requestRowsShown([row('read-exported'), row('direct-read-128KB'), row('direct-read-1MiB')]).map((r) => r.operation)).toEqual(['read-exported']);
+  });
+
+  test('the history gives them no figure (a 0 ms "time"), only their support: holds or not', () => {
+    const facts: StepFacts = {
+      run_id: '20261128T000000Z-abcdef', step: 1, cache: 'cold', repetition: 1, clients: 1, fleet: null,
+      host: {
+        hostname: 'h', instance_type: 'local', vcpus: 2, memory_bytes: 2 ** 34, kernel: '6.1', os: 'Debian 12', region: null, availability_zone: null,
+        link_limit_mib_s: null, link_baseline_mib_s: null, link_limit_source: 'none', runner_id: null,
+      },
+      endpoint: { kind: 'embedded', url: 'http://127.0.0.1:41234', server: 'versitygw' },
+      method: 's3fs', method_variant: 'default', method_version: '1.90', method_options: {}, workload: 'sync-behaviour', workload_params: {},
+    };
+    // As the workload records them: 0 ms, no latency, the line in error_sample.
+    const verdict = (operation: string, holds: boolean): Measurement => ({
+      operation, objectSizeBytes: 128 * KiB, status: holds ? 'ok' : 'unsupported', supported: holds, verified: true,
+      ops: 2, ok: 2, failed: 0, bytes: 0, durationMs: 0, latency: null, errorSample: holds ? HOLDS : NO_STEP, movesPayload: false,
+    });
+    const records = [verdict('direct-read-128KB', true), verdict('direct-read-1MiB', false)].map((m) => toRecord(facts, m, [], Date.parse('2026-11-28T00:00:00Z'), null));
+    const points = runPoints(records, '2026-11-28', 'results');
+    expect(points.map((p) => [p.operation, p.metric, p.median, p.behaviour.support])).toEqual([
+      ['direct-read-128KB', null, null, 'supported'], ['direct-read-1MiB', null, null, 'unsupported'],
+    ]);
   });
 });
