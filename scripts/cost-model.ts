@@ -45,7 +45,7 @@ async function measure(profile: string): Promise<Measurement> {
 export const ESTIMATE_PAGE = 'docs/runner-types.md';
 
 /** The profiles the table models. */
-export const ESTIMATE_PROFILES = ['quick', 'mounts', 'seed', 'full', 'fleet'] as const;
+export const ESTIMATE_PROFILES = ['quick', 'mounts', 'seed', 'full', 'fleet', 's3files-documented'] as const;
 
 const minutes = (s: number) => (s < 3600 ? `${Math.round(s / 60)} min` : `${(s / 3600).toFixed(1)} h`);
 const dollars = (x: number) => `$${x.toFixed(2)}`;

@@ -250,6 +250,13 @@ interface ReportFacts {
    * a finding about the method, shown in its verdict, not a broken measurement. @default none
    */
   readonly checks?: readonly string[];
+  /**
+   * Operations that record a verdict over other operations' figures, with no file operation of
+   * their own (sync-behaviour's direct-read thresholds): status ok when it holds, unsupported when
+   * not, its explanatory line in error_sample. Reports show the outcome and the line, never a time,
+   * a rate or a rank. @default none
+   */
+  readonly verdicts?: readonly string[];
 }
 
 /** The data seed of a fixture's object i: the same bytes whether written through S3 or through a mount. */

@@ -4,7 +4,7 @@ import type { AdvicePriority } from '../core/matrix.generated';
 import { isRequestsOnly, methodLabel } from '../core/vocabulary';
 import type { ResolvedAdvice } from '../core/matrix';
 import { DEFAULT_MAX_DELAY_MS, NEEDS, type Need, type NeedProbe } from './advice-needs';
-import { caseKey, isSupportCheck, measured, notApplicable, semanticsMatrix, shownCache, tableOf, type ProbeState, type SemanticsMatrix } from './analysis';
+import { caseKey, isSupportCheck, isUntimed, measured, notApplicable, semanticsMatrix, shownCache, tableOf, type ProbeState, type SemanticsMatrix } from './analysis';
 import { durationText } from './format';
 import { caseLabel } from './labels';
 import type { Cell, ReportModel } from './model';
@@ -376,7 +376,7 @@ function settingsAdvice(compared: Candidate[], dims: readonly Dimension[], prior
 
 /** The advice for a workload from one run's report model. */
 export function advise(model: ReportModel, opts: AdviceOptions): Advice {
-  const cells = model.cells.filter((c) => c.workload === opts.workload && !isSupportCheck(c) && !isRequestsOnly(c.operation) && !notApplicable(c));
+  const cells = model.cells.filter((c) => c.workload === opts.workload && !isUntimed(c) && !isRequestsOnly(c.operation) && !notApplicable(c));
   const methods = byOrder([...new Set(cells.filter((c) => c.not_applicable < c.records).map(methodLabel))], model.methodOrder, (m) => m);
   const matrix = semanticsMatrix(model.cells, model.methodOrder);
   const standing = methods.map((m) => methodNeeds(m, opts.needs, matrix, opts.maxDelayMs));

@@ -3,7 +3,7 @@ import type { ReportTable } from '../core/workload';
 import { findWorkloadDescriptor } from '../workloads/catalog';
 import { caseLabel, type SizeLabels } from './labels';
 import { methodLabel } from '../core/vocabulary';
-import { checksOf, type Cell } from './model';
+import { checksOf, verdictOperationsOf, type Cell } from './model';
 import { byOrder, operationOrder } from './order';
 
 /**
@@ -19,7 +19,7 @@ export const measured = (c: Cell) => c.repetitions > 0;
  * of its step's budget. A cell with a did-not-finish repetition shows its finished figures beside
  * what the others reached, but never ranks: its finished repetitions are the quick ones.
  */
-export const ranked = (c: Cell) => measured(c) && c.did_not_finish === 0;
+export const ranked = (c: Cell) => measured(c) && c.did_not_finish === 0 && !isUntimed(c);
 export const movesPayload = (c: Cell) => c.mib_s_median !== null;
 /** A cell whose every measurement is not applicable (a file-system workload on an object method). */
 export const notApplicable = (c: Cell) => c.not_applicable === c.records;
@@ -82,6 +82,28 @@ export function sizeSweeps(cells: Cell[]): SweepGroup[] {
  * who is fastest; its failures are findings about the method.
  */
 export const isSupportCheck = (c: Pick<Cell, 'workload' | 'operation'>): boolean => checksOf(c.workload).includes(c.operation);
+
+/**
+ * A verdict operation: one the workload declares as a verdict over its other figures (its
+ * descriptor's `report.verdicts`), with no file operation of its own. Shown as its outcome and its
+ * line, never as a time, a rate or a rank.
+ */
+export const isVerdictOperation = (c: Pick<Cell, 'workload' | 'operation'>): boolean => verdictOperationsOf(c.workload).includes(c.operation);
+
+/** A cell with no time of its own to show or rank: a support check or a verdict operation. */
+export const isUntimed = (c: Pick<Cell, 'workload' | 'operation'>): boolean => isSupportCheck(c) || isVerdictOperation(c);
+
+/**
+ * A verdict operation's outcome and its line: "holds: fastest read of …", "does not hold: …",
+ * "holds in 1 of 3 repetitions: …"; "not decided" where no repetition could tell (its reason follows).
+ */
+export function verdictText(c: Cell): string {
+  const holds = c.repetitions;
+  const decided = holds + c.unsupported;
+  const outcome = decided === 0 ? (c.not_applicable || c.did_not_finish ? 'not decided' : 'FAILED')
+    : holds === 0 ? 'does not hold' : holds === c.records ? 'holds' : `holds in ${holds} of ${c.records} repetitions`;
+  return c.first_error ? `${outcome}: ${c.first_error}` : outcome;
+}
 
 /** Cells of the measurements tables that are not size sweeps: timed jobs. */
 export function jobCells(cells: Cell[], sweeps: SweepGroup[]): Cell[] {

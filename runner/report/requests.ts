@@ -1,6 +1,6 @@
 import { isRequestsOnly } from '../core/vocabulary';
 import { bytesText, dollars, num } from './format';
-import type { ReportModel } from './model';
+import { verdictOperationsOf, type ReportModel } from './model';
 import { requestsByType, requestsCost, requestFigures } from './pricing';
 import { DIRECT_READ_CUTOFF_BYTES, METER_LABELS, meterS3Files, S3FILES_PRICES, type S3FilesModel } from './s3files-metering';
 import { METER_CATEGORIES } from '../core/s3files-meter';
@@ -52,9 +52,12 @@ export function s3filesFigures(row: Row): S3FilesModel | null {
 /** Whether the server counted a row's requests (in at least one of its measurements). */
 export const requestsCounted = (row: Row): boolean => Number(row.not_counted) < Number(row.measurements);
 
-/** The rows the table shows: those with counted requests, and s3files rows the metering model covers (counted or not). */
+/**
+ * The rows the table shows: those with counted requests, and s3files rows the metering model covers
+ * (counted or not). Never a verdict operation's: it sends nothing, and its "operations" are the figures it compares.
+ */
 export function requestRowsShown(rows: Row[]): Row[] {
-  return rows.filter((r) => requestsCounted(r) || s3filesFigures(r)?.modelled === true);
+  return rows.filter((r) => !verdictOperationsOf(String(r.workload)).includes(String(r.operation)) && (requestsCounted(r) || s3filesFigures(r)?.modelled === true));
 }
 
 /** What the rows of requests only are, under the table (text summary and HTML page alike). */

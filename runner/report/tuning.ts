@@ -1,5 +1,5 @@
 import type { TuningDrop, TuningGrid } from '../core/tune';
-import { isSupportCheck, movesPayload, ranked } from './analysis';
+import { isUntimed, movesPayload, ranked } from './analysis';
 import type { Cell, ReportModel } from './model';
 import { compareCases } from './order';
 
@@ -88,7 +88,7 @@ export function tuningCases(model: Pick<ReportModel, 'manifest' | 'cells'>): Tun
   const out: TuningCase[] = [];
   for (const grid of model.manifest?.tuning ?? []) {
     const variants = new Set(grid.settings.map((s) => s.variant));
-    const cells = model.cells.filter((c) => c.method === grid.method && variants.has(c.method_variant) && (c.clients ?? 1) === 1 && ranked(c) && !isSupportCheck(c));
+    const cells = model.cells.filter((c) => c.method === grid.method && variants.has(c.method_variant) && (c.clients ?? 1) === 1 && ranked(c) && !isUntimed(c));
     const byCase = new Map<string, Cell[]>();
     for (const c of cells) {
       const key = `${c.workload}\u0000${c.operation}\u0000${c.object_size_bytes}\u0000${c.cache}`;

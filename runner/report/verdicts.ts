@@ -1,6 +1,6 @@
 import type { CacheState } from '../core/vocabulary';
 import {
-  accessGroup, caseKey, firstAccessNote, isSupportCheck, jobCells, measured, movesPayload, ranked, semanticsMatrix, shownCache, sizeSweeps, tableOf,
+  accessGroup, caseKey, firstAccessNote, isSupportCheck, isVerdictOperation, jobCells, measured, movesPayload, ranked, semanticsMatrix, shownCache, sizeSweeps, tableOf,
   type SweepGroup,
 } from './analysis';
 import { cacheShareOf, cacheShareText, type CacheShare } from './cache-share';
@@ -203,7 +203,8 @@ function checkVerdict(model: ReportModel, mine: Cell[], kase: string): Verdict {
 
 /** Timed jobs and single-size cases: the shortest median time. */
 function jobVerdicts(model: ReportModel, sweeps: SweepGroup[]): Verdict[] {
-  const jobs = jobCells(model.cells, sweeps).filter((c) => c.not_applicable < c.records);
+  // A verdict operation judges the figures of its workload's other operations: nothing to rank.
+  const jobs = jobCells(model.cells, sweeps).filter((c) => c.not_applicable < c.records && !isVerdictOperation(c));
   const out: Verdict[] = [];
   for (const key of [...new Set(jobs.map(caseKey))]) {
     const mine = jobs.filter((c) => caseKey(c) === key);

@@ -67,7 +67,8 @@ export const syncBehaviourDescriptor = {
   name: 'sync-behaviour',
   summary: 'what S3 Files documents, on every mount: reads around the import and direct-read thresholds, first vs repeated listing, export lag per size, folder rename, versions written by chmod',
   seeds: ['000-cli-vs-s3fs-vs-s3files-benchmark', '001-s3files-lambda-before-after-and-ec2-three-way'],
-  report: { table: 'measurements' },
+  // The direct-read verdicts: outcomes with their line, never a time.
+  report: { table: 'measurements', verdicts: DIRECT_READ_THRESHOLDS.map((t) => t.operation) },
   paramsSchema: {
     type: 'object',
     additionalProperties: false,

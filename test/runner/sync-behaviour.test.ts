@@ -7,6 +7,7 @@ import { ReferenceStore } from '../../runner/endpoint/reference';
 import { makeS3Client } from '../../runner/endpoint/s3-client';
 import { isRequestsOnly } from '../../runner/core/vocabulary';
 import { parseSize } from '../../runner/core/units';
+import { loadReportModel, renderModel } from '../../runner/report/summary';
 import { recordErrors } from '../../runner/results/record';
 import type { ResultRecord } from '../../runner/core/record.generated';
 import { runBenchmark } from '../../runner/run';
@@ -52,6 +53,7 @@ test('the reference view counts each key\'s object versions, and tells a bucket 
 describe('sync-behaviour on s3fs, Mountpoint and rclone against a versioned embedded bucket', () => {
   const dir = mkdtempSync(join(tmpdir(), 's3ab-test-sync-'));
   const records: ResultRecord[] = [];
+  let resultsDir = '';
   let versioning: Promise<unknown> = Promise.resolve();
   const mine = (method: string, operation: string, cache?: string) =>
     records.filter((r) => r.method === method && r.operation === operation && (!cache || r.cache === cache));
@@ -72,6 +74,7 @@ describe('sync-behaviour on s3fs, Mountpoint and rclone against a versioned embe
       },
     });
     await versioning;
+    resultsDir = outcome.resultsDir;
     for (const part of readdirSync(outcome.resultsDir).filter((d) => d.startsWith('dt='))) {
       for (const f of readdirSync(join(outcome.resultsDir, part))) {
         for (const line of readFileSync(join(outcome.resultsDir, part, f), 'utf8').trim().split('\n')) {
@@ -121,6 +124,17 @@ describe('sync-behaviour on s3fs, Mountpoint and rclone against a versioned embe
         expect(r.supported).toBe(at / below >= 2);
       }
     }
+  });
+
+  test('the text summary shows each threshold\'s verdict with its line, never a time', async () => {
+    const text = renderModel(await loadReportModel(resultsDir)).join('\n');
+    // Lines wrap within their column: read each table cell as one.
+    const joined = text.replace(/\n\s+/g, ' ');
+    for (const m of MOUNTS) for (const cache of CACHES) for (const t of DIRECT_READ_THRESHOLDS) {
+      const r = one(m, t.operation, cache);
+      expect(joined).toContain(`${r.status === 'ok' ? 'holds' : 'does not hold'}: ${r.error_sample}`);
+    }
+    for (const row of text.split('\n').filter((l) => /direct-read/.test(l))) expect(row).not.toMatch(/\b0 µs\b|\b0(\.0+)? ms\b|MiB\/s|op\/s/);
   });
 
   test('the first listing of a new folder and repeated ones', () => {

@@ -1,5 +1,6 @@
 import type { Comparability, ComparableFacts } from '../../core/comparability';
 import type { ResultRecord } from '../../core/record.generated';
+import { isVerdictOperation } from '../analysis';
 import { median } from './stats';
 import { REQUEST_TYPES } from '../../core/request-types';
 import type { Keyed } from '../order';
@@ -86,7 +87,8 @@ function requestFigures(records: ResultRecord[]): Record<string, number> | null 
 function pointOf(records: ResultRecord[], date: string, source: string): RunPoint {
   const first = records[0];
   const good = records.filter(GOOD);
-  const metric = METRICS.find((m) => good.some((r) => m.pick(r) !== null)) ?? null;
+  // A verdict operation has no figure of its own: its support (holds or not) is its behaviour.
+  const metric = isVerdictOperation(first) ? null : METRICS.find((m) => good.some((r) => m.pick(r) !== null)) ?? null;
   const values = metric ? good.map(metric.pick).filter((v): v is number => v !== null) : [];
   const requests = requestFigures(records);
   const support = supportOf(records);

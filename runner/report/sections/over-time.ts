@@ -1,4 +1,4 @@
-import { groupCaseLabels, isSupportCheck } from '../analysis';
+import { groupCaseLabels, isUntimed } from '../analysis';
 import { num } from '../format';
 import { timeSeriesSpec, type TimePoint } from '../html/charts';
 import { esc } from '../html/format';
@@ -10,7 +10,7 @@ import type { PageContext, ReportSection } from './section';
 
 /** "Throughput over time": the measurements that kept an interval series, peak and sustained marked. */
 
-const seriesCells = (model: ReportModel) => model.cells.filter((c) => c.series && !isSupportCheck(c));
+const seriesCells = (model: ReportModel) => model.cells.filter((c) => c.series && !isUntimed(c));
 
 /** The measurement a cell's chart draws: the good one with the median sustained rate (a DNF's own when none finished). */
 function representative(series: CellSeries): MeasurementSeries {

@@ -1,4 +1,4 @@
-import { isSupportCheck } from '../analysis';
+import { isSupportCheck, isVerdictOperation, verdictText } from '../analysis';
 import { cacheShareOf } from '../cache-share';
 import { esc } from '../html/format';
 import { noData, table } from '../html/parts';
@@ -38,14 +38,17 @@ function casesTable(model: ReportModel): DataTable {
   return {
     name: 'cases',
     columns: ['workload', 'operation', 'object_size_bytes', 'cache', 'method', 'method_variant', 'label', 'clients', 'comparable_key', 'records', 'repetitions', 'failed', 'unverified',
-      'unsupported', 'not_applicable', 'did_not_finish', 'dnf_budget_s', 'dnf_done_share', 'dnf_extrapolated_s', 'support_check',
+      'unsupported', 'not_applicable', 'did_not_finish', 'dnf_budget_s', 'dnf_done_share', 'dnf_extrapolated_s', 'support_check', 'verdict',
       'duration_ms_min', 'duration_ms_median', 'duration_ms_max', 'mib_s_median', 'ops_s_median', 'mean_us_median', 'p50_us_median', 'p95_us_median',
       'p99_us_median', 'delay_ms_median', 'sustained', 'peak', 'series_unit', 'served_from_cache', 'cache_share', 'cache_warning', 'network_capped', 'first_error'],
+    // A verdict operation has an outcome and its line (verdict), no time or rate.
     rows: model.cells.map((c) => [
       c.workload, c.operation, c.object_size_bytes, c.cache, c.method, c.method_variant, methodLabel(c), c.clients, c.comparable_key, c.records, c.repetitions, c.failed_batches, c.unverified,
       c.unsupported, c.not_applicable, c.did_not_finish, n(c.dnf_budget_s), n(c.dnf_done_share), n(c.dnf_extrapolated_s), isSupportCheck(c),
-      c.duration_ms_min, c.duration_ms_median, c.duration_ms_max, c.mib_s_median, c.ops_s_median, c.mean_us_median, c.p50_us_median, c.p95_us_median,
-      c.p99_us_median, c.delay_ms_median, n(c.series?.sustained), n(c.series?.peak), c.series?.unit ?? null, c.served_from_cache,
+      isVerdictOperation(c) ? verdictText(c) : null,
+      ...(isVerdictOperation(c) ? Array<null>(10).fill(null) : [c.duration_ms_min, c.duration_ms_median, c.duration_ms_max, c.mib_s_median, c.ops_s_median,
+        c.mean_us_median, c.p50_us_median, c.p95_us_median, c.p99_us_median, c.delay_ms_median]),
+      n(c.series?.sustained), n(c.series?.peak), c.series?.unit ?? null, c.served_from_cache,
       n(cacheShareOf(model, c)?.share), cacheShareOf(model, c)?.warn ?? null, c.network_capped, c.first_error,
     ]),
   };

@@ -1,4 +1,4 @@
-import { groupCaseLabels, isSupportCheck, jobCells, measured, ranked, sizeSweeps } from '../analysis';
+import { groupCaseLabels, isSupportCheck, isUntimed, isVerdictOperation, jobCells, measured, ranked, sizeSweeps, verdictText } from '../analysis';
 import { dnfText, latencyText, num, spreadText } from '../format';
 import { rangeDotSpec, type RangePoint } from '../html/charts';
 import { esc } from '../html/format';
@@ -24,6 +24,7 @@ function jobs(model: ReportModel) {
 
 /** A job's status cell: not supported, failed, did not finish (with what it reached), lost repetitions, a support check, or ok. */
 function jobStatus(c: Cell): TCell {
+  if (isVerdictOperation(c)) return { html: esc(verdictText(c)), cls: c.repetitions ? 'supported' : 'unsupported', title: 'a verdict over the other figures: untimed' };
   if (c.unsupported === c.records) return { html: 'not supported', cls: 'unsupported', title: c.first_error ?? '' };
   // A check's failure is what it found about the method (a finding), not a broken measurement.
   if (isSupportCheck(c)) return c.failed_batches ? { html: 'not kept', cls: 'failed', title: c.first_error ?? '' } : measured(c) ? { html: 'kept', cls: 'supported', title: 'a support check: untimed' } : 'FAILED';
@@ -36,6 +37,7 @@ function jobStatus(c: Cell): TCell {
 
 /** What the chart writes beside a job that has no time: why not, or a support check's verdict. */
 function pointNote(c: Cell): string | undefined {
+  if (isVerdictOperation(c)) return verdictText({ ...c, first_error: null });
   if (!measured(c)) return c.unsupported ? 'not supported' : c.did_not_finish ? 'did not finish' : 'failed';
   if (isSupportCheck(c)) return c.failed_batches ? 'not kept' : 'kept';
   return c.failed_batches ? `${c.failed_batches} failed` : undefined;
@@ -44,7 +46,7 @@ function pointNote(c: Cell): string | undefined {
 async function timesChart(ctx: PageContext, cells: Cell[], rowOf: (c: Cell) => string, rowsOrder: string[]): Promise<string[]> {
   // Support checks (tar-extract's permissions, timestamps...) have no time: drawn as a verdict.
   const points: RangePoint[] = cells.map((c) => ({
-    row: rowOf(c), method: methodLabel(c), median: isSupportCheck(c) ? 0 : c.duration_ms_median ?? 0, lo: c.duration_ms_min ?? 0, hi: c.duration_ms_max ?? 0, note: pointNote(c),
+    row: rowOf(c), method: methodLabel(c), median: isUntimed(c) ? 0 : c.duration_ms_median ?? 0, lo: c.duration_ms_min ?? 0, hi: c.duration_ms_max ?? 0, note: pointNote(c),
   }));
   if (!points.length) return [];
   const svg = await ctx.charts.svg(rangeDotSpec({ points, rows: rowsOrder.filter((r) => points.some((p) => p.row === r)), xTitle: 'time per batch (ms, log scale)', colors: ctx.colors, methods: ctx.methods }));
@@ -57,10 +59,10 @@ function timesTable(cells: Cell[], rowOf: (c: Cell) => string, rowsOrder: string
     const group = cells.filter((c) => rowOf(c) === r);
     const best = Math.min(...group.filter(ranked).map((c) => c.duration_ms_median ?? Infinity));
     for (const c of group) {
-      const timed = measured(c) && !isSupportCheck(c);
-      rows.push([r, methodLabel(c), String(c.distinct_repetitions), !timed ? (isSupportCheck(c) ? 'not timed' : '–') : spreadText(c.duration_ms_min, c.duration_ms_median, c.duration_ms_max),
-        withFlag(num(c.mib_s_median), cacheOf(c), c.network_capped > 0), num(c.ops_s_median), latencyText(c.p50_us_median), latencyText(c.p99_us_median),
-        c.series?.sustained !== null && c.series ? `${num(c.series.sustained)} ${c.series.unit}` : '–',
+      const timed = measured(c) && !isUntimed(c);
+      rows.push([r, methodLabel(c), String(c.distinct_repetitions), !timed ? (isUntimed(c) ? 'not timed' : '–') : spreadText(c.duration_ms_min, c.duration_ms_median, c.duration_ms_max),
+        ...(isVerdictOperation(c) ? ['–', '–', '–', '–', '–'] : [withFlag(num(c.mib_s_median), cacheOf(c), c.network_capped > 0), num(c.ops_s_median), latencyText(c.p50_us_median), latencyText(c.p99_us_median),
+          c.series?.sustained !== null && c.series ? `${num(c.series.sustained)} ${c.series.unit}` : '–']),
         timed && ranked(c) && c.duration_ms_median ? `${num(c.duration_ms_median / best)}x` : '–', jobStatus(c)]);
     }
   }

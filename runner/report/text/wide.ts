@@ -1,4 +1,4 @@
-import { accessGroup, isSupportCheck, measured, notApplicable, ranked, semanticsMatrix, shownCache, tableOf } from '../analysis';
+import { accessGroup, isSupportCheck, isUntimed, isVerdictOperation, measured, notApplicable, ranked, semanticsMatrix, shownCache, tableOf, verdictText } from '../analysis';
 import { durationText, latencyText, num, percentText } from '../format';
 import { seedLabel } from '../labels';
 import { methodLabel } from '../../core/vocabulary';
@@ -30,6 +30,7 @@ interface Figure {
 /** A cell without figures: why, short (the notes give the whole of it). */
 function shortStatus(c: Cell): string {
   if (isSupportCheck(c)) return measured(c) ? 'kept' : 'NOT kept';
+  if (isVerdictOperation(c)) return verdictText({ ...c, first_error: null });
   if (c.did_not_finish && !measured(c)) return 'DNF';
   return c.unsupported === c.records ? 'not supported' : 'FAILED';
 }
@@ -38,9 +39,10 @@ function shortStatus(c: Cell): string {
 function measurementFigures(group: Cell[]): Figure[] {
   const rates = group.filter(ranked).map(rateOf).filter((x): x is number => x !== null && x > 0);
   const best = rates.length ? Math.max(...rates) : null;
-  const timed = (c: Cell) => measured(c) && !isSupportCheck(c);
+  const timed = (c: Cell) => measured(c) && !isUntimed(c);
   return [
-    { label: 'time', of: (c) => (timed(c) ? durationText(c.duration_ms_median) : shortStatus(c)) },
+    // A row of support checks or verdicts has no time: its outcome only.
+    { label: group.every(isUntimed) ? 'outcome' : 'time', of: (c) => (timed(c) ? durationText(c.duration_ms_median) : shortStatus(c)) },
     { label: '±', of: (c) => (timed(c) ? spread(c) : '') },
     { label: 'rate', of: (c) => (timed(c) && rateOf(c) !== null ? `${num(rateOf(c))} ${unitOf(c)}${markOf(c)}` : '') },
     { label: 'p99', of: (c) => (timed(c) ? latencyText(c.p99_us_median) : '') },
@@ -80,7 +82,7 @@ function pivot(model: ReportModel, cells: Cell[], rowOf: (c: Cell) => string, ti
       .filter((line) => line.values.some((v) => v !== '' && v !== '–'));
     lines.forEach((line, i) => body.push([i === 0 ? r : '', line.label, ...line.values]));
     for (const c of group) {
-      const said = measured(c) ? measuredNotes(c) : isSupportCheck(c) && !c.failed_batches && !c.unsupported ? [] : [notMeasuredText(c)];
+      const said = isVerdictOperation(c) ? [verdictText(c)] : measured(c) ? measuredNotes(c) : isSupportCheck(c) && !c.failed_batches && !c.unsupported ? [] : [notMeasuredText(c)];
       for (const note of said) notes.push(...wrapText(`  ${methodLabel(c)} ${r}: ${note}`, NOTE_WIDTH, '    '));
     }
   }

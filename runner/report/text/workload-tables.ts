@@ -1,4 +1,4 @@
-import { caseKey, isSupportCheck, measured, movesPayload, ranked, notApplicable, semanticsMatrix, shownCache, tableOf, type ProbeState } from '../analysis';
+import { caseKey, isSupportCheck, isVerdictOperation, measured, movesPayload, ranked, notApplicable, semanticsMatrix, shownCache, tableOf, type ProbeState, verdictText } from '../analysis';
 import { dnfText, durationText, latencyText, num, percentText } from '../format';
 import { caseLabel, seedLabel, workloadSummary } from '../labels';
 import { methodLabel } from '../../core/vocabulary';
@@ -90,6 +90,10 @@ function caseRows(group: Cell[], showCase: string): TextCell[][] {
     if (isSupportCheck(c)) {
       const kept = measured(c) ? 'kept' : c.failed_batches ? `NOT kept: ${c.first_error ?? ''}` : `not kept (${c.unsupported ? 'not supported' : 'failed'})`;
       rows.push([kase, methodLabel(c), { text: kept, span: 6 }]);
+      continue;
+    }
+    if (isVerdictOperation(c)) {
+      rows.push([kase, methodLabel(c), { text: verdictText(c), span: 6 }]);
       continue;
     }
     if (!measured(c)) {
