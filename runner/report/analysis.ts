@@ -3,7 +3,8 @@ import type { ReportTable } from '../core/workload';
 import { findWorkloadDescriptor } from '../workloads/catalog';
 import { caseLabel, type SizeLabels } from './labels';
 import { methodLabel } from '../core/vocabulary';
-import { checksOf, verdictOperationsOf, type Cell } from './model';
+import { checksOf, type Cell } from './model';
+import { isVerdictOperation } from './verdict-operations';
 import { byOrder, operationOrder } from './order';
 
 /**
@@ -88,7 +89,6 @@ export const isSupportCheck = (c: Pick<Cell, 'workload' | 'operation'>): boolean
  * descriptor's `report.verdicts`), with no file operation of its own. Shown as its outcome and its
  * line, never as a time, a rate or a rank.
  */
-export const isVerdictOperation = (c: Pick<Cell, 'workload' | 'operation'>): boolean => verdictOperationsOf(c.workload).includes(c.operation);
 
 /** A cell with no time of its own to show or rank: a support check or a verdict operation. */
 export const isUntimed = (c: Pick<Cell, 'workload' | 'operation'>): boolean => isSupportCheck(c) || isVerdictOperation(c);

@@ -122,8 +122,6 @@ export const cellKey = (c: { workload: string; operation: string; object_size_by
 /** Operations of a workload that check what the method kept (its descriptor's `report.checks`). */
 export const checksOf = (workload: string): readonly string[] => findWorkloadDescriptor(workload)?.report.checks ?? [];
 
-/** Operations of a workload that record a verdict over its other figures (its descriptor's `report.verdicts`). */
-export const verdictOperationsOf = (workload: string): readonly string[] => findWorkloadDescriptor(workload)?.report.verdicts ?? [];
 
 const STATUS_WEIGHT: Record<RunManifest['status'], number> = { complete: 0, running: 1, abandoned: 2, interrupted: 3, failed: 4 };
 

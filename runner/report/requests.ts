@@ -1,6 +1,7 @@
 import { isRequestsOnly } from '../core/vocabulary';
 import { bytesText, dollars, num } from './format';
-import { verdictOperationsOf, type ReportModel } from './model';
+import type { ReportModel } from './model';
+import { verdictOperationsOf } from './verdict-operations';
 import { requestsByType, requestsCost, requestFigures } from './pricing';
 import { DIRECT_READ_CUTOFF_BYTES, METER_LABELS, meterS3Files, S3FILES_PRICES, type S3FilesModel } from './s3files-metering';
 import { METER_CATEGORIES } from '../core/s3files-meter';

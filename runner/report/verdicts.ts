@@ -1,8 +1,9 @@
 import type { CacheState } from '../core/vocabulary';
 import {
-  accessGroup, caseKey, firstAccessNote, isSupportCheck, isVerdictOperation, jobCells, measured, movesPayload, ranked, semanticsMatrix, shownCache, sizeSweeps, tableOf,
+  accessGroup, caseKey, firstAccessNote, isSupportCheck, jobCells, measured, movesPayload, ranked, semanticsMatrix, shownCache, sizeSweeps, tableOf,
   type SweepGroup,
 } from './analysis';
+import { isVerdictOperation } from './verdict-operations';
 import { cacheShareOf, cacheShareText, type CacheShare } from './cache-share';
 import { dnfText, num } from './format';
 import { caseLabel } from './labels';

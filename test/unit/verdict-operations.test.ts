@@ -1,4 +1,5 @@
-import { isUntimed, isVerdictOperation, ranked } from '../../runner/report/analysis';
+import { isUntimed, ranked } from '../../runner/report/analysis';
+import { isVerdictOperation } from '../../runner/report/verdict-operations';
 import type { Measurement } from '../../runner/core/batch';
 import { runPoints } from '../../runner/report/history/points';
 import { renderHtmlReport } from '../../runner/report/html/render';

@@ -1,6 +1,6 @@
 import type { Comparability, ComparableFacts } from '../../core/comparability';
 import type { ResultRecord } from '../../core/record.generated';
-import { isVerdictOperation } from '../analysis';
+import { isVerdictOperation } from '../verdict-operations';
 import { median } from './stats';
 import { REQUEST_TYPES } from '../../core/request-types';
 import type { Keyed } from '../order';

@@ -1,4 +1,5 @@
-import { isSupportCheck, isVerdictOperation, verdictText } from '../analysis';
+import { isSupportCheck, verdictText } from '../analysis';
+import { isVerdictOperation } from '../verdict-operations';
 import { cacheShareOf } from '../cache-share';
 import { esc } from '../html/format';
 import { noData, table } from '../html/parts';

@@ -1,4 +1,5 @@
-import { groupCaseLabels, isSupportCheck, isUntimed, isVerdictOperation, jobCells, measured, ranked, sizeSweeps, verdictText } from '../analysis';
+import { groupCaseLabels, isSupportCheck, isUntimed, jobCells, measured, ranked, sizeSweeps, verdictText } from '../analysis';
+import { isVerdictOperation } from '../verdict-operations';
 import { dnfText, latencyText, num, spreadText } from '../format';
 import { rangeDotSpec, type RangePoint } from '../html/charts';
 import { esc } from '../html/format';

@@ -1,4 +1,5 @@
-import { accessGroup, isSupportCheck, isUntimed, isVerdictOperation, measured, notApplicable, ranked, semanticsMatrix, shownCache, tableOf, verdictText } from '../analysis';
+import { accessGroup, isSupportCheck, isUntimed, measured, notApplicable, ranked, semanticsMatrix, shownCache, tableOf, verdictText } from '../analysis';
+import { isVerdictOperation } from '../verdict-operations';
 import { durationText, latencyText, num, percentText } from '../format';
 import { seedLabel } from '../labels';
 import { methodLabel } from '../../core/vocabulary';

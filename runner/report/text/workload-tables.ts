@@ -1,4 +1,5 @@
-import { caseKey, isSupportCheck, isVerdictOperation, measured, movesPayload, ranked, notApplicable, semanticsMatrix, shownCache, tableOf, type ProbeState, verdictText } from '../analysis';
+import { caseKey, isSupportCheck, measured, movesPayload, ranked, notApplicable, semanticsMatrix, shownCache, tableOf, type ProbeState, verdictText } from '../analysis';
+import { isVerdictOperation } from '../verdict-operations';
 import { dnfText, durationText, latencyText, num, percentText } from '../format';
 import { caseLabel, seedLabel, workloadSummary } from '../labels';
 import { methodLabel } from '../../core/vocabulary';
