@@ -102,6 +102,8 @@ export interface RehearsalReport {
   error: { name: string; message: string } | null;
   runId: string | null;
   reportLocation: string | null;
+  /** The Report state's sections without data in this run (null: no report). */
+  reportSectionsWithoutData: string[] | null;
   wallMs: number;
   states: StateFigure[];
   /** Readiness checks (WaitUntilReady): the only poll loop; the runners end their tasks by callback. */
@@ -629,7 +631,8 @@ function reportOf(r: Rehearsal, run: ExecutionOutcome, seen: Inspection, s3Log: 
   if (error && endingFailed.length) error.message += ` [and the teardown EventBridge started failed: ${endingFailed.map((i) => i.error).join('; ')}]`;
   const teardownOut = run.output?.teardown?.value;
   return {
-    status: error ? 'FAILED' : 'SUCCEEDED', error, runId: run.runId, reportLocation: run.output?.report?.value?.reportLocation ?? null, wallMs,
+    status: error ? 'FAILED' : 'SUCCEEDED', error, runId: run.runId, reportLocation: run.output?.report?.value?.reportLocation ?? null,
+    reportSectionsWithoutData: run.output?.report?.value?.sectionsWithoutData ?? null, wallMs,
     states: run.states, polls: run.polls, historyEvents: run.historyEvents, historyBound: run.historyBound, callbacks: r.sfn.figures,
     commands: [...r.cloud.commands.values()].flatMap((cmd) => [...cmd.invocations.values()].map((inv) => ({
       document: cmd.document, runner: inv.instanceId, ms: (inv.endedAt ?? Date.now()) - inv.startedAt, timeoutS: cmd.timeoutSeconds, status: inv.status,
