@@ -16,7 +16,7 @@ export interface ReportEvent {
   runId: string;
   /** The Aggregate state's output: every named query, run for this run. */
   queries: { name: string; queryExecutionId: string }[];
-  /** What the execution knows (the matrix's name, its step count, its start time). @default unknown: the page says so */
+  /** What the execution knows (the matrix's name, its step count, its start time, its advice request). @default unknown: the page says so */
   execution?: ExecutionFacts;
 }
 

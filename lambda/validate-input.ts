@@ -1,6 +1,6 @@
 import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { UserError } from '../runner/core/errors';
-import { expandSteps, loadProfile, resolveMatrix } from '../runner/core/matrix';
+import { expandSteps, loadProfile, resolveMatrix, type ResolvedAdvice } from '../runner/core/matrix';
 import { fleetRunners, impliedLayout, LAYOUTS, stepList, type Layout } from '../runner/core/shards';
 import { newRunId, runDay, stepLabel } from '../runner/core/vocabulary';
 import { architectureOf, DEFAULT_RUNNER_INSTANCE_TYPE, INSTANCE_TYPE_FORM, MAX_RUNNERS, RUNNER_IMAGE, type Architecture } from '../lib/instance-types';
@@ -60,6 +60,8 @@ export interface ValidatedRun {
   day: string;
   matrixName: string;
   matrixKey: string;
+  /** The matrix's `advice`, resolved (null: it names none): the Report state's Advice section asks it. */
+  advice: ResolvedAdvice | null;
   steps: { step: string; label: string }[];
   layout: Layout;
   /** One per runner, in the order of the launched instances. */
@@ -118,7 +120,7 @@ export function validateInput(input: unknown, defaultInstanceType: string, maxSh
     modelledSeconds: Math.round(s.modelledSeconds), timeoutSeconds: s.timeoutSeconds, instanceType: s.instanceType, imageId: imageOf.get(s.instanceType)!, install: s.install,
     fleetClient: layout === 'fleet' ? s.runner + 1 : 0,
   }));
-  return { matrix: raw, matrixName: resolved.name, steps, layout, shards, runners, runnerCount: shards.length, documents, lambdaRepetitions: Array.from({ length: repetitions }, (_, i) => i + 1) };
+  return { matrix: raw, matrixName: resolved.name, advice: resolved.advice, steps, layout, shards, runners, runnerCount: shards.length, documents, lambdaRepetitions: Array.from({ length: repetitions }, (_, i) => i + 1) };
 }
 
 type Bad = (problem: string, fix: string) => NamedError;

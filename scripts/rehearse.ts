@@ -140,6 +140,7 @@ function print(r: RehearsalReport): void {
   console.log(`left behind: ${r.leftovers.runnerProcesses} runner processes, ${r.leftovers.mounts} mounts, ${r.leftovers.versions} versions of the run`);
   atSeedScale(r);
   if (r.pulled) console.log(`s3ab aws pull into ${r.pulled.dir}: exit ${r.pulled.code}\n${r.pulled.output.replace(/^/gm, '  ')}`);
+  if (r.reportSectionsWithoutData) console.log(`report sections without data: ${r.reportSectionsWithoutData.join(', ') || 'none'}`);
   console.log(`status: ${r.status}${r.error ? ` — ${r.error.name}: ${r.error.message}` : ''}; report: ${r.reportLocation ?? '(none)'}; wall ${seconds(r.wallMs)}`);
 }
 

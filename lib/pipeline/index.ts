@@ -148,10 +148,10 @@ export class Pipeline extends Construct {
     const validate = lambdaTask(this, RUN_ID_STATE, this.validate, { 'input.$': '$' }, Duration.seconds(TASK_TIMEOUT_S.validate), '$.run');
     // Nothing exists yet: a bad input fails at once, naming the field (the function receives the input under "input").
     validate.addCatch(new sfn.Fail(this, 'InputRejected', { errorPath: '$.error.Error', causePath: '$.error.Cause' }), { errors: ['States.ALL'], resultPath: '$.error' });
-    // The execution tells the report what the rows cannot: the matrix, its steps (all succeeded to get here), the start time.
+    // The execution tells the report what the rows cannot: the matrix, its steps (all succeeded to get here), the start time, the advice it asks.
     const report = lambdaTask(this, 'Report', this.report, {
       'runId.$': '$.run.value.runId', 'queries.$': '$.aggregate',
-      execution: { 'matrix.$': '$.run.value.matrixName', 'steps.$': 'States.ArrayLength($.run.value.steps)', 'startedAt.$': '$$.Execution.StartTime' },
+      execution: { 'matrix.$': '$.run.value.matrixName', 'steps.$': 'States.ArrayLength($.run.value.steps)', 'startedAt.$': '$$.Execution.StartTime', 'advice.$': '$.run.value.advice' },
     }, Duration.seconds(TASK_TIMEOUT_S.report), '$.report');
     report.addCatch(teardown, { errors: ['States.ALL'], resultPath: '$.error' });
     const runners = new BenchmarkSteps(this, 'Steps', { fleet, setupTimeout: s.setupTimeout, heartbeat: s.heartbeat, resultsBucket: results.bucket, teardown })

@@ -5,7 +5,7 @@ import Table from 'cli-table3';
 import { UserError, errorSummary } from '../core/errors';
 import { expandSteps } from '../core/matrix';
 import { formatDuration } from '../core/units';
-import { athenaRows, missingModelQueries, modelRowsFromAthena, reportModelFromAthena } from '../report/athena';
+import { athenaRows, missingModelQueries, modelRowsFromAthena, reportModelFromAthena, type ExecutionFacts } from '../report/athena';
 import { queryForRun } from '../report/run-query';
 import { checkedRunId, printQueryTable, type QueryTable } from '../report/named-query';
 import { namedQuery as namedQueryFile } from '../report/results-db';
@@ -112,7 +112,7 @@ export async function awsRun(c: AwsClients, a: RunArgs, out: Out, sleep = (ms: n
       return 1;
     }
     const result = JSON.parse(ex.output ?? '{}') as { report?: { value?: { reportLocation?: string } }; aggregate?: { name: string; queryExecutionId: string }[] };
-    await printRunSummary(c, result.aggregate ?? [], { runId: runIdOf(ex.output), matrix: resolved.name, steps: expandSteps(resolved).length, startedAt: new Date(t0).toISOString() }, out);
+    await printRunSummary(c, result.aggregate ?? [], { runId: runIdOf(ex.output), matrix: resolved.name, steps: expandSteps(resolved).length, startedAt: new Date(t0).toISOString(), advice: resolved.advice }, out);
     out(`report: ${result.report?.value?.reportLocation ?? '(none)'}`);
     return 0;
   }
@@ -144,7 +144,7 @@ function runIdOf(output: string | undefined): string {
  * (the same SQL and builder as the local summary and the report Lambda's summary.txt), printed as
  * the same text summary.
  */
-async function printRunSummary(c: AwsClients, aggregate: { name: string; queryExecutionId: string }[], execution: { runId: string; matrix: string; steps: number; startedAt: string }, out: Out): Promise<void> {
+async function printRunSummary(c: AwsClients, aggregate: { name: string; queryExecutionId: string }[], execution: ExecutionFacts & { runId: string }, out: Out): Promise<void> {
   const missing = missingModelQueries(aggregate);
   if (missing.length) {
     out(`(no summary: the execution's Aggregate output lacks ${missing.join(', ')}; redeploy the stack from this version)`);

@@ -28,7 +28,7 @@ export function registerAws(program: Command): void {
   aws.command('estimate [profile]').description('the modelled execution of a profile or matrix on AWS, from measured figures (runner/plan/): runners and shards, wall time, the execution\'s own cost, the measured clients\' own requests per method, the steps expected to hit their budget')
     .option('-m, --matrix <file>', 'matrix JSON file instead of a profile')
     .option('--runners <type:count,...>', 'runner specs, e.g. c8gn.large:4,c7g.large:12 (default: the model\'s plan: the cheapest within 45 min, else the fastest)', runnerSpecs)
-    .option('--cold-build-cache', 'model a cold build cache: every runner that installs the s3-crt client builds it (the first execution after crates/s3-crt-client changes, per architecture); default: warm, it downloads it')
+    .option('--cold-build-cache', 'model a cold build cache: every runner that installs a cargo-built client (the s3-crt client, ZeroFS) builds it (the first execution after its crate or pinned version changes, per architecture); default: warm, it downloads it')
     .action(async (profile: string | undefined, o) => {
       const { estimateFor, printEstimate } = await import('../aws/estimate');
       printEstimate(estimateFor({ profile: o.matrix ? undefined : profile ?? 'quick', matrixFile: o.matrix, runners: o.runners, buildCache: o.coldBuildCache ? 'cold' : 'warm' }), print);

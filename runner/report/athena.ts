@@ -1,5 +1,6 @@
 import { GetQueryExecutionCommand, GetQueryResultsCommand, type AthenaClient } from '@aws-sdk/client-athena';
 import { GetObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import type { ResolvedAdvice } from '../core/matrix';
 import type { RunManifest } from '../results/writer';
 import { forEachCsvRecord } from './csv';
 import { buildReportModel, type ModelQueryName, type ModelRows, type ReportModel } from './model';
@@ -75,6 +76,8 @@ export interface ExecutionFacts {
   steps: number;
   /** When the execution started (ISO). */
   startedAt: string;
+  /** The matrix's `advice` as ValidateInput resolved it (null: the matrix named none): the Advice section's question. */
+  advice: ResolvedAdvice | null;
 }
 
 /** The query names the model needs that an Aggregate output lacks (empty when it has them all). */
@@ -111,6 +114,7 @@ export function reportModelFromAthena(opts: {
   const manifest: RunManifest | null = e ? {
     run_id: opts.runId, status: 'complete', started_at: e.startedAt, ended_at: opts.generatedAt, matrix: e.matrix,
     steps_total: e.steps, steps_done: e.steps, steps_failed: 0, problem: null, endpoint: null, peak_rss_bytes: null,
+    ...(e.advice ? { advice: e.advice } : {}),
   } : null;
   const model = buildReportModel(opts.rows, {
     runId: opts.runId, manifests: manifest ? [manifest] : [], source: opts.source, otherRuns: null,

@@ -18,7 +18,7 @@ import { CreateBucketCommand, GetObjectCommand, ListObjectsV2Command, ListObject
 import { SFNClient } from '@aws-sdk/client-sfn';
 import type { Context } from 'aws-lambda';
 import { StateMachine } from 'aws-local-stepfunctions';
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { spawn } from 'node:child_process';
 import { tmpdir } from 'node:os';
@@ -45,6 +45,7 @@ import { iamRequestsOf, parseLoggedRequest, recordBodyResources } from './s3-iam
 import { mountRequests, ruleRequests, syncRequests } from './s3-files';
 import { LocalStepFunctions, type CallbackFigures } from './step-functions';
 import { fleetFigures, type FleetPassFigure, type FleetRecord } from './fleet-figures';
+import { fileLines } from './file-lines';
 import { stepFigures, type StepRecord } from './step-figures';
 import type { PreparationFigure, StepFigure } from '../../runner/plan/measurement';
 import { ACCOUNT, REGION, RehearsalTemplate } from './template';
@@ -100,6 +101,8 @@ export interface RehearsalReport {
   error: { name: string; message: string } | null;
   runId: string | null;
   reportLocation: string | null;
+  /** The Report state's sections without data in this run (null: no report). */
+  reportSectionsWithoutData: string[] | null;
   wallMs: number;
   states: StateFigure[];
   /** Readiness checks (WaitUntilReady): the only poll loop; the runners end their tasks by callback. */
@@ -163,7 +166,9 @@ export async function rehearse(opts: RehearsalOptions): Promise<RehearsalReport>
     const inspected = await inspectRun(r, run.runId);
     const s3Iam = await checkS3Requests(r);
     const pulled = opts.pullInto && run.runId ? await pullAsUser(r, run.runId, opts.pullInto) : null;
-    return { ...reportOf(r, run, inspected, s3Iam, Date.now() - started), pulled };
+    // Counted last: the pull's requests are the rehearsal's too.
+    const requests = await requestsOf(r.server.accessLog, r.server.target.bucket);
+    return { ...reportOf(r, run, inspected, { ...s3Iam, requests }, Date.now() - started), pulled };
   } finally {
     for (const stop of stops.reverse()) await stop();
     await cleanupAll();
@@ -572,7 +577,7 @@ async function inspectRun(r: Rehearsal, runId: string | null): Promise<Inspectio
   const runSteps = [...c.commands.values()].filter((cmd) => cmd.document === 'run-step').flatMap((cmd) => [...cmd.invocations.values()]);
   let measured: RehearsalReport['measured'] = null;
   if (runId && runSteps.length === 1 && runSteps[0].endedAt) {
-    measured = stepFigures(records, readFileSync(r.server.accessLog, 'utf8'), { runner: runSteps[0].instanceId, startedAt: runSteps[0].startedAt, endedAt: runSteps[0].endedAt },
+    measured = await stepFigures(records, fileLines(r.server.accessLog), { runner: runSteps[0].instanceId, startedAt: runSteps[0].startedAt, endedAt: runSteps[0].endedAt },
       r.server.target.bucket, (ua) => methodOfUserAgent(ua)?.name ?? null);
   }
   c.terminate([...c.sandboxes.keys()]);
@@ -589,7 +594,7 @@ async function checkS3Requests(r: Rehearsal): Promise<{ unseen: number }> {
   const root = r.server.target.credentials!.accessKeyId;
   const withBodies = new Set(r.extra.filter((x) => x.source.startsWith('S3 request body')).map((x) => x.principal));
   let unseen = 0;
-  for (const line of readFileSync(r.server.accessLog, 'utf8').split('\n')) {
+  for await (const line of fileLines(r.server.accessLog)) {
     const req = parseLoggedRequest(line);
     if (!req || req.requester === root) continue;
     const principal = r.iam.roleOfKey(req.requester);
@@ -609,7 +614,7 @@ async function checkS3Requests(r: Rehearsal): Promise<{ unseen: number }> {
 }
 
 /** The report: the execution's outcome, and FAILED naming every IAM deny even when the execution itself succeeded. */
-function reportOf(r: Rehearsal, run: ExecutionOutcome, seen: Inspection, s3Iam: { unseen: number }, wallMs: number): Omit<RehearsalReport, 'pulled'> {
+function reportOf(r: Rehearsal, run: ExecutionOutcome, seen: Inspection, s3Log: { unseen: number; requests: S3Requests }, wallMs: number): Omit<RehearsalReport, 'pulled'> {
   const denials = r.iam.denials();
   const iamError = denials.length
     ? { name: 'AccessDenied', message: `the template's IAM denies ${denials.length} request kind(s): ${denials.map((d) => `${d.principal} may not ${d.action} on ${d.resource} (${d.decision}; ${d.count} request(s), seen in the ${d.source})`).join('; ')}` }
@@ -625,14 +630,15 @@ function reportOf(r: Rehearsal, run: ExecutionOutcome, seen: Inspection, s3Iam: 
   if (error && endingFailed.length) error.message += ` [and the teardown EventBridge started failed: ${endingFailed.map((i) => i.error).join('; ')}]`;
   const teardownOut = run.output?.teardown?.value;
   return {
-    status: error ? 'FAILED' : 'SUCCEEDED', error, runId: run.runId, reportLocation: run.output?.report?.value?.reportLocation ?? null, wallMs,
+    status: error ? 'FAILED' : 'SUCCEEDED', error, runId: run.runId, reportLocation: run.output?.report?.value?.reportLocation ?? null,
+    reportSectionsWithoutData: run.output?.report?.value?.sectionsWithoutData ?? null, wallMs,
     states: run.states, polls: run.polls, historyEvents: run.historyEvents, historyBound: run.historyBound, callbacks: r.sfn.figures,
     commands: [...r.cloud.commands.values()].flatMap((cmd) => [...cmd.invocations.values()].map((inv) => ({
       document: cmd.document, runner: inv.instanceId, ms: (inv.endedAt ?? Date.now()) - inv.startedAt, timeoutS: cmd.timeoutSeconds, status: inv.status,
       steps: cmd.parameters.steps ? cmd.parameters.steps[0].split(',').length : 0,
     }))),
-    s3: { ...requestsOf(r.server.accessLog, r.server.target.bucket), versionsDeleted: teardownOut?.deletedVersions ?? 0 },
-    iam: { requests: r.iam.requests, evaluations: r.iam.evaluations, unseen: s3Iam.unseen, denials },
+    s3: { ...s3Log.requests, versionsDeleted: teardownOut?.deletedVersions ?? 0 },
+    iam: { requests: r.iam.requests, evaluations: r.iam.evaluations, unseen: s3Log.unseen, denials },
     leftovers: { runnerProcesses: seen.runnerProcesses, mounts: seen.mounts, versions: seen.versions, sandboxes: 0 },
     measured: seen.measured,
     fleet,
@@ -687,12 +693,14 @@ function runIdOf(c: LocalCloud): string | null {
   return null;
 }
 
-/** S3 requests the rehearsal made (every client: runners, functions, Athena's reads), from the server's access log. */
-function requestsOf(accessLog: string, dataBucket: string): { requests: number; byOperation: Record<string, number>; versionsCreated: number } {
+interface S3Requests { requests: number; byOperation: Record<string, number>; versionsCreated: number }
+
+/** S3 requests the rehearsal made (every client: runners, functions, Athena's reads), from the server's access log, streamed. */
+async function requestsOf(accessLog: string, dataBucket: string): Promise<S3Requests> {
   const byOperation: Record<string, number> = {};
   let requests = 0;
   let versionsCreated = 0;
-  for (const line of readFileSync(accessLog, 'utf8').split('\n')) {
+  for await (const line of fileLines(accessLog)) {
     const e = parseAccessLogLine(line);
     if (!e) continue;
     requests++;

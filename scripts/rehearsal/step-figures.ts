@@ -45,12 +45,13 @@ export function accessLogSecond(line: string): number | null {
  * second most. A method's repetitions of one workload and its variants may still trade a boundary
  * second's requests — the model adds those up per method and workload. Only the runner's own
  * records count (the document functions write records of their own). One runner here: the
- * rehearsal's runners share one server; call this with one runner's figures only.
+ * rehearsal's runners share one server; call this with one runner's figures only. `accessLog` is
+ * the log's lines, streamed (file-lines.ts) or in memory.
  */
-export function stepFigures(
-  records: readonly StepRecord[], accessLog: string, command: CommandWindow, dataBucket: string,
+export async function stepFigures(
+  records: readonly StepRecord[], accessLog: AsyncIterable<string> | Iterable<string>, command: CommandWindow, dataBucket: string,
   methodOf: (userAgent: string) => string | null,
-): { steps: StepFigure[]; preparation: PreparationFigure } {
+): Promise<{ steps: StepFigure[]; preparation: PreparationFigure }> {
   const byStep = new Map<number, StepRecord[]>();
   for (const r of records) if (r.host.runner_id === command.runner) byStep.set(r.step, [...(byStep.get(r.step) ?? []), r]);
   const ordered = [...byStep.entries()].map(([index, rs]) => ({
@@ -85,7 +86,7 @@ export function stepFigures(
     }
     return over.length ? best(over).i : steps.length - 1;
   };
-  for (const line of accessLog.split('\n')) {
+  for await (const line of accessLog) {
     const e = parseAccessLogLine(line);
     const second = e && line.split(' ')[1] === dataBucket ? accessLogSecond(line) : null;
     if (!e || second === null) continue;

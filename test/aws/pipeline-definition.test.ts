@@ -116,6 +116,17 @@ describe('Aggregate (issue 21 (5)): a timeout that allows queueing, the run\'s d
   });
 });
 
+describe('Report: what the execution knows about the run, beside the Aggregate queries', () => {
+  test('the matrix\'s name, its step count, the start time and the advice ValidateInput resolved (null where the matrix names none)', () => {
+    const report = definition.States.Report;
+    const payload = report.Parameters.Payload;
+    expect(payload['runId.$']).toBe('$.run.value.runId');
+    expect(payload.execution).toEqual({
+      'matrix.$': '$.run.value.matrixName', 'steps.$': 'States.ArrayLength($.run.value.steps)', 'startedAt.$': '$$.Execution.StartTime', 'advice.$': '$.run.value.advice',
+    });
+  });
+});
+
 describe('the IAM the pipeline generates', () => {
   const s = synthesize();
   const policyOf = (fnId: string) => {

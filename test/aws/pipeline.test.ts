@@ -253,7 +253,7 @@ test('happy path: every state in order, each runner its own workloads in one com
   // Report gets every query's execution id and what the execution knows about the run.
   expect(cloud.reportEvents).toEqual([{
     runId, queries: modelQueries().map((q) => ({ name: q.name, queryExecutionId: expect.stringMatching(/^qe-\d+$/) })),
-    execution: { matrix: output.run.value.matrixName, steps: 2, startedAt: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/) },
+    execution: { matrix: output.run.value.matrixName, steps: 2, startedAt: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/), advice: null },
   }]);
   expect(output.aggregate.map((q: any) => q.name).sort()).toEqual([...MODEL_QUERIES].sort());
   expect([...cloud.instances.values()].map((i) => i.state)).toEqual(['terminated', 'terminated']);

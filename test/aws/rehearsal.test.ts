@@ -87,6 +87,17 @@ describe('a rehearsal of a whole execution: the synthesized state machine, the r
     expect(out).toMatch(/fleet step 3 \(none\): 3 of 3 clients recorded, 1 common start instant\(s\), .*; 0 did-not-finish, 0 failed record\(s\)/);
   }, 300_000);
 
+  test('one runner, a matrix that asks advice: the Report state answers it (the Advice section has data), and each step\'s figures come from the streamed access log', () => {
+    const { code, out, report: r } = rehearse([], { ...ONE, methods: ['s3-api', 'aws-cli'], advice: { needs: [], priority: 'throughput' } }, 'c7g.large:1');
+    expect({ code, status: r.status, error: r.error }).toEqual({ code: 0, status: 'SUCCEEDED', error: null });
+    expect(r.reportSectionsWithoutData).not.toBeNull();
+    expect(r.reportSectionsWithoutData).not.toContain('Advice');
+    expect(out).toMatch(/^report sections without data: /m);
+    // One runner: its steps' requests, placed from the server's log, read line by line.
+    expect(r.measured!.steps.map((st) => st.method)).toEqual(['s3-api', 'aws-cli']);
+    for (const st of r.measured!.steps) expect(Object.values(st.requests).reduce((n, k) => n + (k ?? 0), 0)).toBeGreaterThan(0);
+  }, 300_000);
+
   test('a runner\'s command that fails mid-steps: its exit trap reports the failure, the execution fails naming it, exit 1, and still nothing is left behind', () => {
     const { code, report: r } = rehearse(['--fail', 'run-step']);
     expect(code).toBe(1);

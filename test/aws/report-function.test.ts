@@ -15,7 +15,7 @@ import { writeHtmlReport, type WrittenReport } from '../../runner/report/html-re
 import { MODEL_QUERIES } from '../../runner/report/model-queries.generated';
 import { modelQueries, openResults } from '../../runner/report/results-db';
 import { queryForRun } from '../../runner/report/run-query';
-import { writeReportFixture } from '../../scripts/fixtures/report-fixture';
+import { FIXTURE_ADVICE, writeReportFixture } from '../../scripts/fixtures/report-fixture';
 import { athenaResultKey, athenaResultOf, javaDouble, putAthenaResults, type AthenaResult } from '../../scripts/fixtures/athena-results';
 import { ROOT, s3ab } from '../helpers/cli';
 import { lambdaContext } from '../helpers/lambda-context';
@@ -51,13 +51,13 @@ describe('the Report function: Athena rows of a real results folder in, the same
   /** Each query's result, by query execution id (its result file is put into the bucket as Athena writes it). */
   const results = new Map<string, AthenaResult>();
   const queries: ReportEvent['queries'] = [];
-  const execution = { matrix: 'rendering-fixture', steps: 132, startedAt: '2026-01-15T10:15:00.000Z' };
+  // The matrix asks advice (ValidateInput resolves it, the pipeline passes it): the Advice section has data, as the local run's.
+  const execution = { matrix: 'rendering-fixture', steps: 132, startedAt: '2026-01-15T10:15:00.000Z', advice: FIXTURE_ADVICE };
 
   beforeAll(async () => {
     // With s3files, whose records carry no request counts (as on AWS): its modelled S3 Files metering
     // comes through Athena's rows too.
-    // The pipeline does not carry the matrix's advice to the Report state: the local run asks none either.
-    ({ runId } = await writeReportFixture(resultsDir, { repetitions: 2, s3files: true, advice: null }));
+    ({ runId } = await writeReportFixture(resultsDir, { repetitions: 2, s3files: true, advice: FIXTURE_ADVICE }));
     local = await writeHtmlReport(resultsDir, runId, join(work, 'local.html'));
     // What Aggregate leaves in Athena: each model query, as the state machine wraps it for the run,
     // over the same folder (DuckDB standing in for Athena), its result file in the results bucket.
@@ -108,7 +108,7 @@ describe('the Report function: Athena rows of a real results folder in, the same
     const out = await report.handler({ runId, queries, execution }, lambdaContext());
     expect(out.reportLocation).toBe(`s3://${RESULTS}/reports/${runId}/report.html`);
     expect(out.files).toEqual(['report.html', 'summary.json', 'summary.txt'].map((f) => `s3://${RESULTS}/reports/${runId}/${f}`));
-    expect(out.sectionsWithoutData).toEqual(['Advice']);
+    expect(out.sectionsWithoutData).toEqual([]);
     // One result file per query, found through GetQueryExecution: no GetQueryResults pages.
     expect(athena.commandCalls(GetQueryExecutionCommand).map((c) => c.args[0].input.QueryExecutionId).sort()).toEqual(MODEL_QUERIES.map((q) => `qe-${q}`).sort());
     expect(athena.commandCalls(GetQueryResultsCommand)).toHaveLength(0);
@@ -120,7 +120,7 @@ describe('the Report function: Athena rows of a real results folder in, the same
     expect(page.body).toMatch(/^<!DOCTYPE html>/);
     // summary.json: the model's tables, as `s3ab report --format json` writes them.
     const summary = JSON.parse((await read(`reports/${runId}/summary.json`)).body);
-    expect(Object.keys(summary)).toEqual(['run', 'cases', 'verdicts', 'findings', 'untrusted', 'advice_needs', 'advice_methods', 'advice_picks', 'scaling', 'requests', 'seed_claims', 'methods', 'workloads']);
+    expect(Object.keys(summary)).toEqual(['run', 'cases', 'verdicts', 'findings', 'untrusted', 'advice_needs', 'advice_methods', 'advice_picks', 'tuning', 'tuning_knobs', 'scaling', 'requests', 'seed_claims', 'methods', 'workloads']);
     expect(summary.cases.length).toBe(local.model.cells.length);
   });
 
@@ -173,6 +173,19 @@ describe('the Report function: Athena rows of a real results folder in, the same
     expect(run).toContain(`s3://${RESULTS}/results/ (Athena`);
     expect(run).toContain('not listed (query the results table');
     expect(run).toContain(`${local.model.recordCount.toLocaleString('en-US')} valid records read, 0 unreadable lines`);
+  });
+
+  test('the execution\'s advice request is the Advice section\'s question; a matrix that names none leaves the section saying how to ask', async () => {
+    const asked = await report.handler({ runId, queries, execution });
+    expect(asked.sectionsWithoutData).not.toContain('Advice');
+    const advice = sectionsOf((await read(`reports/${runId}/report.html`)).body).get('advice')!;
+    expect(advice.hasData).toBe(true);
+    expect(advice.html).toContain('rename');
+    const summary = JSON.parse((await read(`reports/${runId}/summary.json`)).body);
+    expect(summary.advice_picks.length).toBeGreaterThan(0);
+    const none = await report.handler({ runId, queries, execution: { ...execution, advice: null } });
+    expect(none.sectionsWithoutData).toEqual(['Advice']);
+    expect(sectionsOf((await read(`reports/${runId}/report.html`)).body).get('advice')!.html).toContain('names no needs to advise on. Add &quot;advice&quot;');
   });
 
   test('without the execution\'s facts the page says the run\'s status is unknown', async () => {

@@ -93,6 +93,13 @@ describe('ValidateInput: the runner\'s matrix validator before anything exists; 
     expect(run).not.toHaveProperty('matrix');
     const body = await (await s3.send(new GetObjectCommand({ Bucket: RESULTS, Key: run.matrixKey }))).Body!.transformToString();
     expect(JSON.parse(body)).toEqual(MATRIX);
+    // A matrix that names no advice: null, so the Report state's parameter is always there.
+    expect(run.advice).toBeNull();
+  });
+
+  test('a matrix\'s advice is output resolved (times in µs and ms, the default priority): the Report state\'s Advice section asks it', async () => {
+    const run = await handle({ input: { matrix: { ...MATRIX, advice: { needs: ['rename'], p99_under: '20ms', max_delay: '2s' } } } });
+    expect(run.advice).toEqual({ needs: ['rename'], priority: 'throughput', max_cost_per_million: null, p99_under_us: 20_000, max_delay_ms: 2000 });
   });
 
   test('layout "shard": each (workload, repetition) on one runner with all its methods, placed by modelled time; more runners than units is refused', async () => {

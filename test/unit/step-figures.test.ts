@@ -30,7 +30,7 @@ test('each client is told apart by its User-Agent; the runner\'s own client is n
   expect(methodOf('curl/8')).toBeNull();
 });
 
-test('requests go to the preparation or the step whose window holds them; other buckets, other runners\' records and times outside the command are left out', () => {
+test('requests go to the preparation or the step whose window holds them; other buckets, other runners\' records and times outside the command are left out', async () => {
   const records = [record(1, 10, 12), record(1, 12, 14), record(2, 15, 20), record(1, 11, 13, 'local-fs', null)];
   const log = [
     line('data', '05', 's3_PutObject', 0, 1000), // preparation (fixtures)
@@ -40,8 +40,8 @@ test('requests go to the preparation or the step whose window holds them; other 
     line('data', '19', 's3_GetObject', 10, 100), // ranged
     line('results', '17', 's3_PutObject'), // not the data bucket
     line('data', '59', 's3_GetObject'), // after the command
-  ].join('\n');
-  const { steps, preparation } = stepFigures(records, log, command, 'data', methodOf);
+  ];
+  const { steps, preparation } = await stepFigures(records, log, command, 'data', methodOf);
   expect(preparation).toEqual({ runner: 'i-1', seconds: 8, requests: { put: 1 }, bytesOut: 0, bytesIn: 1000 });
   expect(steps.map((s) => [s.index, s.method, s.seconds, s.requests, s.bytesOut])).toEqual([
     [1, 's3-api', 4, { get: 1, head: 1 }, 500],
@@ -49,7 +49,7 @@ test('requests go to the preparation or the step whose window holds them; other 
   ]);
 });
 
-test('steps shorter than the log\'s second: a request goes to the step of the method that sent it, the runner\'s own to the step overlapping its second most', () => {
+test('steps shorter than the log\'s second: a request goes to the step of the method that sent it, the runner\'s own to the step overlapping its second most', async () => {
   // Three steps inside seconds 10 and 11: s3-api 10.0–10.3, s3-crt 10.3–10.5, aws-cli 10.5–11.9.
   const records = [record(1, 10, 10, 's3-api', 'i-1', 0, 300), record(2, 10, 10, 's3-crt', 'i-1', 300, 500), record(3, 10, 11, 'aws-cli', 'i-1', 500, 900)];
   const log = [
@@ -58,8 +58,8 @@ test('steps shorter than the log\'s second: a request goes to the step of the me
     line('data', '10', 's3_HeadObject', 0, 0, 'aws-cli/2.9.19 Python/3.11.2'),
     line('data', '11', 's3_HeadObject', 0, 0, 'aws-sdk-js/3 ua/2.1 s3ab-runner'), // the runner's check: only aws-cli's step reaches 11
     line('data', '10', 's3_ListObjectsV2', 0, 0, 'aws-sdk-js/3 ua/2.1 s3ab-runner'), // second 10: aws-cli's step overlaps it most (0.5 s)
-  ].join('\n');
-  const { steps } = stepFigures(records, log, command, 'data', methodOf);
+  ];
+  const { steps } = await stepFigures(records, log, command, 'data', methodOf);
   expect(steps.map((s) => [s.method, s.requests, s.runnerRequests])).toEqual([
     ['s3-api', { put: 1 }, {}],
     ['s3-crt', { put: 1 }, {}],
