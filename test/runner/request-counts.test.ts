@@ -79,8 +79,8 @@ describe('request counts from the server\'s access log', () => {
     // Cells wrap in 100 columns: a row's requests may go on under it, its case ("large-read read 64 MiB") too.
     expect(summary).toMatch(/^objects upload 16 MiB\s+s3-api\s+3\s+MPU create 1, MPU part(?: 2, MPU complete 1)?\s+–\s+\$0\.0200\n(?:\s+2, MPU complete 1\n)?/m);
     expect(summary).toMatch(/^large-read read 64(?: MiB)?\s+mountpoint \(cold\)\s+1\s+ranged GET \d+[^\n]*\s1(\.\d+)?\s+\$[\d.]+$/m);
-    // The method cell wraps: "(served" then, on the next line (after the case's own wrapped part), "from cache)".
-    expect(summary).toMatch(/s3fs \(cold\) \(served(?:\s+from\s+cache\)|[^\n]*\n[^\n]*\bfrom cache\))/);
+    // The method cell names the share the server did not send, and may wrap: "(100%" then, on the next line, "from cache)".
+    expect(summary).toMatch(/s3fs \(cold\) \(\d+(?:\.\d+)?%(?:\s+from\s+cache\)|[^\n]*\n[^\n]*\bfrom cache\))/);
     // The requests table has no rule between its rows: one rule, under its header.
     const requests = summary.slice(summary.indexOf('Requests and request cost'));
     expect(requests.slice(0, requests.indexOf('"GET B/B"')).split('\n').filter((l) => l.startsWith('─'))).toHaveLength(1);

@@ -26,13 +26,16 @@ describe('setup: independent installs run side by side; an optional failure is r
     }));
     mkdirSync(bin, { recursive: true });
     // `python3 -m venv DIR` writes DIR/bin/pip; that pip's `install PKG==V` sleeps a second, notes
-    // its start and end, and writes DIR/bin/PKG answering `--version` (the package "broken" fails).
+    // its start and end, and writes DIR/bin/PKG answering `--version` and DIR/bin/python answering the
+    // installed version (the package "broken" fails).
     const pip = [
       '#!/bin/sh',
       'for a in "$@"; do spec=$a; done; pkg=${spec%%==*}',
       `start=$(date +%s.%N); sleep 1; echo "$pkg $start $(date +%s.%N)" >> ${spans}`,
       'if [ "$pkg" = broken ]; then echo "no matching distribution for broken" >&2; exit 1; fi',
       'printf "#!/bin/sh\\necho $pkg 1.0\\n" > "$(dirname "$0")/$pkg"; chmod 755 "$(dirname "$0")/$pkg"',
+      // The venv's python answers setup's version query (importlib.metadata) with the version installed.
+      'printf "#!/bin/sh\\necho 1.0\\n" > "$(dirname "$0")/python"; chmod 755 "$(dirname "$0")/python"',
     ].join('\n');
     writeFileSync(join(bin, 'python3'), [
       '#!/bin/sh',
