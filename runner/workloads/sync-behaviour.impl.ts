@@ -5,7 +5,7 @@ import { errorSummary } from '../core/errors';
 import { formatSize, parseSize } from '../core/units';
 import { LatencyHistogram } from '../core/stats';
 import type { FileSystemAccess } from '../core/method';
-import type { WorkloadContext, WorkloadDefinition } from '../core/workload';
+import type { RequestWindow, WorkloadContext, WorkloadDefinition } from '../core/workload';
 import { isRefusal, notMeasured } from './kit/fs-common';
 import { DIRECT_READ_STEP, DIRECT_READ_THRESHOLDS, SMALL_FILE_BYTES, syncBehaviourDescriptor, type SyncBehaviourParams } from './sync-behaviour';
 
@@ -13,6 +13,8 @@ type Ctx = WorkloadContext<SyncBehaviourParams>;
 
 /** Requests of the untimed setup (files staged through the S3 API or the mount before a measurement). */
 const SETUP = '(setup)';
+/** The mount's requests while the bucket is polled for its exports: late uploads no one size can claim. */
+const AFTER_CLOSE = '(after close)';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const msSince = (t0: bigint) => Number(process.hrtime.bigint() - t0) / 1e6;
@@ -125,6 +127,8 @@ async function exportLags(ctx: Ctx, fs: FileSystemAccess, dir: string): Promise<
   };
   await mkdir(fs.pathOf(dir), { recursive: true });
   ctx.progress('write through the mount, wait for the bucket');
+  // Each size's own requests: the stretch of the server's log in which its files were written.
+  const writes = new Map<number, RequestWindow>();
   try {
     for (const given of ctx.params.write_sizes) {
       const size = parseSize(given);
@@ -135,6 +139,7 @@ async function exportLags(ctx: Ctx, fs: FileSystemAccess, dir: string): Promise<
         files.push(f);
         await looked(f);
       }
+      writes.set(size, ctx.cutRequests());
     }
   } catch (err) {
     for (const given of ctx.params.write_sizes) ctx.record(notMeasured('export-lag', parseSize(given), `writing through the mount failed: ${errorSummary(err)}`, false));
@@ -148,12 +153,13 @@ async function exportLags(ctx: Ctx, fs: FileSystemAccess, dir: string): Promise<
     for (const f of files) if (!lag.has(f.name) && listed.get(f.name) === f.size) lag.set(f.name, Number(now - closedAt.get(f.name)!) / 1e6);
     if (lag.size < files.length) await sleep(50);
   }
+  ctx.recordRequests(AFTER_CLOSE, [ctx.cutRequests()]);
   for (const given of ctx.params.write_sizes) {
     const size = parseSize(given);
     const mine = files.filter((f) => f.size === size);
     const lags = mine.flatMap((f) => (lag.has(f.name) ? [lag.get(f.name)!] : []));
     const problem = lags.length < mine.length ? `${mine.length - lags.length} of ${mine.length} files were not in the bucket ${Math.round(waitBoundMs(ctx, fs) / 1000)} s after close` : null;
-    ctx.record(lagMeasurement('export-lag', size, lags, mine.length, problem));
+    ctx.record(lagMeasurement('export-lag', size, lags, mine.length, problem), [writes.get(size)!]);
   }
   return files;
 }

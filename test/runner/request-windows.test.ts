@@ -30,6 +30,7 @@ const MATRIX = {
     'tar-extract': { files: 40, dirs: 5, totalSize: '300KB' },
     'web-serving': { files: 40, reads: 120, readers: 4 },
     'read-scaling': { sizes: ['1MB'], concurrentSize: '1MB', readers: [1, 4] },
+    'sync-behaviour': { per_size: 1, read_sizes: ['64KiB', '128KiB'], write_sizes: ['120KiB', '128KiB', '1020KiB', '1MiB'], files: 3, list_repeats: 2, timeout_s: 3 },
   },
 };
 
@@ -58,7 +59,7 @@ function sum(records: ResultRecord[]): RequestCounts {
 interface Step { index: number; label: string; records: ResultRecord[]; server: RequestCounts; entries: AccessLogEntry[] }
 
 /**
- * Issue 23: every request a step's client made is some record's, and each measurement's are its
+ * Every request a step's client made is some record's, and each measurement's are its
  * own. Per step, the server's count (its access log from the step's start to its record file,
  * read here independently of the runner's windows, the runner's own requests left out) equals the
  * sum of the step's records; and no operation that changed the bucket or read from it shows none.
@@ -116,6 +117,17 @@ describe('each step\'s requests: the records add up to the server\'s count', () 
       }
     }
     expect(zero).toEqual([]);
+  });
+
+  test('sync-behaviour: the files written through a mount whose files are objects reach the bucket, over its export-lag rows and the polling row', () => {
+    const steps_ = steps.filter((s) => s.records[0].workload === 'sync-behaviour' && findMethod(s.records[0].method)!.offers.includes('objects-in-bucket'));
+    expect(steps_.length).toBeGreaterThan(0);
+    for (const s of steps_) {
+      const rows = s.records.filter((r) => r.operation === 'export-lag' || r.operation === '(after close)');
+      const uploads = rows.reduce((n, r) => n + (r.requests?.put ?? 0) + (r.requests?.mpu_complete ?? 0), 0);
+      const files = s.records.filter((r) => r.operation === 'export-lag' && r.status === 'ok').reduce((n, r) => n + r.ops, 0);
+      expect({ step: s.label, uploadsAtLeastFiles: uploads >= files }).toEqual({ step: s.label, uploadsAtLeastFiles: true });
+    }
   });
 
   test('semantics: every probe of every mount has its own count (none on the first probe only), its setup and what came after apart', () => {
