@@ -1,4 +1,4 @@
-import { UserError } from '../../runner/core/errors';
+import { problemOf } from '../helpers/user-error';
 import { applyOverrides, expandSteps, loadProfile, profileNames, resolveMatrix } from '../../runner/core/matrix';
 import { parseSize, formatSize } from '../../runner/core/units';
 import matrixSchema from '../../assets/schema/matrix.schema.json';
@@ -6,15 +6,6 @@ import { CATALOG } from '../../runner/catalog';
 import { PRIORITIES } from '../../runner/report/advice';
 import { NEED_NAMES } from '../../runner/report/advice-needs';
 
-function problemOf(fn: () => unknown): string {
-  try {
-    fn();
-  } catch (err) {
-    expect(err).toBeInstanceOf(UserError);
-    return `${(err as UserError).problem} | ${(err as UserError).fix}`;
-  }
-  throw new Error('expected a UserError');
-}
 
 describe('matrix validation', () => {
   test('every profile is a valid matrix covering every method and workload it names', () => {

@@ -1,17 +1,8 @@
 import { CATALOG } from '../../runner/catalog';
-import { UserError } from '../../runner/core/errors';
+import { problemOf } from '../helpers/user-error';
 import { expandSteps, resolveMatrix } from '../../runner/core/matrix';
 import { tuningGrids } from '../../runner/core/tune';
 
-function problemOf(fn: () => unknown): string {
-  try {
-    fn();
-  } catch (err) {
-    expect(err).toBeInstanceOf(UserError);
-    return `${(err as UserError).problem} | ${(err as UserError).fix}`;
-  }
-  throw new Error('expected a UserError');
-}
 
 const grid = (tune: Record<string, unknown[]>, extra: object = {}) => ({
   repetitions: 2,
